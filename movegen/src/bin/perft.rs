@@ -1,0 +1,153 @@
+//! The `perft` tool: counts move-tree leaves for one position (optionally divided by root
+//! move) or checks a whole suite file against its published counts.
+//!
+//! ```text
+//! perft --depth N [--fen FEN] [--chess960] [--divide]
+//! perft --suite FILE [--max-nodes N]
+//! ```
+//! Exit codes: 0 success, 1 a suite mismatch, 2 bad arguments or input.
+
+use movegen::suite::parse_suite;
+use movegen::{perft, perft_divide, Board};
+use std::process::ExitCode;
+use std::time::Instant;
+
+const USAGE: &str =
+    "usage: perft --depth N [--fen FEN] [--chess960] [--divide]\n       perft --suite FILE [--max-nodes N]";
+
+struct Args {
+    depth: Option<u32>,
+    fen: Option<String>,
+    chess960: bool,
+    divide: bool,
+    suite: Option<String>,
+    max_nodes: Option<u64>,
+}
+
+fn parse_args(mut raw: impl Iterator<Item = String>) -> Result<Args, String> {
+    let mut args = Args {
+        depth: None,
+        fen: None,
+        chess960: false,
+        divide: false,
+        suite: None,
+        max_nodes: None,
+    };
+    while let Some(arg) = raw.next() {
+        let mut value = |name: &str| raw.next().ok_or_else(|| format!("{name} needs a value"));
+        match arg.as_str() {
+            "--depth" => {
+                let v = value("--depth")?;
+                args.depth = Some(
+                    v.parse()
+                        .ok()
+                        .filter(|d| *d <= 20)
+                        .ok_or_else(|| format!("bad depth {v:?}: expected a whole number from 0 to 20"))?,
+                );
+            }
+            "--fen" => args.fen = Some(value("--fen")?),
+            "--suite" => args.suite = Some(value("--suite")?),
+            "--max-nodes" => {
+                let v = value("--max-nodes")?;
+                args.max_nodes = Some(
+                    v.parse()
+                        .map_err(|_| format!("bad --max-nodes {v:?}: expected a whole number"))?,
+                );
+            }
+            "--chess960" => args.chess960 = true,
+            "--divide" => args.divide = true,
+            "-h" | "--help" => return Err(USAGE.to_string()),
+            other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
+        }
+    }
+    if args.suite.is_some() == args.depth.is_some() {
+        return Err(format!("give exactly one of --depth and --suite\n{USAGE}"));
+    }
+    Ok(args)
+}
+
+fn run_single(args: &Args, depth: u32) -> Result<ExitCode, String> {
+    let fen = args.fen.as_deref().unwrap_or(movegen::STARTPOS_FEN);
+    let board = Board::from_fen_relaxed(fen).map_err(|e| format!("bad FEN {fen:?}: {e}"))?;
+    let start = Instant::now();
+    let nodes = if args.divide && depth > 0 {
+        let mut total = 0;
+        for (mv, count) in perft_divide(&board, depth) {
+            println!("{}: {count}", board.to_uci(mv, args.chess960));
+            total += count;
+        }
+        total
+    } else {
+        perft(&board, depth)
+    };
+    let secs = start.elapsed().as_secs_f64();
+    println!("Nodes searched: {nodes}");
+    eprintln!(
+        "time {:.3} s, {:.1} Mnps",
+        secs,
+        nodes as f64 / secs.max(1e-9) / 1e6
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_suite(path: &str, max_nodes: Option<u64>) -> Result<ExitCode, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let cases = parse_suite(&text).map_err(|e| format!("{path}: {e}"))?;
+    let start = Instant::now();
+    let (mut passed, mut failed, mut total_nodes) = (0, 0, 0u64);
+    for case in &cases {
+        let board = match Board::from_fen_relaxed(&case.fen) {
+            Ok(b) => b,
+            Err(e) => {
+                println!("FAIL {}: bad FEN {:?}: {e}", case.name, case.fen);
+                failed += 1;
+                continue;
+            }
+        };
+        let mut ok = true;
+        let mut deepest = 0;
+        for &(depth, expected) in &case.expected {
+            if max_nodes.is_some_and(|cap| expected > cap) {
+                continue;
+            }
+            let got = perft(&board, depth);
+            total_nodes += got;
+            deepest = deepest.max(depth);
+            if got != expected {
+                println!(
+                    "FAIL {} depth {depth}: expected {expected}, got {got} ({})",
+                    case.name, case.fen
+                );
+                ok = false;
+            }
+        }
+        if ok {
+            println!("ok   {} to depth {deepest}", case.name);
+            passed += 1;
+        } else {
+            failed += 1;
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!("{passed} passed, {failed} failed, {total_nodes} nodes in {secs:.1} s");
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn main() -> ExitCode {
+    let result = parse_args(std::env::args().skip(1)).and_then(|args| match (&args.suite, args.depth) {
+        (Some(path), _) => run_suite(path, args.max_nodes),
+        (None, Some(depth)) => run_single(&args, depth),
+        (None, None) => Err(USAGE.to_string()),
+    });
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("perft: {message}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,531 @@
+//! The board: a small `Copy` value holding piece and colour bitboards, the side to move,
+//! castling rights (with their rook files, so Chess960 needs nothing extra), the en passant
+//! square, the clocks, the Zobrist key, and the checkers and pinned pieces of the side to
+//! move. Search and perft copy-make: `play` updates a copy incrementally, key included, and
+//! recomputes checkers and pins once, which is all legal move generation needs.
+//!
+//! The en passant square is stored (and keyed) only when an en passant capture is legal, so
+//! two positions that differ only by a useless en passant square compare and hash equal, as
+//! the repetition rule demands.
+
+use crate::attacks::{
+    between, bishop_attacks, bishop_rays, king_attacks, knight_attacks, pawn_attacks, rook_attacks, rook_rays,
+};
+use crate::bitboard::Bitboard;
+use crate::types::{Color, File, Move, Piece, PieceType, Rank, Square};
+use crate::zobrist;
+
+/// Which way a castling move goes.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum CastleSide {
+    /// Toward the h-file: king to g, rook to f (`O-O`).
+    King = 0,
+    /// Toward the a-file: king to c, rook to d (`O-O-O`).
+    Queen = 1,
+}
+
+impl CastleSide {
+    pub const ALL: [CastleSide; 2] = [CastleSide::King, CastleSide::Queen];
+
+    /// Where the king ends up, as a file.
+    pub const fn king_destination(self) -> File {
+        match self {
+            CastleSide::King => File::G,
+            CastleSide::Queen => File::C,
+        }
+    }
+
+    /// Where the rook ends up, as a file.
+    pub const fn rook_destination(self) -> File {
+        match self {
+            CastleSide::King => File::F,
+            CastleSide::Queen => File::D,
+        }
+    }
+}
+
+/// Castling rights: for each colour and side, the file of the rook that may still castle.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct CastlingRights {
+    rooks: [[Option<File>; 2]; 2],
+}
+
+impl CastlingRights {
+    pub const NONE: CastlingRights = CastlingRights {
+        rooks: [[None; 2]; 2],
+    };
+
+    #[inline]
+    pub const fn get(&self, color: Color, side: CastleSide) -> Option<File> {
+        self.rooks[color as usize][side as usize]
+    }
+
+    #[inline]
+    pub fn set(&mut self, color: Color, side: CastleSide, rook_file: Option<File>) {
+        self.rooks[color.index()][side as usize] = rook_file;
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        *self == CastlingRights::NONE
+    }
+
+    /// The XOR of the keys of every right held.
+    pub(crate) fn hash(&self) -> u64 {
+        let mut h = 0;
+        for color in Color::ALL {
+            for side in CastleSide::ALL {
+                if let Some(file) = self.get(color, side) {
+                    h ^= zobrist::castling(color, side as usize, file);
+                }
+            }
+        }
+        h
+    }
+}
+
+/// A chess position. See the module documentation.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Board {
+    pub(crate) pieces: [Bitboard; 6],
+    pub(crate) colors: [Bitboard; 2],
+    pub(crate) checkers: Bitboard,
+    pub(crate) pinned: Bitboard,
+    pub(crate) hash: u64,
+    pub(crate) castling: CastlingRights,
+    pub(crate) en_passant: Option<Square>,
+    pub(crate) side_to_move: Color,
+    pub(crate) halfmove_clock: u16,
+    pub(crate) fullmove_number: u16,
+}
+
+impl Default for Board {
+    fn default() -> Self {
+        Board::startpos()
+    }
+}
+
+impl Board {
+    /// The standard starting position.
+    pub fn startpos() -> Board {
+        Board::from_fen(crate::fen::STARTPOS_FEN).expect("the start position FEN is valid")
+    }
+
+    /// An empty board (no pieces), White to move. Used while building positions.
+    pub(crate) fn empty() -> Board {
+        Board {
+            pieces: [Bitboard::EMPTY; 6],
+            colors: [Bitboard::EMPTY; 2],
+            checkers: Bitboard::EMPTY,
+            pinned: Bitboard::EMPTY,
+            hash: 0,
+            castling: CastlingRights::NONE,
+            en_passant: None,
+            side_to_move: Color::White,
+            halfmove_clock: 0,
+            fullmove_number: 1,
+        }
+    }
+
+    // ----- Accessors ---------------------------------------------------------------------
+
+    #[inline]
+    pub fn side_to_move(&self) -> Color {
+        self.side_to_move
+    }
+
+    #[inline]
+    pub fn occupied(&self) -> Bitboard {
+        self.colors[0] | self.colors[1]
+    }
+
+    /// All pieces of `color`.
+    #[inline]
+    pub fn colored(&self, color: Color) -> Bitboard {
+        self.colors[color.index()]
+    }
+
+    /// All pieces of type `kind`, both colours.
+    #[inline]
+    pub fn pieces(&self, kind: PieceType) -> Bitboard {
+        self.pieces[kind.index()]
+    }
+
+    /// Pieces of `color` and `kind`.
+    #[inline]
+    pub fn colored_pieces(&self, color: Color, kind: PieceType) -> Bitboard {
+        self.pieces[kind.index()] & self.colors[color.index()]
+    }
+
+    /// Pieces of the side to move that are pinned to their king.
+    #[inline]
+    pub fn pinned(&self) -> Bitboard {
+        self.pinned
+    }
+
+    /// Enemy pieces giving check to the side to move.
+    #[inline]
+    pub fn checkers(&self) -> Bitboard {
+        self.checkers
+    }
+
+    #[inline]
+    pub fn in_check(&self) -> bool {
+        self.checkers.is_nonempty()
+    }
+
+    /// The Zobrist key of the position.
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    #[inline]
+    pub fn castling_rights(&self) -> CastlingRights {
+        self.castling
+    }
+
+    /// The en passant target square, present only when an en passant capture is legal.
+    #[inline]
+    pub fn en_passant(&self) -> Option<Square> {
+        self.en_passant
+    }
+
+    /// Plies since the last capture or pawn move.
+    #[inline]
+    pub fn halfmove_clock(&self) -> u16 {
+        self.halfmove_clock
+    }
+
+    #[inline]
+    pub fn fullmove_number(&self) -> u16 {
+        self.fullmove_number
+    }
+
+    /// The square of `color`'s king.
+    #[inline]
+    pub fn king(&self, color: Color) -> Square {
+        self.colored_pieces(color, PieceType::King).lsb()
+    }
+
+    /// The piece type on `sq`, if any.
+    #[inline]
+    pub fn piece_type_on(&self, sq: Square) -> Option<PieceType> {
+        if !self.occupied().has(sq) {
+            return None;
+        }
+        PieceType::ALL
+            .into_iter()
+            .find(|&p| self.pieces[p.index()].has(sq))
+    }
+
+    /// The colour of the piece on `sq`, if any.
+    #[inline]
+    pub fn color_on(&self, sq: Square) -> Option<Color> {
+        if self.colors[0].has(sq) {
+            Some(Color::White)
+        } else if self.colors[1].has(sq) {
+            Some(Color::Black)
+        } else {
+            None
+        }
+    }
+
+    /// The piece on `sq`, if any.
+    #[inline]
+    pub fn piece_on(&self, sq: Square) -> Option<Piece> {
+        Some(Piece::new(self.color_on(sq)?, self.piece_type_on(sq)?))
+    }
+
+    /// Pieces of `by` that attack `sq` with the given occupancy.
+    #[inline]
+    pub fn attackers_to(&self, sq: Square, by: Color, occupied: Bitboard) -> Bitboard {
+        let theirs = self.colors[by.index()];
+        let diagonal = self.pieces[PieceType::Bishop.index()] | self.pieces[PieceType::Queen.index()];
+        let orthogonal = self.pieces[PieceType::Rook.index()] | self.pieces[PieceType::Queen.index()];
+        theirs
+            & ((knight_attacks(sq) & self.pieces[PieceType::Knight.index()])
+                | (king_attacks(sq) & self.pieces[PieceType::King.index()])
+                | (pawn_attacks(!by, sq) & self.pieces[PieceType::Pawn.index()])
+                | (bishop_attacks(sq, occupied) & diagonal)
+                | (rook_attacks(sq, occupied) & orthogonal))
+    }
+
+    /// Whether `by` attacks `sq` with the given occupancy (cheap checks first).
+    #[inline]
+    pub fn is_attacked(&self, sq: Square, by: Color, occupied: Bitboard) -> bool {
+        let theirs = self.colors[by.index()];
+        let queens = self.pieces[PieceType::Queen.index()];
+        ((knight_attacks(sq) & self.pieces[PieceType::Knight.index()])
+            | (king_attacks(sq) & self.pieces[PieceType::King.index()])
+            | (pawn_attacks(!by, sq) & self.pieces[PieceType::Pawn.index()]))
+            & theirs
+            != Bitboard::EMPTY
+            || bishop_attacks(sq, occupied) & (self.pieces[PieceType::Bishop.index()] | queens) & theirs
+                != Bitboard::EMPTY
+            || rook_attacks(sq, occupied) & (self.pieces[PieceType::Rook.index()] | queens) & theirs
+                != Bitboard::EMPTY
+    }
+
+    // ----- Building and maintaining state ------------------------------------------------
+
+    /// Adds or removes `piece` on `sq`, updating bitboards and key.
+    #[inline(always)]
+    pub(crate) fn toggle(&mut self, color: Color, kind: PieceType, sq: Square) {
+        self.pieces[kind.index()] ^= sq;
+        self.colors[color.index()] ^= sq;
+        self.hash ^= zobrist::piece(Piece::new(color, kind), sq);
+    }
+
+    /// Recomputes checkers and pinned pieces for the side to move.
+    #[inline]
+    pub(crate) fn update_checks_and_pins(&mut self) {
+        let us = self.side_to_move;
+        let them = !us;
+        let king = self.king(us);
+        let theirs = self.colors[them.index()];
+        let occupied = self.occupied();
+        let queens = self.pieces[PieceType::Queen.index()];
+
+        let mut checkers = ((knight_attacks(king) & self.pieces[PieceType::Knight.index()])
+            | (pawn_attacks(us, king) & self.pieces[PieceType::Pawn.index()]))
+            & theirs;
+        let snipers = ((bishop_rays(king) & (self.pieces[PieceType::Bishop.index()] | queens))
+            | (rook_rays(king) & (self.pieces[PieceType::Rook.index()] | queens)))
+            & theirs;
+        let mut pinned = Bitboard::EMPTY;
+        for sniper in snipers {
+            let blockers = between(king, sniper) & occupied;
+            if blockers.is_empty() {
+                checkers |= sniper;
+            } else if !blockers.has_many() {
+                pinned |= blockers;
+            }
+        }
+        self.checkers = checkers;
+        self.pinned = pinned & self.colors[us.index()];
+    }
+
+    /// The key computed from scratch (the incremental key must always equal it).
+    pub fn compute_hash(&self) -> u64 {
+        let mut h = 0;
+        for color in Color::ALL {
+            for kind in PieceType::ALL {
+                for sq in self.colored_pieces(color, kind) {
+                    h ^= zobrist::piece(Piece::new(color, kind), sq);
+                }
+            }
+        }
+        if self.side_to_move == Color::Black {
+            h ^= zobrist::side_to_move();
+        }
+        h ^= self.castling.hash();
+        if let Some(ep) = self.en_passant {
+            h ^= zobrist::en_passant(ep.file());
+        }
+        h
+    }
+
+    /// Whether the side to move could legally capture en passant onto `target` (the square
+    /// the enemy pawn skipped). Checkers and pins must be up to date.
+    pub(crate) fn en_passant_capture_legal(&self, target: Square) -> bool {
+        let us = self.side_to_move;
+        let capturers = pawn_attacks(!us, target) & self.colored_pieces(us, PieceType::Pawn);
+        capturers
+            .into_iter()
+            .any(|from| self.en_passant_legal_from(from, target))
+    }
+
+    /// Whether the pawn on `from` may capture en passant onto `target`: after removing both
+    /// pawns and placing ours on `target`, our king must not be attacked. This covers pins
+    /// along the rank (both pawns leave it), diagonal pins and discovered checks alike.
+    #[inline]
+    pub(crate) fn en_passant_legal_from(&self, from: Square, target: Square) -> bool {
+        let us = self.side_to_move;
+        let them = !us;
+        let victim = Square::from_coords(target.file(), from.rank());
+        let king = self.king(us);
+        let occupied = (self.occupied() ^ from ^ victim) | target;
+        let theirs = self.colors[them.index()];
+        let queens = self.pieces[PieceType::Queen.index()];
+        // A checker that is neither a slider nor the victim cannot be answered by this move.
+        let other_checkers = self.checkers & !Bitboard::from_square(victim);
+        let leaper_checkers =
+            other_checkers & (self.pieces[PieceType::Knight.index()] | self.pieces[PieceType::Pawn.index()]);
+        if leaper_checkers.is_nonempty() {
+            return false;
+        }
+        (bishop_attacks(king, occupied) & (self.pieces[PieceType::Bishop.index()] | queens) & theirs)
+            .is_empty()
+            && (rook_attacks(king, occupied) & (self.pieces[PieceType::Rook.index()] | queens) & theirs)
+                .is_empty()
+    }
+
+    /// The rook square of `color`'s castling right on `side`, if held.
+    #[inline]
+    pub fn castling_rook(&self, color: Color, side: CastleSide) -> Option<Square> {
+        self.castling
+            .get(color, side)
+            .map(|file| Square::from_coords(file, Rank::FIRST.relative_to(color)))
+    }
+
+    // ----- Making moves ------------------------------------------------------------------
+
+    /// Whether `mv` (which must be legal) is a castling move.
+    #[inline]
+    pub fn is_castling(&self, mv: Move) -> bool {
+        self.colored_pieces(self.side_to_move, PieceType::King)
+            .has(mv.from())
+            && self.colors[self.side_to_move.index()].has(mv.to())
+    }
+
+    /// Whether `mv` (which must be legal) is an en passant capture.
+    #[inline]
+    pub fn is_en_passant(&self, mv: Move) -> bool {
+        Some(mv.to()) == self.en_passant && self.pieces[PieceType::Pawn.index()].has(mv.from())
+    }
+
+    /// Whether `mv` (which must be legal) captures a piece.
+    #[inline]
+    pub fn is_capture(&self, mv: Move) -> bool {
+        (self.colors[(!self.side_to_move).index()].has(mv.to())) || self.is_en_passant(mv)
+    }
+
+    /// Plays a legal move. The move must come from this board's move generator or have been
+    /// checked with [`Board::is_legal`]; an illegal move leaves the board inconsistent.
+    pub fn play(&mut self, mv: Move) {
+        let us = self.side_to_move;
+        let them = !us;
+        let from = mv.from();
+        let to = mv.to();
+        let moving = self.piece_type_on(from).unwrap_or(PieceType::Pawn);
+        let old_castling = self.castling;
+        let old_en_passant = self.en_passant.take();
+        if let Some(ep) = old_en_passant {
+            self.hash ^= zobrist::en_passant(ep.file());
+        }
+        self.halfmove_clock = self.halfmove_clock.saturating_add(1);
+        if us == Color::Black {
+            self.fullmove_number = self.fullmove_number.saturating_add(1);
+        }
+        let mut double_push_target = None;
+
+        if moving == PieceType::King && self.colors[us.index()].has(to) {
+            // Castling: the king "captures" its own rook.
+            let side = if to.file() > from.file() {
+                CastleSide::King
+            } else {
+                CastleSide::Queen
+            };
+            let back = Rank::FIRST.relative_to(us);
+            self.toggle(us, PieceType::King, from);
+            self.toggle(us, PieceType::Rook, to);
+            self.toggle(
+                us,
+                PieceType::King,
+                Square::from_coords(side.king_destination(), back),
+            );
+            self.toggle(
+                us,
+                PieceType::Rook,
+                Square::from_coords(side.rook_destination(), back),
+            );
+            self.castling.set(us, CastleSide::King, None);
+            self.castling.set(us, CastleSide::Queen, None);
+        } else {
+            if self.colors[them.index()].has(to) {
+                let captured = self.piece_type_on(to).unwrap_or(PieceType::Pawn);
+                self.toggle(them, captured, to);
+                self.halfmove_clock = 0;
+                if captured == PieceType::Rook {
+                    self.remove_castling_right_of_rook(them, to);
+                }
+            }
+            self.toggle(us, moving, from);
+            match moving {
+                PieceType::Pawn => {
+                    self.halfmove_clock = 0;
+                    if let Some(promotion) = mv.promotion() {
+                        self.toggle(us, promotion, to);
+                    } else {
+                        self.toggle(us, PieceType::Pawn, to);
+                        if Some(to) == old_en_passant {
+                            let victim = Square::from_coords(to.file(), from.rank());
+                            self.toggle(them, PieceType::Pawn, victim);
+                        } else if from.index().abs_diff(to.index()) == 16 {
+                            double_push_target = Some(Square::new(((from.index() + to.index()) / 2) as u8));
+                        }
+                    }
+                }
+                PieceType::King => {
+                    self.toggle(us, PieceType::King, to);
+                    self.castling.set(us, CastleSide::King, None);
+                    self.castling.set(us, CastleSide::Queen, None);
+                }
+                PieceType::Rook => {
+                    self.toggle(us, PieceType::Rook, to);
+                    self.remove_castling_right_of_rook(us, from);
+                }
+                _ => self.toggle(us, moving, to),
+            }
+        }
+
+        if self.castling != old_castling {
+            self.hash ^= old_castling.hash() ^ self.castling.hash();
+        }
+        self.side_to_move = them;
+        self.hash ^= zobrist::side_to_move();
+        self.update_checks_and_pins();
+
+        if let Some(target) = double_push_target {
+            if self.en_passant_capture_legal(target) {
+                self.en_passant = Some(target);
+                self.hash ^= zobrist::en_passant(target.file());
+            }
+        }
+    }
+
+    /// Clears `color`'s castling right that belongs to a rook on `sq`, if any.
+    #[inline]
+    fn remove_castling_right_of_rook(&mut self, color: Color, sq: Square) {
+        if sq.rank() != Rank::FIRST.relative_to(color) {
+            return;
+        }
+        for side in CastleSide::ALL {
+            if self.castling.get(color, side) == Some(sq.file()) {
+                self.castling.set(color, side, None);
+            }
+        }
+    }
+
+    /// Passes the move to the opponent (for null-move pruning). Returns `None` when the side
+    /// to move is in check, where a null move would be illegal.
+    pub fn null_move(&self) -> Option<Board> {
+        if self.in_check() {
+            return None;
+        }
+        let mut next = *self;
+        if let Some(ep) = next.en_passant.take() {
+            next.hash ^= zobrist::en_passant(ep.file());
+        }
+        next.halfmove_clock = next.halfmove_clock.saturating_add(1);
+        if next.side_to_move == Color::Black {
+            next.fullmove_number = next.fullmove_number.saturating_add(1);
+        }
+        next.side_to_move = !next.side_to_move;
+        next.hash ^= zobrist::side_to_move();
+        next.update_checks_and_pins();
+        Some(next)
+    }
+
+    /// Whether two boards are the same position for the repetition rule: same pieces on the
+    /// same squares, same side to move, same castling rights, same legal en passant capture.
+    pub fn same_position(&self, other: &Board) -> bool {
+        self.hash == other.hash
+            && self.pieces == other.pieces
+            && self.colors == other.colors
+            && self.side_to_move == other.side_to_move
+            && self.castling == other.castling
+            && self.en_passant == other.en_passant
+    }
+}

@@ -1,0 +1,435 @@
+//! Legal move generation from check and pin masks; nothing is made and tested.
+//!
+//! The generator hands out moves grouped by piece: a [`PieceMoves`] is one piece's origin
+//! and the set of its legal destinations. Perft counts them with one popcount per piece
+//! (bulk counting), the search expands them into a [`MoveList`]. Every move is legal by
+//! construction:
+//! - the king goes only to squares not attacked with the king itself removed from the
+//!   occupancy (so it cannot step back along a checking ray);
+//! - in double check only the king moves; in single check the other pieces may only capture
+//!   the checker or block between it and the king;
+//! - a pinned piece stays on the line through its king and itself;
+//! - en passant is checked by removing both pawns from the occupancy and looking for a
+//!   slider attack on the king (the rank-pin case), plus any check it does not answer;
+//! - castling (standard, Chess960 and double Chess960) requires the king's and rook's paths
+//!   to be empty but for themselves and the king's path, destination included, not to be
+//!   attacked with both castling pieces lifted off the board.
+
+use crate::attacks::{
+    between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks, rook_attacks,
+};
+use crate::bitboard::Bitboard;
+use crate::board::{Board, CastleSide};
+use crate::types::{Move, PieceType, Rank, Square};
+
+/// The legal moves of one piece: its origin and every destination.
+///
+/// A king's castling moves appear as destinations on its own rooks' squares; a pawn's
+/// destinations on the last rank each stand for four promotions.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct PieceMoves {
+    pub piece: PieceType,
+    pub from: Square,
+    pub to: Bitboard,
+}
+
+impl PieceMoves {
+    /// Number of moves, counting each promotion square as four moves.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        if self.piece == PieceType::Pawn {
+            const PROMOTION_RANKS: u64 = 0xFF00_0000_0000_00FF;
+            (self.to.len() + 3 * (self.to.0 & PROMOTION_RANKS).count_ones()) as usize
+        } else {
+            self.to.len() as usize
+        }
+    }
+
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.to.is_empty()
+    }
+}
+
+/// Iterator over the moves of a [`PieceMoves`], promotions expanded (queen first).
+#[derive(Clone, Debug)]
+pub struct PieceMovesIter {
+    moves: PieceMoves,
+    promotion: usize,
+}
+
+impl Iterator for PieceMovesIter {
+    type Item = Move;
+    #[inline]
+    fn next(&mut self) -> Option<Move> {
+        let to = self.moves.to.first()?;
+        let is_promotion =
+            self.moves.piece == PieceType::Pawn && (to.rank() == Rank::EIGHTH || to.rank() == Rank::FIRST);
+        if is_promotion {
+            let promotion = PieceType::PROMOTIONS[self.promotion];
+            self.promotion += 1;
+            if self.promotion == 4 {
+                self.promotion = 0;
+                self.moves.to ^= to;
+            }
+            Some(Move::new(self.moves.from, to, Some(promotion)))
+        } else {
+            self.moves.to ^= to;
+            Some(Move::new(self.moves.from, to, None))
+        }
+    }
+}
+
+impl IntoIterator for PieceMoves {
+    type Item = Move;
+    type IntoIter = PieceMovesIter;
+    fn into_iter(self) -> PieceMovesIter {
+        PieceMovesIter {
+            moves: self,
+            promotion: 0,
+        }
+    }
+}
+
+/// A fixed-capacity list of moves (no position has more than 218 legal moves).
+#[derive(Clone)]
+pub struct MoveList {
+    moves: [Move; MoveList::CAPACITY],
+    len: usize,
+}
+
+impl MoveList {
+    pub const CAPACITY: usize = 256;
+
+    pub fn new() -> Self {
+        MoveList {
+            moves: [Move::NULL; MoveList::CAPACITY],
+            len: 0,
+        }
+    }
+
+    #[inline]
+    pub fn push(&mut self, mv: Move) {
+        if self.len < Self::CAPACITY {
+            self.moves[self.len] = mv;
+            self.len += 1;
+        }
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline]
+    pub fn as_slice(&self) -> &[Move] {
+        &self.moves[..self.len]
+    }
+
+    #[inline]
+    pub fn as_mut_slice(&mut self) -> &mut [Move] {
+        &mut self.moves[..self.len]
+    }
+
+    pub fn contains(&self, mv: Move) -> bool {
+        self.as_slice().contains(&mv)
+    }
+}
+
+impl Default for MoveList {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for MoveList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+impl std::ops::Deref for MoveList {
+    type Target = [Move];
+    fn deref(&self) -> &[Move] {
+        self.as_slice()
+    }
+}
+
+impl<'a> IntoIterator for &'a MoveList {
+    type Item = &'a Move;
+    type IntoIter = std::slice::Iter<'a, Move>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+/// Which moves a generation pass produces.
+const ALL: u8 = 0;
+/// Captures (en passant included) and promotions.
+const NOISY: u8 = 1;
+/// Everything else: non-capturing non-promotions, castling included.
+const QUIET: u8 = 2;
+
+impl Board {
+    /// Calls `listener` with the legal moves of each piece that has any; stops early and
+    /// returns `true` when the listener returns `true`.
+    #[inline]
+    pub fn generate_moves(&self, listener: impl FnMut(PieceMoves) -> bool) -> bool {
+        self.generate::<ALL>(listener)
+    }
+
+    /// Like [`Board::generate_moves`], for captures and promotions only.
+    #[inline]
+    pub fn generate_noisy_moves(&self, listener: impl FnMut(PieceMoves) -> bool) -> bool {
+        self.generate::<NOISY>(listener)
+    }
+
+    /// Like [`Board::generate_moves`], for quiet moves (no capture, no promotion) only.
+    #[inline]
+    pub fn generate_quiet_moves(&self, listener: impl FnMut(PieceMoves) -> bool) -> bool {
+        self.generate::<QUIET>(listener)
+    }
+
+    /// All legal moves.
+    pub fn legal_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        self.generate_moves(|pm| {
+            pm.into_iter().for_each(|m| list.push(m));
+            false
+        });
+        list
+    }
+
+    /// Legal captures and promotions.
+    pub fn noisy_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        self.generate_noisy_moves(|pm| {
+            pm.into_iter().for_each(|m| list.push(m));
+            false
+        });
+        list
+    }
+
+    /// Legal quiet moves.
+    pub fn quiet_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        self.generate_quiet_moves(|pm| {
+            pm.into_iter().for_each(|m| list.push(m));
+            false
+        });
+        list
+    }
+
+    /// The number of legal moves (bulk count, nothing is expanded).
+    #[inline]
+    pub fn count_moves(&self) -> usize {
+        let mut n = 0;
+        self.generate_moves(|pm| {
+            n += pm.len();
+            false
+        });
+        n
+    }
+
+    /// Whether the side to move has any legal move.
+    pub fn has_legal_move(&self) -> bool {
+        self.generate_moves(|_| true)
+    }
+
+    /// Whether `mv` is legal here (any move value, including garbage, is safe to ask about).
+    pub fn is_legal(&self, mv: Move) -> bool {
+        let from = mv.from();
+        let mut legal = false;
+        self.generate_moves(|pm| {
+            if pm.from != from {
+                return false;
+            }
+            if pm.to.has(mv.to()) {
+                let promotes =
+                    pm.piece == PieceType::Pawn && matches!(mv.to().rank(), Rank::FIRST | Rank::EIGHTH);
+                legal = match mv.promotion() {
+                    Some(p) => promotes && p != PieceType::Pawn && p != PieceType::King,
+                    None => !promotes,
+                };
+            }
+            true
+        });
+        legal
+    }
+
+    #[inline(always)]
+    fn generate<const KIND: u8>(&self, mut listener: impl FnMut(PieceMoves) -> bool) -> bool {
+        let us = self.side_to_move;
+        let them = !us;
+        let ours = self.colors[us.index()];
+        let theirs = self.colors[them.index()];
+        let occupied = ours | theirs;
+        let king = self.king(us);
+
+        // Destinations allowed by the kind of pass, for pieces other than pawns.
+        let kind_mask = match KIND {
+            NOISY => theirs,
+            QUIET => !occupied,
+            _ => !ours,
+        };
+
+        // King moves: each destination must be safe with the king lifted off the board.
+        let mut king_to = Bitboard::EMPTY;
+        let occupied_without_king = occupied ^ king;
+        for to in king_attacks(king) & kind_mask {
+            if !self.is_attacked(to, them, occupied_without_king) {
+                king_to |= to;
+            }
+        }
+        if KIND != NOISY && self.checkers.is_empty() {
+            king_to |= self.castling_destinations(king, occupied);
+        }
+        if king_to.is_nonempty()
+            && listener(PieceMoves {
+                piece: PieceType::King,
+                from: king,
+                to: king_to,
+            })
+        {
+            return true;
+        }
+
+        // In double check only the king may move.
+        if self.checkers.has_many() {
+            return false;
+        }
+        // In single check the other pieces must capture the checker or block.
+        let check_mask = match self.checkers.first() {
+            Some(checker) => between(king, checker) | checker,
+            None => Bitboard::FULL,
+        };
+        let target = kind_mask & check_mask;
+        let pinned = self.pinned;
+
+        // Knights: a pinned knight never moves.
+        for from in self.pieces[PieceType::Knight.index()] & ours & !pinned {
+            let to = knight_attacks(from) & target;
+            if to.is_nonempty()
+                && listener(PieceMoves {
+                    piece: PieceType::Knight,
+                    from,
+                    to,
+                })
+            {
+                return true;
+            }
+        }
+
+        // Sliders: a pinned slider stays on its pin line.
+        let queens = self.pieces[PieceType::Queen.index()];
+        for (kind, pieces) in [
+            (PieceType::Bishop, self.pieces[PieceType::Bishop.index()]),
+            (PieceType::Rook, self.pieces[PieceType::Rook.index()]),
+        ] {
+            for from in pieces & ours {
+                let mut to = match kind {
+                    PieceType::Bishop => bishop_attacks(from, occupied),
+                    _ => rook_attacks(from, occupied),
+                } & target;
+                if pinned.has(from) {
+                    to &= line(king, from);
+                }
+                if to.is_nonempty()
+                    && listener(PieceMoves {
+                        piece: kind,
+                        from,
+                        to,
+                    })
+                {
+                    return true;
+                }
+            }
+        }
+        for from in queens & ours {
+            let mut to = (bishop_attacks(from, occupied) | rook_attacks(from, occupied)) & target;
+            if pinned.has(from) {
+                to &= line(king, from);
+            }
+            if to.is_nonempty()
+                && listener(PieceMoves {
+                    piece: PieceType::Queen,
+                    from,
+                    to,
+                })
+            {
+                return true;
+            }
+        }
+
+        // Pawns: pushes, double pushes, captures, promotions and en passant.
+        let promotion_rank = Bitboard::rank(Rank::EIGHTH.relative_to(us));
+        let double_push_rank = Bitboard::rank(Rank::FOURTH.relative_to(us));
+        let empty = !occupied;
+        let pawn_target = match KIND {
+            NOISY => (theirs | (promotion_rank & empty)) & check_mask,
+            QUIET => empty & !promotion_rank & check_mask,
+            _ => !ours & check_mask,
+        };
+        for from in self.pieces[PieceType::Pawn.index()] & ours {
+            let from_bb = Bitboard::from_square(from);
+            let single = from_bb.forward(us) & empty;
+            let double = single.forward(us) & empty & double_push_rank;
+            let mut to = ((single | double) | (pawn_attacks(us, from) & theirs)) & pawn_target;
+            if KIND != QUIET {
+                if let Some(ep) = self.en_passant {
+                    if pawn_attacks(us, from).has(ep) && self.en_passant_legal_from(from, ep) {
+                        to |= ep;
+                    }
+                }
+            }
+            if pinned.has(from) {
+                to &= line(king, from);
+            }
+            if to.is_nonempty()
+                && listener(PieceMoves {
+                    piece: PieceType::Pawn,
+                    from,
+                    to,
+                })
+            {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Castling destinations (the castling rooks' squares) open to the king on `king`.
+    #[inline]
+    fn castling_destinations(&self, king: Square, occupied: Bitboard) -> Bitboard {
+        let us = self.side_to_move;
+        let mut result = Bitboard::EMPTY;
+        if self.castling.get(us, CastleSide::King).is_none()
+            && self.castling.get(us, CastleSide::Queen).is_none()
+        {
+            return result;
+        }
+        let back = Rank::FIRST.relative_to(us);
+        for side in CastleSide::ALL {
+            let Some(rook) = self.castling_rook(us, side) else {
+                continue;
+            };
+            let king_to = Square::from_coords(side.king_destination(), back);
+            let rook_to = Square::from_coords(side.rook_destination(), back);
+            let others = occupied ^ king ^ rook;
+            let must_be_empty = between(king, king_to) | king_to | between(rook, rook_to) | rook_to;
+            if (must_be_empty & others).is_nonempty() {
+                continue;
+            }
+            let king_path = between(king, king_to) | king_to;
+            if king_path.into_iter().all(|sq| !self.is_attacked(sq, !us, others)) {
+                result |= rook;
+            }
+        }
+        result
+    }
+}

@@ -1,0 +1,296 @@
+//! PGN writing and reading.
+//!
+//! Writing produces export-format PGN: tags (with `SetUp`/`FEN` when the game does not start
+//! from the standard position), SAN movetext wrapped under 80 columns, optional `{comment}`
+//! after any move, and the result. Reading takes any number of games and skips what a
+//! reader may skip: `;` and `%` line comments, NAGs, `!?` marks, and `( ... )` variations,
+//! however nested. Every move is checked against the rules; an illegal or ambiguous move is
+//! an error naming the game, the line and the move.
+
+use crate::board::Board;
+use crate::notation::MoveParseError;
+use crate::types::{Color, Move};
+use std::fmt;
+
+/// One game as PGN holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PgnGame {
+    /// Tag pairs in file order.
+    pub tags: Vec<(String, String)>,
+    /// The start position (from the `FEN` tag, else the standard one).
+    pub start: Board,
+    pub moves: Vec<Move>,
+    /// The comment after each move (`comments[i]` follows `moves[i]`).
+    pub comments: Vec<Option<String>>,
+    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub result: String,
+}
+
+impl PgnGame {
+    /// A game from `start` with no moves yet.
+    pub fn new(start: Board) -> Self {
+        PgnGame {
+            tags: Vec::new(),
+            start,
+            moves: Vec::new(),
+            comments: Vec::new(),
+            result: "*".to_string(),
+        }
+    }
+
+    /// The value of tag `name`, if present.
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    /// Sets tag `name`, replacing an earlier value.
+    pub fn set_tag(&mut self, name: &str, value: &str) {
+        match self.tags.iter_mut().find(|(k, _)| k == name) {
+            Some(tag) => tag.1 = value.to_string(),
+            None => self.tags.push((name.to_string(), value.to_string())),
+        }
+    }
+
+    /// Appends a move with an optional comment.
+    pub fn push(&mut self, mv: Move, comment: Option<String>) {
+        self.moves.push(mv);
+        self.comments.push(comment);
+    }
+
+    /// The game in PGN export format.
+    pub fn to_pgn(&self) -> String {
+        let mut out = String::new();
+        let mut tags = self.tags.clone();
+        if self.start != Board::startpos() && !tags.iter().any(|(k, _)| k == "FEN") {
+            tags.push(("SetUp".into(), "1".into()));
+            tags.push(("FEN".into(), self.start.to_fen()));
+        }
+        if !tags.iter().any(|(k, _)| k == "Result") {
+            tags.push(("Result".into(), self.result.clone()));
+        }
+        for (k, v) in &tags {
+            let escaped = v.replace('\\', "\\\\").replace('"', "\\\"");
+            out.push_str(&format!("[{k} \"{escaped}\"]\n"));
+        }
+        out.push('\n');
+
+        let mut tokens = Vec::new();
+        let mut board = self.start;
+        for (i, &mv) in self.moves.iter().enumerate() {
+            let number = board.fullmove_number();
+            if board.side_to_move() == Color::White {
+                tokens.push(format!("{number}."));
+            } else if i == 0 {
+                tokens.push(format!("{number}..."));
+            }
+            tokens.push(board.to_san(mv));
+            if let Some(Some(comment)) = self.comments.get(i) {
+                tokens.push(format!("{{{}}}", comment.replace('}', ")")));
+            }
+            board.play(mv);
+            if board.side_to_move() == Color::White {
+                // next token is a number anyway
+            } else if let Some(Some(_)) = self.comments.get(i) {
+                // after a comment, Black's move is numbered again
+                if i + 1 < self.moves.len() {
+                    tokens.push(format!("{}...", board.fullmove_number()));
+                }
+            }
+        }
+        tokens.push(self.result.clone());
+        let mut line_len = 0;
+        for token in tokens {
+            if line_len > 0 && line_len + 1 + token.len() > 79 {
+                out.push('\n');
+                line_len = 0;
+            } else if line_len > 0 {
+                out.push(' ');
+                line_len += 1;
+            }
+            out.push_str(&token);
+            line_len += token.len();
+        }
+        out.push_str("\n\n");
+        out
+    }
+}
+
+/// Why PGN text could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PgnError {
+    /// 1-based index of the game in the text.
+    pub game: usize,
+    /// 1-based line.
+    pub line: usize,
+    pub message: String,
+}
+
+impl fmt::Display for PgnError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PGN game {}, line {}: {}", self.game, self.line, self.message)
+    }
+}
+
+impl std::error::Error for PgnError {}
+
+const RESULTS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
+
+/// Reads every game in `text`.
+pub fn parse_pgn(text: &str) -> Result<Vec<PgnGame>, PgnError> {
+    let mut games = Vec::new();
+    let mut current: Option<(PgnGame, Board, bool)> = None; // game, board, movetext started
+    let mut line_no = 0;
+    let mut depth = 0usize; // variation nesting
+    let mut in_comment: Option<String> = None;
+    let error = |games: &Vec<PgnGame>, line: usize, message: String| PgnError {
+        game: games.len() + 1,
+        line,
+        message,
+    };
+
+    for raw_line in text.lines() {
+        line_no += 1;
+        let line = raw_line.trim_end_matches('\r');
+        if in_comment.is_none() && (line.starts_with('%')) {
+            continue;
+        }
+        let trimmed = line.trim();
+        // Tag pairs (only outside comments and before movetext of the current game).
+        if in_comment.is_none() && depth == 0 && trimmed.starts_with('[') {
+            if let Some((_, _, true)) = &current {
+                let (game, _, _) = current.take().expect("checked above");
+                games.push(game);
+            }
+            let (name, value) = parse_tag(trimmed)
+                .ok_or_else(|| error(&games, line_no, format!("bad tag pair {trimmed:?}")))?;
+            let entry =
+                current.get_or_insert_with(|| (PgnGame::new(Board::startpos()), Board::startpos(), false));
+            if name == "FEN" {
+                let board = Board::from_fen(&value).map_err(|e| error(&games, line_no, e.to_string()))?;
+                entry.0.start = board;
+                entry.1 = board;
+            }
+            entry.0.tags.push((name, value));
+            continue;
+        }
+
+        let mut rest = line;
+        while !rest.is_empty() {
+            if let Some(comment) = in_comment.as_mut() {
+                match rest.find('}') {
+                    Some(end) => {
+                        comment.push_str(&rest[..end]);
+                        rest = &rest[end + 1..];
+                        let text = in_comment.take().unwrap_or_default();
+                        if depth == 0 {
+                            if let Some((game, _, _)) = current.as_mut() {
+                                if let Some(last) = game.comments.last_mut() {
+                                    *last = Some(text.trim().to_string());
+                                }
+                            }
+                        }
+                    }
+                    None => {
+                        comment.push_str(rest);
+                        comment.push(' ');
+                        rest = "";
+                    }
+                }
+                continue;
+            }
+            rest = rest.trim_start();
+            let Some(c) = rest.chars().next() else { break };
+            match c {
+                '{' => {
+                    in_comment = Some(String::new());
+                    rest = &rest[1..];
+                }
+                ';' => break,
+                '(' => {
+                    depth += 1;
+                    rest = &rest[1..];
+                }
+                ')' => {
+                    if depth == 0 {
+                        return Err(error(&games, line_no, "unmatched ')'".into()));
+                    }
+                    depth -= 1;
+                    rest = &rest[1..];
+                }
+                _ => {
+                    let end = rest
+                        .find(|ch: char| ch.is_whitespace() || "{}();".contains(ch))
+                        .unwrap_or(rest.len());
+                    let token = &rest[..end];
+                    rest = &rest[end..];
+                    if depth > 0 {
+                        continue;
+                    }
+                    let entry = current
+                        .get_or_insert_with(|| (PgnGame::new(Board::startpos()), Board::startpos(), false));
+                    entry.2 = true;
+                    if RESULTS.contains(&token) {
+                        entry.0.result = token.to_string();
+                        let (game, _, _) = current.take().expect("just inserted");
+                        games.push(game);
+                        continue;
+                    }
+                    if token.starts_with('$') {
+                        continue;
+                    }
+                    // Move numbers "12." "12..." and the number glued to a move "12.e4".
+                    let digits = token.len() - token.trim_start_matches(|ch: char| ch.is_ascii_digit()).len();
+                    let token = if digits > 0 && token[digits..].starts_with('.') {
+                        token[digits..].trim_start_matches('.')
+                    } else {
+                        token
+                    };
+                    let token = token.trim_end_matches(['!', '?']);
+                    if token.is_empty() {
+                        continue;
+                    }
+                    let (game, board, _) = entry;
+                    let mv = board.parse_san(token).map_err(|e: MoveParseError| PgnError {
+                        game: games.len() + 1,
+                        line: line_no,
+                        message: format!("{e} after {} moves", game.moves.len()),
+                    })?;
+                    board.play(mv);
+                    game.push(mv, None);
+                }
+            }
+        }
+    }
+    if in_comment.is_some() {
+        return Err(error(&games, line_no, "unterminated comment".into()));
+    }
+    if let Some((game, _, started)) = current {
+        if started || !game.tags.is_empty() {
+            games.push(game);
+        }
+    }
+    Ok(games)
+}
+
+fn parse_tag(line: &str) -> Option<(String, String)> {
+    let inner = line.strip_prefix('[')?.strip_suffix(']')?.trim();
+    let space = inner.find(char::is_whitespace)?;
+    let name = inner[..space].to_string();
+    let value = inner[space..].trim();
+    let value = value.strip_prefix('"')?.strip_suffix('"')?;
+    let mut unescaped = String::with_capacity(value.len());
+    let mut chars = value.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(next) = chars.next() {
+                unescaped.push(next);
+            }
+        } else {
+            unescaped.push(c);
+        }
+    }
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    Some((name, unescaped))
+}
