@@ -91,7 +91,8 @@ impl IntoIterator for PieceMoves {
     }
 }
 
-/// A fixed-capacity list of moves (no position has more than 218 legal moves).
+/// A fixed-capacity list of moves. Reachable positions have at most 218 legal moves;
+/// composed ones read with relaxed validation (64 pieces) stay far below the capacity.
 #[derive(Clone)]
 pub struct MoveList {
     moves: [Move; MoveList::CAPACITY],
@@ -99,7 +100,7 @@ pub struct MoveList {
 }
 
 impl MoveList {
-    pub const CAPACITY: usize = 256;
+    pub const CAPACITY: usize = 512;
 
     pub fn new() -> Self {
         MoveList {

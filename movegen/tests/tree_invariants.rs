@@ -1,0 +1,115 @@
+//! Invariants checked at every node of depth-3 perft trees over the suite positions:
+//! - the incremental Zobrist key equals the key computed from scratch;
+//! - noisy and quiet moves partition the legal moves, and noisy means capture or promotion;
+//! - the bulk count equals the number of generated moves, and `is_legal` accepts each;
+//! - at inner nodes, every move's SAN reads back to the same move, and no two moves share a SAN;
+//! - UCI text in both castling forms reads back to the same move;
+//! - the FEN written for the position reads back to the same board.
+//!
+//! All of `standard.epd` and `tricky.perft`, every 4th `chess960.epd` position and every
+//! 20th `random.perft` position, to keep `cargo test` quick; set `LUFT_FULL_INVARIANTS=1`
+//! to walk all of them.
+
+use movegen::suite::parse_suite;
+use movegen::{Board, Move};
+use std::collections::HashSet;
+
+fn check_node(board: &Board, notation: bool) {
+    assert_eq!(board.hash(), board.compute_hash(), "key of {board}");
+    let fen = board.to_fen();
+    let reread = Board::from_fen_relaxed(&fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+    assert_eq!(&reread, board, "FEN round trip {fen}");
+
+    let all = board.legal_moves();
+    let noisy = board.noisy_moves();
+    let quiet = board.quiet_moves();
+    assert_eq!(all.len(), board.count_moves(), "{fen}");
+    assert_eq!(all.len(), noisy.len() + quiet.len(), "{fen}");
+    let all_set: HashSet<Move> = all.iter().copied().collect();
+    assert_eq!(all_set.len(), all.len(), "duplicate moves in {fen}");
+    for &mv in noisy.iter() {
+        assert!(all_set.contains(&mv));
+        assert!(
+            board.is_capture(mv) || mv.promotion().is_some(),
+            "{fen}: {mv} is not noisy"
+        );
+    }
+    for &mv in quiet.iter() {
+        assert!(all_set.contains(&mv));
+        assert!(
+            !board.is_capture(mv) && mv.promotion().is_none(),
+            "{fen}: {mv} is not quiet"
+        );
+    }
+    if !notation {
+        return;
+    }
+    let mut sans = HashSet::new();
+    for &mv in all.iter() {
+        assert!(board.is_legal(mv), "{fen}: {mv}");
+        let san = board.to_san(mv);
+        assert_eq!(board.parse_san(&san), Ok(mv), "{fen}: SAN {san}");
+        assert!(sans.insert(san.clone()), "{fen}: SAN {san} twice");
+        let uci960 = board.to_uci(mv, true);
+        assert_eq!(board.parse_uci(&uci960), Ok(mv), "{fen}: UCI {uci960}");
+        // The standard castling form (e1g1) names a normal king move too in some Chess960
+        // positions; there the normal move wins, as in every GUI.
+        let uci = board.to_uci(mv, false);
+        let collides = board.is_castling(mv) && all.iter().any(|&m| m != mv && m.to_string() == uci);
+        if !collides {
+            assert_eq!(board.parse_uci(&uci), Ok(mv), "{fen}: UCI {uci}");
+        }
+    }
+    assert_eq!(board.has_legal_move(), !all.is_empty());
+}
+
+fn walk(board: &Board, depth: u32) -> u64 {
+    // Notation checks at the inner nodes, the rest everywhere.
+    check_node(board, depth > 0);
+    if depth == 0 {
+        return 1;
+    }
+    let mut nodes = 0;
+    for &mv in board.legal_moves().iter() {
+        let mut child = *board;
+        child.play(mv);
+        nodes += walk(&child, depth - 1);
+    }
+    nodes
+}
+
+fn walk_suite(text: &str, every: usize) -> usize {
+    let full = std::env::var_os("LUFT_FULL_INVARIANTS").is_some();
+    let cases = parse_suite(text).expect("suite parses");
+    let mut walked = 0;
+    for case in cases.iter().step_by(if full { 1 } else { every }) {
+        let board = Board::from_fen_relaxed(&case.fen).expect("suite FEN");
+        let nodes = walk(&board, 3);
+        // The walk visits exactly the perft(3) leaves.
+        if let Some(&(_, expected)) = case.expected.iter().find(|&&(d, _)| d == 3) {
+            assert_eq!(nodes, expected, "{}", case.fen);
+        }
+        walked += 1;
+    }
+    walked
+}
+
+#[test]
+fn standard_trees() {
+    assert_eq!(walk_suite(include_str!("data/standard.epd"), 1), 128);
+}
+
+#[test]
+fn tricky_trees() {
+    assert_eq!(walk_suite(include_str!("data/tricky.perft"), 1), 26);
+}
+
+#[test]
+fn chess960_trees() {
+    assert!(walk_suite(include_str!("data/chess960.epd"), 4) >= 240);
+}
+
+#[test]
+fn random_trees() {
+    assert!(walk_suite(include_str!("data/random.perft"), 20) >= 342);
+}
