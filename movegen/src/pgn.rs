@@ -210,6 +210,7 @@ pub fn parse_pgn(text: &str) -> Result<Vec<PgnGame>, PgnError> {
                     depth += 1;
                     rest = &rest[1..];
                 }
+                '}' => return Err(error(&games, line_no, "unmatched '}'".into())),
                 ')' => {
                     if depth == 0 {
                         return Err(error(&games, line_no, "unmatched ')'".into()));
