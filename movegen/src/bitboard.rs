@@ -147,6 +147,22 @@ bit_op!(BitAnd, bitand, &, BitAndAssign, bitand_assign);
 bit_op!(BitOr, bitor, |, BitOrAssign, bitor_assign);
 bit_op!(BitXor, bitxor, ^, BitXorAssign, bitxor_assign);
 
+impl std::ops::Shl<u32> for Bitboard {
+    type Output = Bitboard;
+    #[inline]
+    fn shl(self, n: u32) -> Bitboard {
+        Bitboard(self.0 << n)
+    }
+}
+
+impl std::ops::Shr<u32> for Bitboard {
+    type Output = Bitboard;
+    #[inline]
+    fn shr(self, n: u32) -> Bitboard {
+        Bitboard(self.0 >> n)
+    }
+}
+
 impl Not for Bitboard {
     type Output = Bitboard;
     #[inline]

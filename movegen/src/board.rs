@@ -251,20 +251,28 @@ impl Board {
                 | (rook_attacks(sq, occupied) & orthogonal))
     }
 
-    /// Whether `by` attacks `sq` with the given occupancy (cheap checks first).
+    /// Whether `by` attacks `sq` with the given occupancy (cheap checks first: leapers, then
+    /// a slider lookup only when an enemy slider stands on an empty-board ray of `sq`).
     #[inline]
     pub fn is_attacked(&self, sq: Square, by: Color, occupied: Bitboard) -> bool {
         let theirs = self.colors[by.index()];
         let queens = self.pieces[PieceType::Queen.index()];
-        ((knight_attacks(sq) & self.pieces[PieceType::Knight.index()])
+        if ((knight_attacks(sq) & self.pieces[PieceType::Knight.index()])
             | (king_attacks(sq) & self.pieces[PieceType::King.index()])
             | (pawn_attacks(!by, sq) & self.pieces[PieceType::Pawn.index()]))
             & theirs
             != Bitboard::EMPTY
-            || bishop_attacks(sq, occupied) & (self.pieces[PieceType::Bishop.index()] | queens) & theirs
-                != Bitboard::EMPTY
-            || rook_attacks(sq, occupied) & (self.pieces[PieceType::Rook.index()] | queens) & theirs
-                != Bitboard::EMPTY
+        {
+            return true;
+        }
+        let diagonal = (self.pieces[PieceType::Bishop.index()] | queens) & theirs;
+        if (bishop_rays(sq) & diagonal).is_nonempty()
+            && (bishop_attacks(sq, occupied) & diagonal).is_nonempty()
+        {
+            return true;
+        }
+        let orthogonal = (self.pieces[PieceType::Rook.index()] | queens) & theirs;
+        (rook_rays(sq) & orthogonal).is_nonempty() && (rook_attacks(sq, occupied) & orthogonal).is_nonempty()
     }
 
     // ----- Building and maintaining state ------------------------------------------------

@@ -226,15 +226,90 @@ impl Board {
         list
     }
 
-    /// The number of legal moves (bulk count, nothing is expanded).
-    #[inline]
+    /// The number of legal moves, counted set-wise: nothing is expanded and pawns that are
+    /// not pinned are counted all at once with shifts. Perft's last ply is this function;
+    /// the tree invariant tests check it against [`Board::legal_moves`] at every node.
     pub fn count_moves(&self) -> usize {
-        let mut n = 0;
-        self.generate_moves(|pm| {
-            n += pm.len();
-            false
-        });
-        n
+        let us = self.side_to_move;
+        let them = !us;
+        let ours = self.colors[us.index()];
+        let theirs = self.colors[them.index()];
+        let occupied = ours | theirs;
+        let king = self.king(us);
+
+        // King steps and castling.
+        let occupied_without_king = occupied ^ king;
+        let mut count = 0;
+        for to in king_attacks(king) & !ours {
+            count += usize::from(!self.is_attacked(to, them, occupied_without_king));
+        }
+        if self.checkers.has_many() {
+            return count;
+        }
+        let check_mask = match self.checkers.first() {
+            Some(checker) => between(king, checker) | checker,
+            None => {
+                count += self.castling_destinations(king, occupied).len() as usize;
+                Bitboard::FULL
+            }
+        };
+        let target = !ours & check_mask;
+        let pinned = self.pinned;
+
+        // Knights, then sliders by direction (a queen counts in both loops).
+        for from in self.pieces[PieceType::Knight.index()] & ours & !pinned {
+            count += (knight_attacks(from) & target).len() as usize;
+        }
+        let queens = self.pieces[PieceType::Queen.index()];
+        for from in (self.pieces[PieceType::Bishop.index()] | queens) & ours {
+            let mut to = bishop_attacks(from, occupied) & target;
+            if pinned.has(from) {
+                to &= line(king, from);
+            }
+            count += to.len() as usize;
+        }
+        for from in (self.pieces[PieceType::Rook.index()] | queens) & ours {
+            let mut to = rook_attacks(from, occupied) & target;
+            if pinned.has(from) {
+                to &= line(king, from);
+            }
+            count += to.len() as usize;
+        }
+
+        // Pawns not pinned, all at once; promotions count four times.
+        let promotion_rank = Bitboard::rank(Rank::EIGHTH.relative_to(us));
+        let third_rank = Bitboard::rank(Rank::THIRD.relative_to(us));
+        let empty = !occupied;
+        let pawns = self.pieces[PieceType::Pawn.index()] & ours;
+        let free = pawns & !pinned;
+        let single = free.forward(us) & empty;
+        let double = (single & third_rank).forward(us) & empty & check_mask;
+        let single = single & check_mask;
+        let captures = |b: Bitboard| b & theirs & check_mask;
+        const NOT_A: Bitboard = Bitboard(!0x0101_0101_0101_0101);
+        const NOT_H: Bitboard = Bitboard(!0x8080_8080_8080_8080);
+        let west = captures((free & NOT_A).forward(us) >> 1);
+        let east = captures((free & NOT_H).forward(us) << 1);
+        let with_promotions = |b: Bitboard| (b.len() + 3 * (b & promotion_rank).len()) as usize;
+        count +=
+            with_promotions(single) + double.len() as usize + with_promotions(west) + with_promotions(east);
+
+        // Pinned pawns one by one, along their pin lines.
+        for from in pawns & pinned {
+            let from_bb = Bitboard::from_square(from);
+            let single = from_bb.forward(us) & empty;
+            let double = (single & third_rank).forward(us) & empty;
+            let to = ((single | double) | (pawn_attacks(us, from) & theirs)) & check_mask & line(king, from);
+            count += with_promotions(to);
+        }
+
+        // En passant, checked capture by capture.
+        if let Some(ep) = self.en_passant {
+            for from in pawn_attacks(them, ep) & pawns {
+                count += usize::from(self.en_passant_legal_from(from, ep));
+            }
+        }
+        count
     }
 
     /// Whether the side to move has any legal move.
