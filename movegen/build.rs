@@ -8,6 +8,8 @@
 //! milliseconds), not copied from anywhere. With the `pext` feature the slot is instead the
 //! BMI2 `pext` of the occupancy by the mask, and the table is laid out in that order.
 
+#![allow(clippy::unwrap_used)] // writing into a String cannot fail
+
 use std::env;
 use std::fmt::Write as _;
 use std::fs;

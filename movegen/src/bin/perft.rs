@@ -56,12 +56,15 @@ fn parse_args(mut raw: impl Iterator<Item = String>) -> Result<Args, String> {
             }
             "--chess960" => args.chess960 = true,
             "--divide" => args.divide = true,
-            "-h" | "--help" => return Err(USAGE.to_string()),
-            other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => return Err(format!("unknown argument {other:?} (try --help)")),
         }
     }
     if args.suite.is_some() == args.depth.is_some() {
-        return Err(format!("give exactly one of --depth and --suite\n{USAGE}"));
+        return Err("give exactly one of --depth N and --suite FILE (try --help)".to_string());
     }
     Ok(args)
 }
@@ -141,7 +144,7 @@ fn main() -> ExitCode {
     let result = parse_args(std::env::args().skip(1)).and_then(|args| match (&args.suite, args.depth) {
         (Some(path), _) => run_suite(path, args.max_nodes),
         (None, Some(depth)) => run_single(&args, depth),
-        (None, None) => Err(USAGE.to_string()),
+        (None, None) => Err("give --depth N or --suite FILE (try --help)".to_string()),
     });
     match result {
         Ok(code) => code,
