@@ -16,6 +16,7 @@ pub fn perft(board: &Board, depth: u32) -> u64 {
                 for mv in moves {
                     let mut child = *board;
                     child.play(mv);
+                    debug_assert_eq!(child.hash(), child.compute_hash(), "{child}");
                     nodes += perft(&child, depth - 1);
                 }
                 false

@@ -207,3 +207,23 @@ fn illegal_moves_are_refused_by_game() {
     assert_eq!(game.moves().len(), 0);
     assert!(game.play(movegen::Move::NULL).is_err());
 }
+
+#[test]
+fn null_move_passes_the_turn() {
+    let b = board("4k3/8/8/8/3p4/8/4P3/4K1N1 w - - 0 1");
+    let mut after = b;
+    after.play(b.parse_san("e4").expect("legal"));
+    assert!(after.en_passant().is_some());
+    let null = after.null_move().expect("not in check");
+    assert_eq!(null.side_to_move(), Color::White);
+    assert_eq!(null.en_passant(), None, "the en passant right lapses");
+    assert_eq!(null.hash(), null.compute_hash());
+    assert_ne!(null.hash(), after.hash());
+    let back = null.null_move().expect("not in check");
+    assert_eq!(back.side_to_move(), Color::Black);
+    assert_eq!(back.hash(), back.compute_hash());
+    assert!(
+        board("4k3/8/8/8/8/8/8/4K2r w - - 0 1").null_move().is_none(),
+        "illegal in check"
+    );
+}
