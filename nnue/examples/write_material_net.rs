@@ -1,0 +1,15 @@
+//! Writes the material-only net (`Network::material`) to a file:
+//! `cargo run --release -p nnue --example write_material_net -- nets/material-32.nnue`.
+
+fn main() {
+    let Some(path) = std::env::args().nth(1) else {
+        eprintln!("usage: write_material_net OUT.nnue");
+        std::process::exit(2);
+    };
+    let net = nnue::Network::material(32);
+    if let Err(e) = std::fs::write(&path, net.to_bytes()) {
+        eprintln!("cannot write {path}: {e}");
+        std::process::exit(2);
+    }
+    println!("wrote {path}: hidden 32, fingerprint {:016x}", net.fingerprint());
+}

@@ -1,0 +1,29 @@
+//! `nnue`: the one definition of Luft's network that the engine (inference) and the trainer
+//! (fitting, export) share: the architecture and its constants, the feature index function,
+//! quantisation, the net file format with its validation, and a scalar integer reference
+//! forward pass that every faster implementation must match exactly.
+//!
+//! Architecture (`NNUE.md`): 768 inputs (colour x piece x square, per perspective) feed one
+//! feature transformer of width N shared by both perspectives; the output layer reads
+//! `[side to move, other side]` (2N values after SCReLU) and gives one score per output
+//! bucket. N and the bucket count come from the file header, so any net the trainer writes
+//! loads.
+
+pub mod file;
+pub mod network;
+
+pub use file::NetError;
+pub use network::{feature_index, Network};
+
+/// Number of input features: 2 colours x 6 piece types x 64 squares.
+pub const INPUTS: usize = 768;
+/// Quantisation of the feature transformer (weights and biases are i16 at this scale).
+pub const QA: i32 = 255;
+/// Quantisation of the output weights.
+pub const QB: i32 = 64;
+/// Output scale: a network output of 1.0 is `SCALE` centipawns.
+pub const SCALE: i32 = 400;
+/// Largest hidden width a net file may declare.
+pub const MAX_HIDDEN: usize = 4096;
+/// Largest number of output buckets a net file may declare.
+pub const MAX_OUTPUT_BUCKETS: usize = 16;
