@@ -44,6 +44,9 @@ pub enum NetError {
     HeaderCorrupt,
     /// The file length disagrees with the header.
     WrongLength { expected: usize, found: usize },
+    /// An output weight outside [-128, 127]: inference multiplies clamp(acc) (0..=255) by
+    /// it in 16 bits, which only that range keeps exact.
+    OutputWeightOutOfRange(i16),
     /// The checksum does not match the contents.
     ChecksumMismatch { stored: u64, computed: u64 },
 }
@@ -59,6 +62,9 @@ impl fmt::Display for NetError {
             NetError::HeaderCorrupt => write!(f, "net header corrupt (architecture hash mismatch)"),
             NetError::WrongLength { expected, found } => {
                 write!(f, "net file truncated or padded: expected {expected} bytes, found {found}")
+            }
+            NetError::OutputWeightOutOfRange(w) => {
+                write!(f, "output weight {w} outside [-128, 127] (would overflow 16-bit inference)")
             }
             NetError::ChecksumMismatch { stored, computed } => {
                 write!(f, "net file corrupt: checksum {stored:016x}, contents hash to {computed:016x}")
@@ -193,6 +199,9 @@ impl Network {
         let feature_weights = read_i16(INPUTS * hidden);
         let feature_bias = read_i16(hidden);
         let output_weights = read_i16(buckets * 2 * hidden);
+        if let Some(&w) = output_weights.iter().find(|w| !(-128..=127).contains(*w)) {
+            return Err(NetError::OutputWeightOutOfRange(w));
+        }
         let bias_start = HEADER_LEN + payload - padded(buckets * 4);
         let output_bias = bytes[bias_start..bias_start + buckets * 4]
             .chunks_exact(4)

@@ -103,7 +103,8 @@ impl Network {
         let mut sum: i32 = 0;
         for (acc, w) in us.iter().zip(w_us).chain(them.iter().zip(w_them)) {
             let v = i32::from(*acc).clamp(0, QA);
-            sum += v * v * i32::from(*w);
+            // Wrapping: the SIMD path sums in i32 lanes that wrap; order does not matter.
+            sum = sum.wrapping_add(v * v * i32::from(*w));
         }
         (sum / QA + self.output_bias[bucket]) * SCALE / (QA * QB)
     }
