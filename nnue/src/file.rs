@@ -43,12 +43,18 @@ pub enum NetError {
     /// The architecture hash does not match the header fields.
     HeaderCorrupt,
     /// The file length disagrees with the header.
-    WrongLength { expected: usize, found: usize },
+    WrongLength {
+        expected: usize,
+        found: usize,
+    },
     /// An output weight outside [-128, 127]: inference multiplies clamp(acc) (0..=255) by
     /// it in 16 bits, which only that range keeps exact.
     OutputWeightOutOfRange(i16),
     /// The checksum does not match the contents.
-    ChecksumMismatch { stored: u64, computed: u64 },
+    ChecksumMismatch {
+        stored: u64,
+        computed: u64,
+    },
 }
 
 impl fmt::Display for NetError {
@@ -61,13 +67,22 @@ impl fmt::Display for NetError {
             NetError::UnsupportedArchitecture(what) => write!(f, "unsupported architecture: {what}"),
             NetError::HeaderCorrupt => write!(f, "net header corrupt (architecture hash mismatch)"),
             NetError::WrongLength { expected, found } => {
-                write!(f, "net file truncated or padded: expected {expected} bytes, found {found}")
+                write!(
+                    f,
+                    "net file truncated or padded: expected {expected} bytes, found {found}"
+                )
             }
             NetError::OutputWeightOutOfRange(w) => {
-                write!(f, "output weight {w} outside [-128, 127] (would overflow 16-bit inference)")
+                write!(
+                    f,
+                    "output weight {w} outside [-128, 127] (would overflow 16-bit inference)"
+                )
             }
             NetError::ChecksumMismatch { stored, computed } => {
-                write!(f, "net file corrupt: checksum {stored:016x}, contents hash to {computed:016x}")
+                write!(
+                    f,
+                    "net file corrupt: checksum {stored:016x}, contents hash to {computed:016x}"
+                )
             }
         }
     }
@@ -131,7 +146,9 @@ impl Network {
             array.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
             pad(&mut out);
         }
-        self.output_bias.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
+        self.output_bias
+            .iter()
+            .for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
         pad(&mut out);
         let checksum = fnv1a(&out);
         out.extend_from_slice(&checksum.to_le_bytes());
@@ -157,18 +174,27 @@ impl Network {
         let inputs = u32_at(bytes, 12) as usize;
         let hidden = u32_at(bytes, 16) as usize;
         let buckets = u32_at(bytes, 20) as usize;
-        let (qa, qb, scale, flags) = (u32_at(bytes, 24), u32_at(bytes, 28), u32_at(bytes, 32), u32_at(bytes, 36));
+        let (qa, qb, scale, flags) = (
+            u32_at(bytes, 24),
+            u32_at(bytes, 28),
+            u32_at(bytes, 32),
+            u32_at(bytes, 36),
+        );
         if inputs != INPUTS {
             return unsupported(format!("{inputs} inputs (this build reads {INPUTS})"));
         }
         if hidden == 0 || hidden > MAX_HIDDEN || hidden % 16 != 0 {
-            return unsupported(format!("hidden width {hidden} (must be a multiple of 16 up to {MAX_HIDDEN})"));
+            return unsupported(format!(
+                "hidden width {hidden} (must be a multiple of 16 up to {MAX_HIDDEN})"
+            ));
         }
         if buckets == 0 || buckets > MAX_OUTPUT_BUCKETS {
             return unsupported(format!("{buckets} output buckets (1 to {MAX_OUTPUT_BUCKETS})"));
         }
         if (qa, qb, scale) != (QA as u32, QB as u32, SCALE as u32) {
-            return unsupported(format!("quantisation QA={qa} QB={qb} scale={scale} (expected {QA}/{QB}/{SCALE})"));
+            return unsupported(format!(
+                "quantisation QA={qa} QB={qb} scale={scale} (expected {QA}/{QB}/{SCALE})"
+            ));
         }
         if flags != 0 {
             return unsupported(format!("flags {flags:#x}"));
@@ -252,16 +278,25 @@ mod tests {
         bad[16] = 48; // hidden changed without fixing the hash
         assert_eq!(Network::from_bytes(&bad), Err(NetError::HeaderCorrupt));
         let truncated = &bytes[..bytes.len() - 100];
-        assert!(matches!(Network::from_bytes(truncated), Err(NetError::WrongLength { .. })));
+        assert!(matches!(
+            Network::from_bytes(truncated),
+            Err(NetError::WrongLength { .. })
+        ));
         let mut bad = bytes.clone();
         bad[1000] ^= 1;
-        assert!(matches!(Network::from_bytes(&bad), Err(NetError::ChecksumMismatch { .. })));
+        assert!(matches!(
+            Network::from_bytes(&bad),
+            Err(NetError::ChecksumMismatch { .. })
+        ));
         // A header for another architecture, with a consistent hash.
         let mut other = bytes.clone();
         other[12..16].copy_from_slice(&1024u32.to_le_bytes());
         let hash = fnv1a(&other[8..40]);
         other[40..48].copy_from_slice(&hash.to_le_bytes());
-        assert!(matches!(Network::from_bytes(&other), Err(NetError::UnsupportedArchitecture(_))));
+        assert!(matches!(
+            Network::from_bytes(&other),
+            Err(NetError::UnsupportedArchitecture(_))
+        ));
         assert!(matches!(
             Network::load(std::path::Path::new("/nonexistent.nnue")),
             Err(NetError::Io(_))

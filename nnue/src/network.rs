@@ -192,9 +192,18 @@ mod tests {
         let expected = |m: i32| (16 * 127 * 4 * 127 * m / QA) * SCALE / (QA * QB);
         assert_eq!(expected(1), 99);
         assert_eq!(eval(movegen::STARTPOS_FEN), 0);
-        assert_eq!(eval("rnbqkbnr/ppppppp1/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"), expected(1));
-        assert_eq!(eval("rnbqkbnr/ppppppp1/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1"), expected(-1));
-        assert_eq!(eval("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/R1BQKBNR w KQkq - 0 1"), expected(-3));
+        assert_eq!(
+            eval("rnbqkbnr/ppppppp1/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+            expected(1)
+        );
+        assert_eq!(
+            eval("rnbqkbnr/ppppppp1/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1"),
+            expected(-1)
+        );
+        assert_eq!(
+            eval("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/R1BQKBNR w KQkq - 0 1"),
+            expected(-3)
+        );
         // Far beyond legal material (relaxed FEN): 8 pawns and 7 queens, m = 71.
         let extreme = Board::from_fen_relaxed("7k/8/8/8/8/8/PPPPPPPP/QQQQQQQK w - - 0 1").unwrap();
         assert_eq!(net.evaluate(&extreme), expected(71));

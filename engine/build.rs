@@ -1,0 +1,31 @@
+//! Copies the default net into `OUT_DIR` for `include_bytes!`: `nets/material-32.nnue`, or
+//! the file named by the `EVALFILE` environment variable at build time (the OpenBench
+//! contract). Nothing is written into the source tree. The engine parses the embedded bytes
+//! with the same loader as any `EvalFile`, so a bad file fails loudly at start-up.
+
+use std::env;
+use std::path::PathBuf;
+
+const DEFAULT_NET: &str = "../nets/material-32.nnue";
+
+fn main() {
+    println!("cargo:rerun-if-env-changed=EVALFILE");
+    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let source = match env::var("EVALFILE") {
+        Ok(path) if !path.is_empty() => {
+            let p = PathBuf::from(&path);
+            if p.is_absolute() {
+                p
+            } else {
+                // Relative to the workspace root, where `make` runs.
+                manifest.join("..").join(p)
+            }
+        }
+        _ => manifest.join(DEFAULT_NET),
+    };
+    println!("cargo:rerun-if-changed={}", source.display());
+    let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("default.nnue");
+    if let Err(e) = std::fs::copy(&source, &out) {
+        panic!("cannot copy the default net {}: {e}", source.display());
+    }
+}

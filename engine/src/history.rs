@@ -1,0 +1,131 @@
+//! Move-ordering memory of one search thread: quiet history (by side, from, to), capture
+//! history (by moving piece, destination, captured piece), continuation history (by the
+//! piece and destination of the move one and two plies earlier, and the current move),
+//! killer moves per ply and counter moves. Updates use the "gravity" formula
+//! `h += bonus - h·|bonus| / MAX`, which keeps every value inside ±MAX without clamping.
+
+use crate::params::{HISTORY_MAX, MAX_PLY};
+use movegen::{Color, Move, Piece, PieceType, Square};
+
+/// A piece and the square it moved to: the key of continuation history and counter moves.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct PieceTo(u16);
+
+impl PieceTo {
+    pub const NONE: PieceTo = PieceTo(u16::MAX);
+    pub fn new(piece: Piece, to: Square) -> Self {
+        PieceTo(((piece.color as usize * 6 + piece.kind.index()) * 64 + to.index()) as u16)
+    }
+    fn index(self) -> Option<usize> {
+        (self.0 != u16::MAX).then_some(self.0 as usize)
+    }
+}
+
+const PIECE_TO: usize = 12 * 64;
+
+pub struct History {
+    quiet: Vec<i16>,
+    capture: Vec<i16>,
+    continuation: Vec<i16>,
+    pub killers: [[Move; 2]; MAX_PLY + 2],
+    counters: Vec<Move>,
+}
+
+impl std::fmt::Debug for History {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("History")
+    }
+}
+
+impl Default for History {
+    fn default() -> Self {
+        History {
+            quiet: vec![0; 2 * 64 * 64],
+            capture: vec![0; 6 * 64 * 6],
+            continuation: vec![0; PIECE_TO * PIECE_TO],
+            killers: [[Move::NULL; 2]; MAX_PLY + 2],
+            counters: vec![Move::NULL; PIECE_TO],
+        }
+    }
+}
+
+fn gravity(entry: &mut i16, bonus: i32) {
+    let value = i32::from(*entry);
+    let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
+    *entry = (value + bonus - value * bonus.abs() / HISTORY_MAX) as i16;
+}
+
+/// The history bonus for a cutoff at `depth`.
+pub fn bonus(depth: i32) -> i32 {
+    (160 * depth - 80).clamp(0, 1600)
+}
+
+impl History {
+    pub fn clear(&mut self) {
+        *self = History::default();
+    }
+
+    fn quiet_index(color: Color, mv: Move) -> usize {
+        (color.index() * 64 + mv.from().index()) * 64 + mv.to().index()
+    }
+
+    fn capture_index(moving: PieceType, to: Square, captured: PieceType) -> usize {
+        (moving.index() * 64 + to.index()) * 6 + captured.index()
+    }
+
+    /// Quiet score: main history plus the continuation histories of the last two plies.
+    pub fn quiet_score(&self, color: Color, mv: Move, current: PieceTo, previous: [PieceTo; 2]) -> i32 {
+        let mut score = i32::from(self.quiet[Self::quiet_index(color, mv)]);
+        if let Some(cur) = current.index() {
+            for prev in previous.iter().filter_map(|p| p.index()) {
+                score += i32::from(self.continuation[prev * PIECE_TO + cur]);
+            }
+        }
+        score
+    }
+
+    pub fn capture_score(&self, moving: PieceType, to: Square, captured: PieceType) -> i32 {
+        i32::from(self.capture[Self::capture_index(moving, to, captured)])
+    }
+
+    pub fn update_quiet(
+        &mut self,
+        color: Color,
+        mv: Move,
+        current: PieceTo,
+        previous: [PieceTo; 2],
+        bonus: i32,
+    ) {
+        gravity(&mut self.quiet[Self::quiet_index(color, mv)], bonus);
+        if let Some(cur) = current.index() {
+            for prev in previous.iter().filter_map(|p| p.index()) {
+                gravity(&mut self.continuation[prev * PIECE_TO + cur], bonus);
+            }
+        }
+    }
+
+    pub fn update_capture(&mut self, moving: PieceType, to: Square, captured: PieceType, bonus: i32) {
+        gravity(
+            &mut self.capture[Self::capture_index(moving, to, captured)],
+            bonus,
+        );
+    }
+
+    pub fn add_killer(&mut self, ply: usize, mv: Move) {
+        let killers = &mut self.killers[ply];
+        if killers[0] != mv {
+            killers[1] = killers[0];
+            killers[0] = mv;
+        }
+    }
+
+    pub fn counter(&self, previous: PieceTo) -> Move {
+        previous.index().map_or(Move::NULL, |i| self.counters[i])
+    }
+
+    pub fn set_counter(&mut self, previous: PieceTo, mv: Move) {
+        if let Some(i) = previous.index() {
+            self.counters[i] = mv;
+        }
+    }
+}

@@ -1,0 +1,746 @@
+//! The search of one thread: iterative deepening with aspiration windows over a principal
+//! variation search (negamax alpha-beta), and a quiescence search at the leaves. The steps
+//! of `negamax` are numbered so each heuristic can be found by name; every constant lives
+//! in `params`. Threads share only the transposition table, the stop flag and their node
+//! counters (see `threads`).
+
+use crate::accumulator::AccumulatorStack;
+use crate::history::{bonus, History, PieceTo};
+use crate::move_picker::MovePicker;
+use crate::params::*;
+use crate::see::{gain, see};
+use crate::time_manager::TimeManager;
+use crate::tt::{Bound, TranspositionTable};
+use movegen::{Board, Move, Piece, PieceType};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+pub const INFINITY: i32 = 32000;
+pub const MATE: i32 = 31000;
+/// Scores at or beyond this magnitude are mates.
+pub const MATE_BOUND: i32 = MATE - 2 * MAX_PLY as i32;
+
+/// Search limits of one `go`.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    pub depth: Option<i32>,
+    pub nodes: Option<u64>,
+    /// Stop once a mate in this many moves (or fewer) is found.
+    pub mate: Option<i32>,
+    pub multipv: usize,
+}
+
+/// One principal variation found at a depth.
+#[derive(Clone, Debug, Default)]
+pub struct PvLine {
+    pub score: i32,
+    pub pv: Vec<Move>,
+    pub bound: Option<Bound>,
+}
+
+/// What a finished iteration reports.
+#[derive(Clone, Debug, Default)]
+pub struct IterationReport {
+    pub depth: i32,
+    pub seldepth: usize,
+    pub lines: Vec<PvLine>,
+}
+
+/// State shared by every thread of one search.
+#[derive(Debug)]
+pub struct Shared {
+    pub tt: Arc<TranspositionTable>,
+    pub stop: AtomicBool,
+    /// Node counters, one per thread.
+    pub nodes: Vec<AtomicU64>,
+}
+
+impl Shared {
+    pub fn total_nodes(&self) -> u64 {
+        self.nodes.iter().map(|n| n.load(Ordering::Relaxed)).sum()
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+struct PlyState {
+    static_eval: i32,
+    moved: PieceTo,
+    excluded: Move,
+}
+
+/// One search thread's private state.
+pub struct Worker {
+    pub id: usize,
+    pub shared: Arc<Shared>,
+    pub nnue: AccumulatorStack,
+    pub history: History,
+    /// Keys of the game so far (up to the root) and then of the search path.
+    keys: Vec<u64>,
+    root_keys: usize,
+    stack: Vec<PlyState>,
+    pv: Vec<[Move; MAX_PLY + 1]>,
+    pv_len: [usize; MAX_PLY + 1],
+    nodes: u64,
+    seldepth: usize,
+    reductions: Box<[[i32; 64]; 64]>,
+    root_excluded: Vec<Move>,
+    limits: Limits,
+    time: Option<TimeManager>,
+    /// The last completed iteration.
+    pub completed: IterationReport,
+}
+
+impl std::fmt::Debug for Worker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Worker({})", self.id)
+    }
+}
+
+fn reduction_table() -> Box<[[i32; 64]; 64]> {
+    let mut table = Box::new([[0; 64]; 64]);
+    for (depth, row) in table.iter_mut().enumerate().skip(1) {
+        for (moves, r) in row.iter_mut().enumerate().skip(1) {
+            *r = (LMR_BASE + (depth as f64).ln() * (moves as f64).ln() / LMR_DIVISOR) as i32;
+        }
+    }
+    table
+}
+
+/// Whether a score is a mate score.
+pub fn is_mate(score: i32) -> bool {
+    score.abs() >= MATE_BOUND
+}
+
+impl Worker {
+    pub fn new(id: usize, shared: Arc<Shared>, nnue: AccumulatorStack) -> Self {
+        Worker {
+            id,
+            shared,
+            nnue,
+            history: History::default(),
+            keys: Vec::with_capacity(1024),
+            root_keys: 0,
+            stack: vec![PlyState::default(); MAX_PLY + 4],
+            pv: vec![[Move::NULL; MAX_PLY + 1]; MAX_PLY + 1],
+            pv_len: [0; MAX_PLY + 1],
+            nodes: 0,
+            seldepth: 0,
+            reductions: reduction_table(),
+            root_excluded: Vec::new(),
+            limits: Limits::default(),
+            time: None,
+            completed: IterationReport::default(),
+        }
+    }
+
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    fn is_main(&self) -> bool {
+        self.id == 0
+    }
+
+    /// Runs iterative deepening on `root` with the game's earlier keys `history`, calling
+    /// `report` after each completed iteration (main thread only).
+    pub fn search(
+        &mut self,
+        root: &Board,
+        history: &[u64],
+        limits: Limits,
+        time: Option<TimeManager>,
+        mut report: impl FnMut(&Worker, &IterationReport),
+    ) {
+        self.limits = limits;
+        self.limits.multipv = self.limits.multipv.max(1);
+        self.time = time;
+        self.nodes = 0;
+        self.completed = IterationReport::default();
+        self.keys.clear();
+        self.keys.extend_from_slice(history);
+        self.root_keys = self.keys.len();
+        self.keys.push(root.hash());
+        self.nnue.refresh(root);
+
+        let legal = root.legal_moves().len();
+        let multipv = self.limits.multipv.min(legal.max(1));
+        let max_depth = self.limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+        // Helper threads start at staggered depths so they explore different trees.
+        let first_depth = if self.is_main() {
+            1
+        } else {
+            1 + (self.id % 2) as i32
+        };
+        let mut previous_score = 0;
+
+        for depth in first_depth..=max_depth {
+            self.root_excluded.clear();
+            self.seldepth = 0;
+            let mut lines = Vec::with_capacity(multipv);
+            for pv_index in 0..multipv {
+                let score = self.aspiration(
+                    root,
+                    depth,
+                    if pv_index == 0 { previous_score } else { -INFINITY },
+                );
+                if self.stopped() && !(depth == 1 && self.completed.lines.is_empty()) {
+                    break;
+                }
+                let pv: Vec<Move> = self.pv[0][..self.pv_len[0]].to_vec();
+                let Some(&best) = pv.first() else { break };
+                lines.push(PvLine {
+                    score,
+                    pv,
+                    bound: None,
+                });
+                self.root_excluded.push(best);
+            }
+            if lines.len() < multipv && (self.stopped() && !self.completed.lines.is_empty()) {
+                break;
+            }
+            if lines.is_empty() {
+                break;
+            }
+            lines.sort_by_key(|line| std::cmp::Reverse(line.score));
+            previous_score = lines[0].score;
+            self.completed = IterationReport {
+                depth,
+                seldepth: self.seldepth,
+                lines,
+            };
+            if self.is_main() {
+                report(self, &self.completed);
+                if self.should_stop_after_iteration() {
+                    break;
+                }
+            }
+            if self.stopped() {
+                break;
+            }
+        }
+    }
+
+    fn should_stop_after_iteration(&self) -> bool {
+        let best = self.completed.lines[0].score;
+        if let Some(mate) = self.limits.mate {
+            if best >= MATE_BOUND && (MATE - best + 1) / 2 <= mate {
+                return true;
+            }
+        }
+        self.time.as_ref().is_some_and(|t| t.soft_limit_reached())
+    }
+
+    fn stopped(&self) -> bool {
+        self.shared.stop.load(Ordering::Relaxed)
+    }
+
+    /// Counts a node, and on the main thread checks the node and time limits.
+    #[inline]
+    fn count_node(&mut self) {
+        self.nodes += 1;
+        self.shared.nodes[self.id].store(self.nodes, Ordering::Relaxed);
+        if !self.is_main() {
+            return;
+        }
+        if let Some(limit) = self.limits.nodes {
+            let total = if self.shared.nodes.len() == 1 {
+                self.nodes
+            } else {
+                self.shared.total_nodes()
+            };
+            if total >= limit {
+                self.shared.stop.store(true, Ordering::Relaxed);
+            }
+        }
+        if self.nodes % 1024 == 0 && self.time.as_ref().is_some_and(|t| t.hard_limit_reached()) {
+            self.shared.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Step 0. Aspiration windows around the previous iteration's score.
+    fn aspiration(&mut self, root: &Board, depth: i32, previous: i32) -> i32 {
+        let mut delta = ASPIRATION_INITIAL_WINDOW;
+        let (mut alpha, mut beta) =
+            if depth >= ASPIRATION_MIN_DEPTH && previous > -INFINITY && !is_mate(previous) {
+                (
+                    (previous - delta).max(-INFINITY),
+                    (previous + delta).min(INFINITY),
+                )
+            } else {
+                (-INFINITY, INFINITY)
+            };
+        loop {
+            let score = self.negamax(root, alpha, beta, depth, 0, false);
+            if self.stopped() {
+                return score;
+            }
+            if score <= alpha {
+                beta = (alpha + beta) / 2;
+                alpha = (score - delta).max(-INFINITY);
+            } else if score >= beta {
+                beta = (score + delta).min(INFINITY);
+            } else {
+                return score;
+            }
+            delta += delta / 2;
+            if delta > 1000 {
+                alpha = -INFINITY;
+                beta = INFINITY;
+            }
+        }
+    }
+
+    /// Whether the position at `ply` (the last key) repeats: once within the search path,
+    /// or twice counting the game's history.
+    fn is_repetition(&self, board: &Board, ply: usize) -> bool {
+        let key = board.hash();
+        let n = self.keys.len();
+        let reversible = (board.halfmove_clock() as usize).min(n - 1);
+        let mut seen = 0;
+        let mut distance = 2;
+        while distance <= reversible {
+            if self.keys[n - 1 - distance] == key {
+                if distance <= ply {
+                    return true;
+                }
+                seen += 1;
+                if seen >= 2 {
+                    return true;
+                }
+            }
+            distance += 2;
+        }
+        false
+    }
+
+    fn evaluate(&self, board: &Board) -> i32 {
+        self.nnue.evaluate(board).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+    }
+
+    fn play(&mut self, board: &Board, mv: Move, ply: usize) -> Board {
+        let mut child = *board;
+        child.play(mv);
+        self.shared.tt.prefetch(child.hash());
+        self.nnue.push(board, mv);
+        self.keys.push(child.hash());
+        let kind = board.piece_type_on(mv.from()).unwrap_or(PieceType::Pawn);
+        self.stack[ply].moved = PieceTo::new(Piece::new(board.side_to_move(), kind), mv.to());
+        child
+    }
+
+    fn undo(&mut self) {
+        self.nnue.pop();
+        self.keys.pop();
+    }
+
+    /// The moves the side to move made one and two of its own turns ago... for continuation
+    /// history: the previous ply (opponent's move) and the one before.
+    fn previous_moves(&self, ply: usize) -> [PieceTo; 2] {
+        let at = |back: usize| {
+            if ply >= back {
+                self.stack[ply - back].moved
+            } else {
+                PieceTo::NONE
+            }
+        };
+        [at(1), at(2)]
+    }
+
+    fn update_pv(&mut self, ply: usize, mv: Move) {
+        self.pv[ply][0] = mv;
+        let child_len = if ply < MAX_PLY { self.pv_len[ply + 1] } else { 0 };
+        for i in 0..child_len {
+            self.pv[ply][i + 1] = self.pv[ply + 1][i];
+        }
+        self.pv_len[ply] = child_len + 1;
+    }
+
+    /// Alpha-beta principal variation search.
+    fn negamax(
+        &mut self,
+        board: &Board,
+        mut alpha: i32,
+        mut beta: i32,
+        mut depth: i32,
+        ply: usize,
+        cut_node: bool,
+    ) -> i32 {
+        let pv_node = beta - alpha > 1;
+        let root = ply == 0;
+        self.pv_len[ply] = 0;
+
+        // Step 1. Quiescence at the horizon.
+        if depth <= 0 {
+            return self.quiescence(board, alpha, beta, ply);
+        }
+
+        // Step 2. Node accounting and the stop flag.
+        self.count_node();
+        if self.stopped() && !root {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply + 1);
+        if ply >= MAX_PLY {
+            return self.evaluate(board);
+        }
+        let in_check = board.in_check();
+
+        // Step 3. Draws: repetition, fifty-move rule, dead position.
+        if !root {
+            if board.halfmove_clock() >= 100 && (!in_check || board.has_legal_move()) {
+                return 0;
+            }
+            if self.is_repetition(board, ply) || board.is_dead_position() {
+                return 0;
+            }
+
+            // Step 4. Mate distance pruning.
+            alpha = alpha.max(-MATE + ply as i32);
+            beta = beta.min(MATE - ply as i32 - 1);
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+
+        // Step 5. Transposition table probe.
+        let excluded = self.stack[ply].excluded;
+        let tt_entry = if excluded.is_null() {
+            self.shared.tt.probe(board.hash(), ply)
+        } else {
+            None
+        };
+        let tt_move = tt_entry.map_or(Move::NULL, |e| e.mv);
+        if let Some(entry) = tt_entry {
+            if !pv_node
+                && entry.depth >= depth
+                && match entry.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => entry.score >= beta,
+                    Bound::Upper => entry.score <= alpha,
+                    Bound::None => false,
+                }
+            {
+                return entry.score;
+            }
+        }
+
+        // Step 6. Static evaluation and whether it improved over two plies ago.
+        let static_eval = if in_check {
+            -INFINITY
+        } else {
+            tt_entry.map_or_else(|| self.evaluate(board), |e| e.eval)
+        };
+        self.stack[ply].static_eval = static_eval;
+        let improving = !in_check && ply >= 2 && static_eval > self.stack[ply - 2].static_eval;
+        if ply + 2 < self.stack.len() {
+            self.history.killers[ply + 1] = [Move::NULL; 2];
+        }
+
+        // Step 7. Internal iterative reduction: no hash move, search shallower first.
+        if depth >= IIR_MIN_DEPTH && tt_move.is_null() && (pv_node || cut_node) {
+            depth -= 1;
+        }
+
+        if !pv_node && !in_check && excluded.is_null() {
+            // Step 8. Reverse futility pruning.
+            if depth <= RFP_MAX_DEPTH
+                && static_eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
+                && !is_mate(beta)
+            {
+                return static_eval;
+            }
+
+            // Step 9. Null move pruning (not with only pawns and king: zugzwang).
+            let non_pawn = board.colored(board.side_to_move())
+                & !(board.pieces(PieceType::Pawn) | board.pieces(PieceType::King));
+            if depth >= NMP_MIN_DEPTH
+                && static_eval >= beta
+                && non_pawn.is_nonempty()
+                && ply >= 1
+                && self.stack[ply - 1].moved != PieceTo::NONE
+            {
+                if let Some(child) = board.null_move() {
+                    let reduction = NMP_BASE_REDUCTION + depth / NMP_DEPTH_DIVISOR;
+                    self.nnue.push_null();
+                    self.keys.push(child.hash());
+                    self.stack[ply].moved = PieceTo::NONE;
+                    let score =
+                        -self.negamax(&child, -beta, -beta + 1, depth - reduction, ply + 1, !cut_node);
+                    self.undo();
+                    if self.stopped() {
+                        return 0;
+                    }
+                    if score >= beta {
+                        return if is_mate(score) { beta } else { score };
+                    }
+                }
+            }
+        }
+
+        // Step 10. The move loop.
+        let previous = self.previous_moves(ply);
+        let counter = self.history.counter(previous[0]);
+        let killers = self.history.killers[ply];
+        let mut picker = MovePicker::new(board, tt_move, killers, counter, previous);
+        let us = board.side_to_move();
+        let mut best_score = -INFINITY;
+        let mut best_move = Move::NULL;
+        let mut moves_searched = 0;
+        let mut quiets_tried: [Move; 64] = [Move::NULL; 64];
+        let mut quiets_count = 0;
+        let mut captures_tried: [Move; 32] = [Move::NULL; 32];
+        let mut captures_count = 0;
+        let original_alpha = alpha;
+
+        while let Some(mv) = picker.next(board, &self.history) {
+            if mv == excluded || (root && self.root_excluded.contains(&mv)) {
+                continue;
+            }
+            let is_quiet = !board.is_capture(mv) && mv.promotion().is_none();
+            let kind = board.piece_type_on(mv.from()).unwrap_or(PieceType::Pawn);
+            let history_score = if is_quiet {
+                self.history
+                    .quiet_score(us, mv, PieceTo::new(Piece::new(us, kind), mv.to()), previous)
+            } else {
+                0
+            };
+
+            // Step 11. Pruning of late and losing moves (never before a move is searched,
+            // never when every move so far loses to a mate).
+            if !root && best_score > -MATE_BOUND && moves_searched > 0 {
+                if is_quiet {
+                    // Late move pruning.
+                    let lmp_limit = (LMP_BASE + depth * depth) / (2 - i32::from(improving));
+                    if !pv_node && !in_check && moves_searched >= lmp_limit {
+                        picker.skip_quiets();
+                        continue;
+                    }
+                    // Futility pruning.
+                    if !in_check
+                        && depth <= FP_MAX_DEPTH
+                        && static_eval + FP_BASE + FP_PER_DEPTH * depth <= alpha
+                    {
+                        picker.skip_quiets();
+                        continue;
+                    }
+                }
+                // SEE pruning.
+                if depth <= SEE_PRUNE_MAX_DEPTH {
+                    let margin = if is_quiet {
+                        SEE_QUIET_MARGIN * depth
+                    } else {
+                        SEE_NOISY_MARGIN * depth * depth
+                    };
+                    if !see(board, mv, margin) {
+                        continue;
+                    }
+                }
+            }
+
+            let child = self.play(board, mv, ply);
+            moves_searched += 1;
+            // Step 12. Check extension.
+            let extension = i32::from(child.in_check());
+            let new_depth = depth - 1 + extension;
+
+            // Step 13. Principal variation search with late move reductions.
+            let mut score;
+            if moves_searched == 1 {
+                score = -self.negamax(&child, -beta, -alpha, new_depth, ply + 1, false);
+            } else {
+                let mut reduction = 0;
+                if depth >= LMR_MIN_DEPTH && moves_searched > 1 + usize::from(root) as i32 && is_quiet {
+                    reduction = self.reductions[depth.min(63) as usize][(moves_searched as usize).min(63)];
+                    reduction += i32::from(!pv_node);
+                    reduction -= i32::from(improving);
+                    reduction += i32::from(cut_node);
+                    reduction -= history_score / LMR_HISTORY_DIVISOR;
+                    reduction -= i32::from(child.in_check());
+                    reduction = reduction.clamp(0, new_depth - 1);
+                }
+                score = -self.negamax(&child, -alpha - 1, -alpha, new_depth - reduction, ply + 1, true);
+                if score > alpha && reduction > 0 {
+                    score = -self.negamax(&child, -alpha - 1, -alpha, new_depth, ply + 1, !cut_node);
+                }
+                if score > alpha && pv_node {
+                    score = -self.negamax(&child, -beta, -alpha, new_depth, ply + 1, false);
+                }
+            }
+            self.undo();
+            if self.stopped() && !(root && best_move.is_null()) {
+                return 0;
+            }
+
+            // Step 14. Best move bookkeeping.
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = mv;
+                    if pv_node {
+                        self.update_pv(ply, mv);
+                    }
+                    if score >= beta {
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+            if best_move.is_null() && root && moves_searched == 1 {
+                // Keep some move at the root even if every move fails low.
+                self.pv[0][0] = mv;
+                self.pv_len[0] = 1;
+            }
+            if is_quiet && quiets_count < quiets_tried.len() {
+                quiets_tried[quiets_count] = mv;
+                quiets_count += 1;
+            } else if !is_quiet && captures_count < captures_tried.len() {
+                captures_tried[captures_count] = mv;
+                captures_count += 1;
+            }
+        }
+
+        // Step 15. Checkmate and stalemate.
+        if moves_searched == 0 {
+            if !excluded.is_null() {
+                return alpha;
+            }
+            if root && !self.root_excluded.is_empty() {
+                return -INFINITY;
+            }
+            return if in_check { -MATE + ply as i32 } else { 0 };
+        }
+
+        // Step 16. History updates on a cutoff.
+        if best_score >= beta && !best_move.is_null() {
+            let b = bonus(depth);
+            let best_is_quiet = !board.is_capture(best_move) && best_move.promotion().is_none();
+            if best_is_quiet {
+                self.history.add_killer(ply, best_move);
+                self.history.set_counter(previous[0], best_move);
+                for &mv in &quiets_tried[..quiets_count] {
+                    let kind = board.piece_type_on(mv.from()).unwrap_or(PieceType::Pawn);
+                    let piece_to = PieceTo::new(Piece::new(us, kind), mv.to());
+                    let delta = if mv == best_move { b } else { -b };
+                    self.history.update_quiet(us, mv, piece_to, previous, delta);
+                }
+            }
+            for &mv in &captures_tried[..captures_count] {
+                let moving = board.piece_type_on(mv.from()).unwrap_or(PieceType::Pawn);
+                let captured = board.piece_type_on(mv.to()).unwrap_or(PieceType::Pawn);
+                let delta = if mv == best_move { b } else { -b };
+                self.history.update_capture(moving, mv.to(), captured, delta);
+            }
+        }
+
+        // Step 17. Store the result.
+        if excluded.is_null() && (!root || self.root_excluded.is_empty()) {
+            let bound = if best_score >= beta {
+                Bound::Lower
+            } else if best_score > original_alpha {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            let eval = if in_check { 0 } else { static_eval };
+            self.shared
+                .tt
+                .store(board.hash(), ply, best_move, best_score, eval, depth, bound);
+        }
+        best_score
+    }
+
+    /// Quiescence search: captures and promotions until the position is quiet (all evasions
+    /// when in check), with stand pat, delta pruning and SEE pruning.
+    fn quiescence(&mut self, board: &Board, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        self.count_node();
+        if self.stopped() {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply + 1);
+        if ply >= MAX_PLY {
+            return self.evaluate(board);
+        }
+        if board.is_dead_position() {
+            return 0;
+        }
+        let pv_node = beta - alpha > 1;
+        let in_check = board.in_check();
+
+        // Transposition table.
+        let tt_entry = self.shared.tt.probe(board.hash(), ply);
+        if let Some(entry) = tt_entry {
+            if !pv_node
+                && match entry.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => entry.score >= beta,
+                    Bound::Upper => entry.score <= alpha,
+                    Bound::None => false,
+                }
+            {
+                return entry.score;
+            }
+        }
+
+        // Stand pat.
+        let static_eval = if in_check {
+            -INFINITY
+        } else {
+            tt_entry.map_or_else(|| self.evaluate(board), |e| e.eval)
+        };
+        let mut best_score = static_eval;
+        if !in_check {
+            if static_eval >= beta {
+                return static_eval;
+            }
+            alpha = alpha.max(static_eval);
+        }
+
+        let mut picker = MovePicker::quiescence(board, tt_entry.map_or(Move::NULL, |e| e.mv));
+        let mut best_move = Move::NULL;
+        let mut moves_searched = 0;
+        let original_alpha = alpha;
+        while let Some(mv) = picker.next(board, &self.history) {
+            if !in_check {
+                // Delta pruning: even winning the piece cannot reach alpha.
+                if static_eval + gain(board, mv) + QS_DELTA_MARGIN <= alpha && mv.promotion().is_none() {
+                    continue;
+                }
+                if !see(board, mv, 0) {
+                    continue;
+                }
+            }
+            let child = self.play(board, mv, ply);
+            moves_searched += 1;
+            let score = -self.quiescence(&child, -beta, -alpha, ply + 1);
+            self.undo();
+            if self.stopped() {
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = mv;
+                    if score >= beta {
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+        }
+        if in_check && moves_searched == 0 {
+            return -MATE + ply as i32;
+        }
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if best_score > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let eval = if in_check { 0 } else { static_eval };
+        self.shared
+            .tt
+            .store(board.hash(), ply, best_move, best_score, eval, 0, bound);
+        best_score
+    }
+}

@@ -1,0 +1,196 @@
+//! The transposition table, shared by all search threads without locks.
+//!
+//! Each slot is two `AtomicU64` words: `data` (move, score, static eval, depth, bound, age)
+//! and `check = key ^ data`. Writers store both words with relaxed ordering; readers load
+//! both and accept the entry only if `check ^ data == key`. Two threads writing the same
+//! slot at once can interleave their words, but then the XOR no longer matches either key
+//! and the entry reads as a miss: a race costs a lost entry, never a wrong one (the
+//! "lockless hashing" scheme of Hyatt and Mann). Any move read back is still checked for
+//! legality before it is played, so even a 64-bit key collision cannot corrupt the search.
+//!
+//! Replacement: a slot is overwritten unless it holds a deeper entry of the same position
+//! from the current search; entries from earlier searches (older age) always give way.
+//! Mate scores are stored relative to the node, not the root (see `score_to_tt`).
+
+use movegen::Move;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+/// What a stored score means.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Bound {
+    None = 0,
+    /// The score is a lower bound (a fail high).
+    Lower = 1,
+    /// The score is an upper bound (a fail low).
+    Upper = 2,
+    Exact = 3,
+}
+
+/// A decoded table entry.
+#[derive(Clone, Copy, Debug)]
+pub struct TtEntry {
+    pub mv: Move,
+    pub score: i32,
+    pub eval: i32,
+    pub depth: i32,
+    pub bound: Bound,
+}
+
+#[derive(Default)]
+struct Slot {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+pub struct TranspositionTable {
+    slots: Vec<Slot>,
+    age: AtomicU8,
+}
+
+impl std::fmt::Debug for TranspositionTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TranspositionTable({} slots)", self.slots.len())
+    }
+}
+
+fn pack(mv: Move, score: i32, eval: i32, depth: i32, bound: Bound, age: u8) -> u64 {
+    u64::from(mv.to_u16())
+        | (u64::from(score as i16 as u16) << 16)
+        | (u64::from(eval as i16 as u16) << 32)
+        | (u64::from(depth.clamp(0, 255) as u8) << 48)
+        | (u64::from(bound as u8) << 56)
+        | (u64::from(age & 63) << 58)
+}
+
+impl TranspositionTable {
+    /// A table of about `mib` MiB (at least one slot).
+    pub fn new(mib: usize) -> Self {
+        let count = (mib.max(1) * 1024 * 1024 / std::mem::size_of::<Slot>()).max(1);
+        let mut slots = Vec::with_capacity(count);
+        slots.resize_with(count, Slot::default);
+        TranspositionTable {
+            slots,
+            age: AtomicU8::new(0),
+        }
+    }
+
+    /// Empties the table (requires no search running).
+    pub fn clear(&self) {
+        for slot in &self.slots {
+            slot.check.store(0, Ordering::Relaxed);
+            slot.data.store(0, Ordering::Relaxed);
+        }
+        self.age.store(0, Ordering::Relaxed);
+    }
+
+    /// Starts a new search generation.
+    pub fn new_search(&self) {
+        self.age.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn current_age(&self) -> u8 {
+        self.age.load(Ordering::Relaxed) & 63
+    }
+
+    #[inline]
+    fn index(&self, key: u64) -> usize {
+        ((u128::from(key) * self.slots.len() as u128) >> 64) as usize
+    }
+
+    /// Hints the CPU to fetch the slot of `key`.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let ptr = &self.slots[self.index(key)] as *const Slot as *const i8;
+            // SAFETY: prefetching is a hint and never faults; `ptr` points into `slots`.
+            unsafe { std::arch::x86_64::_mm_prefetch(ptr, std::arch::x86_64::_MM_HINT_T0) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    /// The entry for `key`, with its score converted to be relative to the root at `ply`.
+    pub fn probe(&self, key: u64, ply: usize) -> Option<TtEntry> {
+        let slot = &self.slots[self.index(key)];
+        let data = slot.data.load(Ordering::Relaxed);
+        let check = slot.check.load(Ordering::Relaxed);
+        if check ^ data != key || data == 0 {
+            return None;
+        }
+        let bound = match (data >> 56) & 3 {
+            1 => Bound::Lower,
+            2 => Bound::Upper,
+            3 => Bound::Exact,
+            _ => Bound::None,
+        };
+        Some(TtEntry {
+            mv: Move::from_u16(data as u16).unwrap_or(Move::NULL),
+            score: score_from_tt(i32::from((data >> 16) as u16 as i16), ply),
+            eval: i32::from((data >> 32) as u16 as i16),
+            depth: i32::from((data >> 48) as u8),
+            bound,
+        })
+    }
+
+    /// Stores a search result for `key` found at `ply`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn store(&self, key: u64, ply: usize, mv: Move, score: i32, eval: i32, depth: i32, bound: Bound) {
+        let slot = &self.slots[self.index(key)];
+        let age = self.current_age();
+        let old_data = slot.data.load(Ordering::Relaxed);
+        let old_check = slot.check.load(Ordering::Relaxed);
+        let same_position = old_check ^ old_data == key;
+        let old_age = ((old_data >> 58) & 63) as u8;
+        let old_depth = i32::from((old_data >> 48) as u8);
+        if same_position && old_age == age && bound != Bound::Exact && depth + 4 < old_depth {
+            return;
+        }
+        // Keep a known best move when this result has none.
+        let mv = if mv.is_null() && same_position {
+            Move::from_u16(old_data as u16).unwrap_or(Move::NULL)
+        } else {
+            mv
+        };
+        let data = pack(mv, score_to_tt(score, ply), eval, depth, bound, age);
+        slot.data.store(data, Ordering::Relaxed);
+        slot.check.store(key ^ data, Ordering::Relaxed);
+    }
+
+    /// Permille of sampled slots filled in the current search.
+    pub fn hashfull(&self) -> u32 {
+        let age = self.current_age();
+        let sample = self.slots.len().min(1000);
+        let used = self.slots[..sample]
+            .iter()
+            .filter(|s| {
+                let d = s.data.load(Ordering::Relaxed);
+                d != 0 && ((d >> 58) & 63) as u8 == age
+            })
+            .count();
+        (used * 1000 / sample.max(1)) as u32
+    }
+}
+
+/// Mate scores are stored as distance from the node, read back as distance from the root.
+fn score_to_tt(score: i32, ply: usize) -> i32 {
+    use crate::search::MATE_BOUND;
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn score_from_tt(score: i32, ply: usize) -> i32 {
+    use crate::search::MATE_BOUND;
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
