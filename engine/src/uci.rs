@@ -620,3 +620,141 @@ pub fn display(board: &Board) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_positions_with_moves() {
+        let cmd = parse_command("position startpos moves e2e4 e7e5 g1f3").unwrap();
+        let Command::Position { start, moves } = cmd else {
+            panic!("not a position")
+        };
+        assert_eq!(start, Board::startpos());
+        assert_eq!(
+            moves.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+            ["e2e4", "e7e5", "g1f3"]
+        );
+        let cmd = parse_command("position fen 4k3/8/8/8/8/8/8/4K2R w K - 0 1 moves e1g1").unwrap();
+        let Command::Position { moves, .. } = cmd else {
+            panic!("not a position")
+        };
+        assert_eq!(moves[0].to_string(), "e1h1", "castling is stored king-takes-rook");
+        assert_eq!(
+            parse_command("position startpos moves e2e5"),
+            Err("move 1 of the list: illegal move \"e2e5\"".to_string())
+        );
+        assert!(parse_command("position fen 8/8 w - - 0 1")
+            .unwrap_err()
+            .starts_with("bad position: invalid FEN"));
+        assert!(parse_command("position startpos junk").is_err());
+    }
+
+    #[test]
+    fn parses_go() {
+        let go = |line: &str| match parse_command(line) {
+            Ok(Command::Go(g)) => g,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            go("go wtime 1000 btime 900 winc 10 binc 20 movestogo 5"),
+            GoParams {
+                wtime: Some(1000),
+                btime: Some(900),
+                winc: 10,
+                binc: 20,
+                movestogo: Some(5),
+                ..GoParams::default()
+            }
+        );
+        assert_eq!(go("go infinite").infinite, true);
+        assert_eq!(go("go ponder movetime 50").movetime, Some(50));
+        assert_eq!(go("go mate 3").mate, Some(3));
+        assert_eq!(go("go nodes 12345").nodes, Some(12345));
+        assert_eq!(go("go perft 4").perft, Some(4));
+        assert_eq!(
+            parse_command("go wtime -1"),
+            Err("bad value \"-1\" for 'wtime'".to_string())
+        );
+        assert_eq!(
+            parse_command("go depth 0"),
+            Err("depth 0 out of range (1 to 100)".to_string())
+        );
+        assert_eq!(
+            parse_command("go depth"),
+            Err("'depth' needs a value".to_string())
+        );
+        assert_eq!(
+            parse_command("go fast"),
+            Err("unknown go parameter \"fast\"".to_string())
+        );
+    }
+
+    #[test]
+    fn parses_setoption_and_the_rest() {
+        assert_eq!(
+            parse_command("setoption name Move Overhead value 30"),
+            Ok(Command::SetOption {
+                name: "Move Overhead".into(),
+                value: Some("30".into())
+            })
+        );
+        assert_eq!(
+            parse_command("setoption name Clear Hash"),
+            Ok(Command::SetOption {
+                name: "Clear Hash".into(),
+                value: None
+            })
+        );
+        assert_eq!(
+            parse_command("setoption name EvalFile value /tmp/my net.nnue"),
+            Ok(Command::SetOption {
+                name: "EvalFile".into(),
+                value: Some("/tmp/my net.nnue".into())
+            })
+        );
+        assert!(parse_command("setoption value 3").is_err());
+        assert_eq!(parse_command("   "), Ok(Command::Nothing));
+        assert_eq!(parse_command("isready"), Ok(Command::IsReady));
+        assert_eq!(parse_command("bench 5"), Ok(Command::Bench { depth: Some(5) }));
+        assert_eq!(parse_command("quit"), Ok(Command::Quit));
+        assert_eq!(
+            parse_command("uciok"),
+            Err("unknown command \"uciok\"".to_string())
+        );
+    }
+
+    #[test]
+    fn option_values_are_checked() {
+        let lines = Arc::new(Mutex::new(Vec::<String>::new()));
+        let sink = lines.clone();
+        let mut engine = UciEngine::new(Arc::new(move |l: &str| sink.lock().unwrap().push(l.to_string())));
+        for (line, error) in [
+            (
+                "setoption name Hash value 0",
+                "bad value \"0\" for Hash (integer from 1 to 65536)",
+            ),
+            (
+                "setoption name Threads value x",
+                "bad value \"x\" for Threads (integer from 1 to 256)",
+            ),
+            (
+                "setoption name Ponder value yes",
+                "bad value Some(\"yes\") for Ponder (true or false)",
+            ),
+            ("setoption name Hash", "option \"Hash\" needs a value"),
+        ] {
+            engine.handle_line(line);
+            assert_eq!(
+                lines.lock().unwrap().pop().unwrap(),
+                format!("info string error: {error}")
+            );
+        }
+        assert_eq!(engine.options, Options::default());
+        engine.handle_line("setoption name threads value 3");
+        engine.handle_line("setoption name MultiPV value 4");
+        assert_eq!((engine.options.threads, engine.options.multipv), (3, 4));
+        assert_eq!(engine.workers.lock().unwrap().len(), 3);
+    }
+}

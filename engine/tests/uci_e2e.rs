@@ -1,0 +1,468 @@
+//! The `luft` binary driven over a pipe, as a GUI or match runner drives it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    fn start() -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_luft"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("luft starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine { child, stdin, lines }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn send_bytes(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Lines up to and including the first that starts with `prefix`.
+    fn until(&mut self, prefix: &str, timeout: Duration) -> Vec<String> {
+        let deadline = Instant::now() + timeout;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let done = line.starts_with(prefix);
+                    seen.push(line);
+                    if done {
+                        return seen;
+                    }
+                }
+                Err(_) => panic!("no line starting with {prefix:?} within {timeout:?}; saw {seen:?}"),
+            }
+        }
+    }
+
+    fn bestmove(&mut self, timeout: Duration) -> (String, Vec<String>) {
+        let lines = self.until("bestmove", timeout);
+        let best = lines
+            .last()
+            .unwrap()
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .to_string();
+        (best, lines)
+    }
+
+    fn ready(&mut self) {
+        self.send("isready");
+        self.until("readyok", Duration::from_secs(5));
+    }
+
+    fn fen(&mut self) -> String {
+        self.send("d");
+        let lines = self.until("Checkers:", Duration::from_secs(5));
+        let fen = lines.iter().find(|l| l.starts_with("Fen: ")).expect("a Fen line");
+        fen["Fen: ".len()..].to_string()
+    }
+
+    fn quit(mut self) {
+        self.send("quit");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                assert!(status.success());
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("luft did not quit");
+    }
+}
+
+const SECOND: Duration = Duration::from_secs(1);
+
+fn last_info_nodes(lines: &[String]) -> u64 {
+    let info = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info depth"))
+        .expect("an info line");
+    let tokens: Vec<&str> = info.split_whitespace().collect();
+    let i = tokens.iter().position(|&t| t == "nodes").unwrap();
+    tokens[i + 1].parse().unwrap()
+}
+
+#[test]
+fn handshake_lists_every_option() {
+    let mut e = Engine::start();
+    e.send("uci");
+    let lines = e.until("uciok", 5 * SECOND);
+    assert!(lines[0].starts_with("id name Luft "), "{lines:?}");
+    assert_eq!(lines[1], "id author The Luft developers");
+    for option in [
+        "Hash",
+        "Threads",
+        "MultiPV",
+        "Move Overhead",
+        "EvalFile",
+        "UCI_Chess960",
+        "Ponder",
+        "Clear Hash",
+    ] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("option name {option} type"))),
+            "{option}"
+        );
+    }
+    e.ready();
+    e.quit();
+}
+
+#[test]
+fn depth_nodes_and_movetime_limits() {
+    let mut e = Engine::start();
+    e.send("position startpos moves e2e4 c7c5");
+    e.send("go depth 6");
+    let (best, lines) = e.bestmove(10 * SECOND);
+    assert!(lines.iter().any(|l| l.starts_with("info depth 6 ")), "{lines:?}");
+    assert!(!lines.iter().any(|l| l.starts_with("info depth 7 ")));
+    let info = lines.iter().find(|l| l.starts_with("info depth 6 ")).unwrap();
+    for field in [
+        "seldepth", "multipv", "score", "nodes", "nps", "hashfull", "time", "pv",
+    ] {
+        assert!(
+            info.split_whitespace().any(|t| t == field),
+            "{field} missing in {info}"
+        );
+    }
+    assert_eq!(best.len(), 4, "{best}");
+
+    e.send("go nodes 3000");
+    let (_, lines) = e.bestmove(10 * SECOND);
+    assert!(last_info_nodes(&lines) <= 3000, "{lines:?}");
+
+    e.send("position startpos moves d2d4");
+    let t = Instant::now();
+    e.send("go movetime 300");
+    e.bestmove(5 * SECOND);
+    let elapsed = t.elapsed();
+    assert!(
+        elapsed >= Duration::from_millis(250) && elapsed < Duration::from_millis(600),
+        "{elapsed:?}"
+    );
+    e.quit();
+}
+
+#[test]
+fn stop_and_isready_during_infinite_search() {
+    let mut e = Engine::start();
+    e.send("position startpos");
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(200));
+    let t = Instant::now();
+    e.send("isready");
+    e.until("readyok", SECOND);
+    assert!(
+        t.elapsed() < Duration::from_millis(200),
+        "readyok took {:?}",
+        t.elapsed()
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let t = Instant::now();
+    e.send("stop");
+    let (best, _) = e.bestmove(SECOND);
+    assert!(
+        t.elapsed() < Duration::from_millis(200),
+        "stop took {:?}",
+        t.elapsed()
+    );
+    assert_ne!(best, "0000");
+    e.quit();
+}
+
+#[test]
+fn clock_response_time_is_bounded() {
+    // 1 s + 10 ms: the hard limit is 115 ms; a broken time manager blows the bound (bounds
+    // leave room for a loaded CI machine, far below what searching on would take).
+    let mut e = Engine::start();
+    e.send("position startpos moves d2d4 d7d5 c2c4");
+    e.ready();
+    let t = Instant::now();
+    e.send("go wtime 1000 btime 1000 winc 10 binc 10");
+    e.bestmove(2 * SECOND);
+    let elapsed = t.elapsed();
+    assert!(elapsed < Duration::from_millis(300), "{elapsed:?}");
+    assert!(elapsed >= Duration::from_millis(10), "{elapsed:?}");
+    // Almost flagged: 20 ms left (hard limit 8 ms) answers in time.
+    let t = Instant::now();
+    e.send("go wtime 20 btime 20");
+    e.bestmove(SECOND);
+    assert!(t.elapsed() < Duration::from_millis(100), "{:?}", t.elapsed());
+    e.quit();
+}
+
+#[test]
+fn forced_mates_are_reported_as_mate_scores() {
+    let mut e = Engine::start();
+    // A back-rank mate in one.
+    e.send("position fen 6k1/5ppp/8/8/8/8/1Q3PPP/3R2K1 w - - 0 1");
+    e.send("go depth 8");
+    let (best, lines) = e.bestmove(10 * SECOND);
+    let info = lines.iter().rev().find(|l| l.starts_with("info depth")).unwrap();
+    assert!(info.contains("score mate 1"), "{info}");
+    assert_eq!(best, "d1d8");
+    // The side to move is mated in one whatever it does (Kg8, Ra8#): a negative mate score.
+    e.send("position fen 7k/8/6K1/8/8/8/8/R7 b - - 0 1");
+    e.send("go depth 6");
+    let (best, lines) = e.bestmove(10 * SECOND);
+    let info = lines.iter().rev().find(|l| l.starts_with("info depth")).unwrap();
+    assert!(info.contains("score mate -1"), "{info}");
+    assert_eq!(best, "h8g8");
+    // Mate in two (1. Kg6 Kg8 2. Ra8#), found by `go mate 2`.
+    e.send("position fen 7k/8/5K2/8/8/8/8/R7 w - - 0 1");
+    e.send("go mate 2");
+    let (best, lines) = e.bestmove(10 * SECOND);
+    let info = lines.iter().rev().find(|l| l.starts_with("info depth")).unwrap();
+    assert!(info.contains("score mate 2"), "{info}");
+    assert_eq!(best, "f6g6");
+    e.quit();
+}
+
+#[test]
+fn checkmated_and_stalemated_roots_answer_0000() {
+    let mut e = Engine::start();
+    e.send("position startpos moves f2f3 e7e5 g2g4 d8h4");
+    e.send("go depth 5");
+    let (best, lines) = e.bestmove(5 * SECOND);
+    assert_eq!(best, "0000");
+    assert!(lines.iter().any(|l| l.contains("score mate 0")), "{lines:?}");
+    e.send("position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+    e.send("go movetime 100");
+    let (best, _) = e.bestmove(5 * SECOND);
+    assert_eq!(best, "0000");
+    e.quit();
+}
+
+#[test]
+fn bad_input_changes_nothing() {
+    let mut e = Engine::start();
+    e.send("position startpos moves e2e4");
+    let before = e.fen();
+    let bad_lines = [
+        "frobnicate",
+        "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN w KQkq - 0 1",
+        "position fen 8/8/8/8/8/8/8/8 w - - 0 1",
+        "position startpos moves e2e4 e7e5 e1e3",
+        "position startpos moves e2e4 zzzz",
+        "position",
+        "position fen",
+        "setoption name Hash value 0",
+        "setoption name Hash value 99999999",
+        "setoption name Hash value lots",
+        "setoption name Threads value -1",
+        "setoption name MultiPV value 1000",
+        "setoption name Move Overhead value 1e9",
+        "setoption name UCI_Chess960 value maybe",
+        "setoption name NoSuchOption value 1",
+        "setoption",
+        "setoption name EvalFile value /nonexistent/net.nnue",
+        "go wtime -100 btime -100",
+        "go depth -3",
+        "go depth",
+        "go nodes many",
+        "go movetime -5",
+        "go mate 0",
+        "go perft 99",
+        "go sideways",
+        "bench 0",
+    ];
+    for line in bad_lines {
+        e.send(line);
+        let lines = e.until("info string error:", 5 * SECOND);
+        assert_eq!(lines.len(), 1, "{line}: {lines:?}");
+    }
+    // Garbage bytes, an empty line, a very long line.
+    e.send_bytes(b"\xff\xfe\x00\x01garbage\n");
+    e.until("info string error:", 5 * SECOND);
+    e.send("");
+    e.send(&"x".repeat(2_000_000));
+    e.until("info string error: line too long", 5 * SECOND);
+    e.send(&format!("position startpos moves {}", "e2e4 ".repeat(10_000)));
+    e.until("info string error:", 5 * SECOND);
+    assert_eq!(e.fen(), before, "bad input changed the position");
+    e.send("go depth 3");
+    let (best, _) = e.bestmove(5 * SECOND);
+    assert_ne!(best, "0000");
+    e.quit();
+}
+
+#[test]
+fn evalfile_swap_and_bad_evalfile() {
+    let dir = std::env::temp_dir().join(format!("luft-evalfile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let random = dir.join("random.nnue");
+    std::fs::write(&random, nnue::Network::random(64, 1, 3).to_bytes()).unwrap();
+    let corrupt = dir.join("corrupt.nnue");
+    let mut bytes = nnue::Network::random(64, 1, 3).to_bytes();
+    bytes[500] ^= 0x40;
+    std::fs::write(&corrupt, &bytes).unwrap();
+
+    let mut e = Engine::start();
+    e.send("position startpos moves e2e4");
+    e.send("eval");
+    let material = e.until("info string eval", 5 * SECOND).pop().unwrap();
+    assert_eq!(material, "info string eval 0 cp (side to move), 0 cp (white)");
+
+    e.send(&format!("setoption name EvalFile value {}", random.display()));
+    let loaded = e.until("info string", 5 * SECOND).pop().unwrap();
+    assert!(loaded.contains("loaded: hidden 64"), "{loaded}");
+    e.send("eval");
+    let swapped = e.until("info string eval", 5 * SECOND).pop().unwrap();
+    let expected = nnue::Network::random(64, 1, 3).evaluate(
+        &movegen::Board::from_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").unwrap(),
+    );
+    assert!(
+        swapped.starts_with(&format!("info string eval {expected} cp")),
+        "{swapped}"
+    );
+
+    e.send(&format!("setoption name EvalFile value {}", corrupt.display()));
+    let error = e.until("info string", 5 * SECOND).pop().unwrap();
+    assert!(
+        error.starts_with("info string error: net file corrupt"),
+        "{error}"
+    );
+    e.send("eval");
+    assert_eq!(
+        e.until("info string eval", 5 * SECOND).pop().unwrap(),
+        swapped,
+        "the previous net stays"
+    );
+
+    e.send("setoption name EvalFile value <default>");
+    e.until("info string EvalFile", 5 * SECOND);
+    e.send("eval");
+    assert_eq!(e.until("info string eval", 5 * SECOND).pop().unwrap(), material);
+    e.send("go depth 4");
+    e.bestmove(5 * SECOND);
+    e.quit();
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn same_search_twice_after_ucinewgame_gives_same_nodes() {
+    let mut e = Engine::start();
+    let run = |e: &mut Engine| {
+        e.send("ucinewgame");
+        e.send("position startpos moves e2e4 e7e5 g1f3 b8c6");
+        e.send("go depth 9");
+        let (best, lines) = e.bestmove(20 * SECOND);
+        (best, last_info_nodes(&lines))
+    };
+    let first = run(&mut e);
+    let second = run(&mut e);
+    assert_eq!(first, second);
+    e.quit();
+}
+
+#[test]
+fn bench_is_deterministic() {
+    let run = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_luft"))
+            .args(["bench", "10"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(text.lines().count(), 51, "{text}");
+        let last = text.lines().last().unwrap().to_string();
+        let tokens: Vec<&str> = last.split_whitespace().collect();
+        assert_eq!(
+            (tokens.len(), tokens[1], tokens[3]),
+            (4, "nodes", "nps"),
+            "{last}"
+        );
+        tokens[0].parse::<u64>().unwrap()
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn perft_multipv_ponder_and_threads() {
+    let mut e = Engine::start();
+    e.send("position startpos");
+    e.send("go perft 3");
+    let lines = e.until("Nodes searched", 5 * SECOND);
+    assert_eq!(lines.len(), 21);
+    assert_eq!(lines[20], "Nodes searched: 8902");
+
+    e.send("setoption name MultiPV value 3");
+    e.send("go depth 5");
+    let (_, lines) = e.bestmove(10 * SECOND);
+    for k in 1..=3 {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info depth 5 ") && l.contains(&format!(" multipv {k} "))),
+            "{k}"
+        );
+    }
+    e.send("setoption name MultiPV value 1");
+
+    // Ponder: no bestmove until ponderhit, then within the clock.
+    e.send("setoption name Ponder value true");
+    e.send("position startpos moves e2e4");
+    e.send("go ponder wtime 2000 btime 2000");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        e.lines.try_iter().all(|l| !l.starts_with("bestmove")),
+        "bestmove while pondering"
+    );
+    let t = Instant::now();
+    e.send("ponderhit");
+    e.bestmove(2 * SECOND);
+    assert!(t.elapsed() < Duration::from_millis(400), "{:?}", t.elapsed());
+
+    e.send("setoption name Threads value 2");
+    e.send("position startpos");
+    e.send("go depth 8");
+    let (best, _) = e.bestmove(20 * SECOND);
+    assert_ne!(best, "0000");
+    e.quit();
+}
+
+#[test]
+fn chess960_castling_in_uci() {
+    let mut e = Engine::start();
+    e.send("setoption name UCI_Chess960 value true");
+    e.send("position fen 7k/8/8/8/8/8/8/RK4R1 w GA - 0 1 moves b1g1");
+    assert_eq!(e.fen(), "7k/8/8/8/8/8/8/R4RK1 b - - 1 1");
+    e.send("position fen 7k/8/8/8/8/8/8/RK4R1 w GA - 0 1");
+    e.send("go perft 1");
+    let lines = e.until("Nodes searched", 5 * SECOND);
+    assert!(lines.iter().any(|l| l == "b1g1: 1"), "{lines:?}");
+    assert!(lines.iter().any(|l| l == "b1a1: 1"), "{lines:?}");
+    e.quit();
+}
