@@ -668,7 +668,7 @@ mod tests {
                 ..GoParams::default()
             }
         );
-        assert_eq!(go("go infinite").infinite, true);
+        assert!(go("go infinite").infinite);
         assert_eq!(go("go ponder movetime 50").movetime, Some(50));
         assert_eq!(go("go mate 3").mate, Some(3));
         assert_eq!(go("go nodes 12345").nodes, Some(12345));
