@@ -1,6 +1,8 @@
 //! The incremental accumulator equals a refresh at every node of perft trees, and every
 //! backend's evaluation equals the scalar reference of the `nnue` crate exactly.
 
+#![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a failure
+
 use engine::accumulator::{detected_backend, AccumulatorStack, Backend};
 use movegen::suite::parse_suite;
 use movegen::Board;

@@ -1,5 +1,7 @@
 //! The `luft` binary driven over a pipe, as a GUI or match runner drives it.
 
+#![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a failure
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};

@@ -1,6 +1,8 @@
 //! FEN corpora: every line of `valid.fens` reads and writes back to a FEN that reads to the
 //! same board; every line of `invalid.fens` is rejected; every Chess960 start position reads.
 
+#![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a failure
+
 use movegen::{Board, FenError};
 
 fn lines(text: &str) -> impl Iterator<Item = &str> {

@@ -1,5 +1,7 @@
 //! SAN, UCI and PGN: exact texts for the cases notation gets wrong, and round trips.
 
+#![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a failure
+
 use movegen::pgn::{parse_pgn, PgnGame};
 use movegen::{Board, Game, Move, MoveParseError, Square};
 

@@ -3,6 +3,8 @@
 //! a reader accepts must then be consistent (a board's key matches a recomputation and its
 //! FEN reads back to it; a parsed move is legal).
 
+#![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a failure
+
 use movegen::pgn::parse_pgn;
 use movegen::suite::parse_suite;
 use movegen::{Board, Validation};

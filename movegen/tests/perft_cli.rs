@@ -1,6 +1,8 @@
 //! The `perft` binary end to end: output format, divide, suites, and exit code 2 with a
 //! one-line message for every kind of bad input.
 
+#![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a failure
+
 use std::process::Command;
 
 fn perft(args: &[&str]) -> (i32, String, String) {

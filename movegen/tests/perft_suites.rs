@@ -3,6 +3,8 @@
 //! `#[ignore]`d ones run every published depth:
 //! `cargo test --release -p movegen --test perft_suites -- --ignored`.
 
+#![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a failure
+
 use movegen::suite::{parse_suite, PerftCase};
 use movegen::{perft, Board};
 

@@ -10,6 +10,8 @@
 //! 20th `random.perft` position, to keep `cargo test` quick; set `LUFT_FULL_INVARIANTS=1`
 //! to walk all of them.
 
+#![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a failure
+
 use movegen::suite::parse_suite;
 use movegen::{Board, Move};
 use std::collections::HashSet;
