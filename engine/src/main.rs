@@ -1,10 +1,21 @@
-//! The `luft` binary: UCI by default; `luft bench [depth]`; `luft perft <depth> [fen]`.
+//! The `luft` binary: UCI by default; `luft bench [depth]`; `luft perft <depth> [fen]`;
+//! `luft genfens N seed S book <None|FILE> [plies P] [maxscore M]` (OpenBench).
 
 use engine::uci::{default_net, stdout_writer, UciEngine};
 use std::process::ExitCode;
 
+/// Prints a line; a closed stdout (e.g. piped into `head`) ends quietly instead of panicking.
+fn emit(line: &str) {
+    use std::io::Write;
+    if writeln!(std::io::stdout().lock(), "{line}").is_err() {
+        std::process::exit(0);
+    }
+}
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    // OpenBench may pass a whole command ("bench", "genfens N seed S ...") as one argument.
+    let joined = std::env::args().skip(1).collect::<Vec<_>>().join(" ");
+    let args: Vec<String> = joined.split_whitespace().map(String::from).collect();
     match args.first().map(String::as_str) {
         None => {
             let mut engine = UciEngine::new(stdout_writer());
@@ -20,9 +31,36 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            let last = engine::bench::run(depth, &default_net(), &mut |line| println!("{line}"));
-            println!("{last}");
+            let last = engine::bench::run(depth, &default_net(), &mut |line| emit(line));
+            emit(&last);
             ExitCode::SUCCESS
+        }
+        Some("genfens") => {
+            let words: Vec<&str> = args
+                .iter()
+                .skip(1)
+                .map(String::as_str)
+                .take_while(|w| *w != "quit")
+                .collect();
+            let parsed = match engine::genfens::parse_args(&words) {
+                Ok(a) => a,
+                Err(e) => {
+                    eprintln!("luft: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            match engine::genfens::generate(&parsed, &default_net()) {
+                Ok(fens) => {
+                    for fen in fens {
+                        emit(&format!("info string genfens {fen}"));
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("luft: {e}");
+                    ExitCode::from(2)
+                }
+            }
         }
         Some("perft") => {
             let Some(depth) = args
@@ -47,12 +85,12 @@ fn main() -> ExitCode {
             };
             let start = std::time::Instant::now();
             let nodes = movegen::perft(&board, depth);
-            println!("Nodes searched: {nodes}");
+            emit(&format!("Nodes searched: {nodes}"));
             eprintln!("time {:.3} s", start.elapsed().as_secs_f64());
             ExitCode::SUCCESS
         }
         Some(other) => {
-            eprintln!("luft: unknown command {other:?}; usage: luft [bench [depth] | perft <depth> [fen]]");
+            eprintln!("luft: unknown command {other:?}; usage: luft [bench [depth] | perft <depth> [fen] | genfens N seed S book B]");
             ExitCode::from(2)
         }
     }

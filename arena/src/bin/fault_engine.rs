@@ -1,0 +1,81 @@
+//! A deliberately misbehaving UCI engine for arena's fault tests. It plays the first legal
+//! move, except that on its Nth `go` (`--after N`, default 1) it does what its mode says:
+//! `crash` (exits), `stall` (never answers), `illegal` (an illegal move), `overtime` (answers
+//! after its whole clock), `nobestmove` (`bestmove` without a move), or nothing (`ok`).
+
+use movegen::Board;
+use std::io::{BufRead, Write};
+use std::time::Duration;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mode = args.first().cloned().unwrap_or_else(|| "ok".into());
+    let after: usize = args
+        .iter()
+        .position(|a| a == "--after")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout();
+    let mut board = Board::startpos();
+    let mut gos = 0;
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { break };
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        let reply = match tokens.first().copied() {
+            Some("uci") => Some("id name FaultEngine\nid author arena tests\nuciok".to_string()),
+            Some("isready") => Some("readyok".to_string()),
+            Some("quit") => break,
+            Some("position") => {
+                let moves_at = tokens.iter().position(|&t| t == "moves");
+                let setup = &tokens[1..moves_at.unwrap_or(tokens.len())];
+                board = if setup.first() == Some(&"fen") {
+                    Board::from_fen(&setup[1..].join(" ")).unwrap_or_default()
+                } else {
+                    Board::startpos()
+                };
+                for text in moves_at.map_or(&[][..], |i| &tokens[i + 1..]) {
+                    if let Ok(mv) = board.parse_uci(text) {
+                        board.play(mv);
+                    }
+                }
+                None
+            }
+            Some("go") => {
+                gos += 1;
+                let first_legal = board
+                    .legal_moves()
+                    .first()
+                    .map_or("0000".to_string(), |&m| board.to_uci(m, false));
+                let misbehave = gos == after;
+                match mode.as_str() {
+                    "crash" if misbehave => std::process::exit(3),
+                    "stall" if misbehave => {
+                        std::thread::sleep(Duration::from_secs(3600));
+                        None
+                    }
+                    "illegal" if misbehave => Some("info depth 1 score cp 0\nbestmove a1a8".to_string()),
+                    "nobestmove" if misbehave => Some("bestmove".to_string()),
+                    "overtime" if misbehave => {
+                        let time = tokens
+                            .iter()
+                            .position(|&t| t == "wtime" || t == "btime")
+                            .and_then(|i| tokens.get(i + 1))
+                            .and_then(|v| v.parse::<u64>().ok())
+                            .unwrap_or(100);
+                        std::thread::sleep(Duration::from_millis(time + 300));
+                        Some(format!("bestmove {first_legal}"))
+                    }
+                    _ => Some(format!("info depth 1 score cp 0\nbestmove {first_legal}")),
+                }
+            }
+            _ => None,
+        };
+        if let Some(text) = reply {
+            if writeln!(out, "{text}").and_then(|_| out.flush()).is_err() {
+                break;
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! The `arena` binary.
+//!
+//! ```text
+//! arena --engine cmd=PATH name=NAME [option.X=Y ...] --engine ... --each tc=8+0.08 ...
+//! arena sprt-calc (--penta a,b,c,d,e | --tri l,d,w) --elo0 X --elo1 Y [--alpha A --beta B] [--model M]
+//! ```
+//! Exit codes: 0 H1 accepted, 1 H0 accepted, 2 no decision, 3 error.
+
+use arena::stats::{estimate, llr, sprt_bounds, Counts, Model};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+fn sprt_calc(args: &[String]) -> Result<(), String> {
+    let mut counts = None;
+    let (mut elo0, mut elo1, mut alpha, mut beta, mut model) = (None, None, 0.05, 0.05, Model::Normalized);
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut value = || it.next().cloned().ok_or_else(|| format!("{arg} needs a value"));
+        let parse_list = |v: String, n: usize| -> Result<Vec<u64>, String> {
+            let list: Result<Vec<u64>, _> = v.split(',').map(|x| x.trim().parse::<u64>()).collect();
+            match list {
+                Ok(l) if l.len() == n => Ok(l),
+                _ => Err(format!("{arg} expects {n} comma-separated counts, found {v:?}")),
+            }
+        };
+        match arg.as_str() {
+            "--penta" => {
+                let l = parse_list(value()?, 5)?;
+                counts = Some(Counts::Penta([l[0], l[1], l[2], l[3], l[4]]));
+            }
+            "--tri" => {
+                let l = parse_list(value()?, 3)?;
+                counts = Some(Counts::Tri([l[0], l[1], l[2]]));
+            }
+            "--elo0" => elo0 = Some(value()?.parse::<f64>().map_err(|_| "bad --elo0".to_string())?),
+            "--elo1" => elo1 = Some(value()?.parse::<f64>().map_err(|_| "bad --elo1".to_string())?),
+            "--alpha" => alpha = value()?.parse().map_err(|_| "bad --alpha".to_string())?,
+            "--beta" => beta = value()?.parse().map_err(|_| "bad --beta".to_string())?,
+            "--model" => model = value()?.parse()?,
+            other => return Err(format!("unknown sprt-calc argument {other:?}")),
+        }
+    }
+    let counts = counts.ok_or("give --penta a,b,c,d,e or --tri l,d,w")?;
+    let (elo0, elo1) = (elo0.ok_or("give --elo0")?, elo1.ok_or("give --elo1")?);
+    if elo1 <= elo0 {
+        return Err("--elo1 must exceed --elo0".into());
+    }
+    if !(0.0 < alpha && alpha < 0.5 && 0.0 < beta && beta < 0.5) {
+        return Err("--alpha and --beta must be in (0, 0.5)".into());
+    }
+    if model == Model::Bayes && matches!(counts, Counts::Penta(_)) {
+        return Err("the bayes model is trinomial: give --tri l,d,w".into());
+    }
+    let value = llr(counts, elo0, elo1, model);
+    let (lower, upper) = sprt_bounds(alpha, beta);
+    println!("LLR: {value:.4} ({lower:.4}, {upper:.4})");
+    let e = estimate(counts);
+    println!(
+        "Elo: {:.2} +/- {:.2}, nElo: {:.2} +/- {:.2}",
+        e.elo, e.elo_pm, e.nelo, e.nelo_pm
+    );
+    println!("LOS: {:.2} %", e.los);
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("sprt-calc") {
+        return match sprt_calc(&args[1..]) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("arena: {e}");
+                ExitCode::from(3)
+            }
+        };
+    }
+    if args.is_empty() || args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("usage: arena --engine cmd=PATH [name=NAME] [option.X=Y ...] --engine ... \\");
+        println!("         --each tc=8+0.08|nodes=N|depth=N|st=S [timemargin=MS] \\");
+        println!("         [--openings file=F format=epd|pgn order=random|sequential plies=N start=N] \\");
+        println!("         [--rounds R] [--games 1|2] [--concurrency C] \\");
+        println!("         [--sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 model=normalized|logistic|bayes] \\");
+        println!("         [--resign movecount=3 score=600] [--draw movenumber=34 movecount=8 score=20] \\");
+        println!("         [--maxmoves N] [--pgnout F] [--seed S] [--recover] [--ratinginterval N] [--variant chess960]");
+        println!("       arena sprt-calc (--penta a,b,c,d,e | --tri l,d,w) --elo0 X --elo1 Y [--alpha A --beta B] [--model M]");
+        return if args.is_empty() {
+            ExitCode::from(3)
+        } else {
+            ExitCode::SUCCESS
+        };
+    }
+    let config = match arena::cli::parse_match(&args) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("arena: {e}");
+            return ExitCode::from(3);
+        }
+    };
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = interrupted.clone();
+    if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)) {
+        eprintln!("arena: cannot install the Ctrl-C handler: {e}");
+    }
+    match arena::runner::run(&config, interrupted) {
+        Ok((verdict, _)) => ExitCode::from(verdict.exit_code()),
+        Err(e) => {
+            eprintln!("arena: error: {e}");
+            ExitCode::from(3)
+        }
+    }
+}
