@@ -11,6 +11,7 @@
 
 pub mod file;
 pub mod network;
+pub mod record;
 
 pub use file::NetError;
 pub use network::{feature_index, Network};
