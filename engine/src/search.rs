@@ -25,6 +25,8 @@ pub const MATE_BOUND: i32 = MATE - 2 * MAX_PLY as i32;
 pub struct Limits {
     pub depth: Option<i32>,
     pub nodes: Option<u64>,
+    /// Start no new iteration once this many nodes are searched (datagen's soft limit).
+    pub soft_nodes: Option<u64>,
     /// Stop once a mate in this many moves (or fewer) is found.
     pub mate: Option<i32>,
     pub multipv: usize,
@@ -226,6 +228,9 @@ impl Worker {
             if best >= MATE_BOUND && (MATE - best + 1) / 2 <= mate {
                 return true;
             }
+        }
+        if self.limits.soft_nodes.is_some_and(|n| self.nodes >= n) {
+            return true;
         }
         self.time.as_ref().is_some_and(|t| t.soft_limit_reached())
     }

@@ -558,6 +558,7 @@ impl UciEngine {
             limits: Limits {
                 depth: go.depth,
                 nodes: go.nodes,
+                soft_nodes: None,
                 mate: go.mate,
                 multipv: self.options.multipv,
             },

@@ -26,7 +26,7 @@
 //! offset and the chunks before it still read.
 
 use crate::file::fnv1a;
-use movegen::{Board, CastleSide, Color, File, Move, PieceType, Rank, Square};
+use movegen::{Board, CastleSide, Color, File, Move, PieceType, Square};
 use std::fmt;
 
 pub const GAME_MAGIC: &[u8; 8] = b"LUFTGAME";
@@ -101,7 +101,11 @@ fn pack_board(board: &Board, eval: i16, result: Wdl, out: &mut Vec<u8>) {
     let mut nibbles = [0u8; 16];
     let castling_rooks: Vec<Square> = Color::ALL
         .into_iter()
-        .flat_map(|c| CastleSide::ALL.into_iter().filter_map(move |s| board.castling_rook(c, s)))
+        .flat_map(|c| {
+            CastleSide::ALL
+                .into_iter()
+                .filter_map(move |s| board.castling_rook(c, s))
+        })
         .collect();
     for (i, sq) in occupied.enumerate() {
         let piece = board.piece_on(sq).expect("occupied square has a piece");
@@ -159,7 +163,11 @@ fn unpack_board(bytes: &[u8]) -> Result<(Board, i16, Wdl), RecordError> {
                     let kind = PieceType::from_index(if kind == CASTLING_ROOK { 3 } else { kind as usize })
                         .expect("checked above");
                     let c = kind.to_char();
-                    fen.push(if color == Color::White { c.to_ascii_uppercase() } else { c });
+                    fen.push(if color == Color::White {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c
+                    });
                 }
                 None => empty += 1,
             }
@@ -177,7 +185,11 @@ fn unpack_board(bytes: &[u8]) -> Result<(Board, i16, Wdl), RecordError> {
         for file in (0..8).rev() {
             if squares[rank * 8 + file] == Some((color, CASTLING_ROOK)) {
                 let letter = File::new(file as u8).to_char();
-                castling.push(if color == Color::White { letter.to_ascii_uppercase() } else { letter });
+                castling.push(if color == Color::White {
+                    letter.to_ascii_uppercase()
+                } else {
+                    letter
+                });
             }
         }
     }
@@ -194,7 +206,8 @@ fn unpack_board(bytes: &[u8]) -> Result<(Board, i16, Wdl), RecordError> {
     let fen = format!("{fen} {stm} {castling} {ep_text} {} {fullmove}", bytes[25]);
     let board = Board::from_fen(&fen).map_err(|e| RecordError::BadBoard(format!("{fen}: {e}")))?;
     let eval = i16::from_le_bytes([bytes[28], bytes[29]]);
-    let result = Wdl::from_u8(bytes[30]).ok_or_else(|| RecordError::BadBoard(format!("result {}", bytes[30])))?;
+    let result =
+        Wdl::from_u8(bytes[30]).ok_or_else(|| RecordError::BadBoard(format!("result {}", bytes[30])))?;
     Ok((board, eval, result))
 }
 
@@ -216,7 +229,9 @@ pub fn encode_move(board: &Board, mv: Move) -> u16 {
 pub fn decode_move(board: &Board, raw: u16, ply: usize) -> Result<Move, RecordError> {
     let from = Square::new((raw & 63) as u8);
     let to = Square::new(((raw >> 6) & 63) as u8);
-    let promotion = (raw >> 14 == 3).then(|| PieceType::from_index(((raw >> 12) & 3) as usize + 1)).flatten();
+    let promotion = (raw >> 14 == 3)
+        .then(|| PieceType::from_index(((raw >> 12) & 3) as usize + 1))
+        .flatten();
     let mv = Move::new(from, to, promotion);
     if board.is_legal(mv) {
         Ok(mv)
@@ -410,7 +425,13 @@ mod tests {
         let start = Board::from_fen("r3k2r/1P6/8/8/5p2/8/4P3/R3K2R w KQkq - 0 30").unwrap();
         let mut board = start;
         let mut moves = Vec::new();
-        for (uci, score) in [("e2e4", 10), ("f4e3", -5), ("e1g1", 20), ("a8a7", 0), ("b7b8q", 900)] {
+        for (uci, score) in [
+            ("e2e4", 10),
+            ("f4e3", -5),
+            ("e1g1", 20),
+            ("a8a7", 0),
+            ("b7b8q", 900),
+        ] {
             let mv = board.parse_uci(uci).unwrap();
             moves.push((mv, score));
             board.play(mv);
@@ -453,14 +474,23 @@ mod tests {
             encode_chunk(&[sample_game()], &mut file);
         }
         let scan_ok = scan(&file, true).unwrap();
-        assert_eq!((scan_ok.games.len(), scan_ok.error.clone(), scan_ok.settings.as_str()), (3, None, "nodes=5000\n"));
+        assert_eq!(
+            (
+                scan_ok.games.len(),
+                scan_ok.error.clone(),
+                scan_ok.settings.as_str()
+            ),
+            (3, None, "nodes=5000\n")
+        );
         // Truncated in the middle of the last chunk: two games read, the offset named.
         let cut = &file[..file.len() - 10];
         let s = scan(cut, true).unwrap();
         assert_eq!(s.games.len(), 2);
         let chunk_len = (file.len() - 35) / 3;
         assert_eq!(s.valid_len as usize, 35 + 2 * chunk_len);
-        assert!(matches!(s.error, Some(RecordError::BadChunk { offset, .. }) if offset as usize == 35 + 2 * chunk_len));
+        assert!(
+            matches!(s.error, Some(RecordError::BadChunk { offset, .. }) if offset as usize == 35 + 2 * chunk_len)
+        );
         // A flipped byte in the first chunk's payload.
         let mut bad = file.clone();
         bad[35 + 25] ^= 1;
