@@ -1,0 +1,413 @@
+//! The float model the trainer fits, its forward and backward pass, and quantisation into
+//! the `nnue` net format.
+//!
+//! Parameters live in one flat `ndarray::Array1<f32>` so the optimiser treats them alike:
+//! `[feature weights (768 x N, feature-major) | feature bias (N) | output weights (2N) |
+//! output bias (1)]`. The network is the engine's: accumulators `b + Σ rows` per perspective,
+//! SCReLU `clamp(x, 0, 1)²`, output `Σ h·w + b`; a position's prediction is
+//! `sigmoid(output)`, its centipawn evaluation `output · 400`.
+//!
+//! The hot loop is [`Kernel::accumulate`]: per position, gather ~2x30 rows of N weights
+//! forward and scatter ~2x30 rows of gradients backward, into a gradient buffer private to
+//! the thread. It is written over `chunks_exact(8)` lanes without bounds checks and compiled
+//! twice, once with AVX2 and FMA enabled (chosen at run time), so the compiler emits full
+//! 8-wide fused multiply-adds.
+
+use crate::data::{sigmoid, Position};
+use ndarray::Array1;
+use nnue::{Network, INPUTS, QA, QB};
+
+/// Weights are clipped to this magnitude so they quantise into their integer types.
+pub const WEIGHT_CLIP: f32 = 1.98;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Model {
+    pub hidden: usize,
+    pub params: Array1<f32>,
+}
+
+/// Offsets into the flat parameter vector.
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
+    pub hidden: usize,
+    pub ft_bias: usize,
+    pub out_w: usize,
+    pub out_b: usize,
+    pub len: usize,
+}
+
+impl Layout {
+    pub fn new(hidden: usize) -> Layout {
+        let ft_bias = INPUTS * hidden;
+        let out_w = ft_bias + hidden;
+        let out_b = out_w + 2 * hidden;
+        Layout {
+            hidden,
+            ft_bias,
+            out_w,
+            out_b,
+            len: out_b + 1,
+        }
+    }
+}
+
+struct Rng(u64);
+impl Rng {
+    fn uniform(&mut self) -> f32 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+    }
+}
+
+impl Model {
+    /// A freshly initialised model (uniform weights, zero biases), reproducible by `seed`.
+    pub fn random(hidden: usize, seed: u64) -> Model {
+        let layout = Layout::new(hidden);
+        let mut rng = Rng(seed);
+        let mut params = Array1::<f32>::zeros(layout.len);
+        let p = params.as_slice_mut().expect("contiguous");
+        let ft_scale = 1.0 / (32f32).sqrt();
+        let out_scale = 1.0 / ((2 * hidden) as f32).sqrt();
+        for w in &mut p[..layout.ft_bias] {
+            *w = rng.uniform() * ft_scale;
+        }
+        for w in &mut p[layout.out_w..layout.out_b] {
+            *w = rng.uniform() * out_scale;
+        }
+        Model { hidden, params }
+    }
+
+    /// The float model a quantised net stands for (to fine-tune from it with `--init`).
+    pub fn from_network(net: &Network) -> Result<Model, String> {
+        if net.output_buckets != 1 {
+            return Err(format!(
+                "nets with {} output buckets cannot be trained yet",
+                net.output_buckets
+            ));
+        }
+        let hidden = net.hidden;
+        let layout = Layout::new(hidden);
+        let mut params = Array1::<f32>::zeros(layout.len);
+        let p = params.as_slice_mut().expect("contiguous");
+        for (dst, &w) in p[..layout.ft_bias].iter_mut().zip(&net.feature_weights) {
+            *dst = f32::from(w) / QA as f32;
+        }
+        for (dst, &b) in p[layout.ft_bias..layout.out_w].iter_mut().zip(&net.feature_bias) {
+            *dst = f32::from(b) / QA as f32;
+        }
+        for (dst, &w) in p[layout.out_w..layout.out_b].iter_mut().zip(&net.output_weights) {
+            *dst = f32::from(w) / QB as f32;
+        }
+        p[layout.out_b] = net.output_bias[0] as f32 / (QA * QB) as f32;
+        Ok(Model { hidden, params })
+    }
+
+    pub fn layout(&self) -> Layout {
+        Layout::new(self.hidden)
+    }
+
+    /// The raw output for a position (centipawns / 400).
+    pub fn output(&self, pos: &Position) -> f32 {
+        let l = self.layout();
+        let p = self.params.as_slice().expect("contiguous");
+        let h = self.hidden;
+        let mut acc = vec![0.0f32; 2 * h];
+        acc[..h].copy_from_slice(&p[l.ft_bias..l.out_w]);
+        acc[h..].copy_from_slice(&p[l.ft_bias..l.out_w]);
+        for i in 0..pos.count as usize {
+            for (view, feature) in [(0, pos.stm[i]), (1, pos.nstm[i])] {
+                let row = &p[feature as usize * h..(feature as usize + 1) * h];
+                for (a, w) in acc[view * h..(view + 1) * h].iter_mut().zip(row) {
+                    *a += w;
+                }
+            }
+        }
+        let mut out = p[l.out_b];
+        for (a, w) in acc.iter().zip(&p[l.out_w..l.out_b]) {
+            let x = a.clamp(0.0, 1.0);
+            out += x * x * w;
+        }
+        out
+    }
+
+    /// Quantises into a net file, refusing values that would not fit their integer types
+    /// (or could overflow the engine's i16 accumulators).
+    pub fn to_network(&self) -> Result<Network, String> {
+        let l = self.layout();
+        let h = self.hidden;
+        if h % 16 != 0 {
+            return Err(format!("hidden width {h} is not a multiple of 16"));
+        }
+        let p = self.params.as_slice().expect("contiguous");
+        let quantise = |v: f32, scale: i32, what: &str, min: i64, max: i64| -> Result<i64, String> {
+            let q = (f64::from(v) * f64::from(scale)).round();
+            if !q.is_finite() || q < min as f64 || q > max as f64 {
+                return Err(format!("{what} {v} quantises to {q}, outside [{min}, {max}]"));
+            }
+            Ok(q as i64)
+        };
+        let mut net = Network::zeroed(h, 1);
+        for (i, &w) in p[..l.ft_bias].iter().enumerate() {
+            net.feature_weights[i] = quantise(w, QA, "feature weight", -32768, 32767)? as i16;
+        }
+        for (i, &b) in p[l.ft_bias..l.out_w].iter().enumerate() {
+            net.feature_bias[i] = quantise(b, QA, "feature bias", -32768, 32767)? as i16;
+        }
+        for (i, &w) in p[l.out_w..l.out_b].iter().enumerate() {
+            net.output_weights[i] = quantise(w, QB, "output weight", -128, 127)? as i16;
+        }
+        net.output_bias[0] = quantise(
+            p[l.out_b],
+            QA * QB,
+            "output bias",
+            i64::from(i32::MIN),
+            i64::from(i32::MAX),
+        )? as i32;
+        // Worst case of an accumulator: the bias plus the 32 largest rows of one unit.
+        for unit in 0..h {
+            let mut magnitudes: Vec<i32> = (0..INPUTS)
+                .map(|f| i32::from(net.feature_weights[f * h + unit]).abs())
+                .collect();
+            magnitudes.sort_unstable_by(|a, b| b.cmp(a));
+            let worst = i32::from(net.feature_bias[unit]).abs() + magnitudes[..32].iter().sum::<i32>();
+            if worst > 32767 {
+                return Err(format!(
+                    "hidden unit {unit} could reach {worst} and overflow an i16 accumulator"
+                ));
+            }
+        }
+        Ok(net)
+    }
+}
+
+/// Which compiled version of the kernel runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    Portable,
+    Avx2Fma,
+}
+
+impl Kernel {
+    pub fn detect() -> Kernel {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+                return Kernel::Avx2Fma;
+            }
+        }
+        Kernel::Portable
+    }
+
+    /// Forward and backward for `positions`, adding gradients (not yet divided by the
+    /// count) into `grad`. `scratch` holds 4N floats. Returns the summed loss.
+    pub fn accumulate(
+        self,
+        params: &[f32],
+        hidden: usize,
+        positions: &[Position],
+        wdl: f32,
+        grad: &mut [f32],
+        scratch: &mut [f32],
+    ) -> f64 {
+        #[cfg(target_arch = "x86_64")]
+        if self == Kernel::Avx2Fma {
+            // SAFETY: chosen only when the CPU reports AVX2 and FMA.
+            return unsafe { accumulate_avx2(params, hidden, positions, wdl, grad, scratch) };
+        }
+        accumulate_portable(params, hidden, positions, wdl, grad, scratch)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn accumulate_avx2(
+    params: &[f32],
+    hidden: usize,
+    positions: &[Position],
+    wdl: f32,
+    grad: &mut [f32],
+    scratch: &mut [f32],
+) -> f64 {
+    accumulate_portable(params, hidden, positions, wdl, grad, scratch)
+}
+
+/// Dispatches to a copy of the kernel specialised for the width, so every loop has a
+/// compile-time trip count (fully unrolled, no bounds checks); other widths use `N = 0`.
+#[inline(always)]
+fn accumulate_portable(
+    params: &[f32],
+    hidden: usize,
+    positions: &[Position],
+    wdl: f32,
+    grad: &mut [f32],
+    scratch: &mut [f32],
+) -> f64 {
+    match hidden {
+        32 => kernel::<32>(params, hidden, positions, wdl, grad, scratch),
+        64 => kernel::<64>(params, hidden, positions, wdl, grad, scratch),
+        128 => kernel::<128>(params, hidden, positions, wdl, grad, scratch),
+        256 => kernel::<256>(params, hidden, positions, wdl, grad, scratch),
+        512 => kernel::<512>(params, hidden, positions, wdl, grad, scratch),
+        1024 => kernel::<1024>(params, hidden, positions, wdl, grad, scratch),
+        _ => kernel::<0>(params, hidden, positions, wdl, grad, scratch),
+    }
+}
+
+/// Positions per block: the block's accumulators and gradients (2 x 2N floats each per
+/// position) stay in L2 while each weight row and gradient row is touched once per block.
+fn block_size(h: usize) -> usize {
+    (32 * 1024 / h).clamp(16, 512)
+}
+
+/// The kernel, loop-interchanged for the cache. Per position, the naive order gathers ~60
+/// weight rows and scatters ~60 gradient rows, all over a 768-row matrix that does not fit
+/// in L2, so it runs at memory speed. Here a block of positions is first inverted into a
+/// list of (position, view) per feature; then each weight row is read once and added into
+/// every accumulator that needs it, and each gradient row is summed once over every
+/// position that touched it: the large matrices stream once per block, and the per-position
+/// work hits the small block buffers in L2.
+// `max(0).min(1)` rather than `clamp`: it vectorises (clamp's NaN checks did not).
+#[allow(clippy::manual_clamp)]
+#[inline(always)]
+fn kernel<const N: usize>(
+    params: &[f32],
+    hidden: usize,
+    positions: &[Position],
+    wdl: f32,
+    grad: &mut [f32],
+    scratch: &mut [f32],
+) -> f64 {
+    let h = if N > 0 { N } else { hidden };
+    let l = Layout::new(h);
+    let (ft_w, rest) = params.split_at(l.ft_bias);
+    let (ft_b, rest) = rest.split_at(h);
+    let (out_w, out_b) = rest.split_at(2 * h);
+    let out_b = out_b[0];
+    let (g_ft_w, g_rest) = grad.split_at_mut(l.ft_bias);
+    let (g_ft_b, g_rest) = g_rest.split_at_mut(h);
+    let (g_out_w, g_out_b) = g_rest.split_at_mut(2 * h);
+    let _ = scratch;
+    let block = block_size(h);
+    let mut acc = vec![0.0f32; block * 2 * h];
+    let mut delta = vec![0.0f32; block * 2 * h];
+    let mut starts = vec![0u32; INPUTS + 1];
+    let mut entries = vec![0u32; block * 64];
+    let mut loss = 0.0f64;
+    for chunk in positions.chunks(block) {
+        // Invert: for each feature, the accumulator slots (2 per position) it feeds.
+        starts.iter_mut().for_each(|s| *s = 0);
+        for pos in chunk {
+            for i in 0..pos.count as usize {
+                starts[pos.stm[i] as usize + 1] += 1;
+                starts[pos.nstm[i] as usize + 1] += 1;
+            }
+        }
+        for f in 0..INPUTS {
+            starts[f + 1] += starts[f];
+        }
+        let mut fill = starts.clone();
+        for (p, pos) in chunk.iter().enumerate() {
+            for i in 0..pos.count as usize {
+                for (view, f) in [(0, pos.stm[i]), (1, pos.nstm[i])] {
+                    let slot = &mut fill[f as usize];
+                    entries[*slot as usize] = (2 * p + view) as u32;
+                    *slot += 1;
+                }
+            }
+        }
+        // Forward: biases, then each weight row into every slot that uses it.
+        let slots = &mut acc[..chunk.len() * 2 * h];
+        for slot in slots.chunks_exact_mut(h) {
+            slot.copy_from_slice(ft_b);
+        }
+        for f in 0..INPUTS {
+            let (a, b) = (starts[f] as usize, starts[f + 1] as usize);
+            if a == b {
+                continue;
+            }
+            let row = &ft_w[f * h..(f + 1) * h];
+            for &e in &entries[a..b] {
+                let e = e as usize;
+                add_row(&mut slots[e * h..(e + 1) * h], row);
+            }
+        }
+        // Output layer, loss, and the gradient at every accumulator lane.
+        for (p, pos) in chunk.iter().enumerate() {
+            let a = &slots[p * 2 * h..(p + 1) * 2 * h];
+            let mut lanes = [0.0f32; 8];
+            for (a, w) in a.chunks_exact(8).zip(out_w.chunks_exact(8)) {
+                for k in 0..8 {
+                    let x = a[k].max(0.0).min(1.0);
+                    lanes[k] += x * x * w[k];
+                }
+            }
+            let out = out_b + lanes.iter().sum::<f32>();
+            let prob = sigmoid(out);
+            let t = pos.target(wdl);
+            loss += f64::from((prob - t) * (prob - t));
+            let d = 2.0 * (prob - t) * prob * (1.0 - prob);
+            g_out_b[0] += d;
+            let da = &mut delta[p * 2 * h..(p + 1) * 2 * h];
+            // Two simple loops (each vectorises; the fused four-way one did not): output
+            // weight gradients, then the SCReLU derivative, 2x inside (0, 1), else zero.
+            for (a, gw) in a.chunks_exact(8).zip(g_out_w.chunks_exact_mut(8)) {
+                for k in 0..8 {
+                    let x = a[k].max(0.0).min(1.0);
+                    gw[k] += d * x * x;
+                }
+            }
+            for ((a, w), da) in a
+                .chunks_exact(8)
+                .zip(out_w.chunks_exact(8))
+                .zip(da.chunks_exact_mut(8))
+            {
+                for k in 0..8 {
+                    let inside = f32::from(u8::from((a[k] > 0.0) & (a[k] < 1.0)));
+                    da[k] = 2.0 * d * w[k] * a[k] * inside;
+                }
+            }
+            for half in da.chunks_exact(h) {
+                add_row(g_ft_b, half);
+            }
+        }
+        // Backward: each gradient row sums the lanes of every slot that used the feature.
+        let deltas = &delta[..chunk.len() * 2 * h];
+        for f in 0..INPUTS {
+            let (a, b) = (starts[f] as usize, starts[f + 1] as usize);
+            if a == b {
+                continue;
+            }
+            let row = &mut g_ft_w[f * h..(f + 1) * h];
+            for &e in &entries[a..b] {
+                let e = e as usize;
+                add_row(row, &deltas[e * h..(e + 1) * h]);
+            }
+        }
+    }
+    loss
+}
+
+#[inline(always)]
+fn add_row(acc: &mut [f32], row: &[f32]) {
+    for (a, w) in acc.chunks_exact_mut(8).zip(row.chunks_exact(8)) {
+        for k in 0..8 {
+            a[k] += w[k];
+        }
+    }
+}
+
+/// The loss of `positions` without gradients (validation).
+pub fn loss_only(model: &Model, positions: &[Position], wdl: f32) -> f64 {
+    positions
+        .iter()
+        .map(|p| {
+            let e = sigmoid(model.output(p)) - p.target(wdl);
+            f64::from(e * e)
+        })
+        .sum::<f64>()
+        / positions.len().max(1) as f64
+}

@@ -1,0 +1,121 @@
+//! The plain reference implementation the benchmark measures the trainer against: per
+//! sample, f32, rows as fixed-size arrays, one gradient buffer per thread allocated once,
+//! one chunk of the batch per thread, no hand-tuned loops and no CPU-specific code. It
+//! computes the same function and gradient as [`crate::model::Kernel`].
+
+#![allow(clippy::needless_range_loop)] // plain indexed loops, on purpose
+
+use crate::data::{sigmoid, Position};
+use rayon::prelude::*;
+
+/// Weights of a width-`N` network in plain form.
+#[derive(Clone, Debug)]
+pub struct PlainNet<const N: usize> {
+    pub ft_w: Vec<[f32; N]>,
+    pub ft_b: [f32; N],
+    pub out_w: [[f32; N]; 2],
+    pub out_b: f32,
+}
+
+#[derive(Clone, Debug)]
+pub struct PlainGrad<const N: usize> {
+    pub ft_w: Vec<[f32; N]>,
+    pub ft_b: [f32; N],
+    pub out_w: [[f32; N]; 2],
+    pub out_b: f32,
+}
+
+impl<const N: usize> PlainGrad<N> {
+    pub fn zeroed() -> Self {
+        PlainGrad {
+            ft_w: vec![[0.0; N]; nnue::INPUTS],
+            ft_b: [0.0; N],
+            out_w: [[0.0; N]; 2],
+            out_b: 0.0,
+        }
+    }
+    fn clear(&mut self) {
+        self.ft_w.iter_mut().for_each(|r| *r = [0.0; N]);
+        self.ft_b = [0.0; N];
+        self.out_w = [[0.0; N]; 2];
+        self.out_b = 0.0;
+    }
+}
+
+impl<const N: usize> PlainNet<N> {
+    pub fn from_flat(params: &[f32]) -> Self {
+        let l = crate::model::Layout::new(N);
+        let mut net = PlainNet {
+            ft_w: vec![[0.0; N]; nnue::INPUTS],
+            ft_b: [0.0; N],
+            out_w: [[0.0; N]; 2],
+            out_b: params[l.out_b],
+        };
+        for (f, row) in net.ft_w.iter_mut().enumerate() {
+            row.copy_from_slice(&params[f * N..(f + 1) * N]);
+        }
+        net.ft_b.copy_from_slice(&params[l.ft_bias..l.out_w]);
+        net.out_w[0].copy_from_slice(&params[l.out_w..l.out_w + N]);
+        net.out_w[1].copy_from_slice(&params[l.out_w + N..l.out_b]);
+        net
+    }
+
+    /// Forward and backward of one sample into `g`; returns its loss.
+    pub fn sample(&self, pos: &Position, wdl: f32, g: &mut PlainGrad<N>) -> f32 {
+        let mut acc = [self.ft_b, self.ft_b];
+        for i in 0..pos.count as usize {
+            let (s, n) = (pos.stm[i] as usize, pos.nstm[i] as usize);
+            for j in 0..N {
+                acc[0][j] += self.ft_w[s][j];
+                acc[1][j] += self.ft_w[n][j];
+            }
+        }
+        let mut out = self.out_b;
+        for v in 0..2 {
+            for j in 0..N {
+                let x = acc[v][j].clamp(0.0, 1.0);
+                out += x * x * self.out_w[v][j];
+            }
+        }
+        let p = sigmoid(out);
+        let t = pos.target(wdl);
+        let d = 2.0 * (p - t) * p * (1.0 - p);
+        g.out_b += d;
+        let mut delta = [[0.0f32; N]; 2];
+        for v in 0..2 {
+            for j in 0..N {
+                let a = acc[v][j];
+                let x = a.clamp(0.0, 1.0);
+                g.out_w[v][j] += d * x * x;
+                if a > 0.0 && a < 1.0 {
+                    delta[v][j] = 2.0 * d * self.out_w[v][j] * a;
+                }
+                g.ft_b[j] += delta[v][j];
+            }
+        }
+        for i in 0..pos.count as usize {
+            let (s, n) = (pos.stm[i] as usize, pos.nstm[i] as usize);
+            for j in 0..N {
+                g.ft_w[s][j] += delta[0][j];
+                g.ft_w[n][j] += delta[1][j];
+            }
+        }
+        (p - t) * (p - t)
+    }
+
+    /// One batch on the current rayon pool: a chunk per gradient buffer; returns the loss.
+    pub fn batch(&self, batch: &[Position], wdl: f32, grads: &mut [PlainGrad<N>]) -> f64 {
+        let chunk = batch.len().div_ceil(grads.len());
+        grads
+            .par_iter_mut()
+            .zip(batch.par_chunks(chunk))
+            .map(|(g, positions)| {
+                g.clear();
+                positions
+                    .iter()
+                    .map(|p| f64::from(self.sample(p, wdl, g)))
+                    .sum::<f64>()
+            })
+            .sum()
+    }
+}

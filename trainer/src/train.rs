@@ -1,0 +1,399 @@
+//! The training loop: batches of 16384 positions sampled at random (seeded by superbatch and
+//! batch index, so a resumed run draws exactly the batches the uninterrupted one would),
+//! forward and backward split over the threads with a gradient buffer each, AdamW
+//! (beta1 0.9, beta2 0.999, weight decay 0.01) with cosine decay of the learning rate to
+//! `lr · 0.3⁵`, weights clipped to ±1.98 after every step, a validation loss on a held-out
+//! 1% after every superbatch, then a CSV line, the loss plot and an atomic checkpoint.
+
+use crate::data::Position;
+use crate::model::{loss_only, Kernel, Layout, Model, WEIGHT_CLIP};
+use crate::plot::loss_plot;
+use anyhow::{bail, Context, Result};
+use ndarray::{Array1, Zip};
+use nnue::file::fnv1a;
+use rayon::prelude::*;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// Settings of a run (stored in checkpoints).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrainConfig {
+    pub hidden: usize,
+    pub superbatches: u32,
+    pub batches_per_superbatch: u32,
+    pub batch_size: usize,
+    pub wdl: f32,
+    pub lr: f32,
+    pub seed: u64,
+}
+
+/// Everything needed to continue a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checkpoint {
+    pub config: TrainConfig,
+    pub superbatches_done: u32,
+    pub model: Model,
+    pub m: Array1<f32>,
+    pub v: Array1<f32>,
+    /// (training loss, validation loss) per superbatch.
+    pub history: Vec<(f64, f64)>,
+}
+
+const CHECKPOINT_MAGIC: &[u8; 8] = b"LUFTCKPT";
+
+impl Checkpoint {
+    pub fn new(config: TrainConfig, model: Model) -> Self {
+        let len = model.params.len();
+        Checkpoint {
+            config,
+            superbatches_done: 0,
+            model,
+            m: Array1::zeros(len),
+            v: Array1::zeros(len),
+            history: Vec::new(),
+        }
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let c = &self.config;
+        let mut out = Vec::new();
+        out.extend_from_slice(CHECKPOINT_MAGIC);
+        for v in [
+            1u32,
+            c.hidden as u32,
+            c.superbatches,
+            c.batches_per_superbatch,
+            c.batch_size as u32,
+            self.superbatches_done,
+        ] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&c.wdl.to_le_bytes());
+        out.extend_from_slice(&c.lr.to_le_bytes());
+        out.extend_from_slice(&c.seed.to_le_bytes());
+        out.extend_from_slice(&(self.history.len() as u32).to_le_bytes());
+        for (a, b) in &self.history {
+            out.extend_from_slice(&a.to_le_bytes());
+            out.extend_from_slice(&b.to_le_bytes());
+        }
+        for array in [&self.model.params, &self.m, &self.v] {
+            for x in array.iter() {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        let sum = fnv1a(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<Checkpoint> {
+        if bytes.len() < 60 || &bytes[..8] != CHECKPOINT_MAGIC {
+            bail!("not a Luft checkpoint");
+        }
+        let (body, sum) = bytes.split_at(bytes.len() - 8);
+        if fnv1a(body) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {
+            bail!("checkpoint corrupt (checksum mismatch)");
+        }
+        let mut at = 8;
+        let mut take = |n: usize| -> Result<&[u8]> {
+            let s = body.get(at..at + n).context("checkpoint truncated")?;
+            at += n;
+            Ok(s)
+        };
+        let u32_ = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes"));
+        let version = u32_(take(4)?);
+        if version != 1 {
+            bail!("unsupported checkpoint version {version}");
+        }
+        let hidden = u32_(take(4)?) as usize;
+        let superbatches = u32_(take(4)?);
+        let batches_per_superbatch = u32_(take(4)?);
+        let batch_size = u32_(take(4)?) as usize;
+        let superbatches_done = u32_(take(4)?);
+        let wdl = f32::from_le_bytes(take(4)?.try_into().expect("4 bytes"));
+        let lr = f32::from_le_bytes(take(4)?.try_into().expect("4 bytes"));
+        let seed = u64::from_le_bytes(take(8)?.try_into().expect("8 bytes"));
+        let n_hist = u32_(take(4)?) as usize;
+        let mut history = Vec::with_capacity(n_hist.min(1 << 20));
+        for _ in 0..n_hist {
+            let a = f64::from_le_bytes(take(8)?.try_into().expect("8 bytes"));
+            let b = f64::from_le_bytes(take(8)?.try_into().expect("8 bytes"));
+            history.push((a, b));
+        }
+        if hidden == 0 || hidden > nnue::MAX_HIDDEN {
+            bail!("checkpoint hidden width {hidden} out of range");
+        }
+        let len = Layout::new(hidden).len;
+        let mut arrays = Vec::new();
+        for _ in 0..3 {
+            let raw = take(len * 4)?;
+            arrays.push(Array1::from_iter(
+                raw.chunks_exact(4)
+                    .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes"))),
+            ));
+        }
+        if at != body.len() {
+            bail!("checkpoint has {} unexpected trailing bytes", body.len() - at);
+        }
+        let v = arrays.pop().expect("three arrays");
+        let m = arrays.pop().expect("three arrays");
+        let params = arrays.pop().expect("three arrays");
+        Ok(Checkpoint {
+            config: TrainConfig {
+                hidden,
+                superbatches,
+                batches_per_superbatch,
+                batch_size,
+                wdl,
+                lr,
+                seed,
+            },
+            superbatches_done,
+            model: Model { hidden, params },
+            m,
+            v,
+            history,
+        })
+    }
+
+    pub fn load(path: &Path) -> Result<Checkpoint> {
+        let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        Checkpoint::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
+    }
+
+    /// Writes atomically: a temporary file, then a rename.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        write_atomic(path, &self.to_bytes())
+    }
+}
+
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("partial");
+    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Splits positions into training and validation (about 1%), by a hash of the index.
+pub fn split(positions: Vec<Position>, seed: u64) -> (Vec<Position>, Vec<Position>) {
+    let mut train = Vec::with_capacity(positions.len());
+    let mut validation = Vec::with_capacity(positions.len() / 100 + 1);
+    for (i, p) in positions.into_iter().enumerate() {
+        if mix(seed ^ 0x5EED ^ i as u64) % 100 == 0 {
+            validation.push(p);
+        } else {
+            train.push(p);
+        }
+    }
+    (train, validation)
+}
+
+/// Learning rate at `step` of `total`: cosine from `lr` to `lr · 0.3⁵`.
+pub fn learning_rate(lr: f32, step: u64, total: u64) -> f32 {
+    let final_lr = lr * 0.3f32.powi(5);
+    let progress = (step as f64 / total.max(1) as f64).min(1.0);
+    final_lr + (lr - final_lr) * (0.5 * (1.0 + (std::f64::consts::PI * progress).cos())) as f32
+}
+
+/// Per-thread buffers, allocated once.
+#[derive(Debug)]
+pub struct Workspace {
+    grads: Vec<Vec<f32>>,
+    scratch: Vec<Vec<f32>>,
+    total: Vec<f32>,
+    batch: Vec<Position>,
+    kernel: Kernel,
+}
+
+impl Workspace {
+    /// The mean gradient of the last [`gradient`] call.
+    pub fn mean_gradient(&self) -> &[f32] {
+        &self.total
+    }
+
+    pub fn new(hidden: usize, threads: usize, kernel: Kernel) -> Self {
+        let len = Layout::new(hidden).len;
+        Workspace {
+            grads: vec![vec![0.0; len]; threads],
+            scratch: vec![vec![0.0; 4 * hidden]; threads],
+            total: vec![0.0; len],
+            batch: Vec::new(),
+            kernel,
+        }
+    }
+}
+
+/// Forward and backward over `batch` on the current pool; leaves the mean gradient in
+/// `ws.total` and returns the mean loss.
+pub fn gradient(model: &Model, batch: &[Position], wdl: f32, ws: &mut Workspace) -> f64 {
+    let params = model.params.as_slice().expect("contiguous");
+    let hidden = model.hidden;
+    let kernel = ws.kernel;
+    let chunk = batch.len().div_ceil(ws.grads.len()).max(1);
+    let loss: f64 = ws
+        .grads
+        .par_iter_mut()
+        .zip(ws.scratch.par_iter_mut())
+        .zip(batch.par_chunks(chunk))
+        .map(|((g, s), positions)| {
+            g.iter_mut().for_each(|x| *x = 0.0);
+            kernel.accumulate(params, hidden, positions, wdl, g, s)
+        })
+        .sum();
+    // Reduce the thread buffers, in fixed order, over parameter ranges in parallel.
+    let scale = 1.0 / batch.len().max(1) as f32;
+    let grads = &ws.grads;
+    ws.total.par_chunks_mut(4096).enumerate().for_each(|(c, out)| {
+        let start = c * 4096;
+        for (i, o) in out.iter_mut().enumerate() {
+            let mut sum = 0.0;
+            for g in grads {
+                sum += g[start + i];
+            }
+            *o = sum * scale;
+        }
+    });
+    loss / batch.len().max(1) as f64
+}
+
+/// One AdamW step with clipping.
+pub fn adamw(ckpt: &mut Checkpoint, grad: &[f32], lr: f32, step: u64) {
+    let (b1, b2, eps, wd) = (0.9f32, 0.999f32, 1e-8f32, 0.01f32);
+    let bc1 = 1.0 - b1.powi(step.min(i32::MAX as u64) as i32);
+    let bc2 = 1.0 - b2.powi(step.min(i32::MAX as u64) as i32);
+    let grad = ndarray::ArrayView1::from(grad);
+    Zip::from(&mut ckpt.model.params)
+        .and(&mut ckpt.m)
+        .and(&mut ckpt.v)
+        .and(&grad)
+        .par_for_each(|p, m, v, &g| {
+            *m = b1 * *m + (1.0 - b1) * g;
+            *v = b2 * *v + (1.0 - b2) * g * g;
+            let update = (*m / bc1) / ((*v / bc2).sqrt() + eps);
+            *p -= lr * (update + wd * *p);
+            *p = p.clamp(-WEIGHT_CLIP, WEIGHT_CLIP);
+        });
+}
+
+/// Fills `batch` with `size` positions drawn for (superbatch, batch index).
+pub fn draw_batch(
+    train: &[Position],
+    seed: u64,
+    superbatch: u32,
+    index: u32,
+    size: usize,
+    batch: &mut Vec<Position>,
+) {
+    batch.clear();
+    let mut state = mix(seed ^ (u64::from(superbatch) << 32) ^ u64::from(index));
+    for _ in 0..size {
+        state = mix(state);
+        batch.push(train[(state % train.len() as u64) as usize]);
+    }
+}
+
+/// Runs (or resumes) training, writing checkpoints, the CSV log and the plot into `out`.
+pub fn train(
+    mut ckpt: Checkpoint,
+    train: &[Position],
+    validation: &[Position],
+    threads: usize,
+    out: &Path,
+    stop: &AtomicBool,
+    mut progress: impl FnMut(&str),
+) -> Result<Checkpoint> {
+    if train.is_empty() {
+        bail!("no training positions (did the data pass the filter?)");
+    }
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("thread pool")?;
+    let c = ckpt.config.clone();
+    let mut ws = Workspace::new(c.hidden, threads, Kernel::detect());
+    let total_steps = u64::from(c.superbatches) * u64::from(c.batches_per_superbatch);
+    let csv_path = out.join("loss.csv");
+    if ckpt.superbatches_done == 0 || !csv_path.exists() {
+        std::fs::write(
+            &csv_path,
+            "superbatch,train_loss,validation_loss,learning_rate,positions_per_second\n",
+        )?;
+    }
+    for sb in ckpt.superbatches_done..c.superbatches {
+        let start = Instant::now();
+        let mut loss_sum = 0.0;
+        for b in 0..c.batches_per_superbatch {
+            if stop.load(Ordering::Relaxed) {
+                bail!(
+                    "interrupted; resume from {}",
+                    out.join("checkpoint.bin").display()
+                );
+            }
+            let step = u64::from(sb) * u64::from(c.batches_per_superbatch) + u64::from(b) + 1;
+            let lr = learning_rate(c.lr, step, total_steps);
+            draw_batch(train, c.seed, sb, b, c.batch_size, &mut ws.batch);
+            let batch = std::mem::take(&mut ws.batch);
+            let loss = pool.install(|| gradient(&ckpt.model, &batch, c.wdl, &mut ws));
+            ws.batch = batch;
+            let grad = std::mem::take(&mut ws.total);
+            pool.install(|| adamw(&mut ckpt, &grad, lr, step));
+            ws.total = grad;
+            loss_sum += loss;
+            let done = f64::from(b + 1) * c.batch_size as f64;
+            progress(&format!(
+                "superbatch {}/{} batch {}/{} loss {:.6} lr {:.2e} {:.0} pos/s",
+                sb + 1,
+                c.superbatches,
+                b + 1,
+                c.batches_per_superbatch,
+                loss_sum / f64::from(b + 1),
+                lr,
+                done / start.elapsed().as_secs_f64().max(1e-9)
+            ));
+        }
+        let train_loss = loss_sum / f64::from(c.batches_per_superbatch);
+        let val_loss = if validation.is_empty() {
+            f64::NAN
+        } else {
+            loss_only(&ckpt.model, validation, c.wdl)
+        };
+        let pos_per_sec =
+            f64::from(c.batches_per_superbatch) * c.batch_size as f64 / start.elapsed().as_secs_f64();
+        ckpt.history.push((train_loss, val_loss));
+        ckpt.superbatches_done = sb + 1;
+        let lr_now = learning_rate(
+            c.lr,
+            u64::from(sb + 1) * u64::from(c.batches_per_superbatch),
+            total_steps,
+        );
+        let mut csv = std::fs::OpenOptions::new().append(true).open(&csv_path)?;
+        writeln!(
+            csv,
+            "{},{train_loss:.8},{val_loss:.8},{lr_now:.3e},{pos_per_sec:.0}",
+            sb + 1
+        )?;
+        write_atomic(&out.join("loss.png"), &loss_plot(&ckpt.history))?;
+        ckpt.save(&out.join("checkpoint.bin"))?;
+        progress(&format!(
+            "superbatch {}/{} done: train {train_loss:.6} validation {val_loss:.6} ({pos_per_sec:.0} pos/s)\n",
+            sb + 1,
+            c.superbatches
+        ));
+    }
+    Ok(ckpt)
+}
+
+/// The path of the final net in `out`.
+pub fn final_net_path(out: &Path) -> PathBuf {
+    out.join("final.nnue")
+}

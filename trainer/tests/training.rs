@@ -1,0 +1,261 @@
+//! The trainer's correctness: analytic gradients against finite differences, the fast
+//! kernel against the plain implementation, a smoke training whose loss falls, an exported
+//! net that the engine evaluates exactly like the reference forward pass (and like the float
+//! model within quantisation error), and a resumed run that continues the same loss curve.
+
+#![allow(clippy::unwrap_used)]
+
+use engine::accumulator::{detected_backend, AccumulatorStack};
+use movegen::Board;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use trainer::data::{sigmoid, Position};
+use trainer::model::{Kernel, Model};
+use trainer::plain::{PlainGrad, PlainNet};
+use trainer::train::{gradient, train, Checkpoint, TrainConfig, Workspace};
+
+/// Positions from random playouts, labelled by a fixed material rule (something learnable).
+fn positions(count: usize, seed: u64) -> Vec<Position> {
+    let mut out = Vec::new();
+    let mut state = seed;
+    while out.len() < count {
+        let mut board = Board::startpos();
+        for _ in 0..80 {
+            let moves = board.legal_moves();
+            if moves.is_empty() || out.len() >= count {
+                break;
+            }
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            board.play(moves[(state >> 33) as usize % moves.len()]);
+            let material: i32 = [1, 3, 3, 5, 9]
+                .iter()
+                .enumerate()
+                .map(|(k, v)| {
+                    let kind = movegen::PieceType::from_index(k).unwrap();
+                    v * (board.colored_pieces(board.side_to_move(), kind).len() as i32
+                        - board.colored_pieces(!board.side_to_move(), kind).len() as i32)
+                })
+                .sum();
+            let score = (material * 100) as f32;
+            out.push(Position::from_board(
+                &board,
+                score,
+                if material > 0 {
+                    1.0
+                } else if material < 0 {
+                    0.0
+                } else {
+                    0.5
+                },
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn gradients_match_finite_differences() {
+    let model = Model::random(32, 9);
+    let batch = positions(64, 3);
+    let wdl = 0.3;
+    let mut ws = Workspace::new(32, 1, Kernel::detect());
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    pool.install(|| gradient(&model, &batch, wdl, &mut ws));
+    let analytic = ws.mean_gradient().to_vec();
+    let loss = |m: &Model| -> f64 {
+        batch
+            .iter()
+            .map(|p| {
+                let e = f64::from(sigmoid(m.output(p))) - f64::from(p.target(wdl));
+                e * e
+            })
+            .sum::<f64>()
+            / batch.len() as f64
+    };
+    // Parameters of every kind: active feature weights, biases, output weights and bias.
+    let layout = model.layout();
+    let feature = batch[0].stm[0] as usize;
+    let indices = [
+        feature * 32 + 3,
+        batch[5].nstm[2] as usize * 32 + 17,
+        layout.ft_bias + 5,
+        layout.out_w + 7,
+        layout.out_w + 32 + 9,
+        layout.out_b,
+    ];
+    for &i in &indices {
+        let eps = 1e-3f32;
+        let mut plus = model.clone();
+        plus.params[i] += eps;
+        let mut minus = model.clone();
+        minus.params[i] -= eps;
+        let numeric = (loss(&plus) - loss(&minus)) / (2.0 * f64::from(eps));
+        let a = f64::from(analytic[i]);
+        assert!(
+            (a - numeric).abs() <= 1e-3 * a.abs().max(numeric.abs()).max(1e-4) + 2e-6,
+            "parameter {i}: analytic {a}, numeric {numeric}"
+        );
+    }
+}
+
+#[test]
+fn fast_kernel_matches_the_plain_implementation() {
+    let model = Model::random(64, 4);
+    let batch = positions(500, 8);
+    let mut ws = Workspace::new(64, 1, Kernel::detect());
+    let loss_fast = gradient(&model, &batch, 0.5, &mut ws);
+    let plain = PlainNet::<64>::from_flat(model.params.as_slice().unwrap());
+    let mut grads = vec![PlainGrad::<64>::zeroed()];
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let loss_plain = pool.install(|| plain.batch(&batch, 0.5, &mut grads)) / batch.len() as f64;
+    assert!(
+        (loss_fast - loss_plain).abs() < 1e-6,
+        "{loss_fast} vs {loss_plain}"
+    );
+    let g = ws.mean_gradient();
+    let n = batch.len() as f32;
+    for f in [batch[0].stm[0] as usize, batch[1].nstm[3] as usize] {
+        for j in 0..64 {
+            let (a, b) = (g[f * 64 + j], grads[0].ft_w[f][j] / n);
+            assert!(
+                (a - b).abs() <= 1e-5 * a.abs().max(b.abs()).max(1e-3),
+                "row {f} lane {j}: {a} vs {b}"
+            );
+        }
+    }
+}
+
+fn config(superbatches: u32) -> TrainConfig {
+    TrainConfig {
+        hidden: 32,
+        superbatches,
+        batches_per_superbatch: 8,
+        batch_size: 512,
+        wdl: 0.5,
+        lr: 0.01,
+        seed: 5,
+    }
+}
+
+#[test]
+fn smoke_training_lowers_the_loss_and_resume_continues_the_curve() {
+    let data = positions(6000, 21);
+    let (train_set, validation) = trainer::train::split(data, 5);
+    let dir = std::env::temp_dir().join(format!("luft-trainer-{}", std::process::id()));
+    let stop = AtomicBool::new(false);
+    let straight = train(
+        Checkpoint::new(config(6), Model::random(32, 5)),
+        &train_set,
+        &validation,
+        2,
+        &dir.join("a"),
+        &stop,
+        |_| {},
+    )
+    .unwrap();
+    let first = straight.history[0].0;
+    let last = straight.history[5].0;
+    assert!(
+        last < first * 0.5,
+        "training loss fell only from {first} to {last}"
+    );
+    assert!(
+        straight.history[5].1 < straight.history[0].1,
+        "validation loss did not fall"
+    );
+    assert!(dir.join("a/loss.csv").exists() && dir.join("a/loss.png").exists());
+
+    // The same run killed after three superbatches, then resumed from its checkpoint.
+    let interrupt = AtomicBool::new(false);
+    let killed = train(
+        Checkpoint::new(config(6), Model::random(32, 5)),
+        &train_set,
+        &validation,
+        2,
+        &dir.join("b"),
+        &interrupt,
+        |line| {
+            if line.starts_with("superbatch 3/6 done") {
+                interrupt.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        },
+    );
+    assert!(killed
+        .unwrap_err()
+        .to_string()
+        .starts_with("interrupted; resume from"));
+    let bytes = std::fs::read(dir.join("b/checkpoint.bin")).unwrap();
+    let reloaded = Checkpoint::from_bytes(&bytes).unwrap();
+    assert_eq!(reloaded.superbatches_done, 3);
+    assert_eq!(Checkpoint::from_bytes(&reloaded.to_bytes()).unwrap(), reloaded);
+    let resumed = train(
+        reloaded,
+        &train_set,
+        &validation,
+        2,
+        &dir.join("b"),
+        &stop,
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(resumed.history.len(), 6);
+    for (a, b) in straight.history.iter().zip(&resumed.history) {
+        assert_eq!(a, b, "the resumed run must retrace the same curve");
+    }
+    assert_eq!(resumed.model, straight.model);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn exported_net_runs_in_the_engine_exactly() {
+    // A trained-looking model: random, then a few AdamW steps on real positions.
+    let data = positions(3000, 77);
+    let stop = AtomicBool::new(false);
+    let dir = std::env::temp_dir().join(format!("luft-export-{}", std::process::id()));
+    let c = TrainConfig {
+        hidden: 64,
+        superbatches: 2,
+        batches_per_superbatch: 4,
+        batch_size: 512,
+        wdl: 0.5,
+        lr: 0.01,
+        seed: 1,
+    };
+    let trained = train(
+        Checkpoint::new(c, Model::random(64, 1)),
+        &data,
+        &[],
+        1,
+        &dir,
+        &stop,
+        |_| {},
+    )
+    .unwrap();
+    let net = trained.model.to_network().unwrap();
+    let bytes = net.to_bytes();
+    let loaded = Arc::new(nnue::Network::from_bytes(&bytes).unwrap());
+    let mut stack = AccumulatorStack::new(loaded.clone(), detected_backend());
+    let fens = include_str!("../../movegen/tests/data/valid.fens");
+    let mut worst = 0.0f32;
+    for fen in fens.lines().take(2000) {
+        let board = Board::from_fen(fen).unwrap();
+        stack.refresh(&board);
+        let engine_eval = stack.evaluate(&board);
+        assert_eq!(engine_eval, loaded.evaluate(&board), "{fen}");
+        let float = trained.model.output(&Position::from_board(&board, 0.0, 0.5)) * nnue::SCALE as f32;
+        worst = worst.max((float - engine_eval as f32).abs());
+    }
+    assert!(worst < 25.0, "quantisation error up to {worst} cp");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn export_refuses_values_that_overflow() {
+    let mut model = Model::random(32, 2);
+    let out_w = model.layout().out_w;
+    model.params[out_w] = 2.5; // 2.5 * 64 = 160 > 127
+    let err = model.to_network().unwrap_err();
+    assert!(err.starts_with("output weight 2.5 quantises to 160"), "{err}");
+}
