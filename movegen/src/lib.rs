@@ -25,5 +25,5 @@ pub use fen::{FenError, FenSyntaxError, IllegalPosition, Validation, STARTPOS_FE
 pub use game::{DrawReason, Game, Outcome};
 pub use movegen::{MoveList, PieceMoves};
 pub use notation::{MoveParseError, SanError};
-pub use perft::{perft, perft_divide};
+pub use perft::{perft, perft_divide, perft_hashed, PerftTable};
 pub use types::{Color, File, Move, Piece, PieceType, Rank, Square};

@@ -1,6 +1,12 @@
 //! Perft: counts the leaf nodes of the legal move tree to a given depth, the standard test
 //! of a move generator. The last ply is bulk counted (one popcount per piece, promotions
 //! times four), so perft measures generation and `play`, not leaf bookkeeping.
+//!
+//! [`PerftTable`] memoises subtree counts by (Zobrist key, depth) for deep suite runs: every
+//! count still comes from the generator, but a position reached by transposition is counted
+//! once. Keys cover everything that decides the move tree (pieces, side, castling rights
+//! with rook files, a legal en passant capture), so equal keys mean equal subtrees up to a
+//! 64-bit collision.
 
 use crate::board::Board;
 use crate::types::Move;
@@ -39,4 +45,48 @@ pub fn perft_divide(board: &Board, depth: u32) -> Vec<(Move, u64)> {
             (mv, perft(&child, depth - 1))
         })
         .collect()
+}
+
+/// A transposition table for perft: (key, depth) -> leaf count.
+#[derive(Debug)]
+pub struct PerftTable {
+    entries: Vec<(u64, u64)>,
+}
+
+impl PerftTable {
+    /// A table of about `mib` MiB.
+    pub fn new(mib: usize) -> Self {
+        let count = (mib.max(1) << 20) / 16;
+        PerftTable {
+            entries: vec![(0, 0); count],
+        }
+    }
+
+    fn slot(&self, key: u64) -> usize {
+        ((u128::from(key) * self.entries.len() as u128) >> 64) as usize
+    }
+}
+
+/// Perft with a [`PerftTable`]; equal to [`perft`] for any table.
+pub fn perft_hashed(board: &Board, depth: u32, table: &mut PerftTable) -> u64 {
+    if depth <= 1 {
+        return perft(board, depth);
+    }
+    // The depth is mixed into the stored key so one slot never answers for another depth.
+    let tagged = board.hash() ^ (u64::from(depth)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let slot = table.slot(tagged);
+    if table.entries[slot].0 == tagged {
+        return table.entries[slot].1;
+    }
+    let mut nodes = 0;
+    board.generate_moves(|moves| {
+        for mv in moves {
+            let mut child = *board;
+            child.play(mv);
+            nodes += perft_hashed(&child, depth - 1, table);
+        }
+        false
+    });
+    table.entries[slot] = (tagged, nodes);
+    nodes
 }

@@ -93,3 +93,19 @@ fn chess960_full() {
 fn random_full() {
     run(&suite(include_str!("data/random.perft")), None);
 }
+
+#[test]
+fn hashed_perft_equals_plain_perft() {
+    let mut table = movegen::PerftTable::new(16);
+    for case in suite(include_str!("data/standard.epd")).iter().step_by(8) {
+        let board = Board::from_fen_relaxed(&case.fen).unwrap();
+        for depth in 1..=4 {
+            assert_eq!(
+                movegen::perft_hashed(&board, depth, &mut table),
+                perft(&board, depth),
+                "{}",
+                case.fen
+            );
+        }
+    }
+}

@@ -3,8 +3,10 @@
 //!
 //! ```text
 //! perft --depth N [--fen FEN] [--chess960] [--divide]
-//! perft --suite FILE [--max-nodes N]
+//! perft --suite FILE [--max-nodes N] [--hash MIB] [--skip K]
 //! ```
+//! `--hash` memoises subtrees by position for deep suite runs; `--skip K` starts a suite
+//! at its K+1-th position (to split a long run over processes).
 //! Exit codes: 0 success, 1 a suite mismatch, 2 bad arguments or input.
 
 use movegen::suite::parse_suite;
@@ -22,6 +24,9 @@ struct Args {
     divide: bool,
     suite: Option<String>,
     max_nodes: Option<u64>,
+    hash_mib: usize,
+    skip: usize,
+    take: usize,
 }
 
 fn parse_args(mut raw: impl Iterator<Item = String>) -> Result<Args, String> {
@@ -32,6 +37,9 @@ fn parse_args(mut raw: impl Iterator<Item = String>) -> Result<Args, String> {
         divide: false,
         suite: None,
         max_nodes: None,
+        hash_mib: 0,
+        skip: 0,
+        take: usize::MAX,
     };
     while let Some(arg) = raw.next() {
         let mut value = |name: &str| raw.next().ok_or_else(|| format!("{name} needs a value"));
@@ -53,6 +61,19 @@ fn parse_args(mut raw: impl Iterator<Item = String>) -> Result<Args, String> {
                     v.parse()
                         .map_err(|_| format!("bad --max-nodes {v:?}: expected a whole number"))?,
                 );
+            }
+            "--hash" | "--skip" | "--take" => {
+                let v = value(&arg)?;
+                let n: usize = v
+                    .parse()
+                    .ok()
+                    .filter(|n| arg != "--hash" || *n <= 1 << 16)
+                    .ok_or_else(|| format!("bad {arg} {v:?}: expected a whole number"))?;
+                match arg.as_str() {
+                    "--hash" => args.hash_mib = n,
+                    "--skip" => args.skip = n,
+                    _ => args.take = n,
+                }
             }
             "--chess960" => args.chess960 = true,
             "--divide" => args.divide = true,
@@ -93,12 +114,14 @@ fn run_single(args: &Args, depth: u32) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_suite(path: &str, max_nodes: Option<u64>) -> Result<ExitCode, String> {
+fn run_suite(path: &str, args: &Args) -> Result<ExitCode, String> {
+    let max_nodes = args.max_nodes;
+    let mut table = (args.hash_mib > 0).then(|| movegen::PerftTable::new(args.hash_mib));
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     let cases = parse_suite(&text).map_err(|e| format!("{path}: {e}"))?;
     let start = Instant::now();
     let (mut passed, mut failed, mut total_nodes) = (0, 0, 0u64);
-    for case in &cases {
+    for case in cases.iter().skip(args.skip).take(args.take) {
         let board = match Board::from_fen_relaxed(&case.fen) {
             Ok(b) => b,
             Err(e) => {
@@ -113,7 +136,10 @@ fn run_suite(path: &str, max_nodes: Option<u64>) -> Result<ExitCode, String> {
             if max_nodes.is_some_and(|cap| expected > cap) {
                 continue;
             }
-            let got = perft(&board, depth);
+            let got = match table.as_mut() {
+                Some(t) => movegen::perft_hashed(&board, depth, t),
+                None => perft(&board, depth),
+            };
             total_nodes += got;
             deepest = deepest.max(depth);
             if got != expected {
@@ -142,7 +168,7 @@ fn run_suite(path: &str, max_nodes: Option<u64>) -> Result<ExitCode, String> {
 
 fn main() -> ExitCode {
     let result = parse_args(std::env::args().skip(1)).and_then(|args| match (&args.suite, args.depth) {
-        (Some(path), _) => run_suite(path, args.max_nodes),
+        (Some(path), _) => run_suite(path, &args),
         (None, Some(depth)) => run_single(&args, depth),
         (None, None) => Err("give --depth N or --suite FILE (try --help)".to_string()),
     });
