@@ -334,8 +334,17 @@ fn evalfile_swap_and_bad_evalfile() {
     let mut e = Engine::start();
     e.send("position startpos moves e2e4");
     e.send("eval");
-    let material = e.until("info string eval", 5 * SECOND).pop().unwrap();
-    assert_eq!(material, "info string eval 0 cp (side to move), 0 cp (white)");
+    let default = e.until("info string eval", 5 * SECOND).pop().unwrap();
+    let after_e4 =
+        movegen::Board::from_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").unwrap();
+    let expected = engine::uci::default_net().evaluate(&after_e4);
+    assert_eq!(
+        default,
+        format!(
+            "info string eval {expected} cp (side to move), {} cp (white)",
+            -expected
+        )
+    );
 
     e.send(&format!("setoption name EvalFile value {}", random.display()));
     let loaded = e.until("info string", 5 * SECOND).pop().unwrap();
@@ -366,7 +375,7 @@ fn evalfile_swap_and_bad_evalfile() {
     e.send("setoption name EvalFile value <default>");
     e.until("info string EvalFile", 5 * SECOND);
     e.send("eval");
-    assert_eq!(e.until("info string eval", 5 * SECOND).pop().unwrap(), material);
+    assert_eq!(e.until("info string eval", 5 * SECOND).pop().unwrap(), default);
     e.send("go depth 4");
     e.bestmove(5 * SECOND);
     e.quit();
