@@ -405,6 +405,7 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
             .context("cannot install the Ctrl-C handler")?;
     }
     let results = Arc::new([AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)]);
+    let nodes_searched = Arc::new(AtomicU64::new(0));
     let gen_settings = GenSettings {
         nodes: args.nodes,
         random_plies: args.random_plies,
@@ -415,13 +416,14 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
     let book = Arc::new(book);
     let mut handles = Vec::new();
     for (t, path) in files.iter().enumerate() {
-        let (net, stop, games_done, positions_done, results, book) = (
+        let (net, stop, games_done, positions_done, results, book, nodes_searched) = (
             net.clone(),
             stop.clone(),
             games_done.clone(),
             positions_done.clone(),
             results.clone(),
             book.clone(),
+            nodes_searched.clone(),
         );
         let target_reached = target_reached.clone();
         let gen_settings = gen_settings.clone();
@@ -441,7 +443,8 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
                     let mut rng = Rng(seed
                         ^ (t as u64).wrapping_mul(0xA24B_AED4_963E_E407)
                         ^ local.wrapping_mul(0x9FB2_1C65_1E98_DF25));
-                    let (record, _nodes) = player.play_game(&gen_settings, &book, &mut rng);
+                    let (record, nodes) = player.play_game(&gen_settings, &book, &mut rng);
+                    nodes_searched.fetch_add(nodes, Ordering::Relaxed);
                     let mut chunk = Vec::new();
                     encode_chunk(std::slice::from_ref(&record), &mut chunk);
                     file.write_all(&chunk)
@@ -469,13 +472,16 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
             (_, Some(t)) => format!("positions {}/{t}", positions_done.load(Ordering::Relaxed)),
             _ => String::new(),
         };
+        let nodes = nodes_searched.load(Ordering::Relaxed);
         let line = format!(
-            "{target}  +{g} games  +{p} positions  {:.0} pos/s  ({:.0} per thread)  W/D/L {}/{}/{}  {:.0}s",
+            "{target}  +{g} games  +{p} positions  {:.0} pos/s  ({:.0} per thread)  W/D/L {}/{}/{}  {:.0} nodes/pos  {:.0} nps/thread  {:.0}s",
             p as f64 / secs,
             p as f64 / secs / args.threads as f64,
             r[2],
             r[1],
             r[0],
+            nodes as f64 / p.max(1) as f64,
+            nodes as f64 / secs / args.threads as f64,
             secs
         );
         if final_line {
