@@ -75,25 +75,11 @@ pub fn read_pgn(text: &str, plies: Option<usize>) -> Result<Vec<Opening>, String
     Ok(openings)
 }
 
-/// A small deterministic generator (SplitMix64) for shuffling with `--seed`.
-#[derive(Clone, Debug)]
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
-
 /// Orders the book: shuffled by `seed` when `random`, then rotated to start at `start`
 /// (1-based, as in fastchess).
 pub fn arrange(mut openings: Vec<Opening>, random: bool, seed: u64, start: usize) -> Vec<Opening> {
     if random {
-        let mut rng = Rng(seed);
+        let mut rng = movegen::rng::SplitMix64(seed);
         for i in (1..openings.len()).rev() {
             let j = (rng.next_u64() % (i as u64 + 1)) as usize;
             openings.swap(i, j);

@@ -60,17 +60,6 @@ pub fn parse_args(words: &[&str]) -> Result<GenfensArgs, String> {
     Ok(args)
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
-
 /// Generates the FENs (without the `info string genfens` prefix).
 pub fn generate(args: &GenfensArgs, net: &Arc<Network>) -> Result<Vec<String>, String> {
     let book: Vec<Board> = match &args.book {
@@ -108,7 +97,7 @@ pub fn generate(args: &GenfensArgs, net: &Arc<Network>) -> Result<Vec<String>, S
         shared.clone(),
         AccumulatorStack::new(net.clone(), detected_backend()),
     );
-    let mut rng = Rng(args.seed ^ 0x0067_656E_6665_6E73);
+    let mut rng = movegen::rng::SplitMix64(args.seed ^ 0x0067_656E_6665_6E73);
     let mut out = Vec::with_capacity(args.count);
     let mut attempts = 0usize;
     while out.len() < args.count {
@@ -119,9 +108,9 @@ pub fn generate(args: &GenfensArgs, net: &Arc<Network>) -> Result<Vec<String>, S
                 out.len()
             ));
         }
-        let start = book[(rng.next() % book.len() as u64) as usize];
+        let start = book[(rng.next_u64() % book.len() as u64) as usize];
         let mut game = Game::new(start);
-        let plies = args.plies + (rng.next() % 2) as usize;
+        let plies = args.plies + (rng.next_u64() % 2) as usize;
         let mut ok = true;
         for _ in 0..plies {
             let moves = game.board().legal_moves();
@@ -129,7 +118,7 @@ pub fn generate(args: &GenfensArgs, net: &Arc<Network>) -> Result<Vec<String>, S
                 ok = false;
                 break;
             }
-            game.play_unchecked(moves[(rng.next() % moves.len() as u64) as usize]);
+            game.play_unchecked(moves[(rng.next_u64() % moves.len() as u64) as usize]);
         }
         if !ok || game.outcome_with_claims().is_some() {
             continue;

@@ -416,15 +416,7 @@ impl Worker {
         };
         let tt_move = tt_entry.map_or(Move::NULL, |e| e.mv);
         if let Some(entry) = tt_entry {
-            if !pv_node
-                && entry.depth >= depth
-                && match entry.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => entry.score >= beta,
-                    Bound::Upper => entry.score <= alpha,
-                    Bound::None => false,
-                }
-            {
+            if !pv_node && entry.depth >= depth && entry.cuts(alpha, beta) {
                 return entry.score;
             }
         }
@@ -674,14 +666,7 @@ impl Worker {
         // Transposition table.
         let tt_entry = self.shared.tt.probe(board.hash(), ply);
         if let Some(entry) = tt_entry {
-            if !pv_node
-                && match entry.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => entry.score >= beta,
-                    Bound::Upper => entry.score <= alpha,
-                    Bound::None => false,
-                }
-            {
+            if !pv_node && entry.cuts(alpha, beta) {
                 return entry.score;
             }
         }

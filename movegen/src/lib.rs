@@ -15,6 +15,7 @@ pub mod movegen;
 pub mod notation;
 pub mod perft;
 pub mod pgn;
+pub mod rng;
 pub mod suite;
 pub mod types;
 mod zobrist;

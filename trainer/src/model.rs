@@ -51,32 +51,25 @@ impl Layout {
     }
 }
 
-struct Rng(u64);
-impl Rng {
-    fn uniform(&mut self) -> f32 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-    }
+/// A uniform number in [-1, 1) from the shared generator.
+fn uniform(rng: &mut movegen::rng::SplitMix64) -> f32 {
+    (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
 }
 
 impl Model {
     /// A freshly initialised model (uniform weights, zero biases), reproducible by `seed`.
     pub fn random(hidden: usize, seed: u64) -> Model {
         let layout = Layout::new(hidden);
-        let mut rng = Rng(seed);
+        let mut rng = movegen::rng::SplitMix64(seed);
         let mut params = Array1::<f32>::zeros(layout.len);
         let p = params.as_slice_mut().expect("contiguous");
         let ft_scale = 1.0 / (32f32).sqrt();
         let out_scale = 1.0 / ((2 * hidden) as f32).sqrt();
         for w in &mut p[..layout.ft_bias] {
-            *w = rng.uniform() * ft_scale;
+            *w = uniform(&mut rng) * ft_scale;
         }
         for w in &mut p[layout.out_w..layout.out_b] {
-            *w = rng.uniform() * out_scale;
+            *w = uniform(&mut rng) * out_scale;
         }
         Model { hidden, params }
     }

@@ -176,12 +176,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+use movegen::rng::hash as mix;
 
 /// Splits positions into training and validation (about 1%), by a hash of the index.
 pub fn split(positions: Vec<Position>, seed: u64) -> (Vec<Position>, Vec<Position>) {
