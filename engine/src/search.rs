@@ -25,7 +25,7 @@ pub const MATE_BOUND: i32 = MATE - 2 * MAX_PLY as i32;
 pub struct Limits {
     pub depth: Option<i32>,
     pub nodes: Option<u64>,
-    /// Start no new iteration once this many nodes are searched (datagen's soft limit).
+    /// Datagen's soft node budget: no new iteration once half of it is spent.
     pub soft_nodes: Option<u64>,
     /// Stop once a mate in this many moves (or fewer) is found.
     pub mate: Option<i32>,
@@ -229,7 +229,14 @@ impl Worker {
                 return true;
             }
         }
-        if self.limits.soft_nodes.is_some_and(|n| self.nodes >= n) {
+        // A new iteration usually costs about as much as all before it: start one only
+        // while at most half the soft node budget is spent, so moves average about the
+        // budget instead of overshooting it.
+        if self
+            .limits
+            .soft_nodes
+            .is_some_and(|n| self.nodes.saturating_mul(2) >= n)
+        {
             return true;
         }
         self.time.as_ref().is_some_and(|t| t.soft_limit_reached())
