@@ -196,7 +196,7 @@ impl Kernel {
     }
 
     /// Forward and backward for `positions`, adding gradients (not yet divided by the
-    /// count) into `grad`. `scratch` holds 4N floats. Returns the summed loss.
+    /// count) into `grad`. `scratch` holds [`scratch_len`] floats. Returns the summed loss.
     pub fn accumulate(
         self,
         params: &[f32],
@@ -256,6 +256,11 @@ fn block_size(h: usize) -> usize {
     (32 * 1024 / h).clamp(16, 512)
 }
 
+/// Floats of scratch the kernel needs per thread: a block's accumulators and lane gradients.
+pub fn scratch_len(hidden: usize) -> usize {
+    2 * block_size(hidden) * 2 * hidden
+}
+
 /// The kernel, loop-interchanged for the cache. Per position, the naive order gathers ~60
 /// weight rows and scatters ~60 gradient rows, all over a 768-row matrix that does not fit
 /// in L2, so it runs at memory speed. Here a block of positions is first inverted into a
@@ -283,10 +288,8 @@ fn kernel<const N: usize>(
     let (g_ft_w, g_rest) = grad.split_at_mut(l.ft_bias);
     let (g_ft_b, g_rest) = g_rest.split_at_mut(h);
     let (g_out_w, g_out_b) = g_rest.split_at_mut(2 * h);
-    let _ = scratch;
     let block = block_size(h);
-    let mut acc = vec![0.0f32; block * 2 * h];
-    let mut delta = vec![0.0f32; block * 2 * h];
+    let (acc, delta) = scratch[..2 * block * 2 * h].split_at_mut(block * 2 * h);
     let mut starts = vec![0u32; INPUTS + 1];
     let mut entries = vec![0u32; block * 64];
     let mut loss = 0.0f64;

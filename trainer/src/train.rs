@@ -219,7 +219,7 @@ impl Workspace {
         let len = Layout::new(hidden).len;
         Workspace {
             grads: vec![vec![0.0; len]; threads],
-            scratch: vec![vec![0.0; 4 * hidden]; threads],
+            scratch: vec![vec![0.0; crate::model::scratch_len(hidden)]; threads],
             total: vec![0.0; len],
             batch: Vec::new(),
             kernel,
