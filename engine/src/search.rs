@@ -638,13 +638,7 @@ impl Worker {
 
         // Step 17. Store the result.
         if excluded.is_null() && (!root || self.root_excluded.is_empty()) {
-            let bound = if best_score >= beta {
-                Bound::Lower
-            } else if best_score > original_alpha {
-                Bound::Exact
-            } else {
-                Bound::Upper
-            };
+            let bound = Bound::of(best_score, original_alpha, beta);
             let eval = if in_check { 0 } else { static_eval };
             self.shared
                 .tt
@@ -727,13 +721,7 @@ impl Worker {
         if in_check && moves_searched == 0 {
             return -MATE + ply as i32;
         }
-        let bound = if best_score >= beta {
-            Bound::Lower
-        } else if best_score > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::of(best_score, original_alpha, beta);
         let eval = if in_check { 0 } else { static_eval };
         self.shared
             .tt

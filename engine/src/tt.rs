@@ -26,6 +26,20 @@ pub enum Bound {
     Exact = 3,
 }
 
+impl Bound {
+    /// The bound a search result has: `score` from a window whose lower edge was `alpha`.
+    #[inline]
+    pub fn of(score: i32, alpha: i32, beta: i32) -> Bound {
+        if score >= beta {
+            Bound::Lower
+        } else if score > alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        }
+    }
+}
+
 /// A decoded table entry.
 #[derive(Clone, Copy, Debug)]
 pub struct TtEntry {
