@@ -14,7 +14,7 @@ pub mod network;
 pub mod record;
 
 pub use file::NetError;
-pub use network::{feature_index, Network};
+pub use network::{feature_index, output_bucket, Network};
 
 /// Number of input features: 2 colours x 6 piece types x 64 squares.
 pub const INPUTS: usize = 768;

@@ -59,15 +59,10 @@ impl Network {
         }
     }
 
-    /// The output bucket for a position: by piece count, `(count - 2) / (32 / buckets)`.
+    /// The output bucket for a position: see [`output_bucket`].
     #[inline]
     pub fn output_bucket(&self, board: &Board) -> usize {
-        if self.output_buckets <= 1 {
-            return 0;
-        }
-        let pieces = board.occupied().len() as usize;
-        let per_bucket = 32usize.div_ceil(self.output_buckets);
-        (pieces.saturating_sub(2) / per_bucket).min(self.output_buckets - 1)
+        output_bucket(board.occupied().len() as usize, self.output_buckets)
     }
 
     /// The row of N weights of input `feature`.
@@ -166,6 +161,19 @@ impl Network {
         net.output_bias.iter_mut().for_each(|w| *w = next(QA * QB));
         net
     }
+}
+
+/// The output bucket of a position with `pieces` pieces (kings included) in a net with
+/// `buckets` output buckets: `(pieces - 2) / ceil(32 / buckets)`, at most `buckets - 1`
+/// (with 8 buckets: `(pieces - 2) / 4`). The one definition shared by the engine, the
+/// reference forward pass and the trainer.
+#[inline]
+pub fn output_bucket(pieces: usize, buckets: usize) -> usize {
+    if buckets <= 1 {
+        return 0;
+    }
+    let per_bucket = 32usize.div_ceil(buckets);
+    (pieces.saturating_sub(2) / per_bucket).min(buckets - 1)
 }
 
 #[cfg(test)]

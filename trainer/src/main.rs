@@ -35,6 +35,9 @@ enum Command {
         data: Vec<PathBuf>,
         #[arg(long, default_value_t = 64)]
         hidden: usize,
+        /// Output buckets by material, `(pieces - 2) / (32 / buckets)` (8: `(pieces - 2) / 4`).
+        #[arg(long, default_value_t = 1)]
+        buckets: usize,
         #[arg(long)]
         out: PathBuf,
         #[arg(long, default_value_t = 40)]
@@ -81,6 +84,7 @@ fn main() {
         Command::Train {
             data,
             hidden,
+            buckets,
             out,
             superbatches,
             batches_per_superbatch,
@@ -94,6 +98,7 @@ fn main() {
         } => {
             let config = TrainConfig {
                 hidden,
+                buckets,
                 superbatches,
                 batches_per_superbatch,
                 batch_size,
@@ -126,6 +131,9 @@ fn run_train(
     if config.hidden == 0 || config.hidden % 16 != 0 || config.hidden > nnue::MAX_HIDDEN {
         bail!("--hidden must be a multiple of 16 up to {}", nnue::MAX_HIDDEN);
     }
+    if config.buckets == 0 || config.buckets > nnue::MAX_OUTPUT_BUCKETS {
+        bail!("--buckets must be 1 to {}", nnue::MAX_OUTPUT_BUCKETS);
+    }
     if !((0.0..=1.0).contains(&config.wdl) && config.lr > 0.0 && config.lr < 1.0) {
         bail!("--wdl must be in [0, 1] and --lr in (0, 1)");
     }
@@ -144,17 +152,16 @@ fn run_train(
         }
         (None, Some(net)) => {
             let net = Network::load(net).map_err(|e| anyhow::anyhow!("--init {}: {e}", net.display()))?;
-            let model = Model::from_network(&net).map_err(anyhow::Error::msg)?;
-            if model.hidden != config.hidden {
-                bail!(
-                    "--init net has hidden width {}, not --hidden {}",
-                    model.hidden,
-                    config.hidden
-                );
-            }
+            // A narrower or one-bucket net grows into the requested shape with the same
+            // output, so what it learned carries over.
+            let model = Model::grown_from_network(&net, config.hidden, config.buckets, config.seed)
+                .map_err(|e| anyhow::anyhow!("--init: {e}"))?;
             Checkpoint::new(config, model)
         }
-        (None, None) => Checkpoint::new(config.clone(), Model::random(config.hidden, config.seed)),
+        (None, None) => Checkpoint::new(
+            config.clone(),
+            Model::random_bucketed(config.hidden, config.buckets, config.seed),
+        ),
     };
     let (positions, warnings) = load(data)?;
     for w in warnings {

@@ -2,10 +2,11 @@
 //! the `nnue` net format.
 //!
 //! Parameters live in one flat `ndarray::Array1<f32>` so the optimiser treats them alike:
-//! `[feature weights (768 x N, feature-major) | feature bias (N) | output weights (2N) |
-//! output bias (1)]`. The network is the engine's: accumulators `b + Σ rows` per perspective,
-//! SCReLU `clamp(x, 0, 1)²`, output `Σ h·w + b`; a position's prediction is
-//! `sigmoid(output)`, its centipawn evaluation `output · 400`.
+//! `[feature weights (768 x N, feature-major) | feature bias (N) | output weights (B x 2N) |
+//! output bias (B)]` for B output buckets. The network is the engine's: accumulators
+//! `b + Σ rows` per perspective, SCReLU `clamp(x, 0, 1)²`, output `Σ h·w[k] + b[k]` with
+//! `k = nnue::output_bucket(pieces, B)`; a position's prediction is `sigmoid(output)`, its
+//! centipawn evaluation `output · 400`.
 //!
 //! The hot loop is [`Kernel::accumulate`]: per position, gather ~2x30 rows of N weights
 //! forward and scatter ~2x30 rows of gradients backward, into a gradient buffer private to
@@ -15,7 +16,7 @@
 
 use crate::data::{sigmoid, Position};
 use ndarray::Array1;
-use nnue::{Network, INPUTS, QA, QB};
+use nnue::{output_bucket, Network, INPUTS, QA, QB};
 
 /// Weights are clipped to this magnitude so they quantise into their integer types.
 pub const WEIGHT_CLIP: f32 = 1.98;
@@ -23,6 +24,8 @@ pub const WEIGHT_CLIP: f32 = 1.98;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Model {
     pub hidden: usize,
+    /// Output buckets (1 ..= `nnue::MAX_OUTPUT_BUCKETS`).
+    pub buckets: usize,
     pub params: Array1<f32>,
 }
 
@@ -30,6 +33,7 @@ pub struct Model {
 #[derive(Clone, Copy, Debug)]
 pub struct Layout {
     pub hidden: usize,
+    pub buckets: usize,
     pub ft_bias: usize,
     pub out_w: usize,
     pub out_b: usize,
@@ -37,16 +41,23 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// The layout of a net with one output bucket.
     pub fn new(hidden: usize) -> Layout {
+        Layout::bucketed(hidden, 1)
+    }
+
+    /// The layout of a net with `buckets` output buckets.
+    pub fn bucketed(hidden: usize, buckets: usize) -> Layout {
         let ft_bias = INPUTS * hidden;
         let out_w = ft_bias + hidden;
-        let out_b = out_w + 2 * hidden;
+        let out_b = out_w + buckets * 2 * hidden;
         Layout {
             hidden,
+            buckets,
             ft_bias,
             out_w,
             out_b,
-            len: out_b + 1,
+            len: out_b + buckets,
         }
     }
 }
@@ -59,7 +70,12 @@ fn uniform(rng: &mut movegen::rng::SplitMix64) -> f32 {
 impl Model {
     /// A freshly initialised model (uniform weights, zero biases), reproducible by `seed`.
     pub fn random(hidden: usize, seed: u64) -> Model {
-        let layout = Layout::new(hidden);
+        Model::random_bucketed(hidden, 1, seed)
+    }
+
+    /// A freshly initialised model with `buckets` output buckets.
+    pub fn random_bucketed(hidden: usize, buckets: usize, seed: u64) -> Model {
+        let layout = Layout::bucketed(hidden, buckets);
         let mut rng = movegen::rng::SplitMix64(seed);
         let mut params = Array1::<f32>::zeros(layout.len);
         let p = params.as_slice_mut().expect("contiguous");
@@ -71,36 +87,83 @@ impl Model {
         for w in &mut p[layout.out_w..layout.out_b] {
             *w = uniform(&mut rng) * out_scale;
         }
-        Model { hidden, params }
+        Model {
+            hidden,
+            buckets,
+            params,
+        }
     }
 
     /// The float model a quantised net stands for (to fine-tune from it with `--init`).
     pub fn from_network(net: &Network) -> Result<Model, String> {
-        if net.output_buckets != 1 {
+        Model::grown_from_network(net, net.hidden, net.output_buckets, 0)
+    }
+
+    /// The float model of `net` grown to `hidden` units and `buckets` output buckets with the
+    /// same output on every position, so a fine-tune starts from what `net` knows:
+    /// new hidden units get small random feature weights (seeded by `seed`) and zero output
+    /// weights; a one-bucket net's output layer is copied into every bucket.
+    ///
+    /// Errors: a narrower target width, or a bucketed net whose bucket count differs.
+    pub fn grown_from_network(
+        net: &Network,
+        hidden: usize,
+        buckets: usize,
+        seed: u64,
+    ) -> Result<Model, String> {
+        let old = net.hidden;
+        if hidden < old {
+            return Err(format!("cannot shrink a {old}-wide net to {hidden}"));
+        }
+        if net.output_buckets != buckets && net.output_buckets != 1 {
             return Err(format!(
-                "nets with {} output buckets cannot be trained yet",
+                "cannot turn a net with {} output buckets into one with {buckets}",
                 net.output_buckets
             ));
         }
-        let hidden = net.hidden;
-        let layout = Layout::new(hidden);
-        let mut params = Array1::<f32>::zeros(layout.len);
+        let layout = Layout::bucketed(hidden, buckets);
+        let mut params = Model::random_bucketed(hidden, buckets, seed).params;
         let p = params.as_slice_mut().expect("contiguous");
-        for (dst, &w) in p[..layout.ft_bias].iter_mut().zip(&net.feature_weights) {
-            *dst = f32::from(w) / QA as f32;
+        for f in 0..INPUTS {
+            for j in 0..old {
+                p[f * hidden + j] = f32::from(net.feature_weights[f * old + j]) / QA as f32;
+            }
+            // New units start small so they barely move the accumulators' clipping.
+            for j in old..hidden {
+                p[f * hidden + j] *= 0.1;
+            }
         }
-        for (dst, &b) in p[layout.ft_bias..layout.out_w].iter_mut().zip(&net.feature_bias) {
-            *dst = f32::from(b) / QA as f32;
+        for j in 0..hidden {
+            p[layout.ft_bias + j] = net.feature_bias.get(j).map_or(0.0, |&b| f32::from(b) / QA as f32);
         }
-        for (dst, &w) in p[layout.out_w..layout.out_b].iter_mut().zip(&net.output_weights) {
-            *dst = f32::from(w) / QB as f32;
+        for k in 0..buckets {
+            let src = if net.output_buckets == 1 { 0 } else { k };
+            for view in 0..2 {
+                for j in 0..hidden {
+                    p[layout.out_w + k * 2 * hidden + view * hidden + j] = if j < old {
+                        f32::from(net.output_weights[src * 2 * old + view * old + j]) / QB as f32
+                    } else {
+                        0.0
+                    };
+                }
+            }
+            p[layout.out_b + k] = net.output_bias[src] as f32 / (QA * QB) as f32;
         }
-        p[layout.out_b] = net.output_bias[0] as f32 / (QA * QB) as f32;
-        Ok(Model { hidden, params })
+        Ok(Model {
+            hidden,
+            buckets,
+            params,
+        })
     }
 
     pub fn layout(&self) -> Layout {
-        Layout::new(self.hidden)
+        Layout::bucketed(self.hidden, self.buckets)
+    }
+
+    /// The output bucket of a training position.
+    #[inline]
+    pub fn bucket(&self, pos: &Position) -> usize {
+        output_bucket(pos.count as usize, self.buckets)
     }
 
     /// The raw output for a position (centipawns / 400).
@@ -119,8 +182,9 @@ impl Model {
                 }
             }
         }
-        let mut out = p[l.out_b];
-        for (a, w) in acc.iter().zip(&p[l.out_w..l.out_b]) {
+        let k = self.bucket(pos);
+        let mut out = p[l.out_b + k];
+        for (a, w) in acc.iter().zip(&p[l.out_w + k * 2 * h..l.out_w + (k + 1) * 2 * h]) {
             let x = a.clamp(0.0, 1.0);
             out += x * x * w;
         }
@@ -143,7 +207,7 @@ impl Model {
             }
             Ok(q as i64)
         };
-        let mut net = Network::zeroed(h, 1);
+        let mut net = Network::zeroed(h, self.buckets);
         for (i, &w) in p[..l.ft_bias].iter().enumerate() {
             net.feature_weights[i] = quantise(w, QA, "feature weight", -32768, 32767)? as i16;
         }
@@ -153,13 +217,15 @@ impl Model {
         for (i, &w) in p[l.out_w..l.out_b].iter().enumerate() {
             net.output_weights[i] = quantise(w, QB, "output weight", -128, 127)? as i16;
         }
-        net.output_bias[0] = quantise(
-            p[l.out_b],
-            QA * QB,
-            "output bias",
-            i64::from(i32::MIN),
-            i64::from(i32::MAX),
-        )? as i32;
+        for (k, &b) in p[l.out_b..l.len].iter().enumerate() {
+            net.output_bias[k] = quantise(
+                b,
+                QA * QB,
+                "output bias",
+                i64::from(i32::MIN),
+                i64::from(i32::MAX),
+            )? as i32;
+        }
         // Worst case of an accumulator: the bias plus the 32 largest rows of one unit.
         for unit in 0..h {
             let mut magnitudes: Vec<i32> = (0..INPUTS)
@@ -201,6 +267,7 @@ impl Kernel {
         self,
         params: &[f32],
         hidden: usize,
+        buckets: usize,
         positions: &[Position],
         wdl: f32,
         grad: &mut [f32],
@@ -209,9 +276,9 @@ impl Kernel {
         #[cfg(target_arch = "x86_64")]
         if self == Kernel::Avx2Fma {
             // SAFETY: chosen only when the CPU reports AVX2 and FMA.
-            return unsafe { accumulate_avx2(params, hidden, positions, wdl, grad, scratch) };
+            return unsafe { accumulate_avx2(params, hidden, buckets, positions, wdl, grad, scratch) };
         }
-        accumulate_portable(params, hidden, positions, wdl, grad, scratch)
+        accumulate_portable(params, hidden, buckets, positions, wdl, grad, scratch)
     }
 }
 
@@ -220,12 +287,13 @@ impl Kernel {
 unsafe fn accumulate_avx2(
     params: &[f32],
     hidden: usize,
+    buckets: usize,
     positions: &[Position],
     wdl: f32,
     grad: &mut [f32],
     scratch: &mut [f32],
 ) -> f64 {
-    accumulate_portable(params, hidden, positions, wdl, grad, scratch)
+    accumulate_portable(params, hidden, buckets, positions, wdl, grad, scratch)
 }
 
 /// Dispatches to a copy of the kernel specialised for the width, so every loop has a
@@ -234,19 +302,20 @@ unsafe fn accumulate_avx2(
 fn accumulate_portable(
     params: &[f32],
     hidden: usize,
+    buckets: usize,
     positions: &[Position],
     wdl: f32,
     grad: &mut [f32],
     scratch: &mut [f32],
 ) -> f64 {
     match hidden {
-        32 => kernel::<32>(params, hidden, positions, wdl, grad, scratch),
-        64 => kernel::<64>(params, hidden, positions, wdl, grad, scratch),
-        128 => kernel::<128>(params, hidden, positions, wdl, grad, scratch),
-        256 => kernel::<256>(params, hidden, positions, wdl, grad, scratch),
-        512 => kernel::<512>(params, hidden, positions, wdl, grad, scratch),
-        1024 => kernel::<1024>(params, hidden, positions, wdl, grad, scratch),
-        _ => kernel::<0>(params, hidden, positions, wdl, grad, scratch),
+        32 => kernel::<32>(params, hidden, buckets, positions, wdl, grad, scratch),
+        64 => kernel::<64>(params, hidden, buckets, positions, wdl, grad, scratch),
+        128 => kernel::<128>(params, hidden, buckets, positions, wdl, grad, scratch),
+        256 => kernel::<256>(params, hidden, buckets, positions, wdl, grad, scratch),
+        512 => kernel::<512>(params, hidden, buckets, positions, wdl, grad, scratch),
+        1024 => kernel::<1024>(params, hidden, buckets, positions, wdl, grad, scratch),
+        _ => kernel::<0>(params, hidden, buckets, positions, wdl, grad, scratch),
     }
 }
 
@@ -274,20 +343,20 @@ pub fn scratch_len(hidden: usize) -> usize {
 fn kernel<const N: usize>(
     params: &[f32],
     hidden: usize,
+    buckets: usize,
     positions: &[Position],
     wdl: f32,
     grad: &mut [f32],
     scratch: &mut [f32],
 ) -> f64 {
     let h = if N > 0 { N } else { hidden };
-    let l = Layout::new(h);
+    let l = Layout::bucketed(h, buckets);
     let (ft_w, rest) = params.split_at(l.ft_bias);
     let (ft_b, rest) = rest.split_at(h);
-    let (out_w, out_b) = rest.split_at(2 * h);
-    let out_b = out_b[0];
+    let (out_w_all, out_b_all) = rest.split_at(buckets * 2 * h);
     let (g_ft_w, g_rest) = grad.split_at_mut(l.ft_bias);
     let (g_ft_b, g_rest) = g_rest.split_at_mut(h);
-    let (g_out_w, g_out_b) = g_rest.split_at_mut(2 * h);
+    let (g_out_w_all, g_out_b_all) = g_rest.split_at_mut(buckets * 2 * h);
     let block = block_size(h);
     let (acc, delta) = scratch[..2 * block * 2 * h].split_at_mut(block * 2 * h);
     let mut starts = vec![0u32; INPUTS + 1];
@@ -334,6 +403,10 @@ fn kernel<const N: usize>(
         // Output layer, loss, and the gradient at every accumulator lane.
         for (p, pos) in chunk.iter().enumerate() {
             let a = &slots[p * 2 * h..(p + 1) * 2 * h];
+            let k = output_bucket(pos.count as usize, buckets);
+            let out_w = &out_w_all[k * 2 * h..(k + 1) * 2 * h];
+            let g_out_w = &mut g_out_w_all[k * 2 * h..(k + 1) * 2 * h];
+            let out_b = out_b_all[k];
             let mut lanes = [0.0f32; 8];
             for (a, w) in a.chunks_exact(8).zip(out_w.chunks_exact(8)) {
                 for k in 0..8 {
@@ -346,7 +419,7 @@ fn kernel<const N: usize>(
             let t = pos.target(wdl);
             loss += f64::from((prob - t) * (prob - t));
             let d = 2.0 * (prob - t) * prob * (1.0 - prob);
-            g_out_b[0] += d;
+            g_out_b_all[k] += d;
             let da = &mut delta[p * 2 * h..(p + 1) * 2 * h];
             // Two simple loops (each vectorises; the fused four-way one did not): output
             // weight gradients, then the SCReLU derivative, 2x inside (0, 1), else zero.

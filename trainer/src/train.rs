@@ -21,6 +21,8 @@ use std::time::Instant;
 #[derive(Clone, Debug, PartialEq)]
 pub struct TrainConfig {
     pub hidden: usize,
+    /// Output buckets by material (`nnue::output_bucket`); 1 for none.
+    pub buckets: usize,
     pub superbatches: u32,
     pub batches_per_superbatch: u32,
     pub batch_size: usize,
@@ -61,8 +63,9 @@ impl Checkpoint {
         let mut out = Vec::new();
         out.extend_from_slice(CHECKPOINT_MAGIC);
         for v in [
-            1u32,
+            2u32,
             c.hidden as u32,
+            c.buckets as u32,
             c.superbatches,
             c.batches_per_superbatch,
             c.batch_size as u32,
@@ -104,10 +107,12 @@ impl Checkpoint {
         };
         let u32_ = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes"));
         let version = u32_(take(4)?);
-        if version != 1 {
+        if version != 1 && version != 2 {
             bail!("unsupported checkpoint version {version}");
         }
         let hidden = u32_(take(4)?) as usize;
+        // Version 1 had no output buckets.
+        let buckets = if version >= 2 { u32_(take(4)?) as usize } else { 1 };
         let superbatches = u32_(take(4)?);
         let batches_per_superbatch = u32_(take(4)?);
         let batch_size = u32_(take(4)?) as usize;
@@ -125,7 +130,10 @@ impl Checkpoint {
         if hidden == 0 || hidden > nnue::MAX_HIDDEN {
             bail!("checkpoint hidden width {hidden} out of range");
         }
-        let len = Layout::new(hidden).len;
+        if buckets == 0 || buckets > nnue::MAX_OUTPUT_BUCKETS {
+            bail!("checkpoint output buckets {buckets} out of range");
+        }
+        let len = Layout::bucketed(hidden, buckets).len;
         let mut arrays = Vec::new();
         for _ in 0..3 {
             let raw = take(len * 4)?;
@@ -143,6 +151,7 @@ impl Checkpoint {
         Ok(Checkpoint {
             config: TrainConfig {
                 hidden,
+                buckets,
                 superbatches,
                 batches_per_superbatch,
                 batch_size,
@@ -151,7 +160,11 @@ impl Checkpoint {
                 seed,
             },
             superbatches_done,
-            model: Model { hidden, params },
+            model: Model {
+                hidden,
+                buckets,
+                params,
+            },
             m,
             v,
             history,
@@ -216,7 +229,12 @@ impl Workspace {
     }
 
     pub fn new(hidden: usize, threads: usize, kernel: Kernel) -> Self {
-        let len = Layout::new(hidden).len;
+        Workspace::bucketed(hidden, 1, threads, kernel)
+    }
+
+    /// Buffers for a net with `buckets` output buckets.
+    pub fn bucketed(hidden: usize, buckets: usize, threads: usize, kernel: Kernel) -> Self {
+        let len = Layout::bucketed(hidden, buckets).len;
         Workspace {
             grads: vec![vec![0.0; len]; threads],
             scratch: vec![vec![0.0; crate::model::scratch_len(hidden)]; threads],
@@ -231,7 +249,7 @@ impl Workspace {
 /// `ws.total` and returns the mean loss.
 pub fn gradient(model: &Model, batch: &[Position], wdl: f32, ws: &mut Workspace) -> f64 {
     let params = model.params.as_slice().expect("contiguous");
-    let hidden = model.hidden;
+    let (hidden, buckets) = (model.hidden, model.buckets);
     let kernel = ws.kernel;
     let chunk = batch.len().div_ceil(ws.grads.len()).max(1);
     let loss: f64 = ws
@@ -241,7 +259,7 @@ pub fn gradient(model: &Model, batch: &[Position], wdl: f32, ws: &mut Workspace)
         .zip(batch.par_chunks(chunk))
         .map(|((g, s), positions)| {
             g.iter_mut().for_each(|x| *x = 0.0);
-            kernel.accumulate(params, hidden, positions, wdl, g, s)
+            kernel.accumulate(params, hidden, buckets, positions, wdl, g, s)
         })
         .sum();
     // Reduce the thread buffers, in fixed order, over parameter ranges in parallel.
@@ -315,7 +333,7 @@ pub fn train(
         .build()
         .context("thread pool")?;
     let c = ckpt.config.clone();
-    let mut ws = Workspace::new(c.hidden, threads, Kernel::detect());
+    let mut ws = Workspace::bucketed(c.hidden, c.buckets, threads, Kernel::detect());
     let total_steps = u64::from(c.superbatches) * u64::from(c.batches_per_superbatch);
     let csv_path = out.join("loss.csv");
     if ckpt.superbatches_done == 0 || !csv_path.exists() {

@@ -130,6 +130,7 @@ fn fast_kernel_matches_the_plain_implementation() {
 fn config(superbatches: u32) -> TrainConfig {
     TrainConfig {
         hidden: 32,
+        buckets: 1,
         superbatches,
         batches_per_superbatch: 8,
         batch_size: 512,
@@ -216,6 +217,7 @@ fn exported_net_runs_in_the_engine_exactly() {
     let dir = std::env::temp_dir().join(format!("luft-export-{}", std::process::id()));
     let c = TrainConfig {
         hidden: 64,
+        buckets: 1,
         superbatches: 2,
         batches_per_superbatch: 4,
         batch_size: 512,
@@ -258,4 +260,85 @@ fn export_refuses_values_that_overflow() {
     model.params[out_w] = 2.5; // 2.5 * 64 = 160 > 127
     let err = model.to_network().unwrap_err();
     assert!(err.starts_with("output weight 2.5 quantises to 160"), "{err}");
+}
+
+#[test]
+fn bucketed_gradients_match_finite_differences() {
+    let model = Model::random_bucketed(32, 8, 19);
+    let batch = positions(96, 5);
+    let wdl = 0.4;
+    let mut ws = Workspace::bucketed(32, 8, 1, Kernel::detect());
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    pool.install(|| gradient(&model, &batch, wdl, &mut ws));
+    let analytic = ws.mean_gradient().to_vec();
+    let loss = |m: &Model| -> f64 {
+        batch
+            .iter()
+            .map(|p| {
+                let e = f64::from(sigmoid(m.output(p))) - f64::from(p.target(wdl));
+                e * e
+            })
+            .sum::<f64>()
+            / batch.len() as f64
+    };
+    let layout = model.layout();
+    // The bucket of a busy position (many pieces) and of a late one.
+    let k_first = model.bucket(&batch[0]);
+    let k_last = model.bucket(&batch[95]);
+    let indices = [
+        batch[0].stm[0] as usize * 32 + 3,
+        layout.ft_bias + 5,
+        layout.out_w + k_first * 64 + 7,
+        layout.out_w + k_last * 64 + 32 + 9,
+        layout.out_b + k_first,
+        layout.out_b + k_last,
+    ];
+    for &i in &indices {
+        let eps = 1e-3f32;
+        let mut plus = model.clone();
+        plus.params[i] += eps;
+        let mut minus = model.clone();
+        minus.params[i] -= eps;
+        let numeric = (loss(&plus) - loss(&minus)) / (2.0 * f64::from(eps));
+        let a = f64::from(analytic[i]);
+        assert!(
+            (a - numeric).abs() <= 1e-3 * a.abs().max(numeric.abs()).max(1e-4) + 2e-6,
+            "parameter {i}: analytic {a}, numeric {numeric}"
+        );
+    }
+    // A bucket no position uses gets no gradient.
+    let used: Vec<usize> = batch.iter().map(|p| model.bucket(p)).collect();
+    for k in (0..8).filter(|k| !used.contains(k)) {
+        assert_eq!(analytic[layout.out_b + k], 0.0, "bucket {k}");
+    }
+}
+
+#[test]
+fn a_grown_net_keeps_its_output_and_exports_with_buckets() {
+    // gen3-32 (one bucket, 32 wide) grown to 64 wide with 8 buckets evaluates every
+    // position as before; its export is a valid 8-bucket net the engine evaluates exactly
+    // like the reference forward pass.
+    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../nets/gen3-32.nnue")).unwrap();
+    let net = nnue::Network::from_bytes(&bytes).unwrap();
+    let small = Model::from_network(&net).unwrap();
+    let grown = Model::grown_from_network(&net, 64, 8, 3).unwrap();
+    assert_eq!((grown.hidden, grown.buckets), (64, 8));
+    let exported = Arc::new(grown.to_network().unwrap());
+    assert_eq!(exported.output_buckets, 8);
+    let loaded = Arc::new(nnue::Network::from_bytes(&exported.to_bytes()).unwrap());
+    let mut stack = AccumulatorStack::new(loaded.clone(), detected_backend());
+    let fens = include_str!("../../movegen/tests/data/valid.fens");
+    for fen in fens.lines().take(500) {
+        let board = Board::from_fen(fen).unwrap();
+        let pos = Position::from_board(&board, 0.0, 0.5);
+        let (a, b) = (small.output(&pos), grown.output(&pos));
+        assert!((a - b).abs() < 0.02, "{fen}: {a} vs {b}");
+        stack.refresh(&board);
+        assert_eq!(stack.evaluate(&board), loaded.evaluate(&board), "{fen}");
+        assert_eq!(
+            loaded.output_bucket(&board),
+            nnue::output_bucket(pos.count as usize, 8)
+        );
+    }
+    assert!(Model::grown_from_network(&net, 16, 1, 0).is_err());
 }
