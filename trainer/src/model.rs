@@ -266,8 +266,7 @@ impl Kernel {
     pub fn accumulate(
         self,
         params: &[f32],
-        hidden: usize,
-        buckets: usize,
+        layout: Layout,
         positions: &[Position],
         wdl: f32,
         grad: &mut [f32],
@@ -276,9 +275,9 @@ impl Kernel {
         #[cfg(target_arch = "x86_64")]
         if self == Kernel::Avx2Fma {
             // SAFETY: chosen only when the CPU reports AVX2 and FMA.
-            return unsafe { accumulate_avx2(params, hidden, buckets, positions, wdl, grad, scratch) };
+            return unsafe { accumulate_avx2(params, layout, positions, wdl, grad, scratch) };
         }
-        accumulate_portable(params, hidden, buckets, positions, wdl, grad, scratch)
+        accumulate_portable(params, layout, positions, wdl, grad, scratch)
     }
 }
 
@@ -286,14 +285,13 @@ impl Kernel {
 #[target_feature(enable = "avx2,fma")]
 unsafe fn accumulate_avx2(
     params: &[f32],
-    hidden: usize,
-    buckets: usize,
+    layout: Layout,
     positions: &[Position],
     wdl: f32,
     grad: &mut [f32],
     scratch: &mut [f32],
 ) -> f64 {
-    accumulate_portable(params, hidden, buckets, positions, wdl, grad, scratch)
+    accumulate_portable(params, layout, positions, wdl, grad, scratch)
 }
 
 /// Dispatches to a copy of the kernel specialised for the width, so every loop has a
@@ -301,21 +299,20 @@ unsafe fn accumulate_avx2(
 #[inline(always)]
 fn accumulate_portable(
     params: &[f32],
-    hidden: usize,
-    buckets: usize,
+    layout: Layout,
     positions: &[Position],
     wdl: f32,
     grad: &mut [f32],
     scratch: &mut [f32],
 ) -> f64 {
-    match hidden {
-        32 => kernel::<32>(params, hidden, buckets, positions, wdl, grad, scratch),
-        64 => kernel::<64>(params, hidden, buckets, positions, wdl, grad, scratch),
-        128 => kernel::<128>(params, hidden, buckets, positions, wdl, grad, scratch),
-        256 => kernel::<256>(params, hidden, buckets, positions, wdl, grad, scratch),
-        512 => kernel::<512>(params, hidden, buckets, positions, wdl, grad, scratch),
-        1024 => kernel::<1024>(params, hidden, buckets, positions, wdl, grad, scratch),
-        _ => kernel::<0>(params, hidden, buckets, positions, wdl, grad, scratch),
+    match layout.hidden {
+        32 => kernel::<32>(params, layout, positions, wdl, grad, scratch),
+        64 => kernel::<64>(params, layout, positions, wdl, grad, scratch),
+        128 => kernel::<128>(params, layout, positions, wdl, grad, scratch),
+        256 => kernel::<256>(params, layout, positions, wdl, grad, scratch),
+        512 => kernel::<512>(params, layout, positions, wdl, grad, scratch),
+        1024 => kernel::<1024>(params, layout, positions, wdl, grad, scratch),
+        _ => kernel::<0>(params, layout, positions, wdl, grad, scratch),
     }
 }
 
@@ -342,14 +339,14 @@ pub fn scratch_len(hidden: usize) -> usize {
 #[inline(always)]
 fn kernel<const N: usize>(
     params: &[f32],
-    hidden: usize,
-    buckets: usize,
+    layout: Layout,
     positions: &[Position],
     wdl: f32,
     grad: &mut [f32],
     scratch: &mut [f32],
 ) -> f64 {
-    let h = if N > 0 { N } else { hidden };
+    let h = if N > 0 { N } else { layout.hidden };
+    let buckets = layout.buckets;
     let l = Layout::bucketed(h, buckets);
     let (ft_w, rest) = params.split_at(l.ft_bias);
     let (ft_b, rest) = rest.split_at(h);

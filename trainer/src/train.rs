@@ -249,7 +249,7 @@ impl Workspace {
 /// `ws.total` and returns the mean loss.
 pub fn gradient(model: &Model, batch: &[Position], wdl: f32, ws: &mut Workspace) -> f64 {
     let params = model.params.as_slice().expect("contiguous");
-    let (hidden, buckets) = (model.hidden, model.buckets);
+    let layout = model.layout();
     let kernel = ws.kernel;
     let chunk = batch.len().div_ceil(ws.grads.len()).max(1);
     let loss: f64 = ws
@@ -259,7 +259,7 @@ pub fn gradient(model: &Model, batch: &[Position], wdl: f32, ws: &mut Workspace)
         .zip(batch.par_chunks(chunk))
         .map(|((g, s), positions)| {
             g.iter_mut().for_each(|x| *x = 0.0);
-            kernel.accumulate(params, hidden, buckets, positions, wdl, g, s)
+            kernel.accumulate(params, layout, positions, wdl, g, s)
         })
         .sum();
     // Reduce the thread buffers, in fixed order, over parameter ranges in parallel.
