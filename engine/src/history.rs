@@ -4,6 +4,7 @@
 //! killer moves per ply and counter moves. Updates use the "gravity" formula
 //! `h += bonus - h·|bonus| / MAX`, which keeps every value inside ±MAX without clamping.
 
+use crate::correction::Correction;
 use crate::params::{HISTORY_MAX, MAX_PLY};
 use movegen::{Color, Move, Piece, PieceType, Square};
 
@@ -13,10 +14,12 @@ pub struct PieceTo(u16);
 
 impl PieceTo {
     pub const NONE: PieceTo = PieceTo(u16::MAX);
+    /// How many distinct values there are (12 pieces x 64 squares).
+    pub const COUNT: usize = PIECE_TO;
     pub fn new(piece: Piece, to: Square) -> Self {
         PieceTo(((piece.color as usize * 6 + piece.kind.index()) * 64 + to.index()) as u16)
     }
-    fn index(self) -> Option<usize> {
+    pub fn index(self) -> Option<usize> {
         (self.0 != u16::MAX).then_some(self.0 as usize)
     }
 }
@@ -29,6 +32,8 @@ pub struct History {
     continuation: Vec<i16>,
     pub killers: [[Move; 2]; MAX_PLY + 2],
     counters: Vec<Move>,
+    /// Static evaluation corrections (see `correction`).
+    pub correction: Correction,
 }
 
 impl std::fmt::Debug for History {
@@ -45,6 +50,7 @@ impl Default for History {
             continuation: vec![0; PIECE_TO * PIECE_TO],
             killers: [[Move::NULL; 2]; MAX_PLY + 2],
             counters: vec![Move::NULL; PIECE_TO],
+            correction: Correction::default(),
         }
     }
 }

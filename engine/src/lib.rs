@@ -5,6 +5,7 @@
 
 pub mod accumulator;
 pub mod bench;
+pub mod correction;
 pub mod genfens;
 pub mod history;
 pub mod move_picker;

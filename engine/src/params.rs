@@ -55,3 +55,13 @@ pub const TIME_DEFAULT_MOVES_TO_GO: u64 = 25;
 pub const TIME_SOFT_PER_MILLE: u64 = 600;
 pub const TIME_HARD_PER_MILLE: u64 = 2500;
 pub const TIME_MAX_FRACTION_PER_MILLE: u64 = 400;
+
+// Correction history: table entries per side to move, units (1 / GRAIN cp), the largest
+// entry, and the weights of the tables in the sum (out of WEIGHT_SCALE).
+pub const CORR_SIZE: usize = 16384;
+pub const CORR_GRAIN: i32 = 256;
+pub const CORR_MAX: i32 = 96 * CORR_GRAIN;
+pub const CORR_WEIGHT_SCALE: i32 = 64;
+pub const CORR_PAWN_WEIGHT: i32 = 32;
+pub const CORR_NON_PAWN_WEIGHT: i32 = 20;
+pub const CORR_CONTINUATION_WEIGHT: i32 = 20;

@@ -5,6 +5,7 @@
 //! counters (see `threads`).
 
 use crate::accumulator::AccumulatorStack;
+use crate::correction::CorrectionKeys;
 use crate::history::{bonus, History, PieceTo};
 use crate::move_picker::MovePicker;
 use crate::params::*;
@@ -329,6 +330,11 @@ impl Worker {
         self.nnue.evaluate(board).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
     }
 
+    /// The static evaluation `raw` plus correction history, kept off the mate range.
+    fn corrected(&self, raw: i32, us: movegen::Color, keys: &CorrectionKeys, previous: [PieceTo; 2]) -> i32 {
+        (raw + self.history.correction.correction(us, keys, previous)).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+    }
+
     fn play(&mut self, board: &Board, mv: Move, ply: usize) -> Board {
         let mut child = *board;
         child.play(mv);
@@ -428,11 +434,16 @@ impl Worker {
             }
         }
 
-        // Step 6. Static evaluation and whether it improved over two plies ago.
-        let static_eval = if in_check {
-            -INFINITY
+        // Step 6. Static evaluation, corrected by correction history, and whether it
+        // improved over two plies ago.
+        let us = board.side_to_move();
+        let previous = self.previous_moves(ply);
+        let correction_keys = CorrectionKeys::of(board);
+        let (raw_eval, static_eval) = if in_check {
+            (-INFINITY, -INFINITY)
         } else {
-            tt_entry.map_or_else(|| self.evaluate(board), |e| e.eval)
+            let raw = tt_entry.map_or_else(|| self.evaluate(board), |e| e.eval);
+            (raw, self.corrected(raw, us, &correction_keys, previous))
         };
         self.stack[ply].static_eval = static_eval;
         let improving = !in_check && ply >= 2 && static_eval > self.stack[ply - 2].static_eval;
@@ -482,11 +493,9 @@ impl Worker {
         }
 
         // Step 10. The move loop.
-        let previous = self.previous_moves(ply);
         let counter = self.history.counter(previous[0]);
         let killers = self.history.killers[ply];
         let mut picker = MovePicker::new(board, tt_move, killers, counter, previous);
-        let us = board.side_to_move();
         let mut best_score = -INFINITY;
         let mut best_move = Move::NULL;
         let mut moves_searched = 0;
@@ -636,10 +645,24 @@ impl Worker {
             }
         }
 
-        // Step 17. Store the result.
+        // Step 17. Correction history learns how far the static evaluation was from what
+        // the search found, where the bound says which side of it the truth lies.
+        let bound = Bound::of(best_score, original_alpha, beta);
+        if !in_check
+            && excluded.is_null()
+            && (best_move.is_null() || (!board.is_capture(best_move) && best_move.promotion().is_none()))
+            && !is_mate(best_score)
+            && !(bound == Bound::Lower && best_score <= static_eval)
+            && !(bound == Bound::Upper && best_score >= static_eval)
+        {
+            self.history
+                .correction
+                .update(us, &correction_keys, previous, depth, best_score, raw_eval);
+        }
+
+        // Step 18. Store the result (with the raw static evaluation).
         if excluded.is_null() && (!root || self.root_excluded.is_empty()) {
-            let bound = Bound::of(best_score, original_alpha, beta);
-            let eval = if in_check { 0 } else { static_eval };
+            let eval = if in_check { 0 } else { raw_eval };
             self.shared
                 .tt
                 .store(board.hash(), ply, best_move, best_score, eval, depth, bound);
@@ -672,11 +695,14 @@ impl Worker {
             }
         }
 
-        // Stand pat.
-        let static_eval = if in_check {
-            -INFINITY
+        // Stand pat on the corrected static evaluation.
+        let (raw_eval, static_eval) = if in_check {
+            (-INFINITY, -INFINITY)
         } else {
-            tt_entry.map_or_else(|| self.evaluate(board), |e| e.eval)
+            let raw = tt_entry.map_or_else(|| self.evaluate(board), |e| e.eval);
+            let keys = CorrectionKeys::of(board);
+            let previous = self.previous_moves(ply);
+            (raw, self.corrected(raw, board.side_to_move(), &keys, previous))
         };
         let mut best_score = static_eval;
         if !in_check {
@@ -722,7 +748,7 @@ impl Worker {
             return -MATE + ply as i32;
         }
         let bound = Bound::of(best_score, original_alpha, beta);
-        let eval = if in_check { 0 } else { static_eval };
+        let eval = if in_check { 0 } else { raw_eval };
         self.shared
             .tt
             .store(board.hash(), ply, best_move, best_score, eval, 0, bound);

@@ -1,0 +1,163 @@
+//! Correction history: what searches found about the static evaluation of similar
+//! positions, used to correct the evaluation of the next one. Each table maps a key of the
+//! position (the pawn structure; each side's non-pawn pieces; the two previous moves) to an
+//! exponential moving average of `search score - static eval`, in units of
+//! `1 / CORR_GRAIN` centipawns. The corrected evaluation is the raw one plus a weighted sum
+//! of the matching entries; every pruning decision that reads the static evaluation reads
+//! the corrected one, while the transposition table keeps the raw one.
+
+use crate::history::PieceTo;
+use crate::params::{
+    CORR_CONTINUATION_WEIGHT, CORR_GRAIN, CORR_MAX, CORR_NON_PAWN_WEIGHT, CORR_PAWN_WEIGHT,
+    CORR_SIZE, CORR_WEIGHT_SCALE,
+};
+use movegen::{Board, Color, PieceType};
+
+/// A 64-bit mix (the finaliser of SplitMix64) that spreads bitboards over the table.
+#[inline]
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// The keys of one position for every table.
+#[derive(Clone, Copy, Debug)]
+pub struct CorrectionKeys {
+    pawn: usize,
+    non_pawn: [usize; 2],
+}
+
+impl CorrectionKeys {
+    pub fn of(board: &Board) -> Self {
+        let pawns = board.pieces(PieceType::Pawn);
+        let white = board.colored(Color::White);
+        let pawn = mix((pawns & white).0 ^ mix((pawns & !white).0));
+        let non_pawn = [Color::White, Color::Black].map(|color| {
+            let mut key = color.index() as u64;
+            for kind in [
+                PieceType::Knight,
+                PieceType::Bishop,
+                PieceType::Rook,
+                PieceType::Queen,
+                PieceType::King,
+            ] {
+                key = mix(key ^ board.colored_pieces(color, kind).0);
+            }
+            key as usize % CORR_SIZE
+        });
+        CorrectionKeys {
+            pawn: pawn as usize % CORR_SIZE,
+            non_pawn,
+        }
+    }
+}
+
+/// The correction tables of one search thread, per side to move.
+pub struct Correction {
+    pawn: Vec<i32>,
+    non_pawn: [Vec<i32>; 2],
+    continuation: Vec<i32>,
+}
+
+impl std::fmt::Debug for Correction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Correction")
+    }
+}
+
+impl Default for Correction {
+    fn default() -> Self {
+        Correction {
+            pawn: vec![0; 2 * CORR_SIZE],
+            non_pawn: [vec![0; 2 * CORR_SIZE], vec![0; 2 * CORR_SIZE]],
+            continuation: vec![0; 2 * PieceTo::COUNT * PieceTo::COUNT],
+        }
+    }
+}
+
+fn continuation_index(stm: Color, previous: [PieceTo; 2]) -> Option<usize> {
+    let (a, b) = (previous[0].index()?, previous[1].index()?);
+    Some((stm.index() * PieceTo::COUNT + a) * PieceTo::COUNT + b)
+}
+
+/// Moves `entry` towards `target` (both in grains) with weight `weight / 256`.
+#[inline]
+fn blend(entry: &mut i32, target: i32, weight: i32) {
+    *entry = ((*entry * (256 - weight) + target * weight) / 256).clamp(-CORR_MAX, CORR_MAX);
+}
+
+impl Correction {
+    /// The correction in centipawns for a position with side to move `stm`, its `keys`
+    /// and the two moves before it (`previous[0]` the last).
+    pub fn correction(&self, stm: Color, keys: &CorrectionKeys, previous: [PieceTo; 2]) -> i32 {
+        let s = stm.index() * CORR_SIZE;
+        let mut sum = CORR_PAWN_WEIGHT * self.pawn[s + keys.pawn]
+            + CORR_NON_PAWN_WEIGHT * self.non_pawn[0][s + keys.non_pawn[0]]
+            + CORR_NON_PAWN_WEIGHT * self.non_pawn[1][s + keys.non_pawn[1]];
+        if let Some(i) = continuation_index(stm, previous) {
+            sum += CORR_CONTINUATION_WEIGHT * self.continuation[i];
+        }
+        sum / (CORR_WEIGHT_SCALE * CORR_GRAIN)
+    }
+
+    /// Learns from a search at `depth` that found `score` where the raw static
+    /// evaluation was `raw_eval` (both centipawns, side to move's view).
+    pub fn update(
+        &mut self,
+        stm: Color,
+        keys: &CorrectionKeys,
+        previous: [PieceTo; 2],
+        depth: i32,
+        score: i32,
+        raw_eval: i32,
+    ) {
+        let target = ((score - raw_eval) * CORR_GRAIN).clamp(-CORR_MAX, CORR_MAX);
+        let weight = (depth + 1).pow(2).min(128);
+        let s = stm.index() * CORR_SIZE;
+        blend(&mut self.pawn[s + keys.pawn], target, weight);
+        blend(&mut self.non_pawn[0][s + keys.non_pawn[0]], target, weight);
+        blend(&mut self.non_pawn[1][s + keys.non_pawn[1]], target, weight);
+        if let Some(i) = continuation_index(stm, previous) {
+            blend(&mut self.continuation[i], target, weight);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corrections_move_towards_what_searches_find_and_stay_bounded() {
+        let board = Board::startpos();
+        let keys = CorrectionKeys::of(&board);
+        let mut c = Correction::default();
+        assert_eq!(c.correction(Color::White, &keys, [PieceTo::NONE; 2]), 0);
+        for _ in 0..100 {
+            c.update(Color::White, &keys, [PieceTo::NONE; 2], 10, 80, 0);
+        }
+        let w = c.correction(Color::White, &keys, [PieceTo::NONE; 2]);
+        // Three tables at full strength, weighted, out of the weight scale.
+        let expected = 80 * (CORR_PAWN_WEIGHT + 2 * CORR_NON_PAWN_WEIGHT) / CORR_WEIGHT_SCALE;
+        assert!((w - expected).abs() <= 1, "{w} vs {expected}");
+        // The other side to move is untouched.
+        assert_eq!(c.correction(Color::Black, &keys, [PieceTo::NONE; 2]), 0);
+        for _ in 0..100 {
+            c.update(Color::White, &keys, [PieceTo::NONE; 2], 20, 30000, -30000);
+        }
+        let max = c.correction(Color::White, &keys, [PieceTo::NONE; 2]);
+        assert!(max <= CORR_MAX * (CORR_PAWN_WEIGHT + 2 * CORR_NON_PAWN_WEIGHT) / (CORR_WEIGHT_SCALE * CORR_GRAIN));
+    }
+
+    #[test]
+    fn keys_depend_on_pawns_and_pieces_only() {
+        let a = Board::from_fen("4k3/pp6/8/8/8/8/PP6/4K2R w K - 0 1").unwrap();
+        let b = Board::from_fen("4k3/pp6/8/8/8/8/PP6/4K2R b K - 3 9").unwrap();
+        let c = Board::from_fen("4k3/p7/1p6/8/8/8/PP6/4K2R w K - 0 1").unwrap();
+        let (ka, kb, kc) = (CorrectionKeys::of(&a), CorrectionKeys::of(&b), CorrectionKeys::of(&c));
+        assert_eq!((ka.pawn, ka.non_pawn), (kb.pawn, kb.non_pawn));
+        assert_ne!(ka.pawn, kc.pawn);
+        assert_eq!(ka.non_pawn, kc.non_pawn);
+    }
+}
