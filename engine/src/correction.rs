@@ -8,8 +8,8 @@
 
 use crate::history::PieceTo;
 use crate::params::{
-    CORR_CONTINUATION_WEIGHT, CORR_GRAIN, CORR_MAX, CORR_NON_PAWN_WEIGHT, CORR_PAWN_WEIGHT,
-    CORR_SIZE, CORR_WEIGHT_SCALE,
+    CORR_CONTINUATION_WEIGHT, CORR_GRAIN, CORR_MAX, CORR_NON_PAWN_WEIGHT, CORR_PAWN_WEIGHT, CORR_SIZE,
+    CORR_WEIGHT_SCALE,
 };
 use movegen::{Board, Color, PieceType};
 
@@ -147,7 +147,10 @@ mod tests {
             c.update(Color::White, &keys, [PieceTo::NONE; 2], 20, 30000, -30000);
         }
         let max = c.correction(Color::White, &keys, [PieceTo::NONE; 2]);
-        assert!(max <= CORR_MAX * (CORR_PAWN_WEIGHT + 2 * CORR_NON_PAWN_WEIGHT) / (CORR_WEIGHT_SCALE * CORR_GRAIN));
+        assert!(
+            max <= CORR_MAX * (CORR_PAWN_WEIGHT + 2 * CORR_NON_PAWN_WEIGHT)
+                / (CORR_WEIGHT_SCALE * CORR_GRAIN)
+        );
     }
 
     #[test]
@@ -155,7 +158,11 @@ mod tests {
         let a = Board::from_fen("4k3/pp6/8/8/8/8/PP6/4K2R w K - 0 1").unwrap();
         let b = Board::from_fen("4k3/pp6/8/8/8/8/PP6/4K2R b K - 3 9").unwrap();
         let c = Board::from_fen("4k3/p7/1p6/8/8/8/PP6/4K2R w K - 0 1").unwrap();
-        let (ka, kb, kc) = (CorrectionKeys::of(&a), CorrectionKeys::of(&b), CorrectionKeys::of(&c));
+        let (ka, kb, kc) = (
+            CorrectionKeys::of(&a),
+            CorrectionKeys::of(&b),
+            CorrectionKeys::of(&c),
+        );
         assert_eq!((ka.pawn, ka.non_pawn), (kb.pawn, kb.non_pawn));
         assert_ne!(ka.pawn, kc.pawn);
         assert_eq!(ka.non_pawn, kc.non_pawn);
