@@ -75,3 +75,12 @@ pub const SE_BETA_MARGIN: i32 = 32;
 pub const SE_DOUBLE_MARGIN: i32 = 20;
 pub const SE_TRIPLE_MARGIN: i32 = 80;
 pub const SE_MAX_MULTI_EXTENSIONS: i32 = 8;
+
+// Razoring: depth limit and margin per ply below alpha.
+pub const RAZOR_MAX_DEPTH: i32 = 3;
+pub const RAZOR_MARGIN: i32 = 250;
+
+// ProbCut: margin above beta, minimum depth, and the reduction of the verification search.
+pub const PROBCUT_MARGIN: i32 = 200;
+pub const PROBCUT_MIN_DEPTH: i32 = 5;
+pub const PROBCUT_REDUCTION: i32 = 4;
