@@ -229,7 +229,10 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
                         match EngineProcess::start(&config.engines[i]) {
                             Ok(e) => *slot = Some(e),
                             Err(fault) => {
-                                let _ = tx.send(Err(format!("engine {} {}", config.engines[i].name, fault)));
+                                let _ = tx.send(Err(format!(
+                                    "engine {} failed at start-up: {}",
+                                    config.engines[i].name, fault
+                                )));
                                 return;
                             }
                         }
