@@ -159,14 +159,19 @@ struct GameOutcome {
 pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdict, Tally), String> {
     let book = match &config.openings {
         Some(o) => {
-            let text = std::fs::read_to_string(&o.file)
-                .map_err(|e| format!("cannot read openings {}: {e}", o.file))?;
+            let (text, mut notes) = openings::read_text(&o.file)?;
             let book = if o.pgn {
-                openings::read_pgn(&text, o.plies)
+                openings::read_pgn(&text, o.plies).map(|(book, more)| {
+                    notes.extend(more.into_iter().map(|n| format!("openings {}: {n}", o.file)));
+                    book
+                })
             } else {
                 openings::read_epd(&text)
             }
             .map_err(|e| format!("openings {}: {e}", o.file))?;
+            for note in notes {
+                eprintln!("arena: note: {note}");
+            }
             openings::arrange(book, o.random, config.seed, o.start)
         }
         None => vec![Opening {

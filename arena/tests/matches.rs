@@ -323,6 +323,85 @@ fn luft_reports_options_it_lacks_or_refuses() {
     assert!(!err.contains("luft-b"), "{err}");
 }
 
+/// One game pair of the fault engine against itself from `book`; the games read back.
+fn book_run(
+    book: &std::path::Path,
+    format: &str,
+    extra: &[&str],
+) -> (i32, String, Vec<movegen::pgn::PgnGame>) {
+    let fault = format!("cmd={}", env!("CARGO_BIN_EXE_arena-fault-engine"));
+    let pgn = temp(&format!("book-{format}.pgn"));
+    let file = format!("file={}", book.display());
+    let format = format!("format={format}");
+    let mut args = vec![
+        "--engine",
+        &fault,
+        "name=a",
+        "args=ok",
+        "--engine",
+        &fault,
+        "name=b",
+        "args=ok",
+        "--each",
+        "nodes=1",
+        "--maxmoves",
+        "6",
+        "--rounds",
+        "1",
+        "--openings",
+        &file,
+        &format,
+    ];
+    args.extend(extra);
+    args.extend(["--pgnout", pgn.to_str().unwrap()]);
+    let (code, out, err) = arena(&args);
+    assert_eq!(code, 2, "{out}{err}");
+    let games = parse_pgn(&std::fs::read_to_string(&pgn).unwrap()).unwrap();
+    assert_eq!(games.len(), 2, "{out}");
+    (code, err, games)
+}
+
+#[test]
+fn books_with_a_byte_order_mark_are_played() {
+    let fen = "rnbqkbnr/pppp1ppp/8/4p3/4PP2/8/PPPP2PP/RNBQKBNR b KQkq - 0 2";
+    let epd = temp("bom.epd");
+    std::fs::write(&epd, format!("\u{feff}{fen}\r\n")).unwrap();
+    let (_, err, games) = book_run(&epd, "epd", &[]);
+    assert!(err.is_empty(), "{err}");
+    for g in &games {
+        assert_eq!(g.tag("FEN"), Some(fen));
+    }
+
+    // A PGN book saved with a mark, an e.p. capture marked, and a null move that ends it.
+    let book = temp("bom.pgn");
+    std::fs::write(
+        &book,
+        "\u{feff}[Event \"book\"]\n\n1. e4 a6 2. e5 d5 3. exd6 e.p. e6 4. -- Nf6 *\n",
+    )
+    .unwrap();
+    let (_, err, games) = book_run(&book, "pgn", &["plies=16"]);
+    assert_eq!(
+        err.trim(),
+        format!(
+            "arena: note: openings {}: game 1 stops at the null move \"--\" after 6 moves \
+             (a game cannot hold a null move); the opening is the moves before it",
+            book.display()
+        )
+    );
+    for g in &games {
+        assert!(g.moves.len() >= 6, "{:?}", g.moves);
+        assert_eq!(g.comments[..6], vec![Some("book".to_string()); 6][..]);
+        let mut board = g.start;
+        for &mv in &g.moves[..6] {
+            board.play(mv);
+        }
+        assert_eq!(
+            board.to_fen(),
+            "rnbqkbnr/1pp2ppp/p2Pp3/8/8/8/PPPP1PPP/RNBQKBNR w KQkq - 0 4"
+        );
+    }
+}
+
 #[test]
 fn luft_against_luft_at_a_node_limit() {
     let luft = luft();
