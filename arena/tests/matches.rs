@@ -553,6 +553,21 @@ fn without_recover_a_fault_stops_the_match_with_an_error() {
 }
 
 #[test]
+fn zero_rounds_is_an_error_with_exit_code_3() {
+    let (code, out, err) = arena(&[
+        "--engine", "cmd=a", "--engine", "cmd=b", "--each", "tc=1", "--rounds", "0",
+    ]);
+    assert_eq!(
+        (code, out.as_str(), err.trim()),
+        (
+            3,
+            "",
+            "arena: --rounds must be a whole number from 1 to 1000000000, found \"0\""
+        )
+    );
+}
+
+#[test]
 fn sprt_calc_reproduces_a_vector_and_refuses_bad_input() {
     let (code, out, _) = arena(&[
         "sprt-calc",
@@ -604,6 +619,14 @@ fn sprt_calc_reproduces_a_vector_and_refuses_bad_input() {
         assert_eq!(code, 3, "{bad:?}");
         assert!(err.starts_with("arena: "), "{err}");
     }
+    let (code, _, err) = arena(&["sprt-calc", "--tri", "1,2,3", "--elo0", "nan", "--elo1", "5"]);
+    assert_eq!(
+        (code, err.trim()),
+        (
+            3,
+            "arena: --elo0 must be a number from -1000 to 1000, found \"nan\""
+        )
+    );
     let (code, _, err) = arena(&["--engine", "cmd=x"]);
     assert_eq!(
         (code, err.trim()),
