@@ -264,18 +264,21 @@ pub fn is_refusal(line: &str) -> bool {
         }
         None => line,
     };
-    let text = text.to_ascii_lowercase();
+    // The message's first words say it, or an "error:" inside it does.
+    let text = text.trim().to_ascii_lowercase();
     [
         "error",
         "no such option",
         "unknown option",
         "invalid",
         "illegal",
-        "out of range",
+        "bad value",
+        "unsupported",
         "not supported",
     ]
     .iter()
-    .any(|word| text.contains(word))
+    .any(|start| text.starts_with(start))
+        || text.contains("error:")
 }
 
 /// Prints a warning on stderr once per process, however many workers or restarts meet it.
@@ -625,7 +628,10 @@ mod tests {
         assert!(is_refusal("info string error: Hash must be 1 to 65536"));
         assert!(is_refusal("No such option: Nope"));
         assert!(is_refusal("info string ERROR unknown option"));
+        assert!(is_refusal("info string Invalid value for Threads"));
+        assert!(is_refusal("info string option Hash: error: too large"));
         assert!(!is_refusal("info string EvalFile nets/x.nnue loaded"));
+        assert!(!is_refusal("info string EvalFile nets/error.nnue loaded"));
         assert!(!is_refusal("info depth 3 score cp 20 pv e2e4"));
         assert!(!is_refusal("option name Error type check default false"));
         assert!(!is_refusal("readyok"));
