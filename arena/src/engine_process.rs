@@ -176,6 +176,13 @@ fn read_lines(out: impl Read, tx: &Sender<Output>, per_second: u64) {
     }
 }
 
+/// Starts the reader thread on `out`; its lines come through a channel of [`LINE_QUEUE`].
+fn spawn_reader(out: impl Read + Send + 'static, per_second: u64) -> Receiver<Output> {
+    let (tx, rx) = bounded(LINE_QUEUE);
+    std::thread::spawn(move || read_lines(out, &tx, per_second));
+    rx
+}
+
 /// An option as the engine declares it after `uci`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DeclaredOption {
@@ -326,8 +333,7 @@ impl EngineProcess {
             .stdout
             .take()
             .ok_or(EngineFault::Spawn("no stdout".into()))?;
-        let (tx, lines) = bounded(LINE_QUEUE);
-        std::thread::spawn(move || read_lines(stdout, &tx, MAX_LINES_PER_SECOND));
+        let lines = spawn_reader(stdout, MAX_LINES_PER_SECOND);
         let mut engine = EngineProcess {
             config: config.clone(),
             child,
@@ -574,18 +580,18 @@ mod tests {
 
     #[test]
     fn the_reader_waits_when_the_queue_is_full() {
-        let (tx, rx) = bounded(LINE_QUEUE);
-        let reader = std::thread::spawn(move || {
-            read_lines(
-                std::io::Cursor::new(b"a\n".repeat(10_000)),
-                &tx,
-                MAX_LINES_PER_SECOND,
-            )
-        });
-        std::thread::sleep(Duration::from_millis(100));
-        assert_eq!(rx.len(), LINE_QUEUE, "the queue holds at most LINE_QUEUE lines");
-        assert_eq!(rx.iter().count(), 10_000);
-        reader.join().unwrap();
+        let rx = spawn_reader(std::io::Cursor::new(b"a\n".repeat(10_000)), MAX_LINES_PER_SECOND);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while rx.len() < LINE_QUEUE && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(
+            rx.len(),
+            LINE_QUEUE,
+            "the queue fills to LINE_QUEUE lines and no further"
+        );
+        assert_eq!(rx.iter().count(), 10_000, "then every line comes through");
     }
 
     #[test]
