@@ -1,8 +1,9 @@
 //! Command-line parsing in the style of fastchess and cutechess-cli, so habits and scripts
 //! carry over: `--engine cmd=... name=... option.Hash=16`, `--each tc=8+0.08`,
 //! `--openings file=... format=epd order=random`, `--sprt elo0=0 elo1=5 ...`. Single-dash
-//! spellings (`-engine`) are accepted too. Every value is checked; a mistake is one clear
-//! error line.
+//! spellings (`-engine`) are accepted too. Every value is checked, numbers against the
+//! range where they make sense (at least one round, a time margin under a day, finite Elo
+//! bounds, ...); a mistake is one clear error line.
 
 use crate::engine_process::EngineConfig;
 use crate::play::{Adjudication, Limits};
@@ -62,6 +63,48 @@ fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
     value
         .parse()
         .map_err(|_| format!("bad value {value:?} for {key}"))
+}
+
+/// Most rounds a match may have (the game numbers stay far from overflow).
+pub const MAX_ROUNDS: u64 = 1_000_000_000;
+/// Largest time margin, in milliseconds: a day.
+pub const MAX_TIME_MARGIN_MS: u64 = 86_400_000;
+/// Largest score, in centipawns, an adjudication rule may name (mates count as 100000).
+pub const MAX_ADJUDICATION_SCORE: i32 = 100_000;
+/// Largest |Elo| an SPRT bound may have.
+pub const MAX_SPRT_ELO: f64 = 1000.0;
+
+/// A whole number from `lo` to `hi`.
+fn whole<T>(key: &str, value: &str, lo: T, hi: T) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display,
+{
+    match value.trim().parse::<T>() {
+        Ok(v) if v >= lo && v <= hi => Ok(v),
+        _ => Err(format!(
+            "{key} must be a whole number from {lo} to {hi}, found {value:?}"
+        )),
+    }
+}
+
+/// An SPRT Elo bound: finite, at most [`MAX_SPRT_ELO`] either way.
+pub fn sprt_elo(key: &str, value: &str) -> Result<f64, String> {
+    match value.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v.abs() <= MAX_SPRT_ELO => Ok(v),
+        _ => Err(format!(
+            "{key} must be a number from -{MAX_SPRT_ELO} to {MAX_SPRT_ELO}, found {value:?}"
+        )),
+    }
+}
+
+/// An SPRT error probability, in (0, 0.5).
+pub fn sprt_probability(key: &str, value: &str) -> Result<f64, String> {
+    match value.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v < 0.5 => Ok(v),
+        _ => Err(format!(
+            "{key} must be a probability above 0 and below 0.5, found {value:?}"
+        )),
+    }
 }
 
 /// Parses `tc=base+inc` (seconds, either part fractional; `40/60+1` moves-per-session
@@ -207,8 +250,8 @@ pub fn parse_match(args: &[String]) -> Result<MatchConfig, String> {
                                 }
                             }
                         }
-                        "plies" => openings.plies = Some(number(&k, &v)?),
-                        "start" => openings.start = number::<usize>(&k, &v)?.max(1),
+                        "plies" => openings.plies = Some(whole("--openings plies", &v, 0, 100_000)?),
+                        "start" => openings.start = whole("--openings start (1-based)", &v, 1, usize::MAX)?,
                         "policy" => {}
                         other => return Err(format!("unknown openings setting {other:?}")),
                     }
@@ -218,7 +261,7 @@ pub fn parse_match(args: &[String]) -> Result<MatchConfig, String> {
                 }
                 config.openings = Some(openings);
             }
-            "rounds" => config.rounds = number("--rounds", &single(&values)?)?,
+            "rounds" => config.rounds = whole("--rounds", &single(&values)?, 1, MAX_ROUNDS)?,
             "games" => {
                 config.games = number("--games", &single(&values)?)?;
                 if !(1..=2).contains(&config.games) {
@@ -241,10 +284,10 @@ pub fn parse_match(args: &[String]) -> Result<MatchConfig, String> {
                 };
                 for (k, v) in key_values(&values)? {
                     match k.as_str() {
-                        "elo0" => sprt.elo0 = number(&k, &v)?,
-                        "elo1" => sprt.elo1 = number(&k, &v)?,
-                        "alpha" => sprt.alpha = number(&k, &v)?,
-                        "beta" => sprt.beta = number(&k, &v)?,
+                        "elo0" => sprt.elo0 = sprt_elo("--sprt elo0", &v)?,
+                        "elo1" => sprt.elo1 = sprt_elo("--sprt elo1", &v)?,
+                        "alpha" => sprt.alpha = sprt_probability("--sprt alpha", &v)?,
+                        "beta" => sprt.beta = sprt_probability("--sprt beta", &v)?,
                         "model" => sprt.model = v.parse()?,
                         other => return Err(format!("unknown sprt setting {other:?}")),
                     }
@@ -261,8 +304,8 @@ pub fn parse_match(args: &[String]) -> Result<MatchConfig, String> {
                 let (mut count, mut score) = (3, 600);
                 for (k, v) in key_values(&values)? {
                     match k.as_str() {
-                        "movecount" => count = number(&k, &v)?,
-                        "score" => score = number(&k, &v)?,
+                        "movecount" => count = whole("--resign movecount", &v, 1, 10_000)?,
+                        "score" => score = whole("--resign score", &v, 1, MAX_ADJUDICATION_SCORE)?,
                         "twosided" => {}
                         other => return Err(format!("unknown resign setting {other:?}")),
                     }
@@ -273,15 +316,17 @@ pub fn parse_match(args: &[String]) -> Result<MatchConfig, String> {
                 let (mut number_, mut count, mut score) = (34, 8, 20);
                 for (k, v) in key_values(&values)? {
                     match k.as_str() {
-                        "movenumber" => number_ = number(&k, &v)?,
-                        "movecount" => count = number(&k, &v)?,
-                        "score" => score = number(&k, &v)?,
+                        "movenumber" => number_ = whole("--draw movenumber", &v, 0, 10_000)?,
+                        "movecount" => count = whole("--draw movecount", &v, 1, 10_000)?,
+                        "score" => score = whole("--draw score", &v, 0, MAX_ADJUDICATION_SCORE)?,
                         other => return Err(format!("unknown draw setting {other:?}")),
                     }
                 }
                 config.adjudication.draw = Some((number_, count, score));
             }
-            "maxmoves" => config.adjudication.max_moves = Some(number("--maxmoves", &single(&values)?)?),
+            "maxmoves" => {
+                config.adjudication.max_moves = Some(whole("--maxmoves", &single(&values)?, 1, 100_000)?)
+            }
             "pgnout" => {
                 // fastchess style "file=F" or a bare path.
                 let v = single(&values)?;
@@ -289,7 +334,10 @@ pub fn parse_match(args: &[String]) -> Result<MatchConfig, String> {
             }
             "seed" => config.seed = number("--seed", &single(&values)?)?,
             "recover" => config.recover = true,
-            "ratinginterval" => config.rating_interval = number("--ratinginterval", &single(&values)?)?,
+            // 0: no interim reports.
+            "ratinginterval" => {
+                config.rating_interval = whole("--ratinginterval", &single(&values)?, 0, MAX_ROUNDS)?
+            }
             "variant" => {
                 config.chess960 = match single(&values)?.as_str() {
                     "standard" => false,
@@ -333,16 +381,16 @@ pub fn parse_match(args: &[String]) -> Result<MatchConfig, String> {
 fn apply_limit(limits: &mut Limits, key: &str, value: &str) -> Result<(), String> {
     match key {
         "tc" => limits.clock = Some(parse_tc(value)?),
-        "nodes" => limits.nodes = Some(number(key, value)?),
-        "depth" => limits.depth = Some(number(key, value)?),
+        "nodes" => limits.nodes = Some(whole("nodes", value, 1, u64::MAX / 2)?),
+        "depth" => limits.depth = Some(whole("depth", value, 1, 1000)?),
         "st" => {
             let secs: f64 = number(key, value)?;
-            if !(secs > 0.0 && secs <= 86_400.0) {
-                return Err(format!("bad st {value:?}"));
+            if !(0.001..=86_400.0).contains(&secs) {
+                return Err(format!("st must be 0.001 to 86400 seconds, found {value:?}"));
             }
             limits.movetime = Some((secs * 1000.0).round() as u64);
         }
-        "timemargin" => limits.time_margin = number(key, value)?,
+        "timemargin" => limits.time_margin = whole("timemargin (ms)", value, 0, MAX_TIME_MARGIN_MS)?,
         "proto" => {}
         other => return Err(format!("unknown setting {other:?}")),
     }
@@ -424,5 +472,81 @@ mod tests {
         ] {
             assert_eq!(parse_match(&args(line)), Err(error.to_string()), "{line}");
         }
+    }
+
+    #[test]
+    fn numbers_out_of_range_are_refused_with_the_range() {
+        let base = "--engine cmd=a --engine cmd=b";
+        for (rest, error) in [
+            ("--each tc=1 --rounds 0", "--rounds must be a whole number from 1 to 1000000000, found \"0\""),
+            ("--each tc=1 --rounds -1", "--rounds must be a whole number from 1 to 1000000000, found \"-1\""),
+            (
+                "--each tc=1 --rounds 18446744073709551615",
+                "--rounds must be a whole number from 1 to 1000000000, found \"18446744073709551615\"",
+            ),
+            ("--each nodes=0", "nodes must be a whole number from 1 to 9223372036854775807, found \"0\""),
+            ("--each depth=0", "depth must be a whole number from 1 to 1000, found \"0\""),
+            ("--each st=0", "st must be 0.001 to 86400 seconds, found \"0\""),
+            ("--each st=NaN", "st must be 0.001 to 86400 seconds, found \"NaN\""),
+            ("--each st=0.0001", "st must be 0.001 to 86400 seconds, found \"0.0001\""),
+            ("--each tc=inf", "time control \"inf\" out of range"),
+            (
+                "--each tc=1 timemargin=18446744073709551615",
+                "timemargin (ms) must be a whole number from 0 to 86400000, found \"18446744073709551615\"",
+            ),
+            ("--each tc=1 --maxmoves 0", "--maxmoves must be a whole number from 1 to 100000, found \"0\""),
+            (
+                "--each tc=1 --resign movecount=0",
+                "--resign movecount must be a whole number from 1 to 10000, found \"0\"",
+            ),
+            (
+                "--each tc=1 --resign score=-5",
+                "--resign score must be a whole number from 1 to 100000, found \"-5\"",
+            ),
+            (
+                "--each tc=1 --draw movecount=0",
+                "--draw movecount must be a whole number from 1 to 10000, found \"0\"",
+            ),
+            ("--each tc=1 --draw score=-1", "--draw score must be a whole number from 0 to 100000, found \"-1\""),
+            (
+                "--each tc=1 --sprt elo0=0 elo1=NaN",
+                "--sprt elo1 must be a number from -1000 to 1000, found \"NaN\"",
+            ),
+            (
+                "--each tc=1 --sprt elo0=-inf elo1=5",
+                "--sprt elo0 must be a number from -1000 to 1000, found \"-inf\"",
+            ),
+            (
+                "--each tc=1 --sprt alpha=0.5",
+                "--sprt alpha must be a probability above 0 and below 0.5, found \"0.5\"",
+            ),
+            (
+                "--each tc=1 --sprt beta=nan",
+                "--sprt beta must be a probability above 0 and below 0.5, found \"nan\"",
+            ),
+            (
+                "--each tc=1 --openings file=x start=0",
+                "--openings start (1-based) must be a whole number from 1 to 18446744073709551615, found \"0\"",
+            ),
+            (
+                "--each tc=1 --ratinginterval -3",
+                "--ratinginterval must be a whole number from 0 to 1000000000, found \"-3\"",
+            ),
+        ] {
+            let line = format!("{base} {rest}");
+            assert_eq!(parse_match(&args(&line)), Err(error.to_string()), "{line}");
+        }
+        // The edges of each range are accepted.
+        let c = parse_match(&args(&format!(
+            "{base} --each depth=1000 st=0.001 timemargin=86400000 --rounds 1000000000 --maxmoves 1 \
+             --resign movecount=1 score=1 --draw movenumber=0 movecount=1 score=0 --ratinginterval 0 \
+             --sprt elo0=-1000 elo1=1000"
+        )))
+        .unwrap();
+        assert_eq!(
+            (c.rounds, c.limits.depth, c.limits.movetime),
+            (1_000_000_000, Some(1000), Some(1))
+        );
+        assert_eq!(c.adjudication.draw, Some((0, 1, 0)));
     }
 }

@@ -1,12 +1,27 @@
 //! One UCI engine process: start-up handshake, options, `isready` pings and `go` with a
-//! deadline. Output is read on a thread into a channel so every wait has a timeout: an
-//! engine that crashes, stalls or never answers becomes an [`EngineFault`], never a hung
-//! runner.
+//! deadline. Output is read on a thread into a bounded channel so every wait has a
+//! deadline that the clock enforces, however much the engine prints: an engine that
+//! crashes, stalls, never answers or floods its output becomes an [`EngineFault`], never a
+//! hung or ever-growing runner. Lines are cut at [`MAX_LINE_BYTES`], at most
+//! [`LINE_QUEUE`] wait unread (the reader then waits, and so does the engine's write), and
+//! more than [`MAX_LINES_PER_SECOND`] lines in a second is a flood. Options the engine does
+//! not declare, values outside what it declares, and settings it answers with an error are
+//! reported on stderr, naming the engine and the option.
 
-use std::io::{BufRead, BufReader, Write};
+use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender, TryRecvError};
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
+
+/// Longest output line kept, in bytes; the rest of a longer line is dropped.
+pub const MAX_LINE_BYTES: usize = 16 * 1024;
+/// Lines read from an engine but not yet handled; when full, the reader thread waits.
+pub const LINE_QUEUE: usize = 256;
+/// More lines than this within one second (a line of [`MAX_LINE_BYTES`] or more counts
+/// once per [`MAX_LINE_BYTES`]) makes the engine faulty: it floods its output.
+pub const MAX_LINES_PER_SECOND: u64 = 100_000;
 
 /// How an engine is started and configured.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,6 +44,9 @@ pub enum EngineFault {
     Timeout(&'static str),
     /// An answer that is not UCI (e.g. `bestmove` without a move).
     Protocol(String),
+    /// More than [`MAX_LINES_PER_SECOND`] lines in a second (`what` names the awaited
+    /// reply).
+    Flood(&'static str),
 }
 
 impl std::fmt::Display for EngineFault {
@@ -38,6 +56,10 @@ impl std::fmt::Display for EngineFault {
             EngineFault::Crashed => write!(f, "crashed"),
             EngineFault::Timeout(what) => write!(f, "stalled (no {what})"),
             EngineFault::Protocol(line) => write!(f, "protocol error: {line}"),
+            EngineFault::Flood(what) => write!(
+                f,
+                "floods its output (more than {MAX_LINES_PER_SECOND} lines a second while awaiting {what})"
+            ),
         }
     }
 }
@@ -69,11 +91,218 @@ impl Score {
     }
 }
 
+/// What the reader thread hands over.
+#[derive(Debug)]
+enum Output {
+    Line(String),
+    /// The engine exceeded [`MAX_LINES_PER_SECOND`]; the reader has stopped.
+    Flood,
+}
+
+/// Counts lines in one-second windows.
+struct LineRate {
+    window_start: Instant,
+    count: u64,
+    limit: u64,
+}
+
+impl LineRate {
+    fn new(limit: u64) -> Self {
+        LineRate {
+            window_start: Instant::now(),
+            count: 0,
+            limit,
+        }
+    }
+
+    /// Adds `lines`; false once the current second holds more than the limit.
+    fn allow(&mut self, lines: u64) -> bool {
+        if lines == 0 {
+            return true;
+        }
+        let now = Instant::now();
+        if now.duration_since(self.window_start) >= Duration::from_secs(1) {
+            self.window_start = now;
+            self.count = 0;
+        }
+        self.count += lines;
+        self.count <= self.limit
+    }
+}
+
+/// The reader thread: splits `out` into lines of at most [`MAX_LINE_BYTES`] and sends them
+/// until end of file, a closed channel, or a flood (more than `per_second` lines in a
+/// second).
+fn read_lines(out: impl Read, tx: &Sender<Output>, per_second: u64) {
+    let mut reader = BufReader::with_capacity(64 * 1024, out);
+    let mut line: Vec<u8> = Vec::with_capacity(256);
+    // Bytes of the current line beyond MAX_LINE_BYTES not yet counted for the rate.
+    let mut dropped = 0usize;
+    let mut rate = LineRate::new(per_second);
+    loop {
+        let (used, complete) = match reader.fill_buf() {
+            Ok([]) => break,
+            Ok(buf) => {
+                let end = buf.iter().position(|&b| b == b'\n');
+                let chunk = &buf[..end.unwrap_or(buf.len())];
+                let keep = chunk.len().min(MAX_LINE_BYTES - line.len());
+                line.extend_from_slice(&chunk[..keep]);
+                dropped += chunk.len() - keep;
+                (end.map_or(buf.len(), |e| e + 1), end.is_some())
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        reader.consume(used);
+        let long_pieces = dropped / MAX_LINE_BYTES;
+        dropped %= MAX_LINE_BYTES;
+        if !rate.allow(long_pieces as u64 + u64::from(complete)) {
+            let _ = tx.send(Output::Flood);
+            return;
+        }
+        if complete {
+            let text = String::from_utf8_lossy(&line).trim_end().to_string();
+            line.clear();
+            dropped = 0;
+            if tx.send(Output::Line(text)).is_err() {
+                return;
+            }
+        }
+    }
+    if !line.is_empty() {
+        let _ = tx.send(Output::Line(
+            String::from_utf8_lossy(&line).trim_end().to_string(),
+        ));
+    }
+}
+
+/// Starts the reader thread on `out`; its lines come through a channel of [`LINE_QUEUE`].
+fn spawn_reader(out: impl Read + Send + 'static, per_second: u64) -> Receiver<Output> {
+    let (tx, rx) = bounded(LINE_QUEUE);
+    std::thread::spawn(move || read_lines(out, &tx, per_second));
+    rx
+}
+
+/// An option as the engine declares it after `uci`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeclaredOption {
+    pub name: String,
+    /// `spin`, `check`, `combo`, `button`, `string`.
+    pub kind: String,
+    pub min: Option<i64>,
+    pub max: Option<i64>,
+    /// The `var` values of a combo.
+    pub vars: Vec<String>,
+}
+
+impl DeclaredOption {
+    /// Reads `option name <Name> type <kind> [default X] [min A] [max B] [var V]...`.
+    pub fn parse(line: &str) -> Option<DeclaredOption> {
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        if tokens.first() != Some(&"option") || tokens.get(1) != Some(&"name") {
+            return None;
+        }
+        let keywords = ["type", "default", "min", "max", "var"];
+        let type_at = tokens.iter().position(|&t| t == "type")?;
+        let name = tokens.get(2..type_at)?.join(" ");
+        if name.is_empty() {
+            return None;
+        }
+        let mut option = DeclaredOption {
+            name,
+            kind: tokens.get(type_at + 1)?.to_string(),
+            ..DeclaredOption::default()
+        };
+        let mut i = type_at + 2;
+        while i < tokens.len() {
+            let key = tokens[i];
+            let end = tokens[i + 1..]
+                .iter()
+                .position(|t| keywords.contains(t))
+                .map_or(tokens.len(), |p| i + 1 + p);
+            let value = tokens[i + 1..end].join(" ");
+            match key {
+                "min" => option.min = value.parse().ok(),
+                "max" => option.max = value.parse().ok(),
+                "var" => option.vars.push(value),
+                _ => {}
+            }
+            i = end;
+        }
+        Some(option)
+    }
+
+    /// Why `value` does not fit the declaration, if it does not.
+    pub fn check(&self, value: &str) -> Option<String> {
+        match self.kind.as_str() {
+            "spin" => match value.trim().parse::<i64>() {
+                Err(_) => Some("is not a whole number".to_string()),
+                Ok(v) if self.min.is_some_and(|m| v < m) || self.max.is_some_and(|m| v > m) => {
+                    let bound = |b: Option<i64>| b.map_or("?".to_string(), |b| b.to_string());
+                    Some(format!(
+                        "is outside the declared range {}..{}",
+                        bound(self.min),
+                        bound(self.max)
+                    ))
+                }
+                Ok(_) => None,
+            },
+            "check" if !matches!(value, "true" | "false") => Some("is not true or false".to_string()),
+            "combo" if !self.vars.iter().any(|v| v.eq_ignore_ascii_case(value)) => {
+                Some(format!("is not one of {}", self.vars.join(", ")))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Whether an engine line answers a `setoption` with a refusal (`info string error: ...`,
+/// Stockfish's `No such option: X`, and the like).
+pub fn is_refusal(line: &str) -> bool {
+    let first = line.split_whitespace().next().unwrap_or("");
+    let text = match line.strip_prefix("info string ") {
+        Some(text) => text,
+        None if matches!(
+            first,
+            "id" | "option" | "info" | "bestmove" | "readyok" | "uciok" | "copyprotection" | "registration"
+        ) =>
+        {
+            return false
+        }
+        None => line,
+    };
+    // The message's first words say it, or an "error:" inside it does.
+    let text = text.trim().to_ascii_lowercase();
+    [
+        "error",
+        "no such option",
+        "unknown option",
+        "invalid",
+        "illegal",
+        "bad value",
+        "unsupported",
+        "not supported",
+    ]
+    .iter()
+    .any(|start| text.starts_with(start))
+        || text.contains("error:")
+}
+
+/// Prints a warning on stderr once per process, however many workers or restarts meet it.
+pub fn warn_once(message: String) {
+    static SEEN: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
+    let seen = SEEN.get_or_init(|| Mutex::new(HashSet::new()));
+    let first = seen.lock().map_or(true, |mut s| s.insert(message.clone()));
+    if first {
+        eprintln!("arena: warning: {message}");
+    }
+}
+
 pub struct EngineProcess {
     pub config: EngineConfig,
     child: Child,
     stdin: ChildStdin,
-    lines: Receiver<String>,
+    lines: Receiver<Output>,
 }
 
 impl std::fmt::Debug for EngineProcess {
@@ -85,8 +314,12 @@ impl std::fmt::Debug for EngineProcess {
 /// Time allowed for start-up and `isready` answers.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// At most this many `option` declarations are kept from one engine.
+const MAX_DECLARED_OPTIONS: usize = 4096;
+
 impl EngineProcess {
-    /// Starts the engine and completes `uci` / options / `isready`.
+    /// Starts the engine and completes `uci` / options / `isready`. Each option is
+    /// followed by an `isready`, so that a refusal is pinned on the option that caused it.
     pub fn start(config: &EngineConfig) -> Result<EngineProcess, EngineFault> {
         let mut child = Command::new(&config.cmd)
             .args(&config.args)
@@ -100,23 +333,7 @@ impl EngineProcess {
             .stdout
             .take()
             .ok_or(EngineFault::Spawn("no stdout".into()))?;
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            let mut buf = Vec::new();
-            loop {
-                buf.clear();
-                match reader.read_until(b'\n', &mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        let line = String::from_utf8_lossy(&buf).trim_end().to_string();
-                        if tx.send(line).is_err() {
-                            break;
-                        }
-                    }
-                }
-            }
-        });
+        let lines = spawn_reader(stdout, MAX_LINES_PER_SECOND);
         let mut engine = EngineProcess {
             config: config.clone(),
             child,
@@ -124,9 +341,35 @@ impl EngineProcess {
             lines,
         };
         engine.send("uci")?;
-        engine.wait_for("uciok", HANDSHAKE_TIMEOUT, "uciok")?;
-        for (name, value) in &config.options {
-            engine.send(&format!("setoption name {name} value {value}"))?;
+        let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+        let mut declared = Vec::new();
+        loop {
+            let line = engine.next_line(deadline, "uciok")?;
+            if line == "uciok" || line.starts_with("uciok ") {
+                break;
+            }
+            if declared.len() < MAX_DECLARED_OPTIONS {
+                declared.extend(DeclaredOption::parse(&line));
+            }
+        }
+        let name = &config.name;
+        for (option, value) in &config.options {
+            match declared.iter().find(|d| d.name.eq_ignore_ascii_case(option)) {
+                None => warn_once(format!(
+                    "engine {name} does not declare option {option:?}: option.{option}={value} is sent anyway and may have no effect"
+                )),
+                Some(d) => {
+                    if let Some(why) = d.check(value) {
+                        warn_once(format!("engine {name}: option.{option}={value} {why}"));
+                    }
+                }
+            }
+            engine.send(&format!("setoption name {option} value {value}"))?;
+            for refusal in engine.ping_collecting(is_refusal)? {
+                warn_once(format!(
+                    "engine {name} refused option.{option}={value}: {refusal}"
+                ));
+            }
         }
         engine.ping()?;
         Ok(engine)
@@ -138,32 +381,52 @@ impl EngineProcess {
             .map_err(|_| EngineFault::Crashed)
     }
 
-    /// Reads lines until one equals `token` (or starts with it followed by a space).
+    /// The next line, or the reason there is none by `deadline`. The deadline is checked
+    /// on the clock before every line, so a talking engine cannot hold it off.
+    fn next_line(&mut self, deadline: Instant, what: &'static str) -> Result<String, EngineFault> {
+        let now = Instant::now();
+        if now >= deadline {
+            return Err(EngineFault::Timeout(what));
+        }
+        match self.lines.recv_timeout(deadline - now) {
+            Ok(Output::Line(line)) => Ok(line),
+            Ok(Output::Flood) => Err(EngineFault::Flood(what)),
+            Err(RecvTimeoutError::Timeout) => Err(EngineFault::Timeout(what)),
+            Err(RecvTimeoutError::Disconnected) => Err(EngineFault::Crashed),
+        }
+    }
+
+    /// Reads lines until one equals `token` (or starts with it followed by a space);
+    /// returns the lines before it that `keep` selects (at most [`LINE_QUEUE`]).
     fn wait_for(
         &mut self,
         token: &str,
         timeout: Duration,
         what: &'static str,
-    ) -> Result<String, EngineFault> {
+        keep: impl Fn(&str) -> bool,
+    ) -> Result<Vec<String>, EngineFault> {
         let deadline = Instant::now() + timeout;
+        let mut kept = Vec::new();
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    if line == token || line.starts_with(&format!("{token} ")) {
-                        return Ok(line);
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => return Err(EngineFault::Timeout(what)),
-                Err(RecvTimeoutError::Disconnected) => return Err(EngineFault::Crashed),
+            let line = self.next_line(deadline, what)?;
+            if line == token || line.strip_prefix(token).is_some_and(|r| r.starts_with(' ')) {
+                return Ok(kept);
+            }
+            if kept.len() < LINE_QUEUE && keep(&line) {
+                kept.push(line);
             }
         }
     }
 
     /// `isready` / `readyok`.
     pub fn ping(&mut self) -> Result<(), EngineFault> {
+        self.ping_collecting(|_| false).map(|_| ())
+    }
+
+    /// `isready` / `readyok`, returning the lines before `readyok` that `keep` selects.
+    fn ping_collecting(&mut self, keep: impl Fn(&str) -> bool) -> Result<Vec<String>, EngineFault> {
         self.send("isready")?;
-        self.wait_for("readyok", HANDSHAKE_TIMEOUT, "readyok").map(|_| ())
+        self.wait_for("readyok", HANDSHAKE_TIMEOUT, "readyok", keep)
     }
 
     pub fn new_game(&mut self) -> Result<(), EngineFault> {
@@ -178,19 +441,23 @@ impl EngineProcess {
         go: &str,
         deadline: Duration,
     ) -> Result<SearchReply, EngineFault> {
-        // Drop anything left over from an earlier search.
-        while self.lines.try_recv().is_ok() {}
+        // Drop what is left over from an earlier search: at most a queue's worth, so an
+        // engine that never stops talking cannot keep us here.
+        for _ in 0..LINE_QUEUE {
+            match self.lines.try_recv() {
+                Ok(Output::Line(_)) => {}
+                Ok(Output::Flood) => return Err(EngineFault::Flood("bestmove")),
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => return Err(EngineFault::Crashed),
+            }
+        }
         self.send(position)?;
         let start = Instant::now();
         self.send(go)?;
+        let deadline = start + deadline;
         let mut reply = SearchReply::default();
         loop {
-            let left = deadline.saturating_sub(start.elapsed());
-            let line = match self.lines.recv_timeout(left) {
-                Ok(line) => line,
-                Err(RecvTimeoutError::Timeout) => return Err(EngineFault::Timeout("bestmove")),
-                Err(RecvTimeoutError::Disconnected) => return Err(EngineFault::Crashed),
-            };
+            let line = self.next_line(deadline, "bestmove")?;
             let mut tokens = line.split_whitespace();
             match tokens.next() {
                 Some("bestmove") => {
@@ -206,7 +473,6 @@ impl EngineProcess {
             }
         }
     }
-
     /// Asks the engine to quit, and kills it if it does not within a second.
     pub fn quit(mut self) {
         let _ = self.send("quit");
@@ -258,5 +524,122 @@ fn parse_info(line: &str, reply: &mut SearchReply) {
             "pv" | "string" => break,
             _ => i += 1,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines_of(input: Vec<u8>, per_second: u64) -> Vec<Output> {
+        let (tx, rx) = bounded(LINE_QUEUE);
+        let reader = std::thread::spawn(move || read_lines(std::io::Cursor::new(input), &tx, per_second));
+        let out: Vec<Output> = rx.iter().collect();
+        reader.join().unwrap();
+        out
+    }
+
+    #[test]
+    fn lines_are_cut_at_the_length_limit() {
+        let mut input = b"uciok\r\n".to_vec();
+        input.extend(std::iter::repeat_n(b'x', 3 * MAX_LINE_BYTES + 5));
+        input.extend_from_slice(b"\nreadyok");
+        let out = lines_of(input, MAX_LINES_PER_SECOND);
+        let texts: Vec<&str> = out
+            .iter()
+            .map(|o| match o {
+                Output::Line(l) => l.as_str(),
+                Output::Flood => "FLOOD",
+            })
+            .collect();
+        assert_eq!(texts.len(), 3);
+        assert_eq!(texts[0], "uciok");
+        assert_eq!(texts[1].len(), MAX_LINE_BYTES);
+        assert_eq!(texts[2], "readyok", "a last line without a newline still counts");
+    }
+
+    #[test]
+    fn a_flood_stops_the_reader_with_a_flood_marker() {
+        // What `yes` prints, more lines than a second allows, all at once.
+        let out = lines_of(b"y\n".repeat(1000), 100);
+        assert!(matches!(out.last(), Some(Output::Flood)), "no flood marker");
+        assert_eq!(out.len(), 101, "100 lines, then the marker");
+        // The production limit takes what `yes` prints in a moment, too.
+        let out = lines_of(
+            b"y\n".repeat(MAX_LINES_PER_SECOND as usize + 10),
+            MAX_LINES_PER_SECOND,
+        );
+        assert!(matches!(out.last(), Some(Output::Flood)), "no flood marker");
+        // Under the limit, nothing is lost.
+        assert_eq!(lines_of(b"y\n".repeat(100), 100).len(), 100);
+        // A line without end counts once per MAX_LINE_BYTES.
+        let out = lines_of(vec![b'z'; 150 * MAX_LINE_BYTES], 100);
+        assert_eq!(out.len(), 1);
+        assert!(matches!(out[0], Output::Flood));
+    }
+
+    #[test]
+    fn the_reader_waits_when_the_queue_is_full() {
+        let rx = spawn_reader(std::io::Cursor::new(b"a\n".repeat(10_000)), MAX_LINES_PER_SECOND);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while rx.len() < LINE_QUEUE && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(
+            rx.len(),
+            LINE_QUEUE,
+            "the queue fills to LINE_QUEUE lines and no further"
+        );
+        assert_eq!(rx.iter().count(), 10_000, "then every line comes through");
+    }
+
+    #[test]
+    fn declared_options_are_read_and_values_checked() {
+        let hash = DeclaredOption::parse("option name Hash type spin default 16 min 1 max 65536").unwrap();
+        assert_eq!(
+            (hash.name.as_str(), hash.min, hash.max),
+            ("Hash", Some(1), Some(65536))
+        );
+        assert_eq!(hash.check("16"), None);
+        assert_eq!(
+            hash.check("0").as_deref(),
+            Some("is outside the declared range 1..65536")
+        );
+        assert_eq!(hash.check("x").as_deref(), Some("is not a whole number"));
+        let overhead =
+            DeclaredOption::parse("option name Move Overhead type spin default 10 min 0 max 5000").unwrap();
+        assert_eq!(overhead.name, "Move Overhead");
+        let check = DeclaredOption::parse("option name Ponder type check default false").unwrap();
+        assert_eq!(check.check("yes").as_deref(), Some("is not true or false"));
+        assert_eq!(check.check("true"), None);
+        let combo = DeclaredOption::parse(
+            "option name Style type combo default Normal var Solid var Normal var Risky",
+        )
+        .unwrap();
+        assert_eq!(combo.vars, ["Solid", "Normal", "Risky"]);
+        assert_eq!(combo.check("risky"), None);
+        assert_eq!(
+            combo.check("Wild").as_deref(),
+            Some("is not one of Solid, Normal, Risky")
+        );
+        let file = DeclaredOption::parse("option name EvalFile type string default <default>").unwrap();
+        assert_eq!(file.check("anything"), None);
+        assert_eq!(DeclaredOption::parse("id name x"), None);
+        assert_eq!(DeclaredOption::parse("option name type spin"), None);
+    }
+
+    #[test]
+    fn refusals_are_recognised() {
+        assert!(is_refusal("info string error: Hash must be 1 to 65536"));
+        assert!(is_refusal("No such option: Nope"));
+        assert!(is_refusal("info string ERROR unknown option"));
+        assert!(is_refusal("info string Invalid value for Threads"));
+        assert!(is_refusal("info string option Hash: error: too large"));
+        assert!(!is_refusal("info string EvalFile nets/x.nnue loaded"));
+        assert!(!is_refusal("info string EvalFile nets/error.nnue loaded"));
+        assert!(!is_refusal("info depth 3 score cp 20 pv e2e4"));
+        assert!(!is_refusal("option name Error type check default false"));
+        assert!(!is_refusal("readyok"));
     }
 }

@@ -6,6 +6,7 @@
 //! ```
 //! Exit codes: 0 H1 accepted, 1 H0 accepted, 2 no decision, 3 error.
 
+use arena::cli::{sprt_elo, sprt_probability};
 use arena::stats::{estimate, llr, sprt_bounds, Counts, Model};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,10 +34,10 @@ fn sprt_calc(args: &[String]) -> Result<(), String> {
                 let l = parse_list(value()?, 3)?;
                 counts = Some(Counts::Tri([l[0], l[1], l[2]]));
             }
-            "--elo0" => elo0 = Some(value()?.parse::<f64>().map_err(|_| "bad --elo0".to_string())?),
-            "--elo1" => elo1 = Some(value()?.parse::<f64>().map_err(|_| "bad --elo1".to_string())?),
-            "--alpha" => alpha = value()?.parse().map_err(|_| "bad --alpha".to_string())?,
-            "--beta" => beta = value()?.parse().map_err(|_| "bad --beta".to_string())?,
+            "--elo0" => elo0 = Some(sprt_elo("--elo0", &value()?)?),
+            "--elo1" => elo1 = Some(sprt_elo("--elo1", &value()?)?),
+            "--alpha" => alpha = sprt_probability("--alpha", &value()?)?,
+            "--beta" => beta = sprt_probability("--beta", &value()?)?,
             "--model" => model = value()?.parse()?,
             other => return Err(format!("unknown sprt-calc argument {other:?}")),
         }

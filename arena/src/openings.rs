@@ -1,16 +1,39 @@
 //! Opening books: EPD (a FEN, or the four FEN fields with `hmvc` / `fmvn` opcodes) and PGN
 //! (each game's start position and its first `plies` moves). Read once, then handed out in
 //! file or shuffled order from a start offset, wrapping around at the end.
+//!
+//! Files are taken as editors and other tools write them: a UTF-8 byte-order mark at the
+//! start of the file or of any line (concatenated files) is skipped, and bytes that are not
+//! UTF-8 (a Latin-1 PGN's tags) are replaced, with a note. A PGN game that a null move
+//! (`--`) cuts short gives the moves before it, with a note.
 
 use crate::play::Opening;
 use movegen::pgn::parse_pgn;
 use movegen::Board;
 
+/// The UTF-8 byte-order mark.
+const BOM: char = '\u{feff}';
+
+/// The text of an openings file, and notes for the user: invalid UTF-8 is replaced.
+pub fn read_text(path: &str) -> Result<(String, Vec<String>), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read openings {path}: {e}"))?;
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok((text, Vec::new())),
+        Err(e) => Ok((
+            String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            vec![format!(
+                "openings {path} is not valid UTF-8 (first bad byte at offset {}); such bytes are replaced",
+                e.utf8_error().valid_up_to()
+            )],
+        )),
+    }
+}
+
 /// Reads an EPD opening file. Lines that are empty or start with `#` are skipped.
 pub fn read_epd(text: &str) -> Result<Vec<Opening>, String> {
     let mut openings = Vec::new();
     for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim();
+        let line = raw.trim_start_matches(BOM).trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
@@ -56,13 +79,20 @@ fn opcode_in(tokens: &[&str], name: &str) -> Option<String> {
     tokens.get(i + 1).map(|v| v.trim_end_matches(';').to_string())
 }
 
-/// Reads a PGN opening file, keeping at most `plies` moves of each game.
-pub fn read_pgn(text: &str, plies: Option<usize>) -> Result<Vec<Opening>, String> {
+/// Reads a PGN opening file, keeping at most `plies` moves of each game. Also returns a
+/// note when null moves cut games shorter than `plies`.
+pub fn read_pgn(text: &str, plies: Option<usize>) -> Result<(Vec<Opening>, Vec<String>), String> {
     let games = parse_pgn(text).map_err(|e| e.to_string())?;
+    let limit = plies.unwrap_or(usize::MAX);
+    let mut cut = Vec::new();
     let openings: Vec<Opening> = games
         .into_iter()
-        .map(|g| {
-            let keep = plies.unwrap_or(usize::MAX).min(g.moves.len());
+        .enumerate()
+        .map(|(i, g)| {
+            if let Some(why) = g.truncated.as_ref().filter(|_| g.moves.len() < limit) {
+                cut.push(format!("game {} {why}", i + 1));
+            }
+            let keep = limit.min(g.moves.len());
             Opening {
                 start: g.start,
                 moves: g.moves[..keep].to_vec(),
@@ -72,7 +102,16 @@ pub fn read_pgn(text: &str, plies: Option<usize>) -> Result<Vec<Opening>, String
     if openings.is_empty() {
         return Err("no games in the PGN file".into());
     }
-    Ok(openings)
+    let notes = match cut.as_slice() {
+        [] => Vec::new(),
+        [one] => vec![format!("{one}; the opening is the moves before it")],
+        [first, ..] => vec![format!(
+            "{} games stop at a null move, which a game cannot hold, and give the moves before it \
+             (the first: {first})",
+            cut.len()
+        )],
+    };
+    Ok((openings, notes))
 }
 
 /// Orders the book: shuffled by `seed` when `random`, then rotated to start at `start`
@@ -109,10 +148,73 @@ mod tests {
 
     #[test]
     fn reads_pgn_with_a_ply_limit() {
-        let book = read_pgn("1. e4 e5 2. Nf3 Nc6 3. Bb5 *\n\n1. d4 d5 *\n", Some(3)).unwrap();
+        let (book, notes) = read_pgn("1. e4 e5 2. Nf3 Nc6 3. Bb5 *\n\n1. d4 d5 *\n", Some(3)).unwrap();
         assert_eq!(book.len(), 2);
         assert_eq!(book[0].moves.len(), 3);
         assert_eq!(book[1].moves.len(), 2);
+        assert!(notes.is_empty());
+    }
+
+    const KINGS_GAMBIT: &str = "rnbqkbnr/pppp1ppp/8/4p3/4PP2/8/PPPP2PP/RNBQKBNR b KQkq - 0 2";
+
+    #[test]
+    fn a_byte_order_mark_is_skipped_in_epd_and_pgn() {
+        let epd = format!("\u{feff}{KINGS_GAMBIT}\n\u{feff}{KINGS_GAMBIT}\n");
+        let book = read_epd(&epd).unwrap();
+        assert_eq!(book.len(), 2);
+        assert_eq!(book[0].start.to_fen(), KINGS_GAMBIT);
+        assert_eq!(book[1], book[0], "a mark inside (concatenated files) too");
+        let (book, _) = read_pgn("\u{feff}[Event \"x\"]\n\n1. e4 e5 2. f4 *\n", None).unwrap();
+        assert_eq!(book.len(), 1);
+        let mut board = book[0].start;
+        for &mv in &book[0].moves {
+            board.play(mv);
+        }
+        assert_eq!(board.to_fen(), KINGS_GAMBIT);
+    }
+
+    #[test]
+    fn a_null_move_ends_a_pgn_opening_with_a_note() {
+        let text = "1. e4 e5 2. Nf3 -- 3. Bc4 Nc6 *\n\n1. d4 -- 2. c4 *\n\n1. c4 c5 *\n";
+        let (book, notes) = read_pgn(text, Some(8)).unwrap();
+        assert_eq!(book.iter().map(|o| o.moves.len()).collect::<Vec<_>>(), [3, 1, 2]);
+        assert_eq!(
+            notes,
+            ["2 games stop at a null move, which a game cannot hold, and give the moves before it \
+              (the first: game 1 stops at the null move \"--\" after 3 moves (a game cannot hold a null move))"]
+        );
+        // No note when the ply limit ends the opening before the null move anyway.
+        let (book, notes) = read_pgn(text, Some(1)).unwrap();
+        assert_eq!(book.iter().map(|o| o.moves.len()).collect::<Vec<_>>(), [1, 1, 1]);
+        assert!(notes.is_empty(), "{notes:?}");
+        let (_, notes) = read_pgn("1. e4 -- 2. d4 *", None).unwrap();
+        assert_eq!(
+            notes,
+            [
+                "game 1 stops at the null move \"--\" after 1 moves (a game cannot hold a null move); \
+              the opening is the moves before it"
+            ]
+        );
+    }
+
+    #[test]
+    fn files_that_are_not_utf8_are_read_with_a_note() {
+        let path = std::env::temp_dir().join(format!("arena-latin1-{}.pgn", std::process::id()));
+        // "Müller" in Latin-1, then a BOM-less game.
+        std::fs::write(&path, b"[White \"M\xfcller\"]\n\n1. e4 e5 *\n").unwrap();
+        let (text, notes) = read_text(path.to_str().unwrap()).unwrap();
+        assert_eq!(notes.len(), 1);
+        assert!(
+            notes[0].ends_with("is not valid UTF-8 (first bad byte at offset 9); such bytes are replaced")
+        );
+        let (book, _) = read_pgn(&text, None).unwrap();
+        assert_eq!(book[0].moves.len(), 2);
+        let missing = read_text("/nonexistent/book.epd").unwrap_err();
+        assert!(
+            missing.starts_with("cannot read openings /nonexistent/book.epd: "),
+            "{missing}"
+        );
+        std::fs::remove_file(&path).ok();
     }
 
     #[test]

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::channel;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// How a match ended (the process exit code follows it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,14 +159,19 @@ struct GameOutcome {
 pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdict, Tally), String> {
     let book = match &config.openings {
         Some(o) => {
-            let text = std::fs::read_to_string(&o.file)
-                .map_err(|e| format!("cannot read openings {}: {e}", o.file))?;
+            let (text, mut notes) = openings::read_text(&o.file)?;
             let book = if o.pgn {
-                openings::read_pgn(&text, o.plies)
+                openings::read_pgn(&text, o.plies).map(|(book, more)| {
+                    notes.extend(more.into_iter().map(|n| format!("openings {}: {n}", o.file)));
+                    book
+                })
             } else {
                 openings::read_epd(&text)
             }
             .map_err(|e| format!("openings {}: {e}", o.file))?;
+            for note in notes {
+                eprintln!("arena: note: {note}");
+            }
             openings::arrange(book, o.random, config.seed, o.start)
         }
         None => vec![Opening {
@@ -185,20 +190,23 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
         None => None,
     };
 
-    let total_games = config.rounds * config.games;
-    let mut jobs = Vec::with_capacity(total_games as usize);
-    for round in 0..config.rounds {
-        let opening = book[(round % book.len() as u64) as usize].clone();
-        for g in 0..config.games {
-            jobs.push(GameJob {
-                number: round * config.games + g + 1,
-                round,
-                first_is_white: g == 0,
-                opening: opening.clone(),
-            });
-        }
+    if config.rounds == 0 || !(1..=2).contains(&config.games) {
+        return Err("a match needs at least one round of one or two games".into());
     }
-    let jobs = Arc::new(Mutex::new(jobs.into_iter().rev().collect::<Vec<_>>()));
+    // Games are made as they are taken, so a long match holds no list of them.
+    let total_games = config.rounds.saturating_mul(config.games);
+    let book = Arc::new(book);
+    let next_game = Arc::new(AtomicU64::new(0));
+    let games_per_round = config.games;
+    let job_for = move |book: &[Opening], index: u64| {
+        let round = index / games_per_round;
+        GameJob {
+            number: index + 1,
+            round,
+            first_is_white: index % games_per_round == 0,
+            opening: book[(round % book.len() as u64) as usize].clone(),
+        }
+    };
     let stop = Arc::new(AtomicBool::new(false));
     let names = (config.engines[0].name.clone(), config.engines[1].name.clone());
     let date = today();
@@ -207,7 +215,8 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
 
     let mut handles = Vec::new();
     for _ in 0..config.concurrency.min(total_games.max(1) as usize) {
-        let jobs = jobs.clone();
+        let book = book.clone();
+        let next_game = next_game.clone();
         let stop = stop.clone();
         let interrupted = interrupted.clone();
         let tx = tx.clone();
@@ -220,16 +229,21 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
                 if stop.load(Ordering::Relaxed) || interrupted.load(Ordering::Relaxed) {
                     break;
                 }
-                let Some(job) = jobs.lock().map(|mut j| j.pop()).unwrap_or(None) else {
+                let index = next_game.fetch_add(1, Ordering::Relaxed);
+                if index >= total_games {
                     break;
-                };
+                }
+                let job = job_for(&book, index);
                 // Start engines that are not running.
                 for (i, slot) in engines.iter_mut().enumerate() {
                     if slot.is_none() {
                         match EngineProcess::start(&config.engines[i]) {
                             Ok(e) => *slot = Some(e),
                             Err(fault) => {
-                                let _ = tx.send(Err(format!("engine {} {}", config.engines[i].name, fault)));
+                                let _ = tx.send(Err(format!(
+                                    "engine {} failed at start-up: {}",
+                                    config.engines[i].name, fault
+                                )));
                                 return;
                             }
                         }

@@ -1,5 +1,7 @@
 //! arena end to end: luft against luft at a node limit, every fault of the misbehaving
-//! engine recorded as a result, the PGN read back by movegen, and `sprt-calc`.
+//! engine recorded as a result, engines that flood their output (`/usr/bin/yes`, a shell
+//! script, the fault engine) stopped in bounded time and memory, options an engine lacks
+//! or refuses reported, the PGN read back by movegen, and `sprt-calc`.
 //!
 //! The luft binary is the one `cargo test --workspace --release` builds next to this test
 //! (`target/release/luft`); run `cargo build --release -p engine` first when testing arena
@@ -10,7 +12,8 @@
 use movegen::pgn::parse_pgn;
 use movegen::Game;
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 fn luft() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
@@ -42,6 +45,361 @@ fn arena(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// A finished arena run, with its wall time and the peak resident memory seen.
+struct Measured {
+    code: i32,
+    out: String,
+    err: String,
+    elapsed: Duration,
+    peak_kib: u64,
+}
+
+/// Runs arena, polling its peak memory (`VmHWM`), and kills it after `limit`: a runner that
+/// hangs fails the test instead of hanging it.
+fn arena_measured(args: &[&str], limit: Duration) -> Measured {
+    let start = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut stdout, mut stderr) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let out_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut s).ok();
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut s).ok();
+        s
+    });
+    let status_path = format!("/proc/{}/status", child.id());
+    let mut peak_kib = 0;
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code().unwrap_or(-1);
+        }
+        if let Ok(status) = std::fs::read_to_string(&status_path) {
+            if let Some(kib) = status
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            {
+                peak_kib = peak_kib.max(kib);
+            }
+        }
+        if start.elapsed() > limit {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            break -9;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Measured {
+        code,
+        out: out_reader.join().unwrap(),
+        err: err_reader.join().unwrap(),
+        elapsed: start.elapsed(),
+        peak_kib,
+    }
+}
+
+/// Peak memory that no flood may push arena past.
+const FLOOD_MEMORY_KIB: u64 = 200 * 1024;
+
+#[test]
+fn yes_as_an_engine_is_faulty_at_the_handshake() {
+    let fault = format!("cmd={}", env!("CARGO_BIN_EXE_arena-fault-engine"));
+    let run = arena_measured(
+        &[
+            "--engine",
+            "cmd=/usr/bin/yes",
+            "--engine",
+            &fault,
+            "args=ok",
+            "--each",
+            "tc=1+0.1",
+            "--rounds",
+            "1",
+        ],
+        Duration::from_secs(60),
+    );
+    assert_eq!(run.code, 3, "{}{}", run.out, run.err);
+    assert!(
+        run.err.contains(
+            "arena: error: engine yes failed at start-up: floods its output \
+             (more than 100000 lines a second while awaiting uciok)"
+        ),
+        "{}",
+        run.err
+    );
+    // Found by the line rate, well before the 10 s handshake timeout.
+    assert!(run.elapsed < Duration::from_secs(8), "{:?}", run.elapsed);
+    assert!(
+        run.peak_kib < FLOOD_MEMORY_KIB,
+        "arena grew to {} KiB",
+        run.peak_kib
+    );
+}
+
+/// Runs one game pair of the fault engine's `ok` mode against `cmd` (with `args`), 1 s + 0.1 s.
+fn flood_run(cmd: &str, args: Option<&str>) -> Measured {
+    let ok = format!("cmd={}", env!("CARGO_BIN_EXE_arena-fault-engine"));
+    let cmd = format!("cmd={cmd}");
+    let mut list = vec!["--engine", &cmd, "name=flood"];
+    if let Some(a) = args {
+        list.push(a);
+    }
+    list.extend([
+        "--engine",
+        &ok,
+        "name=ok",
+        "args=ok",
+        "--each",
+        "tc=1+0.1",
+        "timemargin=50",
+        "--rounds",
+        "1",
+        "--games",
+        "2",
+        "--recover",
+    ]);
+    arena_measured(&list, Duration::from_secs(120))
+}
+
+#[test]
+fn an_engine_flooding_info_lines_after_go_loses_in_bounded_time_and_memory() {
+    // The fault engine prints info lines as fast as it can on its first `go`.
+    let run = flood_run(
+        env!("CARGO_BIN_EXE_arena-fault-engine"),
+        Some("args=flood --after 1"),
+    );
+    assert_eq!(run.code, 2, "{}{}", run.out, run.err);
+    let reason = "flood floods its output (more than 100000 lines a second while awaiting bestmove)";
+    assert!(
+        run.out
+            .contains(&format!("Finished game 1 (flood vs ok): 0-1 {{{reason}}}")),
+        "{}",
+        run.out
+    );
+    // Restarted, it floods again on its first `go` as Black.
+    assert!(
+        run.out
+            .contains(&format!("Finished game 2 (ok vs flood): 1-0 {{{reason}}}")),
+        "{}",
+        run.out
+    );
+    assert!(run.elapsed < Duration::from_secs(30), "{:?}", run.elapsed);
+    assert!(
+        run.peak_kib < FLOOD_MEMORY_KIB,
+        "arena grew to {} KiB",
+        run.peak_kib
+    );
+}
+
+#[test]
+fn a_flooding_shell_script_loses_in_bounded_time_and_memory() {
+    let script = temp("flood.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\n\
+         while read -r cmd rest; do\n\
+           case \"$cmd\" in\n\
+             uci) echo 'id name flood'; echo uciok;;\n\
+             isready) echo readyok;;\n\
+             go) while :; do echo 'info depth 1 score cp 0 nodes 1'; done;;\n\
+             quit) exit 0;;\n\
+           esac\n\
+         done\n",
+    )
+    .unwrap();
+    let run = flood_run("/bin/sh", Some(&format!("args={}", script.display())));
+    assert_eq!(run.code, 2, "{}{}", run.out, run.err);
+    // Depending on how fast the shell prints, the line rate or the clock stops it: either
+    // way it loses, in bounded time.
+    for (number, pattern) in [
+        (1, "(flood vs ok): 0-1 {flood "),
+        (2, "(ok vs flood): 1-0 {flood "),
+    ] {
+        let line = run
+            .out
+            .lines()
+            .find(|l| l.starts_with(&format!("Finished game {number} ")))
+            .unwrap_or_else(|| panic!("no game {number}: {}", run.out));
+        assert!(line.contains(pattern), "{line}");
+        assert!(
+            line.contains("floods its output") || line.contains("loses on time"),
+            "{line}"
+        );
+    }
+    assert!(run.elapsed < Duration::from_secs(30), "{:?}", run.elapsed);
+    assert!(
+        run.peak_kib < FLOOD_MEMORY_KIB,
+        "arena grew to {} KiB",
+        run.peak_kib
+    );
+}
+
+#[test]
+fn options_an_engine_lacks_or_refuses_are_reported() {
+    // The fault engine declares Hash 1..1024, refuses above 64, and knows no other option.
+    let fault = format!("cmd={}", env!("CARGO_BIN_EXE_arena-fault-engine"));
+    let (code, out, err) = arena(&[
+        "--engine",
+        &fault,
+        "name=a",
+        "args=ok",
+        "option.Nope=3",
+        "option.Hash=512",
+        "--engine",
+        &fault,
+        "name=b",
+        "args=ok",
+        "option.Hash=0",
+        "--each",
+        "nodes=1",
+        "option.Hash=16",
+        "--rounds",
+        "2",
+        "--maxmoves",
+        "2",
+        "--concurrency",
+        "2",
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    let warnings: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("arena: warning: "))
+        .collect();
+    let expected = [
+        "arena: warning: engine a does not declare option \"Nope\": option.Nope=3 is sent anyway and may have no effect",
+        "arena: warning: engine a refused option.Nope=3: No such option: Nope",
+        "arena: warning: engine a refused option.Hash=512: info string error: cannot allocate 512 MiB",
+        "arena: warning: engine b: option.Hash=0 is outside the declared range 1..1024",
+        "arena: warning: engine b refused option.Hash=0: info string error: cannot allocate 0 MiB",
+    ];
+    for line in expected {
+        assert!(warnings.contains(&line), "missing {line:?} in:\n{err}");
+    }
+    // Once each, however many workers start the engines; the accepted Hash=16 is silent.
+    assert_eq!(warnings.len(), expected.len(), "{err}");
+}
+
+#[test]
+fn luft_reports_options_it_lacks_or_refuses() {
+    let cmd = format!("cmd={}", luft().display());
+    let (code, out, err) = arena(&[
+        "--engine",
+        &cmd,
+        "name=luft-a",
+        "option.Nope=3",
+        "option.Hash=0",
+        "--engine",
+        &cmd,
+        "name=luft-b",
+        "--each",
+        "nodes=200",
+        "--rounds",
+        "1",
+        "--maxmoves",
+        "3",
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    for line in [
+        "arena: warning: engine luft-a does not declare option \"Nope\"",
+        "arena: warning: engine luft-a refused option.Nope=3: info string error: ",
+        "arena: warning: engine luft-a: option.Hash=0 is outside the declared range 1..65536",
+        "arena: warning: engine luft-a refused option.Hash=0: info string error: ",
+    ] {
+        assert!(
+            err.lines().any(|l| l.starts_with(line)),
+            "missing {line:?} in:\n{err}"
+        );
+    }
+    assert!(!err.contains("luft-b"), "{err}");
+}
+
+/// One game pair of the fault engine against itself from `book`; the games read back.
+fn book_run(
+    book: &std::path::Path,
+    format: &str,
+    extra: &[&str],
+) -> (i32, String, Vec<movegen::pgn::PgnGame>) {
+    let fault = format!("cmd={}", env!("CARGO_BIN_EXE_arena-fault-engine"));
+    let pgn = temp(&format!("book-{format}.pgn"));
+    let file = format!("file={}", book.display());
+    let format = format!("format={format}");
+    let mut args = vec![
+        "--engine",
+        &fault,
+        "name=a",
+        "args=ok",
+        "--engine",
+        &fault,
+        "name=b",
+        "args=ok",
+        "--each",
+        "nodes=1",
+        "--maxmoves",
+        "6",
+        "--rounds",
+        "1",
+        "--openings",
+        &file,
+        &format,
+    ];
+    args.extend(extra);
+    args.extend(["--pgnout", pgn.to_str().unwrap()]);
+    let (code, out, err) = arena(&args);
+    assert_eq!(code, 2, "{out}{err}");
+    let games = parse_pgn(&std::fs::read_to_string(&pgn).unwrap()).unwrap();
+    assert_eq!(games.len(), 2, "{out}");
+    (code, err, games)
+}
+
+#[test]
+fn books_with_a_byte_order_mark_are_played() {
+    let fen = "rnbqkbnr/pppp1ppp/8/4p3/4PP2/8/PPPP2PP/RNBQKBNR b KQkq - 0 2";
+    let epd = temp("bom.epd");
+    std::fs::write(&epd, format!("\u{feff}{fen}\r\n")).unwrap();
+    let (_, err, games) = book_run(&epd, "epd", &[]);
+    assert!(err.is_empty(), "{err}");
+    for g in &games {
+        assert_eq!(g.tag("FEN"), Some(fen));
+    }
+
+    // A PGN book saved with a mark, an e.p. capture marked, and a null move that ends it.
+    let book = temp("bom.pgn");
+    std::fs::write(
+        &book,
+        "\u{feff}[Event \"book\"]\n\n1. e4 a6 2. e5 d5 3. exd6 e.p. e6 4. -- Nf6 *\n",
+    )
+    .unwrap();
+    let (_, err, games) = book_run(&book, "pgn", &["plies=16"]);
+    assert_eq!(
+        err.trim(),
+        format!(
+            "arena: note: openings {}: game 1 stops at the null move \"--\" after 6 moves \
+             (a game cannot hold a null move); the opening is the moves before it",
+            book.display()
+        )
+    );
+    for g in &games {
+        assert!(g.moves.len() >= 6, "{:?}", g.moves);
+        assert_eq!(g.comments[..6], vec![Some("book".to_string()); 6][..]);
+        let mut board = g.start;
+        for &mv in &g.moves[..6] {
+            board.play(mv);
+        }
+        assert_eq!(
+            board.to_fen(),
+            "rnbqkbnr/1pp2ppp/p2Pp3/8/8/8/PPPP1PPP/RNBQKBNR w KQkq - 0 4"
+        );
+    }
 }
 
 #[test]
@@ -195,6 +553,21 @@ fn without_recover_a_fault_stops_the_match_with_an_error() {
 }
 
 #[test]
+fn zero_rounds_is_an_error_with_exit_code_3() {
+    let (code, out, err) = arena(&[
+        "--engine", "cmd=a", "--engine", "cmd=b", "--each", "tc=1", "--rounds", "0",
+    ]);
+    assert_eq!(
+        (code, out.as_str(), err.trim()),
+        (
+            3,
+            "",
+            "arena: --rounds must be a whole number from 1 to 1000000000, found \"0\""
+        )
+    );
+}
+
+#[test]
 fn sprt_calc_reproduces_a_vector_and_refuses_bad_input() {
     let (code, out, _) = arena(&[
         "sprt-calc",
@@ -246,6 +619,14 @@ fn sprt_calc_reproduces_a_vector_and_refuses_bad_input() {
         assert_eq!(code, 3, "{bad:?}");
         assert!(err.starts_with("arena: "), "{err}");
     }
+    let (code, _, err) = arena(&["sprt-calc", "--tri", "1,2,3", "--elo0", "nan", "--elo1", "5"]);
+    assert_eq!(
+        (code, err.trim()),
+        (
+            3,
+            "arena: --elo0 must be a number from -1000 to 1000, found \"nan\""
+        )
+    );
     let (code, _, err) = arena(&["--engine", "cmd=x"]);
     assert_eq!(
         (code, err.trim()),

@@ -3,9 +3,18 @@
 //! Writing produces export-format PGN: tags (with `SetUp`/`FEN` when the game does not start
 //! from the standard position), SAN movetext wrapped under 80 columns, optional `{comment}`
 //! after any move, and the result. Reading takes any number of games and skips what a
-//! reader may skip: `;` and `%` line comments, NAGs, `!?` marks, and `( ... )` variations,
-//! however nested. Every move is checked against the rules; an illegal or ambiguous move is
-//! an error naming the game, the line and the move.
+//! reader may skip: a UTF-8 byte-order mark (at the start of the text or of any line, as in
+//! concatenated files), `;` and `%` line comments, NAGs, `!?` marks, and `( ... )`
+//! variations, however nested. An en passant capture may carry an `e.p.` mark, glued
+//! (`exd6e.p.`) or apart (`exd6 e.p.`); the mark on any other move is an error. Every move is
+//! checked against the rules; an illegal or ambiguous move is an error naming the game, the
+//! line and the move.
+//!
+//! Null moves (`--`, also `Z0` and `0000`) are accepted where one is legal, that is when the
+//! side to move is not in check. [`crate::Game`] cannot hold a null move, so a game stops
+//! at its first one: the moves before it are kept, [`PgnGame::truncated`] says why, and the
+//! movetext after it is still read and checked (from the position with the turn passed) but
+//! not kept.
 
 use crate::board::Board;
 use crate::notation::MoveParseError;
@@ -24,6 +33,8 @@ pub struct PgnGame {
     pub comments: Vec<Option<String>>,
     /// `1-0`, `0-1`, `1/2-1/2` or `*`.
     pub result: String,
+    /// Set when the reader kept only the moves before a null move, saying where.
+    pub truncated: Option<String>,
 }
 
 impl PgnGame {
@@ -35,6 +46,7 @@ impl PgnGame {
             moves: Vec::new(),
             comments: Vec::new(),
             result: "*".to_string(),
+            truncated: None,
         }
     }
 
@@ -135,6 +147,29 @@ impl std::error::Error for PgnError {}
 
 const RESULTS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
 
+/// Spellings of the null move in movetext.
+const NULL_MOVES: [&str; 3] = ["--", "Z0", "0000"];
+
+/// The en passant mark some writers add to an en passant capture.
+const EP_MARK: &str = "e.p.";
+
+/// Plies from `start` to `now`, by move numbers and side to move (null moves count).
+fn plies_between(start: &Board, now: &Board) -> usize {
+    let half =
+        |b: &Board| 2 * usize::from(b.fullmove_number()) + usize::from(b.side_to_move() == Color::Black);
+    half(now).saturating_sub(half(start))
+}
+
+/// Splits a glued `e.p.` mark off a move (`exd6e.p.`, `exd6e.p.+`): the move and whether
+/// the mark was there.
+fn split_ep_mark(token: &str) -> (&str, bool) {
+    let core = token.trim_end_matches(['+', '#']);
+    match core.strip_suffix(EP_MARK) {
+        Some(mv) if !mv.is_empty() => (mv, true),
+        _ => (token, false),
+    }
+}
+
 /// Reads every game in `text`.
 pub fn parse_pgn(text: &str) -> Result<Vec<PgnGame>, PgnError> {
     let mut games = Vec::new();
@@ -142,6 +177,8 @@ pub fn parse_pgn(text: &str) -> Result<Vec<PgnGame>, PgnError> {
     let mut line_no = 0;
     let mut depth = 0usize; // variation nesting
     let mut in_comment: Option<String> = None;
+    // Whether the last move read was an en passant capture (for a following "e.p.").
+    let mut last_was_ep = false;
     let error = |games: &Vec<PgnGame>, line: usize, message: String| PgnError {
         game: games.len() + 1,
         line,
@@ -151,6 +188,7 @@ pub fn parse_pgn(text: &str) -> Result<Vec<PgnGame>, PgnError> {
     for raw_line in text.lines() {
         line_no += 1;
         let line = raw_line.trim_end_matches('\r');
+        let line = line.strip_prefix('\u{feff}').unwrap_or(line);
         if in_comment.is_none() && (line.starts_with('%')) {
             continue;
         }
@@ -183,7 +221,7 @@ pub fn parse_pgn(text: &str) -> Result<Vec<PgnGame>, PgnError> {
                         rest = &rest[end + 1..];
                         let text = in_comment.take().unwrap_or_default();
                         if depth == 0 {
-                            if let Some((game, _, _)) = current.as_mut() {
+                            if let Some((game, _, _)) = current.as_mut().filter(|c| c.0.truncated.is_none()) {
                                 if let Some(last) = game.comments.last_mut() {
                                     *last = Some(text.trim().to_string());
                                 }
@@ -231,6 +269,7 @@ pub fn parse_pgn(text: &str) -> Result<Vec<PgnGame>, PgnError> {
                         .get_or_insert_with(|| (PgnGame::new(Board::startpos()), Board::startpos(), false));
                     entry.2 = true;
                     if RESULTS.contains(&token) {
+                        last_was_ep = false;
                         entry.0.result = token.to_string();
                         let (game, _, _) = current.take().expect("just inserted");
                         games.push(game);
@@ -251,13 +290,49 @@ pub fn parse_pgn(text: &str) -> Result<Vec<PgnGame>, PgnError> {
                         continue;
                     }
                     let (game, board, _) = entry;
-                    let mv = board.parse_san(token).map_err(|e: MoveParseError| PgnError {
-                        game: games.len() + 1,
+                    let game_no = games.len() + 1;
+                    let ply = plies_between(&game.start, board);
+                    let fail = |message: String| PgnError {
+                        game: game_no,
                         line: line_no,
-                        message: format!("{e} after {} moves", game.moves.len()),
-                    })?;
+                        message,
+                    };
+                    // "exd6 e.p.": the mark stands apart after the capture it marks.
+                    if token == EP_MARK {
+                        if last_was_ep {
+                            last_was_ep = false;
+                            continue;
+                        }
+                        return Err(fail(format!(
+                            "\"{EP_MARK}\" after a move that is not an en passant capture, after {ply} moves"
+                        )));
+                    }
+                    if NULL_MOVES.contains(&token) {
+                        *board = board.null_move().ok_or_else(|| {
+                            fail(format!("null move {token:?} while in check, after {ply} moves"))
+                        })?;
+                        if game.truncated.is_none() {
+                            game.truncated = Some(format!(
+                                "stops at the null move {token:?} after {ply} moves (a game cannot hold a null move)"
+                            ));
+                        }
+                        last_was_ep = false;
+                        continue;
+                    }
+                    let (san, marked_ep) = split_ep_mark(token);
+                    let mv = board
+                        .parse_san(san)
+                        .map_err(|e: MoveParseError| fail(format!("{e} after {ply} moves")))?;
+                    last_was_ep = board.is_en_passant(mv);
+                    if marked_ep && !last_was_ep {
+                        return Err(fail(format!(
+                            "{token:?} is marked e.p. but is not an en passant capture, after {ply} moves"
+                        )));
+                    }
                     board.play(mv);
-                    game.push(mv, None);
+                    if game.truncated.is_none() {
+                        game.push(mv, None);
+                    }
                 }
             }
         }

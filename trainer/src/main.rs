@@ -6,6 +6,11 @@
 //! trainer export CHECKPOINT --out FILE.nnue
 //! trainer eval --net CHECKPOINT|FILE.nnue --fen FEN
 //! ```
+//!
+//! Every number is checked by its clap value parser against the range where it makes sense
+//! (`--lr` above 0 and below 1, `--wdl` from 0 to 1, `--hidden` a multiple of 16, ...), and
+//! negative numbers reach that check, so `--lr -0.1` is told what the range is. `export`
+//! refuses a directory as `--out` and leaves no partial file behind on any error.
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
@@ -17,7 +22,63 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use trainer::data::{load, Position};
 use trainer::model::Model;
-use trainer::train::{final_net_path, split, train, write_atomic, Checkpoint, TrainConfig};
+use trainer::train::{
+    final_net_path, is_directory_path, split, train, write_atomic, Checkpoint, TrainConfig,
+};
+
+/// Largest batch: positions are held in memory per batch and counted in 32 bits.
+const MAX_BATCH_SIZE: usize = 1 << 24;
+
+/// A whole number from `lo` to `hi`, for clap.
+fn whole_in<T>(text: &str, lo: T, hi: T) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display,
+{
+    match text.trim().parse::<T>() {
+        Ok(v) if v >= lo && v <= hi => Ok(v),
+        _ => Err(format!("must be a whole number from {lo} to {hi}")),
+    }
+}
+
+fn parse_hidden(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(h) if h > 0 && h % 16 == 0 && h <= nnue::MAX_HIDDEN => Ok(h),
+        _ => Err(format!(
+            "must be a multiple of 16 from 16 to {}",
+            nnue::MAX_HIDDEN
+        )),
+    }
+}
+
+fn parse_buckets(text: &str) -> Result<usize, String> {
+    whole_in(text, 1, nnue::MAX_OUTPUT_BUCKETS)
+}
+
+fn parse_count(text: &str) -> Result<u32, String> {
+    whole_in(text, 1, u32::MAX)
+}
+
+fn parse_batch_size(text: &str) -> Result<usize, String> {
+    whole_in(text, 1, MAX_BATCH_SIZE)
+}
+
+fn parse_threads(text: &str) -> Result<usize, String> {
+    whole_in(text, 1, 256)
+}
+
+fn parse_wdl(text: &str) -> Result<f32, String> {
+    match text.trim().parse::<f32>() {
+        Ok(w) if (0.0..=1.0).contains(&w) => Ok(w),
+        _ => Err("must be a number from 0 to 1 (0: scores only, 1: results only)".to_string()),
+    }
+}
+
+fn parse_lr(text: &str) -> Result<f32, String> {
+    match text.trim().parse::<f32>() {
+        Ok(lr) if lr > 0.0 && lr < 1.0 => Ok(lr),
+        _ => Err("must be a number above 0 and below 1, such as 0.001".to_string()),
+    }
+}
 
 #[derive(Parser, Debug)]
 #[command(name = "trainer", about = "Luft's CPU NNUE trainer")]
@@ -33,26 +94,29 @@ enum Command {
         /// datagen files.
         #[arg(long, num_args = 1.., required = true)]
         data: Vec<PathBuf>,
-        #[arg(long, default_value_t = 64)]
+        /// Hidden width: a multiple of 16.
+        #[arg(long, default_value_t = 64, allow_negative_numbers = true, value_parser = parse_hidden)]
         hidden: usize,
         /// Output buckets by material, `(pieces - 2) / (32 / buckets)` (8: `(pieces - 2) / 4`).
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_buckets)]
         buckets: usize,
         #[arg(long)]
         out: PathBuf,
-        #[arg(long, default_value_t = 40)]
+        #[arg(long, default_value_t = 40, allow_negative_numbers = true, value_parser = parse_count)]
         superbatches: u32,
         /// Batches of 16384 positions per superbatch.
-        #[arg(long, default_value_t = 64)]
+        #[arg(long, default_value_t = 64, allow_negative_numbers = true, value_parser = parse_count)]
         batches_per_superbatch: u32,
-        #[arg(long, default_value_t = 16384)]
+        #[arg(long, default_value_t = 16384, allow_negative_numbers = true, value_parser = parse_batch_size)]
         batch_size: usize,
-        /// Weight of the game result in the target (1.0: results only).
-        #[arg(long, default_value_t = 1.0)]
+        /// Weight of the game result in the target, 0 to 1 (1.0: results only).
+        #[arg(long, default_value_t = 1.0, allow_negative_numbers = true, value_parser = parse_wdl)]
         wdl: f32,
-        #[arg(long, default_value_t = 0.001)]
+        /// Learning rate, above 0 and below 1.
+        #[arg(long, default_value_t = 0.001, allow_negative_numbers = true, value_parser = parse_lr)]
         lr: f32,
-        #[arg(long, default_value_t = 1)]
+        /// 1 to 256.
+        #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_threads)]
         threads: usize,
         /// Continue from a checkpoint (its settings win).
         #[arg(long)]
@@ -60,12 +124,13 @@ enum Command {
         /// Start from the weights of a net file.
         #[arg(long)]
         init: Option<PathBuf>,
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
         seed: u64,
     },
     /// Quantise a checkpoint into a net file.
     Export {
         checkpoint: PathBuf,
+        /// The net file to write (not a directory).
         #[arg(long)]
         out: PathBuf,
     },
@@ -125,21 +190,7 @@ fn run_train(
     resume: Option<PathBuf>,
     init: Option<PathBuf>,
 ) -> Result<()> {
-    if !(1..=256).contains(&threads) {
-        bail!("--threads must be 1 to 256");
-    }
-    if config.hidden == 0 || config.hidden % 16 != 0 || config.hidden > nnue::MAX_HIDDEN {
-        bail!("--hidden must be a multiple of 16 up to {}", nnue::MAX_HIDDEN);
-    }
-    if config.buckets == 0 || config.buckets > nnue::MAX_OUTPUT_BUCKETS {
-        bail!("--buckets must be 1 to {}", nnue::MAX_OUTPUT_BUCKETS);
-    }
-    if !((0.0..=1.0).contains(&config.wdl) && config.lr > 0.0 && config.lr < 1.0) {
-        bail!("--wdl must be in [0, 1] and --lr in (0, 1)");
-    }
-    if config.superbatches == 0 || config.batches_per_superbatch == 0 || config.batch_size == 0 {
-        bail!("--superbatches, --batches-per-superbatch and --batch-size must be positive");
-    }
+    // The ranges were checked by the value parsers; a run that reaches here is in them.
     let ckpt = match (&resume, &init) {
         (Some(path), _) => {
             let c = Checkpoint::load(path)?;
@@ -200,6 +251,13 @@ fn run_train(
 }
 
 fn export(checkpoint: &Path, out: &Path) -> Result<()> {
+    if is_directory_path(out) {
+        bail!(
+            "--out {} is a directory: give the net's file path, such as {}",
+            out.display(),
+            out.join("net.nnue").display()
+        );
+    }
     let ckpt = Checkpoint::load(checkpoint)?;
     let net = ckpt
         .model

@@ -1,6 +1,7 @@
 //! A loss plot as a PNG, with no dependencies: a white canvas, axes, the training loss in
 //! blue and the validation loss in red, one point per superbatch. The PNG is written with
-//! stored (uncompressed) deflate blocks, which every reader accepts.
+//! stored (uncompressed) deflate blocks, which every reader accepts. A value that is not
+//! finite (no validation set, a diverged run) is left out of its curve rather than drawn.
 
 /// CRC-32 (PNG chunks).
 fn crc32(bytes: &[u8]) -> u32 {
@@ -92,15 +93,20 @@ pub fn loss_plot(history: &[(f64, f64)]) -> Vec<u8> {
     let min = values.iter().cloned().fold(f64::MAX, f64::min);
     let span = (max - min).max(1e-12);
     let px = |i: usize| left + (i * (right - left)) / history.len().max(2).saturating_sub(1).max(1);
-    let py = |v: f64| bottom - (((v - min) / span) * (bottom - top) as f64) as usize;
+    let py = |v: f64| bottom - (((v - min) / span).clamp(0.0, 1.0) * (bottom - top) as f64) as usize;
     for (curve, colour) in [(0usize, [30u8, 80, 220]), (1, [220, 40, 40])] {
-        let points: Vec<(usize, usize)> = history
+        let points: Vec<Option<(usize, usize)>> = history
             .iter()
             .enumerate()
-            .map(|(i, p)| (px(i), py(if curve == 0 { p.0 } else { p.1 })))
+            .map(|(i, p)| {
+                let v = if curve == 0 { p.0 } else { p.1 };
+                v.is_finite().then(|| (px(i), py(v)))
+            })
             .collect();
         for pair in points.windows(2) {
-            let ((x0, y0), (x1, y1)) = (pair[0], pair[1]);
+            let (Some((x0, y0)), Some((x1, y1))) = (pair[0], pair[1]) else {
+                continue;
+            };
             let steps = x1.abs_diff(x0).max(y1.abs_diff(y0)).max(1);
             for s in 0..=steps {
                 let x = x0 as f64 + (x1 as f64 - x0 as f64) * s as f64 / steps as f64;
@@ -110,7 +116,7 @@ pub fn loss_plot(history: &[(f64, f64)]) -> Vec<u8> {
                 }
             }
         }
-        for &(x, y) in &points {
+        for &(x, y) in points.iter().flatten() {
             for dx in 0..3 {
                 for dy in 0..3 {
                     set(x + dx, y + dy, colour);
@@ -119,4 +125,22 @@ pub fn loss_plot(history: &[(f64, f64)]) -> Vec<u8> {
         }
     }
     encode_png(w, h, &img)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_that_are_not_finite_are_left_out() {
+        // Before, +inf reached `bottom - usize::MAX` (an overflow) and NaN a line on the axis.
+        let with_gaps = loss_plot(&[
+            (0.5, f64::NAN),
+            (f64::INFINITY, f64::NAN),
+            (0.3, f64::NEG_INFINITY),
+        ]);
+        let clean = loss_plot(&[(0.5, f64::NAN), (f64::NAN, f64::NAN), (0.3, f64::NAN)]);
+        assert_eq!(with_gaps, clean);
+        assert_ne!(clean, loss_plot(&[]), "the finite points are drawn");
+    }
 }

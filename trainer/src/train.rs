@@ -4,6 +4,8 @@
 //! (beta1 0.9, beta2 0.999, weight decay 0.01) with cosine decay of the learning rate to
 //! `lr · 0.3⁵`, weights clipped to ±1.98 after every step, a validation loss on a held-out
 //! 1% after every superbatch, then a CSV line, the loss plot and an atomic checkpoint.
+//! A resumed run first cuts `loss.csv` back to the checkpoint's superbatches (a row written
+//! before a kill that came ahead of its checkpoint goes), so every superbatch has one row.
 
 use crate::data::Position;
 use crate::model::{loss_only, Kernel, Layout, Model, WEIGHT_CLIP};
@@ -182,11 +184,96 @@ impl Checkpoint {
     }
 }
 
+/// Whether `path` names a directory: an existing one, or any path ending in a separator.
+pub fn is_directory_path(path: &Path) -> bool {
+    path.is_dir()
+        || path
+            .as_os_str()
+            .to_string_lossy()
+            .ends_with(std::path::is_separator)
+}
+
+/// Writes atomically: `<path>.partial`, then a rename over `path`. A directory is refused,
+/// and the partial file is removed on any failure.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension("partial");
-    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    let name = match path.file_name() {
+        Some(name) if !is_directory_path(path) => name,
+        _ => bail!("{} is a directory, not a file to write", path.display()),
+    };
+    let mut tmp_name = name.to_os_string();
+    tmp_name.push(".partial");
+    let tmp = path.with_file_name(tmp_name);
+    let result = std::fs::write(&tmp, bytes)
+        .with_context(|| format!("cannot write {}", tmp.display()))
+        .and_then(|()| {
+            std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+        });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// The header of `loss.csv`.
+pub const CSV_HEADER: &str = "superbatch,train_loss,validation_loss,learning_rate,positions_per_second";
+
+/// One `loss.csv` row; the speed is left empty when it is not known.
+fn csv_row(superbatch: u32, train_loss: f64, val_loss: f64, lr: f32, pos_per_sec: Option<f64>) -> String {
+    let speed = pos_per_sec.map_or(String::new(), |p| format!("{p:.0}"));
+    format!("{superbatch},{train_loss:.8},{val_loss:.8},{lr:.3e},{speed}")
+}
+
+/// Makes `loss.csv` hold exactly one row for each superbatch the checkpoint has done, ready
+/// for the next: rows past the checkpoint (written before a kill that came ahead of the
+/// checkpoint) and repeated rows go, and rows missing (a new out directory) are rebuilt
+/// from the checkpoint's history with the speed left empty.
+pub fn continue_csv(path: &Path, ckpt: &Checkpoint) -> Result<()> {
+    let done = ckpt.superbatches_done;
+    let old = if done == 0 {
+        String::new()
+    } else {
+        match std::fs::read(path) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        }
+    };
+    let mut rows = std::collections::BTreeMap::new();
+    for line in old.lines().map(|l| l.trim_start_matches('\u{feff}').trim_end()) {
+        let number = line.split(',').next().and_then(|n| n.trim().parse::<u32>().ok());
+        if let Some(n) = number.filter(|n| (1..=done).contains(n)) {
+            // The last of repeated rows is the one the checkpoint's run wrote.
+            rows.insert(n, line.to_string());
+        }
+    }
+    let c = &ckpt.config;
+    let total_steps = u64::from(c.superbatches) * u64::from(c.batches_per_superbatch);
+    let history_len = u32::try_from(ckpt.history.len()).unwrap_or(u32::MAX);
+    let last = rows
+        .keys()
+        .next_back()
+        .copied()
+        .unwrap_or(0)
+        .max(history_len)
+        .min(done);
+    let mut text = format!("{CSV_HEADER}\n");
+    for sb in 1..=last {
+        let row = match (rows.remove(&sb), ckpt.history.get(sb as usize - 1)) {
+            (Some(row), _) => row,
+            (None, Some(&(train_loss, val_loss))) => {
+                let lr = learning_rate(
+                    c.lr,
+                    u64::from(sb) * u64::from(c.batches_per_superbatch),
+                    total_steps,
+                );
+                csv_row(sb, train_loss, val_loss, lr, None)
+            }
+            (None, None) => continue,
+        };
+        text.push_str(&row);
+        text.push('\n');
+    }
+    write_atomic(path, text.as_bytes())
 }
 
 use movegen::rng::hash as mix;
@@ -336,12 +423,7 @@ pub fn train(
     let mut ws = Workspace::bucketed(c.hidden, c.buckets, threads, Kernel::detect());
     let total_steps = u64::from(c.superbatches) * u64::from(c.batches_per_superbatch);
     let csv_path = out.join("loss.csv");
-    if ckpt.superbatches_done == 0 || !csv_path.exists() {
-        std::fs::write(
-            &csv_path,
-            "superbatch,train_loss,validation_loss,learning_rate,positions_per_second\n",
-        )?;
-    }
+    continue_csv(&csv_path, &ckpt)?;
     for sb in ckpt.superbatches_done..c.superbatches {
         let start = Instant::now();
         let mut loss_sum = 0.0;
@@ -389,12 +471,16 @@ pub fn train(
             u64::from(sb + 1) * u64::from(c.batches_per_superbatch),
             total_steps,
         );
-        let mut csv = std::fs::OpenOptions::new().append(true).open(&csv_path)?;
+        let mut csv = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&csv_path)
+            .with_context(|| format!("cannot open {}", csv_path.display()))?;
         writeln!(
             csv,
-            "{},{train_loss:.8},{val_loss:.8},{lr_now:.3e},{pos_per_sec:.0}",
-            sb + 1
-        )?;
+            "{}",
+            csv_row(sb + 1, train_loss, val_loss, lr_now, Some(pos_per_sec))
+        )
+        .with_context(|| format!("cannot write {}", csv_path.display()))?;
         write_atomic(&out.join("loss.png"), &loss_plot(&ckpt.history))?;
         ckpt.save(&out.join("checkpoint.bin"))?;
         progress(&format!(

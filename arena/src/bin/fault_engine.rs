@@ -1,7 +1,10 @@
 //! A deliberately misbehaving UCI engine for arena's fault tests. It plays the first legal
 //! move, except that on its Nth `go` (`--after N`, default 1) it does what its mode says:
 //! `crash` (exits), `stall` (never answers), `illegal` (an illegal move), `overtime` (answers
-//! after its whole clock), `nobestmove` (`bestmove` without a move), or nothing (`ok`).
+//! after its whole clock), `nobestmove` (`bestmove` without a move), `flood` (prints `info`
+//! lines without pause and never a move), or nothing (`ok`). It declares one option,
+//! `Hash` (spin 1 to 1024), and refuses values outside 1 to 64 with `info string error`, and any
+//! other option with Stockfish's `No such option`.
 
 use movegen::Board;
 use std::io::{BufRead, Write};
@@ -24,9 +27,25 @@ fn main() {
         let Ok(line) = line else { break };
         let tokens: Vec<&str> = line.split_whitespace().collect();
         let reply = match tokens.first().copied() {
-            Some("uci") => Some("id name FaultEngine\nid author arena tests\nuciok".to_string()),
+            Some("uci") => Some(
+                "id name FaultEngine\nid author arena tests\n\
+                 option name Hash type spin default 1 min 1 max 1024\nuciok"
+                    .to_string(),
+            ),
             Some("isready") => Some("readyok".to_string()),
             Some("quit") => break,
+            Some("setoption") => {
+                let value_at = tokens.iter().position(|&t| t == "value").unwrap_or(tokens.len());
+                let name = tokens.get(2..value_at).unwrap_or_default().join(" ");
+                let value = tokens.get(value_at + 1).copied().unwrap_or("");
+                if !name.eq_ignore_ascii_case("Hash") {
+                    Some(format!("No such option: {name}"))
+                } else if value.parse::<u64>().is_ok_and(|mib| (1..=64).contains(&mib)) {
+                    None
+                } else {
+                    Some(format!("info string error: cannot allocate {value} MiB"))
+                }
+            }
             Some("position") => {
                 let moves_at = tokens.iter().position(|&t| t == "moves");
                 let setup = &tokens[1..moves_at.unwrap_or(tokens.len())];
@@ -57,6 +76,11 @@ fn main() {
                     }
                     "illegal" if misbehave => Some("info depth 1 score cp 0\nbestmove a1a8".to_string()),
                     "nobestmove" if misbehave => Some("bestmove".to_string()),
+                    "flood" if misbehave => {
+                        let mut out = std::io::BufWriter::new(out.lock());
+                        while writeln!(out, "info depth 1 score cp 0 nodes 1 pv {first_legal}").is_ok() {}
+                        return;
+                    }
                     "overtime" if misbehave => {
                         let time = tokens
                             .iter()

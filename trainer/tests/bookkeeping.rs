@@ -1,0 +1,269 @@
+//! The trainer's files and command line: `loss.csv` continues without repeated or stray rows
+//! after a resume, atomic writes refuse directories and leave no partial file on any error,
+//! `export --out DIR` is refused, and every numeric flag out of its range gets a message that
+//! names the range (negative numbers included).
+
+#![allow(clippy::unwrap_used)]
+
+use movegen::Board;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use trainer::data::Position;
+use trainer::model::Model;
+use trainer::train::{continue_csv, train, write_atomic, Checkpoint, TrainConfig, CSV_HEADER};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("luft-trainer-books-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Positions along a few fixed playouts (first and last legal moves in turn).
+fn positions(count: usize) -> Vec<Position> {
+    let mut out = Vec::new();
+    let mut game = 0;
+    while out.len() < count {
+        let mut board = Board::startpos();
+        for ply in 0..60 {
+            let moves = board.legal_moves();
+            if moves.is_empty() || out.len() >= count {
+                break;
+            }
+            board.play(moves[(ply * 7 + game) % moves.len()]);
+            let result = if ply % 3 == 0 { 1.0 } else { 0.5 };
+            out.push(Position::from_board(&board, (ply as f32 - 30.0) * 10.0, result));
+        }
+        game += 1;
+    }
+    out
+}
+
+fn config(superbatches: u32) -> TrainConfig {
+    TrainConfig {
+        hidden: 16,
+        buckets: 1,
+        superbatches,
+        batches_per_superbatch: 2,
+        batch_size: 64,
+        wdl: 0.5,
+        lr: 0.01,
+        seed: 3,
+    }
+}
+
+/// The superbatch numbers of the rows of `loss.csv`, after checking its header.
+fn csv_numbers(path: &Path) -> Vec<u32> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some(CSV_HEADER));
+    lines
+        .map(|l| l.split(',').next().unwrap().parse().unwrap())
+        .collect()
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn resume_continues_loss_csv_without_repeated_rows() {
+    let data = positions(800);
+    let dir = temp_dir("resume");
+    let stop = AtomicBool::new(false);
+    let interrupt = AtomicBool::new(false);
+    let killed = train(
+        Checkpoint::new(config(5), Model::random(16, 3)),
+        &data,
+        &data[..50],
+        1,
+        &dir,
+        &interrupt,
+        |line| {
+            if line.starts_with("superbatch 2/5 done") {
+                interrupt.store(true, Ordering::Relaxed);
+            }
+        },
+    );
+    assert!(killed.is_err());
+    let csv = dir.join("loss.csv");
+    assert_eq!(csv_numbers(&csv), [1, 2]);
+    let before = std::fs::read_to_string(&csv).unwrap();
+    // A kill after the CSV row of superbatch 3 but before its checkpoint, and a row
+    // repeated (as earlier versions wrote on every resume).
+    let row2 = before.lines().nth(2).unwrap().to_string();
+    std::fs::write(&csv, format!("{before}{row2}\n3,9.9,9.9,1e-3,1\n")).unwrap();
+
+    let ckpt = Checkpoint::load(&dir.join("checkpoint.bin")).unwrap();
+    assert_eq!(ckpt.superbatches_done, 2);
+    let resumed = train(ckpt.clone(), &data, &data[..50], 1, &dir, &stop, |_| {}).unwrap();
+    assert_eq!(resumed.history.len(), 5);
+    assert_eq!(csv_numbers(&csv), [1, 2, 3, 4, 5]);
+    let after = std::fs::read_to_string(&csv).unwrap();
+    assert!(
+        after.starts_with(&before),
+        "rows before the checkpoint are kept as they were"
+    );
+    assert!(!after.contains("9.9"), "the row past the checkpoint is gone");
+    // Each row carries its superbatch's losses from the history.
+    for (line, (train_loss, _)) in after.lines().skip(1).zip(&resumed.history) {
+        let value: f64 = line.split(',').nth(1).unwrap().parse().unwrap();
+        assert!((value - train_loss).abs() < 1e-7, "{line} vs {train_loss}");
+    }
+
+    // Resumed into a new directory, the rows before the checkpoint are rebuilt from it.
+    let fresh = temp_dir("resume-fresh");
+    continue_csv(&fresh.join("loss.csv"), &ckpt).unwrap();
+    let rebuilt = std::fs::read_to_string(fresh.join("loss.csv")).unwrap();
+    let lines: Vec<&str> = rebuilt.lines().collect();
+    assert_eq!(lines.len(), 3, "{rebuilt}");
+    for (line, original) in lines[1..].iter().zip(before.lines().skip(1)) {
+        // Same superbatch, losses and learning rate; the speed is unknown.
+        let cut = original.rfind(',').unwrap();
+        assert_eq!(*line, &original[..=cut]);
+    }
+    assert_eq!(files_in(&fresh), ["loss.csv"], "no partial file");
+    // A fresh run starts the CSV again.
+    continue_csv(&csv, &Checkpoint::new(config(5), Model::random(16, 3))).unwrap();
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), format!("{CSV_HEADER}\n"));
+    std::fs::remove_dir_all(&dir).ok();
+    std::fs::remove_dir_all(&fresh).ok();
+}
+
+#[test]
+fn atomic_writes_refuse_directories_and_leave_nothing_behind() {
+    let dir = temp_dir("atomic");
+    let target = dir.join("sub");
+    std::fs::create_dir(&target).unwrap();
+    let err = write_atomic(&target, b"net").unwrap_err();
+    assert!(
+        err.to_string()
+            .ends_with("sub is a directory, not a file to write"),
+        "{err}"
+    );
+    let slash = PathBuf::from(format!("{}/new/", dir.display()));
+    assert!(write_atomic(&slash, b"net").is_err());
+    // A parent that does not exist: the write fails.
+    let missing_parent = dir.join("no/such/dir/net.nnue");
+    assert!(write_atomic(&missing_parent, b"net").is_err());
+    assert_eq!(files_in(&dir), ["sub"], "no partial file on any error");
+    // A file is written, and overwritten, with nothing else left.
+    write_atomic(&dir.join("net.nnue"), b"one").unwrap();
+    write_atomic(&dir.join("net.nnue"), b"two").unwrap();
+    assert_eq!(std::fs::read(dir.join("net.nnue")).unwrap(), b"two");
+    assert_eq!(files_in(&dir), ["net.nnue", "sub"]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+fn trainer(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn export_to_a_directory_is_refused_without_a_partial_file() {
+    let dir = temp_dir("export");
+    let ckpt = dir.join("checkpoint.bin");
+    Checkpoint::new(config(1), Model::random(16, 1))
+        .save(&ckpt)
+        .unwrap();
+    let nets = dir.join("nets");
+    std::fs::create_dir(&nets).unwrap();
+    for out in [nets.display().to_string(), format!("{}/", nets.display())] {
+        let (code, _, err) = trainer(&["export", ckpt.to_str().unwrap(), "--out", &out]);
+        assert_eq!(code, 2, "{err}");
+        assert_eq!(
+            err.trim(),
+            format!(
+                "trainer: error: --out {out} is a directory: give the net's file path, such as {}",
+                Path::new(&out).join("net.nnue").display()
+            )
+        );
+    }
+    assert_eq!(files_in(&dir), ["checkpoint.bin", "nets"]);
+    assert!(files_in(&nets).is_empty());
+    // A file path works and leaves only the net.
+    let (code, out, err) = trainer(&[
+        "export",
+        ckpt.to_str().unwrap(),
+        "--out",
+        nets.join("a.nnue").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(files_in(&nets), ["a.nnue"]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn numeric_flags_out_of_range_are_refused_with_the_range() {
+    for (flag, value, message) in [
+        (
+            "--lr",
+            "-0.1",
+            "must be a number above 0 and below 1, such as 0.001",
+        ),
+        ("--lr", "0", "must be a number above 0 and below 1, such as 0.001"),
+        (
+            "--lr",
+            "NaN",
+            "must be a number above 0 and below 1, such as 0.001",
+        ),
+        ("--lr", "1", "must be a number above 0 and below 1, such as 0.001"),
+        (
+            "--wdl",
+            "-0.5",
+            "must be a number from 0 to 1 (0: scores only, 1: results only)",
+        ),
+        (
+            "--wdl",
+            "1.5",
+            "must be a number from 0 to 1 (0: scores only, 1: results only)",
+        ),
+        ("--hidden", "24", "must be a multiple of 16 from 16 to "),
+        ("--hidden", "-16", "must be a multiple of 16 from 16 to "),
+        (
+            "--superbatches",
+            "0",
+            "must be a whole number from 1 to 4294967295",
+        ),
+        (
+            "--batches-per-superbatch",
+            "-1",
+            "must be a whole number from 1 to 4294967295",
+        ),
+        ("--batch-size", "0", "must be a whole number from 1 to 16777216"),
+        ("--threads", "0", "must be a whole number from 1 to 256"),
+        ("--threads", "-2", "must be a whole number from 1 to 256"),
+        ("--buckets", "0", "must be a whole number from 1 to "),
+    ] {
+        let (code, _, err) = trainer(&[
+            "train",
+            "--data",
+            "x.bin",
+            "--out",
+            "/nonexistent/run",
+            flag,
+            value,
+        ]);
+        assert_eq!(code, 2, "{flag} {value}: {err}");
+        let expected = format!("error: invalid value '{value}' for '{flag} <");
+        assert!(err.starts_with(&expected), "{flag} {value}: {err}");
+        assert!(
+            err.lines().next().unwrap().contains(message),
+            "{flag} {value}: {err}"
+        );
+    }
+}
