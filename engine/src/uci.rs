@@ -300,8 +300,14 @@ fn parse_go(tokens: &[&str]) -> GoParams {
                         None
                     }
                 };
-                if let Some((value, text)) = value {
-                    set_go_value(&mut go, word, value, text);
+                match value {
+                    Some((value, text)) => set_go_value(&mut go, word, value, text),
+                    // A perft without its depth is refused, not turned into a search.
+                    None if word == "perft" => {
+                        go.refused = Some("perft needs a depth (1 to 12)".into());
+                        go.notes.pop();
+                    }
+                    None => {}
                 }
             }
             other => go
@@ -1126,6 +1132,11 @@ mod tests {
             (None, Some("perft depth 99 out of range (1 to 12)"))
         );
         assert!(go("go perft 0").refused.is_some());
+        for line in ["go perft", "go perft x", "go perft depth 3"] {
+            let g = go(line);
+            assert_eq!(g.refused.as_deref(), Some("perft needs a depth (1 to 12)"), "{line}");
+            assert!(g.notes.is_empty(), "{line}: {:?}", g.notes);
+        }
     }
 
     #[test]

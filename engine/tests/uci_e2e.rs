@@ -288,6 +288,7 @@ fn bad_input_changes_nothing() {
         "setoption name EvalFile value /nonexistent/net.nnue",
         "go perft 99",
         "go perft 0",
+        "go perft x",
         "debug maybe",
         "bench 0",
     ];
