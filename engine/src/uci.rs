@@ -1134,7 +1134,11 @@ mod tests {
         assert!(go("go perft 0").refused.is_some());
         for line in ["go perft", "go perft x", "go perft depth 3"] {
             let g = go(line);
-            assert_eq!(g.refused.as_deref(), Some("perft needs a depth (1 to 12)"), "{line}");
+            assert_eq!(
+                g.refused.as_deref(),
+                Some("perft needs a depth (1 to 12)"),
+                "{line}"
+            );
             assert!(g.notes.is_empty(), "{line}: {:?}", g.notes);
         }
     }

@@ -47,8 +47,24 @@ const BAD_FENS: &[&str] = &[
 ];
 
 const JUNK_WORDS: &[&str] = &[
-    "sideways", "-", "0", "-1", "1e9", "e2e4", "zz", "go", "stop", "moves", "fen", "startpos", "\u{fffd}",
-    "99999999999999999999999", "depth", "infinite", "name", "value",
+    "sideways",
+    "-",
+    "0",
+    "-1",
+    "1e9",
+    "e2e4",
+    "zz",
+    "go",
+    "stop",
+    "moves",
+    "fen",
+    "startpos",
+    "\u{fffd}",
+    "99999999999999999999999",
+    "depth",
+    "infinite",
+    "name",
+    "value",
 ];
 
 struct Fuzz {
@@ -111,7 +127,9 @@ impl Fuzz {
     fn bad_move(&mut self, board: &Board) -> String {
         for _ in 0..100 {
             let text = match self.rng.below(4) {
-                0 => (*self.pick(&["zzzz", "e2e4qq", "e7e8k", "a9a1", "0000", "e2", "O-O", "Nf3"])).to_string(),
+                0 => {
+                    (*self.pick(&["zzzz", "e2e4qq", "e7e8k", "a9a1", "0000", "e2", "O-O", "Nf3"])).to_string()
+                }
                 _ => {
                     let sq = |n: usize| format!("{}{}", (b'a' + (n % 8) as u8) as char, 1 + (n / 8) % 8);
                     let (a, b) = (self.rng.below(64), self.rng.below(64));
@@ -176,7 +194,10 @@ impl Fuzz {
         let mut words: Vec<String> = vec!["go".into()];
         let mut bounded = false;
         let mut searchmoves: Vec<Move> = Vec::new();
-        let legal: Vec<Move> = self.model.map(|b| b.legal_moves().iter().copied().collect()).unwrap_or_default();
+        let legal: Vec<Move> = self
+            .model
+            .map(|b| b.legal_moves().iter().copied().collect())
+            .unwrap_or_default();
         let parts = 1 + self.rng.below(4);
         for _ in 0..parts {
             match self.rng.below(12) {
@@ -251,7 +272,11 @@ impl Fuzz {
         let start = Instant::now();
         if infinite || ponder || !bounded || self.chance(10) {
             std::thread::sleep(Duration::from_millis(self.rng.below(15) as u64));
-            let release = if ponder && !infinite && self.chance(50) { "ponderhit" } else { "stop" };
+            let release = if ponder && !infinite && self.chance(50) {
+                "ponderhit"
+            } else {
+                "stop"
+            };
             self.send(release);
             if release == "ponderhit" && !bounded {
                 // A ponderhit on an unbounded search leaves it running: stop it too.
@@ -264,7 +289,14 @@ impl Fuzz {
         match self.model {
             None => assert_eq!(best, "0000", "no position: {}\n{}", ctx(), self.context()),
             Some(board) if legal.is_empty() => {
-                assert_eq!(best, "0000", "{} has no legal move: {}\n{}", board, ctx(), self.context())
+                assert_eq!(
+                    best,
+                    "0000",
+                    "{} has no legal move: {}\n{}",
+                    board,
+                    ctx(),
+                    self.context()
+                )
             }
             Some(board) => {
                 let mv = board
@@ -327,10 +359,19 @@ impl Fuzz {
                 "setoption name MultiPV value 999",
             ]))
             .to_string(),
-            4 => format!("setoption name UCI_Chess960 value {}", self.pick(&["true", "false", "yes", ""])),
-            5 => format!("setoption name Ponder value {}", self.pick(&["true", "false", "maybe"])),
+            4 => format!(
+                "setoption name UCI_Chess960 value {}",
+                self.pick(&["true", "false", "yes", ""])
+            ),
+            5 => format!(
+                "setoption name Ponder value {}",
+                self.pick(&["true", "false", "maybe"])
+            ),
             6 => "setoption name Clear Hash".into(),
-            7 => format!("setoption name Move Overhead value {}", self.pick(&["0", "30", "-1", "1e9"])),
+            7 => format!(
+                "setoption name Move Overhead value {}",
+                self.pick(&["0", "30", "-1", "1e9"])
+            ),
             8 => "setoption name NoSuchOption value 1".into(),
             9 => "setoption value 3".into(),
             10 => "setoption name EvalFile value /nonexistent/net.nnue".into(),
@@ -343,7 +384,10 @@ impl Fuzz {
         match self.rng.below(8) {
             0 => {
                 let len = self.rng.below(40);
-                let mut bytes: Vec<u8> = (0..len).map(|_| self.rng.next_u64() as u8).filter(|&b| b != b'\n').collect();
+                let mut bytes: Vec<u8> = (0..len)
+                    .map(|_| self.rng.next_u64() as u8)
+                    .filter(|&b| b != b'\n')
+                    .collect();
                 // Not a command by accident: start with a byte no command starts with.
                 bytes.insert(0, b'#');
                 bytes.push(b'\n');
@@ -352,7 +396,14 @@ impl Fuzz {
             }
             1 => self.send(""),
             2 => {
-                let line = *self.pick(&["stop", "ponderhit", "isready", "debug on", "register later", "help"]);
+                let line = *self.pick(&[
+                    "stop",
+                    "ponderhit",
+                    "isready",
+                    "debug on",
+                    "register later",
+                    "help",
+                ]);
                 self.send(line);
                 if line == "isready" {
                     self.engine.until("readyok", SECOND);
@@ -364,7 +415,16 @@ impl Fuzz {
             }
             4 => {
                 let n = 1 + self.rng.below(6);
-                let mut words = vec![(*self.pick(&["frobnicate", "uciok", "GO", "Position", "readyok", "bestmove", "info"])).to_string()];
+                let mut words = vec![(*self.pick(&[
+                    "frobnicate",
+                    "uciok",
+                    "GO",
+                    "Position",
+                    "readyok",
+                    "bestmove",
+                    "info",
+                ]))
+                .to_string()];
                 for _ in 0..n {
                     words.push((*self.pick(JUNK_WORDS)).to_string());
                 }
