@@ -352,7 +352,7 @@ impl Fuzz {
             2 => format!("setoption name Hash value {}", 1 + self.rng.below(32)),
             3 => (*self.pick(&[
                 "setoption name Hash value 1048576",
-                "setoption name Hash value 65536",
+                "setoption name Hash value 2000000",
                 "setoption name Hash value 0",
                 "setoption name Hash value lots",
                 "setoption name Threads value 0",
