@@ -31,6 +31,8 @@ pub struct Limits {
     /// Stop once a mate in this many moves (or fewer) is found.
     pub mate: Option<i32>,
     pub multipv: usize,
+    /// Legal root moves not to search (`go searchmoves` names the others).
+    pub root_excluded: Vec<Move>,
 }
 
 /// One principal variation found at a depth.
@@ -170,7 +172,11 @@ impl Worker {
         self.keys.push(root.hash());
         self.nnue.refresh(root);
 
-        let legal = root.legal_moves().len();
+        let legal = root
+            .legal_moves()
+            .iter()
+            .filter(|m| !self.limits.root_excluded.contains(m))
+            .count();
         let multipv = self.limits.multipv.min(legal.max(1));
         let max_depth = self.limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         // Helper threads start at staggered depths so they explore different trees.
@@ -182,7 +188,7 @@ impl Worker {
         let mut previous_score = 0;
 
         for depth in first_depth..=max_depth {
-            self.root_excluded.clear();
+            self.root_excluded.clone_from(&self.limits.root_excluded);
             self.root_depth = depth;
             self.seldepth = 0;
             let mut lines = Vec::with_capacity(multipv);

@@ -3,13 +3,17 @@
 //! staggered depths; what they store in the table steers the main thread. The main thread
 //! alone watches the clock and the node limit, reports `info` lines, and when it stops it
 //! stops the helpers, waits for them, and reports the best move of the thread that
-//! completed the deepest iteration (the main thread on ties).
+//! completed the deepest iteration (the main thread on ties). The `bestmove` is always the
+//! first move of the last `pv` printed: when a helper's iteration wins, its `info` line is
+//! printed before the `bestmove`. `go searchmoves` reaches the threads as the root moves
+//! they must not search (`Limits::root_excluded`).
 
 use crate::search::{is_mate, IterationReport, Limits, Shared, Worker, MATE};
 use crate::time_manager::TimeManager;
 use movegen::{Board, Move};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Stack size for search threads (the search recurses up to `MAX_PLY` with move lists
@@ -106,6 +110,22 @@ pub fn run(workers: &mut [Worker], shared: &Arc<Shared>, job: &Job, out: &(dyn F
         return Move::NULL;
     }
 
+    // The root moves this search may play (`go searchmoves` excludes the others).
+    let allowed: Vec<Move> = legal
+        .iter()
+        .copied()
+        .filter(|m| !job.limits.root_excluded.contains(m))
+        .collect();
+    let Some(&first_allowed) = allowed.first() else {
+        // Nothing left to search (the UCI front end keeps this from happening).
+        out("info string error: searchmoves excludes every legal move");
+        wait_until_released(shared, job);
+        out(&format!("bestmove {}", board.to_uci(legal[0], job.chess960)));
+        return legal[0];
+    };
+    // The first move of the `multipv 1` line printed last.
+    let last_printed: Mutex<Option<Move>> = Mutex::new(None);
+
     let (main, helpers) = workers.split_first_mut().expect("at least one worker");
     std::thread::scope(|scope| {
         let mut handles = Vec::new();
@@ -127,6 +147,9 @@ pub fn run(workers: &mut [Worker], shared: &Arc<Shared>, job: &Job, out: &(dyn F
                 for line in info_lines(&board, report, &worker.shared, job.start, job.chess960) {
                     out(&line);
                 }
+                if let Ok(mut last) = last_printed.lock() {
+                    *last = report.lines.first().and_then(|l| l.pv.first().copied());
+                }
             },
         );
         wait_until_released(shared, job);
@@ -141,15 +164,36 @@ pub fn run(workers: &mut [Worker], shared: &Arc<Shared>, job: &Job, out: &(dyn F
         .iter()
         .enumerate()
         .filter(|(_, w)| !w.completed.lines.is_empty())
-        .max_by_key(|(i, w)| (w.completed.depth, usize::from(*i == 0)))
-        .map(|(_, w)| w);
+        .max_by_key(|(i, w)| (w.completed.depth, usize::from(*i == 0)));
+    let from_helper = best_worker.is_some_and(|(i, _)| i != 0);
+    let best_worker = best_worker.map(|(_, w)| w);
     let line = best_worker.and_then(|w| w.completed.lines.first());
     let best = line
         .and_then(|l| l.pv.first().copied())
-        .filter(|&m| legal.contains(m));
-    let best = best.unwrap_or(legal[0]);
+        .filter(|m| allowed.contains(m));
+    let best = best.unwrap_or(first_allowed);
+    // The GUI takes the last `pv` as the line behind the `bestmove` (and its ponder move):
+    // when the move comes from a helper's iteration (or from no iteration), print that line.
+    let printed = last_printed.lock().ok().and_then(|last| *last);
+    if from_helper || printed != Some(best) {
+        let mut report = best_worker.map(|w| w.completed.clone()).unwrap_or_default();
+        if report.lines.first().and_then(|l| l.pv.first()) != Some(&best) {
+            // No iteration stands behind this move: report it alone.
+            report.lines = vec![crate::search::PvLine {
+                score: 0,
+                pv: vec![best],
+                bound: None,
+            }];
+        }
+        for text in info_lines(&board, &report, shared, job.start, job.chess960) {
+            out(&text);
+        }
+    }
     let mut text = format!("bestmove {}", board.to_uci(best, job.chess960));
-    if let Some(&ponder) = line.and_then(|l| l.pv.get(1)) {
+    let ponder = line
+        .filter(|l| l.pv.first() == Some(&best))
+        .and_then(|l| l.pv.get(1));
+    if let Some(&ponder) = ponder {
         let mut next = board;
         next.play(best);
         if next.is_legal(ponder) {
@@ -163,11 +207,17 @@ pub fn run(workers: &mut [Worker], shared: &Arc<Shared>, job: &Job, out: &(dyn F
 /// With `go infinite` the answer waits for `stop`; with `go ponder` for `stop` or
 /// `ponderhit` (a ponder search that already finished then answers at once).
 fn wait_until_released(shared: &Shared, job: &Job) {
-    if !job.infinite && !job.ponder {
+    wait_for_release(&shared.stop, job.infinite, job.ponder, &job.pondering);
+}
+
+/// Waits as [`run`] does before its `bestmove`: for `stop` (`infinite`), or for `stop` or
+/// the end of `pondering` (`ponder`); returns at once otherwise.
+pub fn wait_for_release(stop: &AtomicBool, infinite: bool, ponder: bool, pondering: &AtomicBool) {
+    if !infinite && !ponder {
         return;
     }
-    while !shared.stop.load(Ordering::Relaxed) {
-        if job.ponder && !job.pondering.load(Ordering::Relaxed) {
+    while !stop.load(Ordering::Relaxed) {
+        if ponder && !pondering.load(Ordering::Relaxed) {
             return;
         }
         std::thread::sleep(Duration::from_millis(1));

@@ -4,12 +4,24 @@
 //! to go plus most of the increment, minus `Move Overhead`, and the hard limit never takes
 //! more than a fixed fraction of what is left, so a game at 1 s + 0.01 s is never lost on
 //! time. `movetime` makes both limits that time less the overhead. While pondering the
-//! clock does not run; `ponderhit` starts it.
+//! clock does not run; `ponderhit` starts it. The arithmetic saturates, so no clock value
+//! (the UCI front end clamps them to [`MAX_TIME_MS`]) can overflow into a wrong limit.
+//!
+//! A `go` that gives a clock but no time for the side to move (`go wtime 1000` with Black
+//! to move) is a GUI error; the front end then plans with the other side's time, or with
+//! [`ASSUMED_TIME_MS`] left when there is none, instead of searching without end.
 
 use crate::params::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// The largest clock value (time, increment, movetime) taken from `go`, in ms: about 31
+/// years; larger values are clamped to it.
+pub const MAX_TIME_MS: u64 = 1_000_000_000_000;
+
+/// The time left assumed when a `go` has clock fields but no time for either side.
+pub const ASSUMED_TIME_MS: u64 = 1000;
 
 /// The clock part of a `go` command.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -41,10 +53,13 @@ impl TimeManager {
             let time = clock.time_ms?;
             let available = time.saturating_sub(overhead_ms).max(1);
             let moves_to_go = clock.moves_to_go.unwrap_or(TIME_DEFAULT_MOVES_TO_GO).clamp(1, 50);
-            let base = available / moves_to_go + clock.increment_ms * 3 / 4;
-            let cap = available * TIME_MAX_FRACTION_PER_MILLE / 1000;
-            let hard = (base * TIME_HARD_PER_MILLE / 1000).min(cap).max(1);
-            let soft = (base * TIME_SOFT_PER_MILLE / 1000).min(hard).max(1);
+            let base = (available / moves_to_go).saturating_add(clock.increment_ms.saturating_mul(3) / 4);
+            // ms * p / 1000 without overflow.
+            let per_mille =
+                |ms: u64, p: u64| (ms / 1000).saturating_mul(p).saturating_add(ms % 1000 * p / 1000);
+            let cap = per_mille(available, TIME_MAX_FRACTION_PER_MILLE);
+            let hard = per_mille(base, TIME_HARD_PER_MILLE).min(cap).max(1);
+            let soft = per_mille(base, TIME_SOFT_PER_MILLE).min(hard).max(1);
             (soft, hard)
         };
         Some(TimeManager {
@@ -132,6 +147,34 @@ mod tests {
         assert_eq!(
             (tm.soft_limit(), tm.hard_limit()),
             (Duration::from_millis(480), Duration::from_millis(480))
+        );
+        // Absurd clocks cannot overflow into a short (or endless) limit.
+        let tm = manager(
+            Clock {
+                time_ms: Some(u64::MAX),
+                increment_ms: u64::MAX,
+                moves_to_go: Some(1),
+                ..Clock::default()
+            },
+            10,
+        );
+        let left = u64::MAX - 10;
+        let cap =
+            left / 1000 * TIME_MAX_FRACTION_PER_MILLE + left % 1000 * TIME_MAX_FRACTION_PER_MILLE / 1000;
+        assert_eq!(tm.hard_limit(), Duration::from_millis(cap));
+        assert!(tm.soft_limit() <= tm.hard_limit());
+        // No time left at all: the smallest limits, not none.
+        let tm = manager(
+            Clock {
+                time_ms: Some(0),
+                moves_to_go: Some(1),
+                ..Clock::default()
+            },
+            10,
+        );
+        assert_eq!(
+            (tm.soft_limit(), tm.hard_limit()),
+            (Duration::from_millis(1), Duration::from_millis(1))
         );
         assert!(TimeManager::new(
             Clock::default(),

@@ -11,9 +11,69 @@
 //! Replacement: a slot is overwritten unless it holds a deeper entry of the same position
 //! from the current search; entries from earlier searches (older age) always give way.
 //! Mate scores are stored relative to the node, not the root (see `score_to_tt`).
+//!
+//! Allocation is fallible ([`TranspositionTable::try_new`]): a size larger than the
+//! machine's memory, or one the allocator refuses, is an error the caller reports, never an
+//! abort. The table is allocated zeroed (an all-zero slot is an empty one), so the operating
+//! system hands out pages as the search first touches them.
 
 use movegen::Move;
+use std::alloc::Layout;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+/// The largest `Hash` (MiB) the UCI option offers: 1 TiB. Allocation is fallible and checked
+/// against the machine's memory, so a large maximum never aborts; it only stops a GUI
+/// from offering sizes no machine has.
+pub const MAX_HASH_MIB: usize = 1 << 20;
+
+/// Why a table could not be made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TtAllocError {
+    /// The size does not fit this platform's address space.
+    TooLarge { mib: usize },
+    /// The size exceeds the memory of this machine (or of its container).
+    ExceedsMemory { mib: usize, memory_mib: u64 },
+    /// The allocator refused.
+    AllocationFailed { mib: usize },
+}
+
+impl std::fmt::Display for TtAllocError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TtAllocError::TooLarge { mib } => write!(f, "hash of {mib} MiB is too large for this platform"),
+            TtAllocError::ExceedsMemory { mib, memory_mib } => write!(
+                f,
+                "hash of {mib} MiB exceeds this machine's memory ({memory_mib} MiB)"
+            ),
+            TtAllocError::AllocationFailed { mib } => {
+                write!(f, "could not allocate a hash of {mib} MiB")
+            }
+        }
+    }
+}
+
+impl std::error::Error for TtAllocError {}
+
+/// The memory this process may use, in bytes: the machine's (`MemTotal`) or, when lower,
+/// its cgroup's limit. `None` where neither can be read (not Linux).
+pub fn memory_limit_bytes() -> Option<u64> {
+    let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|text| {
+        text.lines()
+            .find_map(|l| l.strip_prefix("MemTotal:"))
+            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|kib| kib.saturating_mul(1024))
+    });
+    let cgroup = [
+        "/sys/fs/cgroup/memory.max",
+        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+    ]
+    .iter()
+    .find_map(|path| std::fs::read_to_string(path).ok()?.trim().parse::<u64>().ok());
+    match (total, cgroup) {
+        (Some(t), Some(c)) => Some(t.min(c)),
+        (t, c) => t.or(c),
+    }
+}
 
 /// What a stored score means.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -70,7 +130,7 @@ struct Slot {
 }
 
 pub struct TranspositionTable {
-    slots: Vec<Slot>,
+    slots: Box<[Slot]>,
     age: AtomicU8,
 }
 
@@ -90,15 +150,51 @@ fn pack(mv: Move, score: i32, eval: i32, depth: i32, bound: Bound, age: u8) -> u
 }
 
 impl TranspositionTable {
-    /// A table of about `mib` MiB (at least one slot).
+    /// A table of about `mib` MiB (at least one slot); aborts like `Vec` if it cannot be
+    /// allocated. For sizes chosen by a user, use [`TranspositionTable::try_new`].
     pub fn new(mib: usize) -> Self {
-        let count = (mib.max(1) * 1024 * 1024 / std::mem::size_of::<Slot>()).max(1);
-        let mut slots = Vec::with_capacity(count);
-        slots.resize_with(count, Slot::default);
-        TranspositionTable {
+        match Self::try_new(mib) {
+            Ok(table) => table,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// A table of about `mib` MiB (at least one slot), or why there cannot be one: too
+    /// large for the address space or for the machine's memory, or refused by the allocator.
+    pub fn try_new(mib: usize) -> Result<Self, TtAllocError> {
+        let mib = mib.max(1);
+        let bytes = mib
+            .checked_mul(1024 * 1024)
+            .ok_or(TtAllocError::TooLarge { mib })?;
+        if let Some(limit) = memory_limit_bytes() {
+            if bytes as u64 > limit {
+                return Err(TtAllocError::ExceedsMemory {
+                    mib,
+                    memory_mib: limit / (1024 * 1024),
+                });
+            }
+        }
+        let count = (bytes / std::mem::size_of::<Slot>()).max(1);
+        let layout = Layout::array::<Slot>(count).map_err(|_| TtAllocError::TooLarge { mib })?;
+        // SAFETY: `layout` has a non-zero size (at least one 16-byte slot).
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+        if ptr.is_null() {
+            return Err(TtAllocError::AllocationFailed { mib });
+        }
+        // SAFETY: `ptr` is a live allocation from the global allocator with the layout of
+        // `[Slot; count]`, which is what `Box<[Slot]>` frees it with; a `Slot` is two
+        // `AtomicU64`, for which all-zero bytes are a valid value (the empty slot, equal to
+        // `Slot::default()`).
+        let slots = unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr.cast::<Slot>(), count)) };
+        Ok(TranspositionTable {
             slots,
             age: AtomicU8::new(0),
-        }
+        })
+    }
+
+    /// The number of slots (16 bytes each).
+    pub fn slot_count(&self) -> usize {
+        self.slots.len()
     }
 
     /// Empties the table (requires no search running).
@@ -219,5 +315,51 @@ fn score_from_tt(score: i32, ply: usize) -> i32 {
         score + ply as i32
     } else {
         score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_refusals() {
+        let table = TranspositionTable::try_new(2).unwrap();
+        assert_eq!(table.slot_count(), 2 * 1024 * 1024 / 16);
+        // Zeroed slots are empty.
+        assert!(table.probe(0x1234_5678_9abc_def0, 0).is_none());
+        assert_eq!(table.hashfull(), 0);
+        assert_eq!(
+            TranspositionTable::try_new(usize::MAX).err(),
+            Some(TtAllocError::TooLarge { mib: usize::MAX })
+        );
+        // More than any machine this runs on has: refused, not aborted.
+        let huge = TranspositionTable::try_new(MAX_HASH_MIB);
+        assert!(
+            matches!(
+                huge,
+                Err(TtAllocError::ExceedsMemory { .. } | TtAllocError::AllocationFailed { .. })
+            ),
+            "{:?}",
+            huge.err()
+        );
+    }
+
+    #[test]
+    fn a_stored_entry_reads_back() {
+        let table = TranspositionTable::try_new(1).unwrap();
+        let mv = Move::new(
+            movegen::Square::parse("e2").unwrap(),
+            movegen::Square::parse("e4").unwrap(),
+            None,
+        );
+        table.store(42, 0, mv, 17, 5, 6, Bound::Exact);
+        let entry = table.probe(42, 0).unwrap();
+        assert_eq!(
+            (entry.mv, entry.score, entry.eval, entry.depth, entry.bound),
+            (mv, 17, 5, 6, Bound::Exact)
+        );
+        table.clear();
+        assert!(table.probe(42, 0).is_none());
     }
 }

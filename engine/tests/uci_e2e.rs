@@ -272,14 +272,10 @@ fn bad_input_changes_nothing() {
     let mut e = Engine::start();
     e.send("position startpos moves e2e4");
     let before = e.fen();
+    // (Refused `position` lines and broken `go` lines do change something, on purpose:
+    // see uci_faults.rs.)
     let bad_lines = [
         "frobnicate",
-        "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN w KQkq - 0 1",
-        "position fen 8/8/8/8/8/8/8/8 w - - 0 1",
-        "position startpos moves e2e4 e7e5 e1e3",
-        "position startpos moves e2e4 zzzz",
-        "position",
-        "position fen",
         "setoption name Hash value 0",
         "setoption name Hash value 99999999",
         "setoption name Hash value lots",
@@ -290,14 +286,10 @@ fn bad_input_changes_nothing() {
         "setoption name NoSuchOption value 1",
         "setoption",
         "setoption name EvalFile value /nonexistent/net.nnue",
-        "go wtime -100 btime -100",
-        "go depth -3",
-        "go depth",
-        "go nodes many",
-        "go movetime -5",
-        "go mate 0",
         "go perft 99",
-        "go sideways",
+        "go perft 0",
+        "go perft x",
+        "debug maybe",
         "bench 0",
     ];
     for line in bad_lines {
@@ -311,8 +303,9 @@ fn bad_input_changes_nothing() {
     e.send("");
     e.send(&"x".repeat(2_000_000));
     e.until("info string error: line too long", 5 * SECOND);
+    // The second e2e4 is illegal: the list is cut there, which is the position before.
     e.send(&format!("position startpos moves {}", "e2e4 ".repeat(10_000)));
-    e.until("info string error:", 5 * SECOND);
+    e.until("info string error: move 2 of the list", 5 * SECOND);
     assert_eq!(e.fen(), before, "bad input changed the position");
     e.send("go depth 3");
     let (best, _) = e.bestmove(5 * SECOND);

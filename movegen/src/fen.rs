@@ -3,7 +3,8 @@
 //! Reading accepts the standard `KQkq` castling field, X-FEN (`K`/`Q` mean the outermost rook
 //! on that side, a file letter names any other rook) and Shredder-FEN (file letters only),
 //! so standard and Chess960 positions read the same way. The half-move clock and full-move
-//! number may be left out (EPD style); they default to 0 and 1.
+//! number may be left out (EPD style); they default to 0 and 1. A full-move number of 0,
+//! which some tools write, reads as 1 (move numbers start at 1; nothing else can be meant).
 //!
 //! Errors come in two families: [`FenSyntaxError`] when the text is not a FEN at all, and
 //! [`IllegalPosition`] when it is a well-formed FEN of a position that cannot occur. Writing
@@ -37,7 +38,7 @@ pub enum FenSyntaxError {
     BadEnPassant(String),
     /// The half-move clock is not a number in 0..=65535.
     BadHalfmoveClock(String),
-    /// The full-move number is not a number in 1..=65535.
+    /// The full-move number is not a number in 0..=65535 (0 reads as 1).
     BadFullmoveNumber(String),
 }
 
@@ -275,8 +276,8 @@ impl Board {
         }
         if let Some(text) = fields.get(5) {
             board.fullmove_number = match text.parse::<u16>() {
-                Ok(n) if n >= 1 => n,
-                _ => return Err(S::BadFullmoveNumber(text.to_string()).into()),
+                Ok(n) => n.max(1),
+                Err(_) => return Err(S::BadFullmoveNumber(text.to_string()).into()),
             };
         }
 

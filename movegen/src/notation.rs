@@ -1,7 +1,9 @@
 //! Move notation: UCI long algebraic (`e2e4`, `e7e8q`, castling as `e1g1` or, in Chess960
 //! mode, king-takes-rook `e1h1`) and Standard Algebraic Notation (`Nbd7`, `exd6`, `O-O`,
 //! `e8=Q+`). Parsing never panics: text is checked for syntax first, then matched against
-//! the legal moves, so every move that comes back is legal.
+//! the legal moves, so every move that comes back is legal. UCI moves are written with a
+//! lower-case promotion letter; reading also takes an upper-case one (`e7e8Q`, which some
+//! GUIs send), since it can mean nothing else.
 
 use crate::board::{Board, CastleSide};
 use crate::types::{File, Move, PieceType, Rank, Square};
@@ -62,6 +64,7 @@ impl Board {
 
     /// Reads a UCI move and returns it if it is legal here. Both castling forms are
     /// accepted (`e1g1` and `e1h1`); a normal king move takes precedence where they collide.
+    /// The promotion letter may be upper or lower case (`e7e8q`, `e7e8Q`).
     pub fn parse_uci(&self, text: &str) -> Result<Move, MoveParseError> {
         let bytes = text.as_bytes();
         let syntax = || MoveParseError::InvalidSyntax(printable(text));
@@ -70,7 +73,7 @@ impl Board {
         }
         let from = Square::parse(&text[0..2]).ok_or_else(syntax)?;
         let to = Square::parse(&text[2..4]).ok_or_else(syntax)?;
-        let promotion = match bytes.get(4) {
+        let promotion = match bytes.get(4).map(u8::to_ascii_lowercase) {
             None => None,
             Some(b'n') => Some(PieceType::Knight),
             Some(b'b') => Some(PieceType::Bishop),

@@ -87,8 +87,12 @@ fn syntax_and_illegal_positions_are_different_errors() {
             FenError::Syntax(FenSyntaxError::BadHalfmoveClock("-1".into())),
         ),
         (
-            "4k3/8/8/8/8/8/8/4K3 w - - 0 0",
-            FenError::Syntax(FenSyntaxError::BadFullmoveNumber("0".into())),
+            "4k3/8/8/8/8/8/8/4K3 w - - 0 -1",
+            FenError::Syntax(FenSyntaxError::BadFullmoveNumber("-1".into())),
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 w - - 0 70000",
+            FenError::Syntax(FenSyntaxError::BadFullmoveNumber("70000".into())),
         ),
         (
             "8/8/8/8/8/8/8/4K3 w - - 0 1",
@@ -128,5 +132,29 @@ fn syntax_and_illegal_positions_are_different_errors() {
     ];
     for (fen, expected) in cases {
         assert_eq!(Board::from_fen(fen).err().as_ref(), Some(expected), "{fen:?}");
+    }
+}
+
+#[test]
+fn unambiguous_clock_fields_are_accepted() {
+    // A full-move number of 0 (written by some tools) reads as 1.
+    let board = Board::from_fen("8/4P3/8/8/8/8/k7/4K3 w - - 0 0").unwrap();
+    assert_eq!(board.fullmove_number(), 1);
+    assert_eq!(board.to_fen(), "8/4P3/8/8/8/8/k7/4K3 w - - 0 1");
+    let board = Board::from_fen("4k3/8/8/8/8/8/8/4K3 b - - 7 0").unwrap();
+    assert_eq!((board.halfmove_clock(), board.fullmove_number()), (7, 1));
+    // Missing clocks (EPD style): 0 and 1; only the half-move clock: full-move 1.
+    let board = Board::from_fen("4k3/8/8/8/8/8/8/4K3 w - -").unwrap();
+    assert_eq!((board.halfmove_clock(), board.fullmove_number()), (0, 1));
+    let board = Board::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 12").unwrap();
+    assert_eq!((board.halfmove_clock(), board.fullmove_number()), (12, 1));
+    // The same position however its clocks are written.
+    let reference = Board::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1").unwrap();
+    for fen in [
+        "4k3/8/8/8/8/8/8/4K3 w - -",
+        "4k3/8/8/8/8/8/8/4K3 w - - 0",
+        "4k3/8/8/8/8/8/8/4K3 w - - 0 0",
+    ] {
+        assert_eq!(Board::from_fen(fen).unwrap(), reference, "{fen}");
     }
 }

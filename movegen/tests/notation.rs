@@ -126,7 +126,18 @@ fn uci_castling_forms() {
         "the normal king move wins the collision"
     );
     assert!(matches!(b.parse_uci("e2e4"), Err(MoveParseError::IllegalMove(_))));
-    for bad in ["", "e2", "e2e4qq", "i2e4", "e2e9", "e7e8k", "\u{fffd}\u{fffd}"] {
+    for bad in [
+        "",
+        "e2",
+        "e2e4qq",
+        "i2e4",
+        "e2e9",
+        "e7e8k",
+        "e7e8K",
+        "e7e8P",
+        "e7e8x",
+        "\u{fffd}\u{fffd}",
+    ] {
         assert!(
             matches!(
                 Board::startpos().parse_uci(bad),
@@ -210,4 +221,38 @@ over two lines} Nc6 ; rest of line
         "a stray brace is an error, not a hang"
     );
     assert!(parse_pgn("[Event \"x\"\n").is_err());
+}
+
+#[test]
+fn uci_promotion_letter_in_either_case() {
+    use movegen::PieceType;
+    let b = board("8/4P3/8/8/8/8/k7/4K3 w - - 0 1");
+    for (text, kind) in [
+        ("e7e8q", PieceType::Queen),
+        ("e7e8Q", PieceType::Queen),
+        ("e7e8r", PieceType::Rook),
+        ("e7e8R", PieceType::Rook),
+        ("e7e8b", PieceType::Bishop),
+        ("e7e8B", PieceType::Bishop),
+        ("e7e8n", PieceType::Knight),
+        ("e7e8N", PieceType::Knight),
+    ] {
+        let expected = Move::new(sq("e7"), sq("e8"), Some(kind));
+        assert_eq!(b.parse_uci(text), Ok(expected), "{text}");
+        // Written back in the standard lower case.
+        assert_eq!(b.to_uci(expected, false), text.to_ascii_lowercase());
+    }
+    // A promotion letter on a move that is no promotion is still illegal, in either case.
+    assert!(matches!(
+        Board::startpos().parse_uci("e2e4Q"),
+        Err(MoveParseError::IllegalMove(_))
+    ));
+    // A promotion needs its letter.
+    assert!(matches!(b.parse_uci("e7e8"), Err(MoveParseError::IllegalMove(_))));
+    // Black promotes the same way.
+    let b = board("4k3/8/8/8/8/8/p7/4K3 b - - 0 1");
+    assert_eq!(
+        b.parse_uci("a2a1N"),
+        Ok(Move::new(sq("a2"), sq("a1"), Some(PieceType::Knight)))
+    );
 }
