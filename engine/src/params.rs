@@ -66,16 +66,6 @@ pub const CORR_PAWN_WEIGHT: i32 = 32;
 pub const CORR_NON_PAWN_WEIGHT: i32 = 20;
 pub const CORR_CONTINUATION_WEIGHT: i32 = 20;
 
-// Singular extensions: minimum depth, how much shallower the TT entry may be, the margin
-// below the TT score (per 16 plies of depth), the margins for double and triple
-// extensions, and the most double/triple extensions on one path.
-pub const SE_MIN_DEPTH: i32 = 7;
-pub const SE_TT_DEPTH_MARGIN: i32 = 3;
-pub const SE_BETA_MARGIN: i32 = 32;
-pub const SE_DOUBLE_MARGIN: i32 = 20;
-pub const SE_TRIPLE_MARGIN: i32 = 80;
-pub const SE_MAX_MULTI_EXTENSIONS: i32 = 8;
-
 // Razoring: depth limit and margin per ply below alpha.
 pub const RAZOR_MAX_DEPTH: i32 = 3;
 pub const RAZOR_MARGIN: i32 = 250;

@@ -71,8 +71,6 @@ struct PlyState {
     static_eval: i32,
     moved: PieceTo,
     excluded: Move,
-    /// Double and triple singular extensions on the path to this ply.
-    multi_extensions: i32,
 }
 
 /// One search thread's private state.
@@ -91,8 +89,6 @@ pub struct Worker {
     seldepth: usize,
     reductions: Box<[[i32; 64]; 64]>,
     root_excluded: Vec<Move>,
-    /// The depth of the current iteration.
-    root_depth: i32,
     limits: Limits,
     time: Option<TimeManager>,
     /// The last completed iteration.
@@ -136,7 +132,6 @@ impl Worker {
             seldepth: 0,
             reductions: reduction_table(),
             root_excluded: Vec::new(),
-            root_depth: 0,
             limits: Limits::default(),
             time: None,
             completed: IterationReport::default(),
@@ -189,7 +184,6 @@ impl Worker {
 
         for depth in first_depth..=max_depth {
             self.root_excluded.clone_from(&self.limits.root_excluded);
-            self.root_depth = depth;
             self.seldepth = 0;
             let mut lines = Vec::with_capacity(multipv);
             for pv_index in 0..multipv {
@@ -617,61 +611,8 @@ impl Worker {
                 }
             }
 
-            // Step 12. Extensions. Singular extension: when the TT move's stored score is a
-            // reliable lower bound, search the other moves at half depth below a margin
-            // under it; if all fail low the TT move is singular and is extended (twice or
-            // three times when far below, with a per-path cap on multiple extensions). If
-            // even the margin is reached without it and that beats beta, several moves cut
-            // (multi-cut); otherwise the TT move is reduced (negative extension). Other
-            // moves that give check get one ply.
+            // Step 12. Check extension.
             let mut extension = 0;
-            if let Some(entry) = tt_entry.filter(|e| {
-                !root
-                    && mv == tt_move
-                    && excluded.is_null()
-                    && depth >= SE_MIN_DEPTH
-                    && e.depth >= depth - SE_TT_DEPTH_MARGIN
-                    && e.bound != Bound::Upper
-                    && e.bound != Bound::None
-                    && !is_mate(e.score)
-                    && (ply as i32) < 2 * self.root_depth
-            }) {
-                let singular_beta = entry.score - SE_BETA_MARGIN * depth / 16;
-                let singular_depth = (depth - 1) / 2;
-                self.stack[ply].excluded = mv;
-                let score = self.negamax(
-                    board,
-                    singular_beta - 1,
-                    singular_beta,
-                    singular_depth,
-                    ply,
-                    cut_node,
-                );
-                self.stack[ply].excluded = Move::NULL;
-                if self.stopped() {
-                    return 0;
-                }
-                if score < singular_beta {
-                    extension = 1;
-                    if !pv_node && self.stack[ply].multi_extensions < SE_MAX_MULTI_EXTENSIONS {
-                        if score < singular_beta - SE_DOUBLE_MARGIN {
-                            extension = 2;
-                        }
-                        if is_quiet && score < singular_beta - SE_TRIPLE_MARGIN {
-                            extension = 3;
-                        }
-                    }
-                } else if singular_beta >= beta {
-                    return singular_beta;
-                } else if entry.score >= beta {
-                    extension = -2;
-                } else if cut_node {
-                    extension = -1;
-                }
-            }
-            self.stack[ply + 1].multi_extensions =
-                self.stack[ply].multi_extensions + i32::from(extension >= 2);
-
             let child = self.play(board, mv, ply);
             moves_searched += 1;
             if extension == 0 && child.in_check() {
