@@ -6,5 +6,6 @@ pub mod cli;
 pub mod engine_process;
 pub mod openings;
 pub mod play;
+pub mod rating;
 pub mod runner;
 pub mod stats;

@@ -3,6 +3,7 @@
 //! ```text
 //! arena --engine cmd=PATH name=NAME [option.X=Y ...] --engine ... --each tc=8+0.08 ...
 //! arena sprt-calc (--penta a,b,c,d,e | --tri l,d,w) --elo0 X --elo1 Y [--alpha A --beta B] [--model M]
+//! arena rate [--anchor NAME=ELO] [--prior P] FILE.pgn...
 //! ```
 //! Exit codes: 0 H1 accepted, 1 H0 accepted, 2 no decision, 3 error.
 
@@ -76,6 +77,18 @@ fn main() -> ExitCode {
             }
         };
     }
+    if args.first().map(String::as_str) == Some("rate") {
+        return match arena::rating::rate_command(&args[1..]) {
+            Ok(report) => {
+                print!("{report}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("arena: {e}");
+                ExitCode::from(3)
+            }
+        };
+    }
     if args.is_empty() || args.iter().any(|a| a == "--help" || a == "-h") {
         println!("usage: arena --engine cmd=PATH [name=NAME] [option.X=Y ...] --engine ... \\");
         println!("         --each tc=8+0.08|nodes=N|depth=N|st=S [timemargin=MS] \\");
@@ -85,6 +98,7 @@ fn main() -> ExitCode {
         println!("         [--resign movecount=3 score=600] [--draw movenumber=34 movecount=8 score=20] \\");
         println!("         [--maxmoves N] [--pgnout F] [--seed S] [--recover] [--ratinginterval N] [--variant chess960]");
         println!("       arena sprt-calc (--penta a,b,c,d,e | --tri l,d,w) --elo0 X --elo1 Y [--alpha A --beta B] [--model M]");
+        println!("       {}", arena::rating::USAGE);
         return if args.is_empty() {
             ExitCode::from(3)
         } else {
