@@ -1,14 +1,21 @@
-//! `luft genfens N seed S book <None|FILE> [plies P] [maxscore M]`: N random, playable
-//! opening positions, printed as `info string genfens <FEN>` (OpenBench's distributed data
-//! generation protocol). Each starts from the start position (or a random line of the EPD
-//! book), plays P random legal plies (default 8, 9 for odd seeds' half of the games so both
-//! sides get the move), and is kept only if it is not over and a short search (5000 nodes)
-//! scores it within ±M centipawns (default 1000). The same arguments give the same FENs.
+//! `luft genfens N seed S book <None|FILE> [plies P] [maxscore M] [extra...]`: N random,
+//! playable opening positions, printed as `info string genfens <FEN>` (OpenBench's
+//! distributed data generation protocol). Each starts from the start position (a random
+//! line of the EPD book, or a random Chess960 / double-Chess960 position), plays P random
+//! legal plies (default 8; P or P + 1 chosen at random per position so both sides get the
+//! move), and is kept only if it is not over and a short search (5000 nodes) scores it
+//! within ±M centipawns (default 1000). The same arguments give the same FENs.
+//!
+//! OpenBench passes a workload's free-text extra arguments after the book; these are
+//! understood: `random_moves P` (= `plies P`), `frc true|false` (Chess960 start
+//! positions), `dfrc true|false` (double Chess960), `maxscore M`. Anything else is an error
+//! naming the word.
 
 use crate::accumulator::{detected_backend, AccumulatorStack};
 use crate::search::{Limits, Shared, Worker};
 use crate::tt::TranspositionTable;
-use movegen::{Board, Game};
+use movegen::openings::{random_plies, read_epd, StartPositions};
+use movegen::Board;
 use nnue::Network;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
@@ -21,11 +28,14 @@ pub struct GenfensArgs {
     pub book: Option<String>,
     pub plies: usize,
     pub max_score: i32,
+    /// Where openings start when there is no book.
+    pub start: StartPositions,
 }
 
 /// Parses the words after `genfens` (OpenBench passes them as one or several arguments).
 pub fn parse_args(words: &[&str]) -> Result<GenfensArgs, String> {
-    let usage = "usage: genfens N seed S book <None|FILE> [plies P] [maxscore M]";
+    let usage = "usage: genfens N seed S book <None|FILE> [plies P] [maxscore M] \
+                 [random_moves P] [frc true|false] [dfrc true|false]";
     let count = words
         .first()
         .and_then(|n| n.parse().ok())
@@ -36,6 +46,12 @@ pub fn parse_args(words: &[&str]) -> Result<GenfensArgs, String> {
         book: None,
         plies: 8,
         max_score: 1000,
+        start: StartPositions::Classical,
+    };
+    let flag = |value: &str, name: &str| match value {
+        "true" | "1" | "on" | "yes" => Ok(true),
+        "false" | "0" | "off" | "no" => Ok(false),
+        _ => Err(format!("bad {name} {value:?} (true or false)")),
     };
     let mut i = 1;
     while i < words.len() {
@@ -45,7 +61,15 @@ pub fn parse_args(words: &[&str]) -> Result<GenfensArgs, String> {
         match words[i] {
             "seed" => args.seed = value.parse().map_err(|_| format!("bad seed {value:?}"))?,
             "book" => args.book = (*value != "None").then(|| value.to_string()),
-            "plies" => {
+            "frc" | "dfrc" if flag(value, words[i])? => {
+                args.start = if words[i] == "frc" {
+                    StartPositions::Chess960
+                } else {
+                    StartPositions::DoubleChess960
+                }
+            }
+            "frc" | "dfrc" => {}
+            "plies" | "random_moves" => {
                 args.plies = value
                     .parse()
                     .ok()
@@ -63,28 +87,10 @@ pub fn parse_args(words: &[&str]) -> Result<GenfensArgs, String> {
 /// Generates the FENs (without the `info string genfens` prefix).
 pub fn generate(args: &GenfensArgs, net: &Arc<Network>) -> Result<Vec<String>, String> {
     let book: Vec<Board> = match &args.book {
-        None => vec![Board::startpos()],
+        None => Vec::new(),
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read book {path}: {e}"))?;
-            let boards: Vec<Board> = text
-                .lines()
-                .filter_map(|l| {
-                    let fields: Vec<&str> = l.split_whitespace().take(6).collect();
-                    if fields.len() < 4 {
-                        return None;
-                    }
-                    let fen = if fields.len() == 6 {
-                        fields.join(" ")
-                    } else {
-                        fields[..4].join(" ")
-                    };
-                    Board::from_fen(fen.trim_end_matches(';')).ok()
-                })
-                .collect();
-            if boards.is_empty() {
-                return Err(format!("no positions in book {path}"));
-            }
-            boards
+            read_epd(&text).map_err(|e| format!("book {path}: {e}"))?
         }
     };
     let shared = Arc::new(Shared {
@@ -108,21 +114,15 @@ pub fn generate(args: &GenfensArgs, net: &Arc<Network>) -> Result<Vec<String>, S
                 out.len()
             ));
         }
-        let start = book[(rng.next_u64() % book.len() as u64) as usize];
-        let mut game = Game::new(start);
+        let start = if book.is_empty() {
+            args.start.draw(&mut rng)
+        } else {
+            book[(rng.next_u64() % book.len() as u64) as usize]
+        };
         let plies = args.plies + (rng.next_u64() % 2) as usize;
-        let mut ok = true;
-        for _ in 0..plies {
-            let moves = game.board().legal_moves();
-            if moves.is_empty() {
-                ok = false;
-                break;
-            }
-            game.play_unchecked(moves[(rng.next_u64() % moves.len() as u64) as usize]);
-        }
-        if !ok || game.outcome_with_claims().is_some() {
+        let Some(game) = random_plies(start, plies, &mut rng) else {
             continue;
-        }
+        };
         let board = *game.board();
         shared.tt.clear();
         shared.stop.store(false, std::sync::atomic::Ordering::Relaxed);
@@ -138,4 +138,68 @@ pub fn generate(args: &GenfensArgs, net: &Arc<Network>) -> Result<Vec<String>, S
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_openbench_extra_arguments() {
+        let a = parse_args(&[
+            "5",
+            "seed",
+            "7",
+            "book",
+            "None",
+            "random_moves",
+            "6",
+            "dfrc",
+            "true",
+        ])
+        .unwrap();
+        assert_eq!(
+            (a.count, a.seed, a.plies, a.start),
+            (5, 7, 6, StartPositions::DoubleChess960)
+        );
+        let a = parse_args(&["5", "seed", "7", "book", "None", "frc", "true", "maxscore", "300"]).unwrap();
+        assert_eq!((a.start, a.max_score), (StartPositions::Chess960, 300));
+        let a = parse_args(&["5", "seed", "7", "book", "None", "dfrc", "false"]).unwrap();
+        assert_eq!(a.start, StartPositions::Classical);
+        assert!(parse_args(&["5", "seed", "7", "book", "None", "dfrc", "maybe"])
+            .unwrap_err()
+            .contains("bad dfrc \"maybe\""));
+        assert!(parse_args(&["5", "seed", "7", "book", "None", "colour", "red"])
+            .unwrap_err()
+            .contains("unknown genfens argument \"colour\""));
+    }
+
+    #[test]
+    fn chess960_openings_start_from_chess960_positions_and_are_seeded() {
+        let net = Arc::new(nnue::Network::from_bytes(crate::uci::DEFAULT_NET).unwrap());
+        let args = parse_args(&[
+            "4",
+            "seed",
+            "3",
+            "book",
+            "None",
+            "random_moves",
+            "2",
+            "dfrc",
+            "true",
+        ])
+        .unwrap();
+        let fens = generate(&args, &net).unwrap();
+        assert_eq!(fens, generate(&args, &net).unwrap());
+        assert_eq!(fens.len(), 4);
+        // Two or three plies from a double-Chess960 start: some back rank is not classical.
+        assert!(
+            fens.iter()
+                .any(|f| !f.ends_with("RNBQKBNR w KQkq - 0 2") && !f.contains("/RNBQKBNR ")),
+            "{fens:?}"
+        );
+        for fen in &fens {
+            assert!(Board::from_fen(fen).is_ok(), "{fen}");
+        }
+    }
 }

@@ -13,6 +13,7 @@ pub mod fen;
 pub mod game;
 pub mod movegen;
 pub mod notation;
+pub mod openings;
 pub mod perft;
 pub mod pgn;
 pub mod rng;
