@@ -144,12 +144,12 @@ pub fn packed_board(board: &Board, eval: i16, result: Wdl) -> [u8; 32] {
     out.try_into().expect("a packed board is 32 bytes")
 }
 
-/// The pieces of a 32-byte record board in ascending square order (a castling rook is a
-/// rook), without building a [`Board`]: what a trainer needs to compute features quickly.
-/// Trusts `bytes` to come from [`packed_board`] or a checksummed file.
-pub fn packed_pieces(bytes: &[u8; 32]) -> impl Iterator<Item = (Square, Piece)> + '_ {
-    let occupied = u64::from_le_bytes(bytes[0..8].try_into().expect("8 bytes"));
-    let mut occ = occupied;
+/// The occupied squares of a 32-byte record board with their piece codes
+/// (`colour << 3 | piece`, 6 a rook that may castle), in ascending square order, without
+/// building a [`Board`]. Trusts `bytes` to come from [`packed_board`] or a checksummed file.
+#[inline]
+pub fn packed_codes(bytes: &[u8; 32]) -> impl Iterator<Item = (Square, u8)> + '_ {
+    let mut occ = u64::from_le_bytes(bytes[0..8].try_into().expect("8 bytes"));
     let mut i = 0;
     std::iter::from_fn(move || {
         if occ == 0 || i == 32 {
@@ -159,16 +159,32 @@ pub fn packed_pieces(bytes: &[u8; 32]) -> impl Iterator<Item = (Square, Piece)> 
         occ &= occ - 1;
         let code = (bytes[8 + i / 2] >> (4 * (i % 2))) & 15;
         i += 1;
-        let color = if code & 8 != 0 { Color::Black } else { Color::White };
-        let kind = match code & 7 {
-            CASTLING_ROOK => PieceType::Rook,
-            k => PieceType::from_index(usize::from(k)).unwrap_or(PieceType::Pawn),
-        };
-        Some((Square::new(sq), Piece::new(color, kind)))
+        Some((Square::new(sq), code))
+    })
+}
+
+/// The piece a record piece code stands for (a castling rook is a rook); `None` for the
+/// unused codes 7 and 15.
+pub fn piece_of_code(code: u8) -> Option<Piece> {
+    let color = if code & 8 != 0 { Color::Black } else { Color::White };
+    let kind = match code & 7 {
+        CASTLING_ROOK => PieceType::Rook,
+        k => PieceType::from_index(usize::from(k))?,
+    };
+    Some(Piece::new(color, kind))
+}
+
+/// The pieces of a 32-byte record board in ascending square order (see [`packed_codes`]);
+/// an unused code reads as a pawn.
+pub fn packed_pieces(bytes: &[u8; 32]) -> impl Iterator<Item = (Square, Piece)> + '_ {
+    packed_codes(bytes).map(|(sq, code)| {
+        let piece = piece_of_code(code).unwrap_or(Piece::new(Color::White, PieceType::Pawn));
+        (sq, piece)
     })
 }
 
 /// The side to move of a 32-byte record board.
+#[inline]
 pub fn packed_side_to_move(bytes: &[u8; 32]) -> Color {
     if bytes[24] & 0x80 != 0 {
         Color::Black
