@@ -180,6 +180,19 @@ pub fn expand(game: &GameRecord, out: &mut Vec<Position>) {
 /// warnings; everything intact is used.
 pub fn load_packed(paths: &[impl AsRef<Path>]) -> anyhow::Result<(Vec<PackedPosition>, Vec<String>)> {
     let mut positions = Vec::new();
+    let warnings = read_games(paths, |g| expand_packed(g, &mut positions))?;
+    Ok((positions, warnings))
+}
+
+/// [`load_packed`], every position decoded (140 bytes each instead of 32).
+pub fn load(paths: &[impl AsRef<Path>]) -> anyhow::Result<(Vec<Position>, Vec<String>)> {
+    let mut positions = Vec::new();
+    let warnings = read_games(paths, |g| expand(g, &mut positions))?;
+    Ok((positions, warnings))
+}
+
+/// Gives every game of every intact chunk to `each`; returns the warnings.
+fn read_games(paths: &[impl AsRef<Path>], mut each: impl FnMut(&GameRecord)) -> anyhow::Result<Vec<String>> {
     let mut warnings = Vec::new();
     for path in paths {
         let path = path.as_ref();
@@ -188,13 +201,17 @@ pub fn load_packed(paths: &[impl AsRef<Path>]) -> anyhow::Result<(Vec<PackedPosi
             anyhow::bail!("no data files (*.bin) under {}", path.display());
         }
         for file in files {
-            read_file(&file, &mut positions, &mut warnings)?;
+            read_file(&file, &mut each, &mut warnings)?;
         }
     }
-    Ok((positions, warnings))
+    Ok(warnings)
 }
 
-fn read_file(path: &Path, out: &mut Vec<PackedPosition>, warnings: &mut Vec<String>) -> anyhow::Result<()> {
+fn read_file(
+    path: &Path,
+    each: &mut impl FnMut(&GameRecord),
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<()> {
     let io = |e: std::io::Error| anyhow::anyhow!("cannot read {}: {e}", path.display());
     let file = std::fs::File::open(path).map_err(io)?;
     let mut reader = DataReader::new(std::io::BufReader::new(file)).map_err(io)?;
@@ -208,9 +225,7 @@ fn read_file(path: &Path, out: &mut Vec<PackedPosition>, warnings: &mut Vec<Stri
                 if let Some(p) = c.problem {
                     warnings.push(format!("{}: {p}", path.display()));
                 }
-                for g in &c.games {
-                    expand_packed(g, out);
-                }
+                c.games.iter().for_each(&mut *each);
             }
             Item::Damage(d) if d.offset == 0 && header_bad => {}
             Item::Damage(d) => warnings.push(format!("{}: {d}; using the rest of the file", path.display())),
@@ -218,12 +233,6 @@ fn read_file(path: &Path, out: &mut Vec<PackedPosition>, warnings: &mut Vec<Stri
         }
     }
     Ok(())
-}
-
-/// [`load_packed`], every position decoded (140 bytes each instead of 32).
-pub fn load(paths: &[impl AsRef<Path>]) -> anyhow::Result<(Vec<Position>, Vec<String>)> {
-    let (packed, warnings) = load_packed(paths)?;
-    Ok((packed.iter().map(PackedPosition::unpack).collect(), warnings))
 }
 
 /// What a training set can be kept as: decoded [`Position`]s or [`PackedPosition`]s.
