@@ -34,18 +34,37 @@ pub const QUARANTINE_MAGIC: &[u8; 8] = b"LUFTQRNT";
 
 /// The store: `$LUFT_DATA`, else `$HOME/.local/share/luft`.
 pub fn data_root() -> Result<PathBuf> {
-    if let Some(v) = std::env::var_os(DATA_ENV).filter(|v| !v.is_empty()) {
+    store_root(std::env::var_os(DATA_ENV), std::env::var_os("HOME"))
+}
+
+/// The store given the values of `LUFT_DATA` and `HOME` (unset or empty: not given).
+pub fn store_root(
+    luft_data: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+) -> Result<PathBuf> {
+    if let Some(v) = luft_data.filter(|v| !v.is_empty()) {
         return Ok(PathBuf::from(v));
     }
-    match std::env::var_os("HOME").filter(|v| !v.is_empty()) {
+    match home.filter(|v| !v.is_empty()) {
         Some(home) => Ok(PathBuf::from(home).join(".local/share/luft")),
         None => bail!("neither {DATA_ENV} nor HOME is set; give --out DIR"),
     }
 }
 
-/// `$LUFT_DATA/NAME` for a generation name of ASCII letters, digits, `.`, `_` and `-` that
-/// does not start with `.` (a name, not a path).
+/// `$LUFT_DATA/NAME` (see [`generation_in`]).
 pub fn generation_dir(name: &str) -> Result<PathBuf> {
+    check_generation_name(name)?;
+    Ok(data_root()?.join(name))
+}
+
+/// `root/NAME` for a generation name of ASCII letters, digits, `.`, `_` and `-` that does
+/// not start with `.` (a name, not a path).
+pub fn generation_in(root: &Path, name: &str) -> Result<PathBuf> {
+    check_generation_name(name)?;
+    Ok(root.join(name))
+}
+
+fn check_generation_name(name: &str) -> Result<()> {
     let ok = !name.is_empty()
         && !name.starts_with('.')
         && name
@@ -57,7 +76,7 @@ pub fn generation_dir(name: &str) -> Result<PathBuf> {
              starting with '.' (use --out for a path)"
         );
     }
-    Ok(data_root()?.join(name))
+    Ok(())
 }
 
 /// An exclusive advisory lock on an output directory, held while the value lives.
@@ -287,10 +306,11 @@ pub fn stream_files(dir: &Path) -> Result<Vec<(u32, PathBuf)>> {
     for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
         let path = entry?.path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        // Only the canonical spelling, so two names never share a stream number.
         if let Some(n) = name
             .strip_prefix("games-")
             .and_then(|r| r.strip_suffix(".bin"))
-            .and_then(|n| n.parse::<u32>().ok())
+            .and_then(|digits| digits.parse::<u32>().ok().filter(|n| n.to_string() == digits))
         {
             out.push((n, path));
         }
@@ -469,19 +489,23 @@ mod tests {
 
     #[test]
     fn generation_names_resolve_under_the_store() {
-        // One test touches the environment, so the others never race with it.
-        std::env::set_var(DATA_ENV, "/data/store");
+        let root = store_root(Some("/data/store".into()), Some("/home/u".into())).unwrap();
+        assert_eq!(root, PathBuf::from("/data/store"));
         assert_eq!(
-            generation_dir("gen4-n5000").unwrap(),
+            store_root(Some("".into()), Some("/home/u".into())).unwrap(),
+            PathBuf::from("/home/u/.local/share/luft")
+        );
+        assert_eq!(
+            store_root(None, Some("/home/u".into())).unwrap(),
+            PathBuf::from("/home/u/.local/share/luft")
+        );
+        assert!(store_root(None, None).is_err());
+        assert_eq!(
+            generation_in(&root, "gen4-n5000").unwrap(),
             PathBuf::from("/data/store/gen4-n5000")
         );
-        for bad in ["", "../x", "a/b", ".hidden", "x y"] {
-            assert!(generation_dir(bad).is_err(), "{bad:?}");
-        }
-        std::env::remove_var(DATA_ENV);
-        let home = std::env::var_os("HOME").map(PathBuf::from);
-        if let Some(home) = home {
-            assert_eq!(data_root().unwrap(), home.join(".local/share/luft"));
+        for bad in ["", "../x", "a/b", ".hidden", "x y", ".."] {
+            assert!(generation_in(&root, bad).is_err(), "{bad:?}");
         }
     }
 
@@ -560,6 +584,8 @@ mod tests {
         std::fs::write(dir.join("games-3.bin"), b"").unwrap();
         std::fs::write(dir.join("games-4.bin"), &bytes[..10]).unwrap();
         std::fs::write(dir.join("games-5.bin.tmp"), &bytes[..10]).unwrap();
+        // Not a stream's canonical name: left alone (it would alias stream 1).
+        stream_file(&dir.join("games-01.bin"), 2);
         let mut lines = Vec::new();
         let p = prepare(&dir, &settings(), "", 1, |l| lines.push(l)).unwrap();
         assert_eq!((p.games, p.positions, p.files), (9, 9, 5));
