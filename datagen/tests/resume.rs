@@ -17,8 +17,10 @@ fn datagen() -> Command {
     c
 }
 
+/// A fresh directory under cargo's scratch space for integration tests (target/tmp).
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("luft-datagen-{name}-{}", std::process::id()));
+    let dir =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("luft-datagen-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }
@@ -92,7 +94,8 @@ fn verify_ok(dir: &Path) -> bool {
     out.status.success()
 }
 
-/// A finished 12-game run with one thread, made once and copied by the tests that damage it.
+/// A finished 12-game run with one thread, made once and copied by the tests that damage it
+/// (left in target/tmp when the tests end).
 fn base_run() -> &'static Path {
     static BASE: OnceLock<PathBuf> = OnceLock::new();
     BASE.get_or_init(|| {
@@ -336,6 +339,38 @@ fn a_second_writer_is_refused() {
     let out = run(&gen_args(&dir, 1, games.len() as u64 + 1));
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(verify_ok(&dir));
+    assert!(keeps_all(&games, &games_in(&dir)));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Fault 5d in files written before the lock: a chunk written twice fails `verify`, is
+/// counted once, and a resume moves the copy aside.
+#[test]
+fn a_repeated_chunk_is_found_and_moved_aside() {
+    let dir = copy_of_base("repeat");
+    let path = dir.join("games-0.bin");
+    let offsets = chunk_offsets(&path);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let copy = bytes[offsets[4]..offsets[5]].to_vec();
+    bytes.extend_from_slice(&copy);
+    std::fs::write(&path, &bytes).unwrap();
+    let out = datagen().arg("verify").arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("duplicate chunk at byte"),
+        "{}",
+        stdout(&out)
+    );
+    let out = datagen().arg("stats").arg(&path).output().unwrap();
+    assert!(stdout(&out).contains("\ngames: 12\n"), "{}", stdout(&out));
+    let out = run(&gen_args(&dir, 1, 12));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(verify_ok(&dir));
+    assert_eq!(games_in(&dir), games_in(base_run()));
+    assert_eq!(
+        std::fs::read(dir.join("games-0.bin.quarantine")).unwrap()[24..],
+        copy[..]
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
