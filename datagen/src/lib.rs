@@ -4,8 +4,13 @@
 //! ±1000 cp. Moves are searched to a soft node limit (hard cap 8x). Games end by the rules,
 //! by adjudication (a win at |score| >= 2000 for 4 plies in a row, a draw at |score| <= 5
 //! for 12 plies after ply 40; off for a material-only net, whose scores mean little) or at
-//! 400 plies (a draw). Each game is appended to the thread's file as its own checksummed
-//! chunk (`nnue::record`), so a kill loses at most the games in flight and a rerun resumes.
+//! 400 plies (a draw). Every one of these numbers is a field of [`GenSettings`] and goes into
+//! each data file's header. Each game is appended to the thread's file as its own
+//! checksummed chunk (`nnue::record`), so a kill loses at most the games in flight and a
+//! rerun resumes; [`store`] keeps the files safe (directory lock, atomic creation, repair
+//! that moves damage aside instead of deleting it).
+
+pub mod store;
 
 use engine::accumulator::{detected_backend, AccumulatorStack};
 use engine::search::{Limits, Shared, Worker};
@@ -19,10 +24,44 @@ use std::sync::Arc;
 /// Settings of one generation run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GenSettings {
+    /// Soft and hard node limits per move.
     pub nodes: u64,
+    pub hard_nodes: u64,
     pub random_plies: usize,
+    /// The opening check: a search at these limits must score within `opening_max_score`.
+    pub opening_nodes: u64,
+    pub opening_hard_nodes: u64,
+    pub opening_max_score: i32,
     pub adjudicate: bool,
+    /// A win at |score| >= `win_score` for `win_plies` plies in a row.
+    pub win_score: i32,
+    pub win_plies: usize,
+    /// A draw at |score| <= `draw_score` for `draw_plies` plies from ply `draw_min_ply`.
+    pub draw_score: i32,
+    pub draw_plies: usize,
+    pub draw_min_ply: usize,
     pub max_plies: usize,
+}
+
+impl GenSettings {
+    /// The recipe of `NNUE.md` at `nodes` soft nodes a move (hard limit 8x).
+    pub fn new(nodes: u64, random_plies: usize, adjudicate: bool) -> GenSettings {
+        GenSettings {
+            nodes,
+            hard_nodes: nodes.saturating_mul(8),
+            random_plies,
+            opening_nodes: 1000,
+            opening_hard_nodes: 8000,
+            opening_max_score: 1000,
+            adjudicate,
+            win_score: 2000,
+            win_plies: 4,
+            draw_score: 5,
+            draw_plies: 12,
+            draw_min_ply: 40,
+            max_plies: 400,
+        }
+    }
 }
 
 pub use movegen::rng::SplitMix64 as Rng;
@@ -94,9 +133,11 @@ impl SelfPlayer {
             }
             self.shared.tt.clear();
             self.worker.history.clear();
-            if let Some((_, score, nodes)) = self.search(&game, 1000, 8000) {
+            if let Some((_, score, nodes)) =
+                self.search(&game, settings.opening_nodes, settings.opening_hard_nodes)
+            {
                 total_nodes += nodes;
-                if score.abs() <= 1000 {
+                if score.abs() <= settings.opening_max_score {
                     let white = if game.board().side_to_move() == Color::White {
                         score
                     } else {
@@ -124,7 +165,7 @@ impl SelfPlayer {
             if moves.len() >= settings.max_plies {
                 break Wdl::Draw;
             }
-            let Some((mv, score, nodes)) = self.search(&game, settings.nodes, settings.nodes * 8) else {
+            let Some((mv, score, nodes)) = self.search(&game, settings.nodes, settings.hard_nodes) else {
                 break Wdl::Draw;
             };
             total_nodes += nodes;
@@ -136,7 +177,7 @@ impl SelfPlayer {
             moves.push((mv, white.clamp(-32000, 32000) as i16));
             game.play_unchecked(mv);
             if settings.adjudicate {
-                if white.abs() >= 2000 {
+                if white.abs() >= settings.win_score {
                     let sign = white.signum();
                     win_plies = if sign == winner_sign { win_plies + 1 } else { 1 };
                     winner_sign = sign;
@@ -144,19 +185,19 @@ impl SelfPlayer {
                     win_plies = 0;
                     winner_sign = 0;
                 }
-                draw_plies = if white.abs() <= 5 && moves.len() >= 40 {
+                draw_plies = if white.abs() <= settings.draw_score && moves.len() >= settings.draw_min_ply {
                     draw_plies + 1
                 } else {
                     0
                 };
-                if win_plies >= 4 {
+                if win_plies >= settings.win_plies {
                     break if winner_sign > 0 {
                         Wdl::WhiteWins
                     } else {
                         Wdl::BlackWins
                     };
                 }
-                if draw_plies >= 12 {
+                if draw_plies >= settings.draw_plies {
                     break Wdl::Draw;
                 }
             }

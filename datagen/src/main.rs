@@ -1,19 +1,31 @@
 //! The `datagen` binary: self-play generation and the tools to inspect its files.
 //!
 //! ```text
-//! datagen --threads T (--games G | --positions P) --nodes N --out DIR [--net FILE]
-//!         [--book FILE.epd] [--random-plies 8] [--seed S]
-//! datagen stats FILE...      games, positions, results, game lengths
-//! datagen verify FILE...     checksums of every chunk (exit 1 on damage)
-//! datagen convert --to text|bullet --out FILE [--all] FILE...
+//! datagen --threads T (--games G | --positions P) --nodes N (--out DIR | --gen NAME)
+//!         [--net FILE] [--book FILE.epd] [--random-plies 8] [--seed S]
+//! datagen stats PATH...      per generation (directory): games, positions, W/D/L, nodes per
+//!                            position, positions passing the training filter; and totals
+//! datagen verify PATH...     every chunk's checksum, duplicates, headers (exit 1 on a problem)
+//! datagen convert --to text|bullet --out FILE [--all] PATH...
 //! ```
+//! A PATH is a data file or a directory, searched at any depth for `*.bin` files (a whole
+//! store, `$LUFT_DATA`, works). `--gen NAME` writes to `$LUFT_DATA/NAME` (default store
+//! `~/.local/share/luft`). Every reader skips a damaged chunk, says where it was, and reads
+//! the rest; running the same generate command again resumes, repairing without deleting an
+//! intact game (`datagen::store`).
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
+use datagen::store::{self, DirLock};
 use datagen::{GenSettings, Rng, SelfPlayer};
 use movegen::{Board, Color};
-use nnue::record::{encode_chunk, encode_header, keep_for_training, scan, GameRecord, Wdl};
+use nnue::file::fnv1a;
+use nnue::record::{
+    data_files, encode_chunk, keep_for_training, DataReader, GameRecord, GenHeader, Header, Item,
+    RecordError, Wdl,
+};
 use nnue::Network;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -38,7 +50,7 @@ struct GenerateArgs {
     /// Worker threads (one searcher and one output file each).
     #[arg(long, default_value_t = 1)]
     threads: usize,
-    /// Stop after this many games in total (files already in DIR count).
+    /// Stop after this many games in total (every file already in the directory counts).
     #[arg(long)]
     games: Option<u64>,
     /// Stop after this many positions in total.
@@ -47,9 +59,13 @@ struct GenerateArgs {
     /// Soft node limit per move (hard limit 8x).
     #[arg(long, default_value_t = 5000)]
     nodes: u64,
-    /// Output directory (resumed if it holds earlier files).
+    /// Output directory, any path (resumed if it holds earlier files).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Output generation in the data store: $LUFT_DATA/NAME (default store
+    /// ~/.local/share/luft).
+    #[arg(long = "gen", value_name = "NAME")]
+    generation: Option<String>,
     /// Net to play with (default: the embedded net).
     #[arg(long)]
     net: Option<PathBuf>,
@@ -65,10 +81,11 @@ struct GenerateArgs {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Games, positions, results and game lengths of data files.
-    Stats { files: Vec<PathBuf> },
-    /// Checks every chunk's checksum; exit code 1 on damage.
-    Verify { files: Vec<PathBuf> },
+    /// Per generation (directory) and in total: games, positions, results, nodes per
+    /// position, positions passing the training filter, game lengths.
+    Stats { paths: Vec<PathBuf> },
+    /// Checks every chunk's checksum, repeated chunks and headers; exit code 1 on a problem.
+    Verify { paths: Vec<PathBuf> },
     /// Writes positions as text (`FEN | cp | result`, White's view) or bulletformat.
     Convert {
         #[arg(long, value_parser = ["text", "bullet"])]
@@ -78,16 +95,16 @@ enum Command {
         /// Keep every position, not only those the training filter keeps.
         #[arg(long)]
         all: bool,
-        files: Vec<PathBuf>,
+        paths: Vec<PathBuf>,
     },
 }
 
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::Stats { files }) => stats(&files),
-        Some(Command::Verify { files }) => verify(&files),
-        Some(Command::Convert { to, out, all, files }) => convert(&to, &out, all, &files),
+        Some(Command::Stats { paths }) => stats(&paths),
+        Some(Command::Verify { paths }) => verify(&paths),
+        Some(Command::Convert { to, out, all, paths }) => convert(&to, &out, all, &paths),
         None => generate(&cli.generate),
     };
     match result {
@@ -99,61 +116,274 @@ fn main() {
     }
 }
 
-fn read_games(path: &Path) -> Result<(Vec<GameRecord>, Option<String>)> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let s = scan(&bytes, true).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    Ok((s.games, s.error.map(|e| format!("{}: {e}", path.display()))))
+/// The data files the paths name (directories searched at any depth).
+fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    if paths.is_empty() {
+        bail!("give at least one data file or directory");
+    }
+    let mut files = Vec::new();
+    for path in paths {
+        let found = data_files(path).with_context(|| format!("cannot read {}", path.display()))?;
+        if found.is_empty() {
+            bail!("no data files (*.bin) under {}", path.display());
+        }
+        files.extend(found);
+    }
+    Ok(files)
 }
 
-fn stats(files: &[PathBuf]) -> Result<i32> {
-    if files.is_empty() {
-        bail!("give at least one file");
+/// What reading one file found besides its games.
+struct FileRead {
+    header: Result<Header, RecordError>,
+    /// Every problem, one line each (empty for a clean file).
+    problems: Vec<String>,
+    games: u64,
+    bytes: u64,
+    /// Nodes searched and positions, over the chunks that record nodes.
+    nodes: u64,
+    nodes_positions: u64,
+}
+
+/// Reads `path` chunk by chunk, giving every game of every intact chunk to `each`.
+fn read_file(path: &Path, mut each: impl FnMut(&GameRecord)) -> Result<FileRead> {
+    let file = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut reader = DataReader::new(std::io::BufReader::new(file))
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let mut read = FileRead {
+        header: reader.header().cloned().map_err(Clone::clone),
+        problems: Vec::new(),
+        games: 0,
+        bytes,
+        nodes: 0,
+        nodes_positions: 0,
+    };
+    if let Err(e) = &read.header {
+        read.problems.push(e.to_string());
     }
-    let (mut games, mut positions, mut kept) = (0u64, 0u64, 0u64);
-    let mut wdl = [0u64; 3];
-    let mut lengths = [0u64; 9];
-    let mut damaged = 0;
-    for file in files {
-        let (records, error) = read_games(file)?;
-        if let Some(e) = error {
-            eprintln!("warning: {e} (earlier games counted)");
-            damaged += 1;
+    let writing = path.parent().is_some_and(DirLock::is_held);
+    while let Some(item) = reader
+        .next_item()
+        .with_context(|| format!("cannot read {}", path.display()))?
+    {
+        match item {
+            Item::Chunk(c) => {
+                read.games += c.games.len() as u64;
+                if let Some(n) = c.nodes {
+                    read.nodes += n;
+                    read.nodes_positions += c.games.iter().map(|g| g.moves.len() as u64).sum::<u64>();
+                }
+                read.problems.extend(c.problem);
+                c.games.iter().for_each(&mut each);
+            }
+            // A damaged header is already named; its range is the start of the file.
+            Item::Damage(d) if d.offset == 0 && read.header.is_err() => {
+                if d.len > 0 {
+                    read.problems
+                        .push(format!("{} bytes skipped at the start", d.len));
+                }
+            }
+            Item::Damage(d) => read.problems.push(if writing && d.offset + d.len == bytes {
+                format!("{d} [a datagen is writing this directory now: the game in flight]")
+            } else {
+                d.to_string()
+            }),
+            Item::Duplicate(d) => read.problems.push(d.to_string()),
         }
-        for g in &records {
-            games += 1;
-            positions += g.moves.len() as u64;
-            wdl[g.result as usize] += 1;
-            lengths[(g.moves.len() / 50).min(8)] += 1;
-            kept += g
-                .positions()
-                .enumerate()
-                .filter(|(ply, (b, mv, score))| keep_for_training(b, *mv, *score, *ply))
-                .count() as u64;
+    }
+    Ok(read)
+}
+
+/// A one-line summary of how a file's games were made.
+fn provenance(header: &Header) -> String {
+    match header {
+        Header::V2(h) => format!(
+            "format 2; net {:016x} (hidden {}, {}), {} nodes (hard {}), seed {}, book {}, {} random plies, adjudication {}",
+            h.net_fingerprint,
+            h.net_hidden,
+            h.net_source,
+            h.soft_nodes,
+            h.hard_nodes,
+            h.seed,
+            h.book,
+            h.random_plies,
+            if h.adjudicate { "on" } else { "off" }
+        ),
+        Header::V1 { settings } => {
+            let fields: Vec<&str> = settings
+                .lines()
+                .filter(|l| !l.is_empty() && !l.starts_with("format="))
+                .collect();
+            format!("format 1; {}", fields.join(", "))
         }
+    }
+}
+
+/// Counts for one generation (directory) or the total.
+#[derive(Default)]
+struct Tally {
+    files: u64,
+    damaged: u64,
+    games: u64,
+    positions: u64,
+    kept: u64,
+    wdl: [u64; 3],
+    lengths: [u64; 9],
+    nodes: u64,
+    nodes_positions: u64,
+    settings: Vec<String>,
+}
+
+impl Tally {
+    fn add_game(&mut self, g: &GameRecord) {
+        self.games += 1;
+        self.positions += g.moves.len() as u64;
+        self.wdl[g.result as usize] += 1;
+        self.lengths[(g.moves.len() / 50).min(8)] += 1;
+        self.kept += g
+            .positions()
+            .enumerate()
+            .filter(|(ply, (b, mv, score))| keep_for_training(b, *mv, *score, *ply))
+            .count() as u64;
+    }
+
+    fn add(&mut self, other: &Tally) {
+        self.files += other.files;
+        self.damaged += other.damaged;
+        self.games += other.games;
+        self.positions += other.positions;
+        self.kept += other.kept;
+        self.nodes += other.nodes;
+        self.nodes_positions += other.nodes_positions;
+        for i in 0..3 {
+            self.wdl[i] += other.wdl[i];
+        }
+        for i in 0..9 {
+            self.lengths[i] += other.lengths[i];
+        }
+    }
+
+    fn wdl_text(&self) -> String {
+        let pct = |n: u64| 100.0 * n as f64 / self.games.max(1) as f64;
+        format!(
+            "W/D/L {:.1}% / {:.1}% / {:.1}%",
+            pct(self.wdl[2]),
+            pct(self.wdl[1]),
+            pct(self.wdl[0])
+        )
+    }
+
+    fn nodes_text(&self) -> String {
+        if self.nodes_positions == 0 {
+            "nodes per position not recorded (format 1)".to_string()
+        } else {
+            let part = if self.nodes_positions < self.positions {
+                format!(" (over the {} positions that record it)", self.nodes_positions)
+            } else {
+                String::new()
+            };
+            format!(
+                "{:.0} nodes per position{part}",
+                self.nodes as f64 / self.nodes_positions as f64
+            )
+        }
+    }
+}
+
+fn stats(paths: &[PathBuf]) -> Result<i32> {
+    let files = expand(paths)?;
+    // One generation per directory.
+    let mut generations: BTreeMap<PathBuf, Tally> = BTreeMap::new();
+    for file in &files {
+        let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+        let tally = generations.entry(dir).or_default();
+        let read = read_file(file, |g| tally.add_game(g))?;
+        tally.files += 1;
+        tally.nodes += read.nodes;
+        tally.nodes_positions += read.nodes_positions;
+        if !read.problems.is_empty() {
+            tally.damaged += 1;
+            for p in &read.problems {
+                eprintln!(
+                    "warning: {}: {p} (the rest of the file is counted)",
+                    file.display()
+                );
+            }
+        }
+        if let Ok(h) = &read.header {
+            let text = provenance(h);
+            if !tally.settings.contains(&text) {
+                tally.settings.push(text);
+            }
+        }
+    }
+    let mut total = Tally::default();
+    for (dir, t) in &generations {
+        println!(
+            "{}  ({} file{}{})",
+            if dir.as_os_str().is_empty() {
+                ".".to_string()
+            } else {
+                dir.display().to_string()
+            },
+            t.files,
+            if t.files == 1 { "" } else { "s" },
+            if t.damaged > 0 {
+                format!(", {} with problems", t.damaged)
+            } else {
+                String::new()
+            }
+        );
+        match t.settings.as_slice() {
+            [] => println!("  settings: unknown (no readable header)"),
+            [one] => println!("  {one}"),
+            many => {
+                println!("  settings differ between its files:");
+                for s in many {
+                    println!("    {s}");
+                }
+            }
+        }
+        println!(
+            "  games {}, positions {} ({} pass the training filter), {}, {}",
+            t.games,
+            t.positions,
+            t.kept,
+            t.wdl_text(),
+            t.nodes_text()
+        );
+        total.add(t);
     }
     println!(
-        "files: {}{}",
-        files.len(),
-        if damaged > 0 {
-            format!(" ({damaged} damaged)")
+        "total: {} generation{}, {} file{}{}",
+        generations.len(),
+        if generations.len() == 1 { "" } else { "s" },
+        total.files,
+        if total.files == 1 { "" } else { "s" },
+        if total.damaged > 0 {
+            format!(" ({} with problems)", total.damaged)
         } else {
             String::new()
         }
     );
-    println!("games: {games}");
-    println!("positions: {positions} ({kept} pass the training filter)");
-    let pct = |n: u64| 100.0 * n as f64 / games.max(1) as f64;
+    println!("games: {}", total.games);
+    println!(
+        "positions: {} ({} pass the training filter)",
+        total.positions, total.kept
+    );
+    let pct = |n: u64| 100.0 * n as f64 / total.games.max(1) as f64;
     println!(
         "results (White's view): {} wins ({:.1}%), {} draws ({:.1}%), {} losses ({:.1}%)",
-        wdl[2],
-        pct(wdl[2]),
-        wdl[1],
-        pct(wdl[1]),
-        wdl[0],
-        pct(wdl[0])
+        total.wdl[2],
+        pct(total.wdl[2]),
+        total.wdl[1],
+        pct(total.wdl[1]),
+        total.wdl[0],
+        pct(total.wdl[0])
     );
+    println!("{}", total.nodes_text());
     println!("game length (plies):");
-    for (i, n) in lengths.iter().enumerate() {
+    for (i, n) in total.lengths.iter().enumerate() {
         let label = if i == 8 {
             "400+".to_string()
         } else {
@@ -161,39 +391,37 @@ fn stats(files: &[PathBuf]) -> Result<i32> {
         };
         println!(
             "  {label:>8} {n:>8} {}",
-            "#".repeat((60.0 * *n as f64 / games.max(1) as f64).round() as usize)
+            "#".repeat((60.0 * *n as f64 / total.games.max(1) as f64).round() as usize)
         );
     }
     Ok(0)
 }
 
-fn verify(files: &[PathBuf]) -> Result<i32> {
-    if files.is_empty() {
-        bail!("give at least one file");
-    }
+fn verify(paths: &[PathBuf]) -> Result<i32> {
     let mut bad = 0;
-    for file in files {
-        let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-        match scan(&bytes, true) {
-            Ok(s) => match s.error {
-                None => println!(
-                    "ok   {}: {} games, {} bytes",
-                    file.display(),
-                    s.games.len(),
-                    bytes.len()
-                ),
-                Some(e) => {
-                    println!(
-                        "BAD  {}: {e} ({} good games before it)",
-                        file.display(),
-                        s.games.len()
-                    );
-                    bad += 1;
-                }
-            },
-            Err(e) => {
-                println!("BAD  {}: {e}", file.display());
-                bad += 1;
+    for file in expand(paths)? {
+        let read = read_file(&file, |_| {})?;
+        let version = read
+            .header
+            .as_ref()
+            .map_or("unknown".to_string(), |h| h.version().to_string());
+        if read.problems.is_empty() {
+            println!(
+                "ok   {}: {} games, {} bytes (format {version})",
+                file.display(),
+                read.games,
+                read.bytes
+            );
+        } else {
+            bad += 1;
+            println!(
+                "BAD  {}: {} ({} intact games read, format {version})",
+                file.display(),
+                read.problems[0],
+                read.games
+            );
+            for p in &read.problems[1..] {
+                println!("       {p}");
             }
         }
     }
@@ -241,47 +469,59 @@ fn bullet_record(board: &Board, score_white: i16, result: Wdl) -> [u8; 32] {
     out
 }
 
-fn convert(to: &str, out: &Path, all: bool, files: &[PathBuf]) -> Result<i32> {
-    if files.is_empty() {
-        bail!("give at least one input file");
-    }
+fn convert(to: &str, out: &Path, all: bool, paths: &[PathBuf]) -> Result<i32> {
+    let files = expand(paths)?;
     let tmp = out.with_extension("partial");
     let mut writer = std::io::BufWriter::new(
         std::fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?,
     );
     let mut written = 0u64;
-    for file in files {
-        let (games, error) = read_games(file)?;
-        if let Some(e) = error {
-            eprintln!("warning: {e} (converting the games before it)");
-        }
-        for g in &games {
+    let mut failed = None;
+    for file in &files {
+        let read = read_file(file, |g| {
+            if failed.is_some() {
+                return;
+            }
             for (ply, (board, mv, score)) in g.positions().enumerate() {
                 if !all && !keep_for_training(&board, mv, score, ply) {
                     continue;
                 }
-                if to == "text" {
+                let done = if to == "text" {
                     let result = match g.result {
                         Wdl::WhiteWins => "1.0",
                         Wdl::Draw => "0.5",
                         Wdl::BlackWins => "0.0",
                     };
-                    writeln!(writer, "{} | {score} | {result}", board.to_fen())?;
+                    writeln!(writer, "{} | {score} | {result}", board.to_fen())
                 } else {
-                    writer.write_all(&bullet_record(&board, score, g.result))?;
+                    writer.write_all(&bullet_record(&board, score, g.result))
+                };
+                if let Err(e) = done {
+                    failed = Some(e);
+                    return;
                 }
                 written += 1;
             }
+        })?;
+        for p in &read.problems {
+            eprintln!("warning: {}: {p} (converting the rest)", file.display());
         }
     }
-    writer.flush()?;
+    if let Some(e) = failed {
+        return Err(e).with_context(|| format!("cannot write {}", tmp.display()));
+    }
+    writer
+        .flush()
+        .with_context(|| format!("cannot write {}", tmp.display()))?;
     drop(writer);
     std::fs::rename(&tmp, out).with_context(|| format!("cannot write {}", out.display()))?;
     println!("wrote {written} positions to {}", out.display());
     Ok(0)
 }
 
-fn settings_text(args: &GenerateArgs, net: &Network, adjudicate: bool) -> String {
+/// The settings text a format 1 file of this run would carry: version 1 files in the output
+/// directory count toward the target only when theirs is the same.
+fn v1_settings_text(args: &GenerateArgs, net: &Network, adjudicate: bool) -> String {
     format!(
         "format=luft-games-1\nnodes={}\nrandom_plies={}\nnet={:016x}\nhidden={}\nadjudicate={adjudicate}\nbook={}\nseed={}\n",
         args.nodes,
@@ -294,9 +534,13 @@ fn settings_text(args: &GenerateArgs, net: &Network, adjudicate: bool) -> String
 }
 
 fn generate(args: &GenerateArgs) -> Result<i32> {
-    let Some(out) = &args.out else {
-        bail!("give --out DIR (or a subcommand; see --help)")
+    let out = match (&args.out, &args.generation) {
+        (Some(out), None) => out.clone(),
+        (None, Some(name)) => store::generation_dir(name)?,
+        (None, None) => bail!("give --out DIR or --gen NAME (or a subcommand; see --help)"),
+        (Some(_), Some(_)) => bail!("give only one of --out DIR and --gen NAME"),
     };
+    let out = &out;
     if args.games.is_none() == args.positions.is_none() {
         bail!("give exactly one of --games G and --positions P");
     }
@@ -314,7 +558,7 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
     };
     // A material-only net's scores mean little: play out games by the rules only.
     let adjudicate = net.fingerprint() != Network::material(32).fingerprint();
-    let book: Vec<Board> = match &args.book {
+    let (book, book_fingerprint): (Vec<Board>, u64) = match &args.book {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read book {}", path.display()))?;
@@ -333,68 +577,71 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
             if boards.is_empty() {
                 bail!("no positions in book {}", path.display());
             }
-            boards
+            (boards, fnv1a(text.as_bytes()))
         }
-        None => Vec::new(),
+        None => (Vec::new(), 0),
     };
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    let settings = settings_text(args, &net, adjudicate);
-    let header = encode_header(&settings);
+    let gen_settings = GenSettings::new(args.nodes, args.random_plies, adjudicate);
+    let header = GenHeader {
+        generator: format!("luft-datagen {}", env!("CARGO_PKG_VERSION")),
+        stream: 0,
+        seed: args.seed,
+        soft_nodes: gen_settings.nodes,
+        hard_nodes: gen_settings.hard_nodes,
+        net_fingerprint: net.fingerprint(),
+        net_hidden: net.hidden as u32,
+        net_source: args
+            .net
+            .as_ref()
+            .map_or("embedded".to_string(), |p| p.display().to_string()),
+        random_plies: gen_settings.random_plies as u32,
+        opening_soft_nodes: gen_settings.opening_nodes,
+        opening_hard_nodes: gen_settings.opening_hard_nodes,
+        opening_max_score: gen_settings.opening_max_score as u32,
+        book: args
+            .book
+            .as_ref()
+            .map_or("none".to_string(), |b| b.display().to_string()),
+        book_fingerprint,
+        book_positions: book.len() as u32,
+        adjudicate,
+        win_score: gen_settings.win_score as u32,
+        win_plies: gen_settings.win_plies as u32,
+        draw_score: gen_settings.draw_score as u32,
+        draw_plies: gen_settings.draw_plies as u32,
+        draw_min_ply: gen_settings.draw_min_ply as u32,
+        max_plies: gen_settings.max_plies as u32,
+    };
 
-    // Resume: count what is there, cut a partial chunk left by a kill.
-    let games_done = Arc::new(AtomicU64::new(0));
-    let positions_done = Arc::new(AtomicU64::new(0));
-    let mut files = Vec::new();
-    let mut existing = Vec::new();
-    for t in 0..args.threads {
-        let path = out.join(format!("games-{t}.bin"));
-        let mut local_games = 0u64;
-        if path.exists() {
-            let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-            let s = scan(&bytes, true).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-            if s.settings != settings {
-                bail!(
-                    "{} was written with other settings; use another --out or the same settings\n--- file ---\n{}--- now ---\n{}",
-                    path.display(),
-                    s.settings,
-                    settings
-                );
-            }
-            if let Some(e) = &s.error {
-                eprintln!(
-                    "{}: {e}; cutting {} bytes and resuming",
-                    path.display(),
-                    bytes.len() as u64 - s.valid_len
-                );
-                let f = std::fs::OpenOptions::new().write(true).open(&path)?;
-                f.set_len(s.valid_len)?;
-            }
-            local_games = s.games.len() as u64;
-            games_done.fetch_add(local_games, Ordering::Relaxed);
-            positions_done.fetch_add(
-                s.games.iter().map(|g| g.moves.len() as u64).sum(),
-                Ordering::Relaxed,
-            );
-        } else {
-            std::fs::write(&path, &header).with_context(|| format!("cannot create {}", path.display()))?;
-        }
-        existing.push(local_games);
-        files.push(path);
-    }
-    let resumed_games = games_done.load(Ordering::Relaxed);
-    let resumed_positions = positions_done.load(Ordering::Relaxed);
+    // Lock the directory, repair what a kill or damage left, count every file in it.
+    let prepared = store::prepare(
+        out,
+        &header,
+        &v1_settings_text(args, &net, adjudicate),
+        args.threads,
+        |line| eprintln!("{line}"),
+    )?;
+    let resumed_games = prepared.games;
+    let resumed_positions = prepared.positions;
+    let games_done = Arc::new(AtomicU64::new(resumed_games));
+    let positions_done = Arc::new(AtomicU64::new(resumed_positions));
     if resumed_games > 0 {
         eprintln!(
-            "resuming: {resumed_games} games, {resumed_positions} positions already in {}",
-            out.display()
+            "resuming: {resumed_games} games, {resumed_positions} positions already in {} ({} files)",
+            out.display(),
+            prepared.files
         );
     }
-    let target_reached = {
-        let (g, p) = (games_done.clone(), positions_done.clone());
+    // Games are reserved before they start, so a --games target is met exactly.
+    let games_started = Arc::new(AtomicU64::new(resumed_games));
+    let may_start = {
+        let (started, p) = (games_started.clone(), positions_done.clone());
         let (tg, tp) = (args.games, args.positions);
         move || {
-            tg.is_some_and(|t| g.load(Ordering::Relaxed) >= t)
-                || tp.is_some_and(|t| p.load(Ordering::Relaxed) >= t)
+            if tp.is_some_and(|t| p.load(Ordering::Relaxed) >= t) {
+                return false;
+            }
+            tg.is_none_or(|t| started.fetch_add(1, Ordering::Relaxed) < t)
         }
     };
 
@@ -406,16 +653,10 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
     }
     let results = Arc::new([AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)]);
     let nodes_searched = Arc::new(AtomicU64::new(0));
-    let gen_settings = GenSettings {
-        nodes: args.nodes,
-        random_plies: args.random_plies,
-        adjudicate,
-        max_plies: 400,
-    };
     let start = Instant::now();
     let book = Arc::new(book);
     let mut handles = Vec::new();
-    for (t, path) in files.iter().enumerate() {
+    for writer in &prepared.writers {
         let (net, stop, games_done, positions_done, results, book, nodes_searched) = (
             net.clone(),
             stop.clone(),
@@ -425,10 +666,11 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
             book.clone(),
             nodes_searched.clone(),
         );
-        let target_reached = target_reached.clone();
+        let may_start = may_start.clone();
         let gen_settings = gen_settings.clone();
-        let path = path.clone();
-        let mut local = existing[t];
+        let path = writer.path.clone();
+        let stream = u64::from(writer.stream);
+        let mut seq = writer.next_seq;
         let seed = args.seed;
         let handle = std::thread::Builder::new()
             .stack_size(engine::threads::SEARCH_STACK_BYTES)
@@ -438,19 +680,20 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
                     .append(true)
                     .open(&path)
                     .with_context(|| format!("cannot open {}", path.display()))?;
-                while !stop.load(Ordering::Relaxed) && !target_reached() {
-                    // Each game's randomness depends only on (seed, thread, game index).
+                let mut chunk = Vec::new();
+                while !stop.load(Ordering::Relaxed) && may_start() {
+                    // Each game's randomness depends only on (seed, stream, game number).
                     let mut rng = Rng(seed
-                        ^ (t as u64).wrapping_mul(0xA24B_AED4_963E_E407)
-                        ^ local.wrapping_mul(0x9FB2_1C65_1E98_DF25));
+                        ^ stream.wrapping_mul(0xA24B_AED4_963E_E407)
+                        ^ seq.wrapping_mul(0x9FB2_1C65_1E98_DF25));
                     let (record, nodes) = player.play_game(&gen_settings, &book, &mut rng);
                     nodes_searched.fetch_add(nodes, Ordering::Relaxed);
-                    let mut chunk = Vec::new();
-                    encode_chunk(std::slice::from_ref(&record), &mut chunk);
+                    chunk.clear();
+                    encode_chunk(std::slice::from_ref(&record), seq, nodes, &mut chunk);
                     file.write_all(&chunk)
-                        .and_then(|_| file.flush())
+                        .and_then(|_| file.sync_data())
                         .with_context(|| format!("cannot write {}", path.display()))?;
-                    local += 1;
+                    seq += 1;
                     games_done.fetch_add(1, Ordering::Relaxed);
                     positions_done.fetch_add(record.moves.len() as u64, Ordering::Relaxed);
                     results[record.result as usize].fetch_add(1, Ordering::Relaxed);
@@ -460,7 +703,6 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
             .context("cannot start a worker thread")?;
         handles.push(handle);
     }
-
     // Progress, once a second.
     let progress = |final_line: bool| {
         let secs = start.elapsed().as_secs_f64().max(1e-3);
@@ -515,7 +757,7 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
         games_done.load(Ordering::Relaxed),
         positions_done.load(Ordering::Relaxed),
         out.display(),
-        files.len(),
+        prepared.writers.len(),
         if interrupted {
             "run again with the same arguments to resume"
         } else {

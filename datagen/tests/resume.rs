@@ -1,120 +1,176 @@
-//! datagen end to end: a run killed mid-write leaves only whole, valid games behind, and
-//! running again on the same directory resumes to the target; bad arguments are refused.
+//! datagen end to end, driving the real binary at tiny node counts: a run killed with
+//! SIGKILL, a flipped byte, a cut file, a changed count field, a broken new file, two
+//! writers on one directory and a resume with fewer threads all lose no intact game; the
+//! store (`--gen`, `stats` over directories) and bad arguments.
 
 #![allow(clippy::unwrap_used)]
 
-use nnue::record::scan;
-use std::process::Command;
+use nnue::record::{encode_chunk_v1, encode_header_v1, scan, Header, CHUNK_HEADER};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 fn datagen() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_datagen"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_datagen"));
+    c.env_remove("LUFT_DATA");
+    c
+}
+
+/// A fresh directory under cargo's scratch space for integration tests (target/tmp).
+fn temp_dir(name: &str) -> PathBuf {
+    let dir =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("luft-datagen-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn gen_args(dir: &Path, threads: usize, games: u64) -> Vec<String> {
+    [
+        "--threads",
+        &threads.to_string(),
+        "--games",
+        &games.to_string(),
+        "--nodes",
+        "200",
+        "--seed",
+        "9",
+        "--out",
+        &dir.display().to_string(),
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+fn run(args: &[String]) -> Output {
+    datagen().args(args).output().unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Every game in the directory's stream files, as its encoded bytes (sorted), after
+/// checking that each is a legal game.
+fn games_in(dir: &Path) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "bin") {
+            for g in scan(&std::fs::read(&path).unwrap()).games {
+                let mut board = g.start;
+                for &(mv, _) in &g.moves {
+                    assert!(board.is_legal(mv));
+                    board.play(mv);
+                }
+                let mut bytes = Vec::new();
+                g.encode(&mut bytes);
+                out.push(bytes);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Whether every game of `before` is still in `after` (as many times).
+fn keeps_all(before: &[Vec<u8>], after: &[Vec<u8>]) -> bool {
+    let mut after = after.to_vec();
+    before.iter().all(|g| match after.iter().position(|a| a == g) {
+        Some(i) => {
+            after.swap_remove(i);
+            true
+        }
+        None => false,
+    })
+}
+
+fn verify_ok(dir: &Path) -> bool {
+    let out = datagen().arg("verify").arg(dir).output().unwrap();
+    out.status.success()
+}
+
+/// A finished 12-game run with one thread, made once and copied by the tests that damage it
+/// (left in target/tmp when the tests end).
+fn base_run() -> &'static Path {
+    static BASE: OnceLock<PathBuf> = OnceLock::new();
+    BASE.get_or_init(|| {
+        let dir = temp_dir("base");
+        let out = run(&gen_args(&dir, 1, 12));
+        assert!(out.status.success(), "{}", stderr(&out));
+        dir
+    })
+}
+
+fn copy_of_base(name: &str) -> PathBuf {
+    let dir = temp_dir(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(base_run().join("games-0.bin"), dir.join("games-0.bin")).unwrap();
+    dir
+}
+
+/// The byte offsets of the chunks of a clean file.
+fn chunk_offsets(path: &Path) -> Vec<usize> {
+    scan(&std::fs::read(path).unwrap())
+        .chunks
+        .iter()
+        .map(|c| c.offset as usize)
+        .collect()
+}
+
+fn wait_for_size(path: &Path, size: u64) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::metadata(path).map_or(0, |m| m.len()) < size {
+        assert!(Instant::now() < deadline, "{} did not grow", path.display());
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 #[test]
-fn killed_then_resumed_keeps_only_valid_games() {
-    let dir = std::env::temp_dir().join(format!("luft-datagen-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let args = |games: &str| {
-        vec![
-            "--threads".to_string(),
-            "2".into(),
-            "--games".into(),
-            games.into(),
-            "--nodes".into(),
-            "300".into(),
-            "--out".into(),
-            dir.display().to_string(),
-            "--seed".into(),
-            "9".into(),
-        ]
-    };
+fn killed_then_resumed_keeps_every_game() {
+    let dir = temp_dir("kill");
     let mut child = datagen()
-        .args(args("100000"))
+        .args(gen_args(&dir, 2, 100_000))
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     // Let it write some games, then kill it without warning (SIGKILL).
-    let file = dir.join("games-0.bin");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::fs::metadata(&file).map_or(0, |m| m.len()) < 4000 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_size(&dir.join("games-0.bin"), 4000);
     std::thread::sleep(Duration::from_millis(7));
     child.kill().unwrap();
     child.wait().unwrap();
 
-    let mut games_before = 0;
-    for t in 0..2 {
-        let bytes = std::fs::read(dir.join(format!("games-{t}.bin"))).unwrap();
-        let s = scan(&bytes, true).unwrap();
-        // Whatever the kill cut, every chunk before the cut decodes to legal games.
-        games_before += s.games.len();
-        for g in &s.games {
-            let mut board = g.start;
-            for &(mv, _) in &g.moves {
-                assert!(board.is_legal(mv));
-                board.play(mv);
-            }
-        }
-    }
-    assert!(games_before > 0);
-
-    // Resume to a target just above what is there.
-    let target = games_before + 6;
-    let out = datagen().args(args(&target.to_string())).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let before = games_in(&dir);
+    assert!(!before.is_empty());
+    // Resume to a target just above what is there: met exactly, nothing lost.
+    let target = before.len() + 6;
+    let out = run(&gen_args(&dir, 2, target as u64));
+    let err = stderr(&out);
     assert!(out.status.success(), "{err}");
-    assert!(err.contains(&format!("resuming: {games_before} games")), "{err}");
-    let mut total = 0;
-    for t in 0..2 {
-        let path = dir.join(format!("games-{t}.bin"));
-        let s = scan(&std::fs::read(&path).unwrap(), true).unwrap();
-        assert!(s.error.is_none(), "{}: {:?}", path.display(), s.error);
-        total += s.games.len();
-    }
     assert!(
-        total >= target && total <= target + 2,
-        "{total} games for a target of {target}"
+        err.contains(&format!("resuming: {} games", before.len())),
+        "{err}"
     );
+    let after = games_in(&dir);
+    assert_eq!(after.len(), target);
+    assert!(keeps_all(&before, &after));
+    assert!(verify_ok(&dir));
 
-    let verify = datagen()
-        .arg("verify")
-        .arg(dir.join("games-0.bin"))
-        .arg(dir.join("games-1.bin"))
-        .output()
-        .unwrap();
-    assert!(verify.status.success());
-    let stats = datagen()
-        .arg("stats")
-        .arg(dir.join("games-0.bin"))
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&stats.stdout).contains("games: "));
-
-    // A damaged file: verify names the offset and fails; stats still counts the good games.
-    let path = dir.join("games-0.bin");
-    let mut bytes = std::fs::read(&path).unwrap();
-    let len = bytes.len();
-    bytes[len - 10] ^= 0xFF;
-    std::fs::write(&path, &bytes).unwrap();
-    let verify = datagen().arg("verify").arg(&path).output().unwrap();
-    assert_eq!(verify.status.code(), Some(1));
-    let text = String::from_utf8_lossy(&verify.stdout);
-    assert!(
-        text.contains("BAD") && text.contains("bad chunk at byte"),
-        "{text}"
-    );
-
-    // Conversion: text lines are "FEN | cp | result".
-    let txt = dir.join("out.txt");
+    // Conversion: text lines are "FEN | cp | result"; bullet records are 32 bytes.
+    let conv_dir = temp_dir("kill-convert");
+    std::fs::create_dir_all(&conv_dir).unwrap();
+    let txt = conv_dir.join("out.txt");
     let conv = datagen()
         .args(["convert", "--to", "text", "--out"])
         .arg(&txt)
         .arg(dir.join("games-1.bin"))
         .output()
         .unwrap();
-    assert!(conv.status.success());
+    assert!(conv.status.success(), "{}", stderr(&conv));
     let line = std::fs::read_to_string(&txt)
         .unwrap()
         .lines()
@@ -125,16 +181,292 @@ fn killed_then_resumed_keeps_only_valid_games() {
     assert_eq!(parts.len(), 3, "{line}");
     assert!(movegen::Board::from_fen(parts[0]).is_ok());
     assert!(["1.0", "0.5", "0.0"].contains(&parts[2]));
-    let bullet = dir.join("out.bin");
+    let bullet = conv_dir.join("out.bullet");
     let conv = datagen()
         .args(["convert", "--to", "bullet", "--out"])
         .arg(&bullet)
-        .arg(dir.join("games-1.bin"))
+        .arg(&dir)
         .output()
         .unwrap();
     assert!(conv.status.success());
     assert_eq!(std::fs::metadata(&bullet).unwrap().len() % 32, 0);
     std::fs::remove_dir_all(&dir).ok();
+    std::fs::remove_dir_all(&conv_dir).ok();
+}
+
+/// Fault 5a: a flipped byte in the middle of a file costs that one game, in `stats`, in
+/// `verify` and on resume, which moves the damage aside instead of cutting the file there.
+#[test]
+fn a_flipped_byte_costs_one_game_everywhere() {
+    let dir = copy_of_base("flip");
+    let path = dir.join("games-0.bin");
+    let before = games_in(&dir);
+    assert_eq!(before.len(), 12);
+    let offsets = chunk_offsets(&path);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[offsets[5] + CHUNK_HEADER + 3] ^= 0x40;
+    let damaged = bytes[offsets[5]..offsets[6]].to_vec();
+    std::fs::write(&path, &bytes).unwrap();
+    let survivors = games_in(&dir);
+    assert_eq!(survivors.len(), 11);
+    assert!(keeps_all(&survivors, &before));
+
+    let out = datagen().arg("stats").arg(&dir).output().unwrap();
+    assert!(out.status.success());
+    assert!(stdout(&out).contains("\ngames: 11\n"), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains(&format!("bad chunk at byte {}", offsets[5])),
+        "{}",
+        stderr(&out)
+    );
+    let out = datagen().arg("verify").arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains("BAD")
+            && text.contains(&format!("bad chunk at byte {}", offsets[5]))
+            && text.contains("11 intact games"),
+        "{text}"
+    );
+
+    let out = run(&gen_args(&dir, 1, 14));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("quarantine"), "{}", stderr(&out));
+    let after = games_in(&dir);
+    assert_eq!(after.len(), 14);
+    assert!(keeps_all(&survivors, &after));
+    assert!(verify_ok(&dir));
+    // The damaged chunk is kept, byte for byte, in the quarantine file.
+    let q = std::fs::read(dir.join("games-0.bin.quarantine")).unwrap();
+    assert_eq!(q[24..], damaged[..]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A file cut in the middle of a chunk (a kill mid-write, or a copy that stopped).
+#[test]
+fn a_cut_file_keeps_every_whole_game() {
+    let dir = copy_of_base("cut");
+    let path = dir.join("games-0.bin");
+    let offsets = chunk_offsets(&path);
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..offsets[9] + 30]).unwrap();
+    let before = games_in(&dir);
+    assert_eq!(before.len(), 9);
+    let out = run(&gen_args(&dir, 1, 12));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let after = games_in(&dir);
+    assert_eq!(after.len(), 12);
+    assert!(keeps_all(&before, &after));
+    assert!(verify_ok(&dir));
+    // Same seeds, same games: the three replayed games are the three that were cut off.
+    assert_eq!(after, games_in(base_run()));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Fault 5b: the game count is checksummed in format 2.
+#[test]
+fn a_changed_count_field_fails_verify() {
+    let dir = copy_of_base("count");
+    let path = dir.join("games-0.bin");
+    let offsets = chunk_offsets(&path);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[offsets[3] + 8] = 0;
+    std::fs::write(&path, &bytes).unwrap();
+    let out = datagen().arg("verify").arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stdout(&out).contains("checksum mismatch"), "{}", stdout(&out));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Fault 5c: an empty file and a half-written header (a kill while a new file was being
+/// made) no longer block the resume.
+#[test]
+fn broken_new_files_do_not_block_a_resume() {
+    let dir = copy_of_base("header");
+    let before = games_in(&dir);
+    let header = std::fs::read(dir.join("games-0.bin")).unwrap()[..20].to_vec();
+    std::fs::write(dir.join("games-1.bin"), b"").unwrap();
+    std::fs::write(dir.join("games-2.bin"), &header).unwrap();
+    let out = run(&gen_args(&dir, 3, 15));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let after = games_in(&dir);
+    assert_eq!(after.len(), 15);
+    assert!(keeps_all(&before, &after));
+    assert!(verify_ok(&dir));
+    assert_eq!(
+        std::fs::read(dir.join("games-2.bin.quarantine")).unwrap()[24..],
+        header[..]
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Fault 5d: a second datagen on the same directory is refused; nothing is written twice.
+#[test]
+fn a_second_writer_is_refused() {
+    let dir = temp_dir("two");
+    let mut first = datagen()
+        .args(gen_args(&dir, 1, 100_000))
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_size(&dir.join("games-0.bin"), 2000);
+    let mut second = datagen()
+        .args(gen_args(&dir, 2, 100_000))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // It must give up at once; if it writes instead, stop both and fail.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while second.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = second.kill();
+    let second = second.wait_with_output().unwrap();
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert_eq!(second.status.code(), Some(2));
+    let err = stderr(&second);
+    assert!(
+        err.starts_with("datagen: error: ") && err.contains("in use by another datagen"),
+        "{err}"
+    );
+    assert!(!dir.join("games-1.bin").exists());
+    let games = games_in(&dir);
+    let mut unique = games.clone();
+    unique.dedup();
+    assert_eq!(unique.len(), games.len());
+    // The killed writer's last game may be cut; a resume then leaves a clean directory.
+    let out = run(&gen_args(&dir, 1, games.len() as u64 + 1));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(verify_ok(&dir));
+    assert!(keeps_all(&games, &games_in(&dir)));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Fault 5d in files written before the lock: a chunk written twice fails `verify`, is
+/// counted once, and a resume moves the copy aside.
+#[test]
+fn a_repeated_chunk_is_found_and_moved_aside() {
+    let dir = copy_of_base("repeat");
+    let path = dir.join("games-0.bin");
+    let offsets = chunk_offsets(&path);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let copy = bytes[offsets[4]..offsets[5]].to_vec();
+    bytes.extend_from_slice(&copy);
+    std::fs::write(&path, &bytes).unwrap();
+    let out = datagen().arg("verify").arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("duplicate chunk at byte"),
+        "{}",
+        stdout(&out)
+    );
+    let out = datagen().arg("stats").arg(&path).output().unwrap();
+    assert!(stdout(&out).contains("\ngames: 12\n"), "{}", stdout(&out));
+    let out = run(&gen_args(&dir, 1, 12));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(verify_ok(&dir));
+    assert_eq!(games_in(&dir), games_in(base_run()));
+    assert_eq!(
+        std::fs::read(dir.join("games-0.bin.quarantine")).unwrap()[24..],
+        copy[..]
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Fault 5e: resuming with fewer threads counts every stream's games and stops at the
+/// target; the streams it does not write to are left as they were.
+#[test]
+fn fewer_threads_count_every_file() {
+    let dir = temp_dir("threads");
+    let out = run(&gen_args(&dir, 2, 6));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(games_in(&dir).len(), 6);
+    let stream1 = std::fs::read(dir.join("games-1.bin")).unwrap();
+    let out = run(&gen_args(&dir, 1, 9));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("resuming: 6 games"), "{}", stderr(&out));
+    assert_eq!(games_in(&dir).len(), 9);
+    assert_eq!(std::fs::read(dir.join("games-1.bin")).unwrap(), stream1);
+    // Already there: nothing more is played.
+    let out = run(&gen_args(&dir, 1, 4));
+    assert!(out.status.success());
+    assert_eq!(games_in(&dir).len(), 9);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A directory holding a format 1 file of the same settings resumes: the old file counts,
+/// stays byte for byte, and new games go to a new format 2 stream.
+#[test]
+fn a_format_1_directory_resumes_into_new_files() {
+    let dir = temp_dir("v1");
+    std::fs::create_dir_all(&dir).unwrap();
+    let net = engine::uci::default_net();
+    let settings = format!(
+        "format=luft-games-1\nnodes=200\nrandom_plies=8\nnet={:016x}\nhidden={}\nadjudicate=true\nbook=none\nseed=9\n",
+        net.fingerprint(),
+        net.hidden
+    );
+    let mut v1 = encode_header_v1(&settings);
+    let games = scan(&std::fs::read(base_run().join("games-0.bin")).unwrap()).games;
+    for g in &games[..4] {
+        encode_chunk_v1(std::slice::from_ref(g), &mut v1);
+    }
+    std::fs::write(dir.join("games-0.bin"), &v1).unwrap();
+    let out = run(&gen_args(&dir, 1, 7));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("resuming: 4 games"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(dir.join("games-0.bin")).unwrap(), v1);
+    let new = scan(&std::fs::read(dir.join("games-1.bin")).unwrap());
+    assert!(matches!(new.header, Ok(Header::V2(ref h)) if h.stream == 1 && h.soft_nodes == 200));
+    assert_eq!(games_in(&dir).len(), 7);
+    // Other settings are refused.
+    let mut other = gen_args(&dir, 1, 9);
+    other[5] = "300".into();
+    let out = run(&other);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("other settings"), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `--gen NAME` writes into `$LUFT_DATA/NAME`; `stats` over the store reports each
+/// generation and the total, reading format 1 stores too.
+#[test]
+fn the_store_holds_generations() {
+    let store = temp_dir("store");
+    let out = datagen()
+        .env("LUFT_DATA", &store)
+        .args(["--gen", "g1", "--games", "3", "--nodes", "200", "--seed", "4"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(games_in(&store.join("g1")).len(), 3);
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/selfplay/gen3-b.bin");
+    let with_v1 = shared.exists();
+    if with_v1 {
+        std::fs::create_dir_all(store.join("gen3")).unwrap();
+        std::os::unix::fs::symlink(&shared, store.join("gen3/games-0.bin")).unwrap();
+    }
+    let out = datagen().arg("stats").arg(&store).output().unwrap();
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        text.contains(&format!("{}  (1 file)", store.join("g1").display())),
+        "{text}"
+    );
+    assert!(text.contains("200 nodes (hard 1600), seed 4"), "{text}");
+    assert!(text.contains("  games 3, positions "), "{text}");
+    assert!(text.contains(" nodes per position"), "{text}");
+    if with_v1 {
+        assert!(
+            text.contains("  games 8329, positions 1317989 (837552 pass the training filter)"),
+            "{text}"
+        );
+        assert!(text.contains("total: 2 generations"), "{text}");
+    } else {
+        eprintln!("skipped the format 1 part: {} is absent", shared.display());
+    }
+    std::fs::remove_dir_all(&store).ok();
 }
 
 #[test]
@@ -145,12 +477,13 @@ fn bad_arguments_are_refused() {
         &["--games", "5", "--positions", "5", "--out", "/tmp/x"],
         &["--games", "5", "--out", "/tmp/x", "--net", "/nonexistent.nnue"],
         &["--games", "5", "--out", "/tmp/x", "--threads", "0"],
+        &["--games", "5", "--out", "/tmp/x", "--gen", "g"],
+        &["--games", "5", "--gen", "../escape"],
+        &["stats", "/nonexistent/luft-data"],
+        &["verify"],
     ] {
         let out = datagen().args(args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(
-            String::from_utf8_lossy(&out.stderr).starts_with("datagen: error: "),
-            "{args:?}"
-        );
+        assert!(stderr(&out).starts_with("datagen: error: "), "{args:?}");
     }
 }

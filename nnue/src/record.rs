@@ -1,5 +1,5 @@
 //! Training records: whole self-play games, stored compactly (`NNUE.md`, the layout known as
-//! viriformat), and the container file datagen writes them into.
+//! viriformat), and the chunked, checksummed container file datagen writes them into.
 //!
 //! A game is a 32-byte start board followed by `(u16 move, i16 score)` per ply and a 4-byte
 //! zero terminator. The board:
@@ -17,21 +17,69 @@
 //! ```
 //! Moves: from (6 bits) | to (6 bits) << 6 | promotion (0 knight .. 3 queen) << 12 |
 //! kind << 14 with kind 0 normal, 1 en passant, 2 castling (king takes rook), 3 promotion.
-//! Scores are White-relative centipawns from the search that chose the move.
+//! Scores are White-relative centipawns from the search that chose the move. The same
+//! 32-byte board with a position's score and its game's result is a compact training
+//! position ([`packed_board`], [`packed_pieces`]).
 //!
-//! The container: a header (`LUFTGAME`, version, settings text, checksum), then chunks
-//! (`CHNK`, payload length, game count, FNV-1a of the payload, payload). Each finished game
-//! is appended as its own chunk, so a writer killed at any moment loses at most the game in
-//! flight, and a reader skips nothing silently: a damaged chunk is reported with its file
-//! offset and the chunks before it still read.
+//! # The container (all integers little-endian)
+//!
+//! ```text
+//! file header   0..8    "LUFTGAME"
+//!               8..12   version: 1 or 2 (datagen writes 2; every reader reads both)
+//!               12..16  body length L (at most 1 MiB)
+//!               16..    body: version 1 `key=value` text; version 2 the settings below
+//!               +8      FNV-1a 64 of every header byte before it
+//! v2 body       str generator, u32 stream, u64 seed, u64 soft nodes, u64 hard nodes,
+//!               u64 net fingerprint, u32 net hidden width, str net source,
+//!               u32 random plies, u64 opening soft nodes, u64 opening hard nodes,
+//!               u32 opening max |score|, str book, u64 book fingerprint, u32 book positions,
+//!               u8 adjudicate, u32 win score, u32 win plies, u32 draw score,
+//!               u32 draw plies, u32 draw from ply, u32 max plies   (str = u32 length + UTF-8)
+//! v2 chunk      0..4    "LFC2"
+//!               4..8    payload length (at most 64 MiB)
+//!               8..12   games in the payload
+//!               12..20  sequence number of its first game in the writer's stream
+//!               20..28  nodes searched for its games (0: not recorded)
+//!               28..36  FNV-1a 64 of bytes 0..28 and the payload: every field is covered
+//!               36..    payload: the games, back to back
+//! v1 chunk      "CHNK", u32 payload length, u32 games, u64 FNV-1a of the payload, payload
+//! ```
+//!
+//! # Why readers never stop at damage
+//!
+//! Each finished game is appended as its own chunk, so a writer killed at any moment loses at
+//! most the game in flight. A reader ([`DataReader`]) checks each chunk; where one fails (a
+//! flipped byte, a cut, a damaged header) it reports the damaged byte range and
+//! resynchronises: it scans forward byte by byte for the next chunk magic whose chunk
+//! checksums, so every intact chunk after the damage is still read (a false match needs a
+//! 64-bit checksum collision). Version 1 chunks leave the game count outside the checksum, so
+//! they are decoded to the end of the payload and a count that disagrees is reported while
+//! the games (whose bytes the checksum vouches for) are kept. Version 2 chunks carry the
+//! writer's sequence number: a chunk that repeats an earlier sequence number byte for byte
+//! (two writers on one file) is reported and read once. Version 1 chunks have none, so there
+//! a byte-identical repeat of an earlier chunk counts as the duplicate (the 28,517 shared
+//! generation-3 games hold none; two genuinely identical games need the same opening
+//! position and are rare).
 
-use crate::file::fnv1a;
-use movegen::{Board, CastleSide, Color, File, Move, PieceType, Square};
+use movegen::{Board, CastleSide, Color, File, Move, Piece, PieceType, Square};
+use std::collections::HashMap;
 use std::fmt;
+use std::io::Read;
 
 pub const GAME_MAGIC: &[u8; 8] = b"LUFTGAME";
-pub const GAME_VERSION: u32 = 1;
-pub const CHUNK_MAGIC: &[u8; 4] = b"CHNK";
+/// The container version datagen writes; readers read this one and version 1.
+pub const GAME_VERSION: u32 = 2;
+/// Magic of a version 2 chunk.
+pub const CHUNK_MAGIC: &[u8; 4] = b"LFC2";
+/// Magic of a version 1 chunk.
+pub const CHUNK_MAGIC_V1: &[u8; 4] = b"CHNK";
+/// Bytes before the payload in a version 2 chunk.
+pub const CHUNK_HEADER: usize = 36;
+const CHUNK_HEADER_V1: usize = 20;
+/// Largest payload a chunk may announce (a 400-ply game is under 2 KiB).
+pub const MAX_CHUNK_PAYLOAD: usize = 64 << 20;
+/// Largest file header body.
+const MAX_HEADER_BODY: usize = 1 << 20;
 const CASTLING_ROOK: u8 = 6;
 
 /// A problem in a record or data file.
@@ -43,10 +91,8 @@ pub enum RecordError {
     BadBoard(String),
     /// A move that is not legal in its position.
     IllegalMove { ply: usize },
-    /// A file without the `LUFTGAME` header.
+    /// A file header that is missing, damaged or of an unknown version.
     BadHeader(String),
-    /// A chunk whose magic, length or checksum is wrong, at this byte offset.
-    BadChunk { offset: u64, what: String },
 }
 
 impl fmt::Display for RecordError {
@@ -56,7 +102,6 @@ impl fmt::Display for RecordError {
             RecordError::BadBoard(e) => write!(f, "bad packed board: {e}"),
             RecordError::IllegalMove { ply } => write!(f, "illegal move at ply {ply}"),
             RecordError::BadHeader(e) => write!(f, "bad data file header: {e}"),
-            RecordError::BadChunk { offset, what } => write!(f, "bad chunk at byte {offset}: {what}"),
         }
     }
 }
@@ -93,6 +138,62 @@ pub struct GameRecord {
     pub start_eval: i16,
     pub result: Wdl,
     pub moves: Vec<(Move, i16)>,
+}
+
+/// The 32-byte record board of `board` with an evaluation and a result (White's view).
+pub fn packed_board(board: &Board, eval: i16, result: Wdl) -> [u8; 32] {
+    let mut out = Vec::with_capacity(32);
+    pack_board(board, eval, result, &mut out);
+    out.try_into().expect("a packed board is 32 bytes")
+}
+
+/// The occupied squares of a 32-byte record board with their piece codes
+/// (`colour << 3 | piece`, 6 a rook that may castle), in ascending square order, without
+/// building a [`Board`]. Trusts `bytes` to come from [`packed_board`] or a checksummed file.
+#[inline]
+pub fn packed_codes(bytes: &[u8; 32]) -> impl Iterator<Item = (Square, u8)> + '_ {
+    let mut occ = u64::from_le_bytes(bytes[0..8].try_into().expect("8 bytes"));
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        if occ == 0 || i == 32 {
+            return None;
+        }
+        let sq = occ.trailing_zeros() as u8;
+        occ &= occ - 1;
+        let code = (bytes[8 + i / 2] >> (4 * (i % 2))) & 15;
+        i += 1;
+        Some((Square::new(sq), code))
+    })
+}
+
+/// The piece a record piece code stands for (a castling rook is a rook); `None` for the
+/// unused codes 7 and 15.
+pub fn piece_of_code(code: u8) -> Option<Piece> {
+    let color = if code & 8 != 0 { Color::Black } else { Color::White };
+    let kind = match code & 7 {
+        CASTLING_ROOK => PieceType::Rook,
+        k => PieceType::from_index(usize::from(k))?,
+    };
+    Some(Piece::new(color, kind))
+}
+
+/// The pieces of a 32-byte record board in ascending square order (see [`packed_codes`]);
+/// an unused code reads as a pawn.
+pub fn packed_pieces(bytes: &[u8; 32]) -> impl Iterator<Item = (Square, Piece)> + '_ {
+    packed_codes(bytes).map(|(sq, code)| {
+        let piece = piece_of_code(code).unwrap_or(Piece::new(Color::White, PieceType::Pawn));
+        (sq, piece)
+    })
+}
+
+/// The side to move of a 32-byte record board.
+#[inline]
+pub fn packed_side_to_move(bytes: &[u8; 32]) -> Color {
+    if bytes[24] & 0x80 != 0 {
+        Color::Black
+    } else {
+        Color::White
+    }
 }
 
 fn pack_board(board: &Board, eval: i16, result: Wdl, out: &mut Vec<u8>) {
@@ -307,113 +408,823 @@ pub fn keep_for_training(board: &Board, best: Move, score: i16, ply: usize) -> b
         && board.occupied().len() >= 4
 }
 
-/// The file header: version and the generator's settings as `key=value` lines.
-pub fn encode_header(settings: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(24 + settings.len());
+const FNV_OFFSET: u64 = 0xCBF2_9CE4_8422_2325;
+
+/// FNV-1a 64 continued from `hash` over `bytes` (`fnv_extend(FNV_OFFSET, b)` is
+/// `nnue::file::fnv1a(b)`). Every step is a bijection of the state, so any one changed byte
+/// changes the result.
+fn fnv_extend(mut hash: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01B3);
+    }
+    hash
+}
+
+/// The generator's settings, stored in a version 2 file header so that resuming and anyone
+/// asking where the data came from see how it was made.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct GenHeader {
+    /// The program that wrote the file, e.g. `luft-datagen 0.1.0`.
+    pub generator: String,
+    /// The writer's stream (thread) number; games are numbered per stream.
+    pub stream: u32,
+    pub seed: u64,
+    /// Soft and hard node limits per move.
+    pub soft_nodes: u64,
+    pub hard_nodes: u64,
+    /// The net that played: its fingerprint, hidden width and where it came from.
+    pub net_fingerprint: u64,
+    pub net_hidden: u32,
+    pub net_source: String,
+    /// Random plies after the start position (this many or one more).
+    pub random_plies: u32,
+    /// The opening check: a search at these limits must score within the bound.
+    pub opening_soft_nodes: u64,
+    pub opening_hard_nodes: u64,
+    pub opening_max_score: u32,
+    /// The book of start positions (`none`: the standard start position).
+    pub book: String,
+    pub book_fingerprint: u64,
+    pub book_positions: u32,
+    /// Adjudication: a win at |score| >= `win_score` for `win_plies` plies in a row; a draw
+    /// at |score| <= `draw_score` for `draw_plies` plies from ply `draw_min_ply`.
+    pub adjudicate: bool,
+    pub win_score: u32,
+    pub win_plies: u32,
+    pub draw_score: u32,
+    pub draw_plies: u32,
+    pub draw_min_ply: u32,
+    /// Games reaching this many plies are draws.
+    pub max_plies: u32,
+}
+
+impl GenHeader {
+    fn encode_body(&self, out: &mut Vec<u8>) {
+        let s = |out: &mut Vec<u8>, text: &str| {
+            out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+            out.extend_from_slice(text.as_bytes());
+        };
+        s(out, &self.generator);
+        out.extend_from_slice(&self.stream.to_le_bytes());
+        for v in [self.seed, self.soft_nodes, self.hard_nodes, self.net_fingerprint] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&self.net_hidden.to_le_bytes());
+        s(out, &self.net_source);
+        out.extend_from_slice(&self.random_plies.to_le_bytes());
+        out.extend_from_slice(&self.opening_soft_nodes.to_le_bytes());
+        out.extend_from_slice(&self.opening_hard_nodes.to_le_bytes());
+        out.extend_from_slice(&self.opening_max_score.to_le_bytes());
+        s(out, &self.book);
+        out.extend_from_slice(&self.book_fingerprint.to_le_bytes());
+        out.extend_from_slice(&self.book_positions.to_le_bytes());
+        out.push(u8::from(self.adjudicate));
+        for v in [
+            self.win_score,
+            self.win_plies,
+            self.draw_score,
+            self.draw_plies,
+            self.draw_min_ply,
+            self.max_plies,
+        ] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+
+    fn decode_body(bytes: &[u8]) -> Result<GenHeader, RecordError> {
+        let mut c = Cursor { bytes, at: 0 };
+        let h = GenHeader {
+            generator: c.string()?,
+            stream: c.u32()?,
+            seed: c.u64()?,
+            soft_nodes: c.u64()?,
+            hard_nodes: c.u64()?,
+            net_fingerprint: c.u64()?,
+            net_hidden: c.u32()?,
+            net_source: c.string()?,
+            random_plies: c.u32()?,
+            opening_soft_nodes: c.u64()?,
+            opening_hard_nodes: c.u64()?,
+            opening_max_score: c.u32()?,
+            book: c.string()?,
+            book_fingerprint: c.u64()?,
+            book_positions: c.u32()?,
+            adjudicate: match c.take(1)?[0] {
+                0 => false,
+                1 => true,
+                v => return Err(RecordError::BadHeader(format!("adjudicate flag {v}"))),
+            },
+            win_score: c.u32()?,
+            win_plies: c.u32()?,
+            draw_score: c.u32()?,
+            draw_plies: c.u32()?,
+            draw_min_ply: c.u32()?,
+            max_plies: c.u32()?,
+        };
+        if c.at != bytes.len() {
+            return Err(RecordError::BadHeader(format!(
+                "{} bytes after the settings",
+                bytes.len() - c.at
+            )));
+        }
+        Ok(h)
+    }
+
+    /// Whether games made under `other` belong to the same run: every setting equal except
+    /// the stream number, the generator's version and where the net and book were read from
+    /// (they are identified by fingerprint).
+    pub fn same_run(&self, other: &GenHeader) -> bool {
+        let strip = |h: &GenHeader| GenHeader {
+            generator: String::new(),
+            stream: 0,
+            net_source: String::new(),
+            book: String::new(),
+            ..h.clone()
+        };
+        strip(self) == strip(other)
+    }
+
+    /// The settings as `key=value` lines.
+    pub fn describe(&self) -> String {
+        format!(
+            "generator={}\nstream={}\nseed={}\nnodes={} (hard {})\nnet={:016x} (hidden {}, {})\n\
+             random_plies={}\nopening_check={} nodes (hard {}), |score| <= {}\n\
+             book={} ({:016x}, {} positions)\nadjudicate={}\nwin={} cp for {} plies\n\
+             draw={} cp for {} plies from ply {}\nmax_plies={}\n",
+            self.generator,
+            self.stream,
+            self.seed,
+            self.soft_nodes,
+            self.hard_nodes,
+            self.net_fingerprint,
+            self.net_hidden,
+            self.net_source,
+            self.random_plies,
+            self.opening_soft_nodes,
+            self.opening_hard_nodes,
+            self.opening_max_score,
+            self.book,
+            self.book_fingerprint,
+            self.book_positions,
+            self.adjudicate,
+            self.win_score,
+            self.win_plies,
+            self.draw_score,
+            self.draw_plies,
+            self.draw_min_ply,
+            self.max_plies
+        )
+    }
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], RecordError> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
+        let end = end.ok_or_else(|| RecordError::BadHeader("settings cut short".into()))?;
+        let out = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(out)
+    }
+    fn u32(&mut self) -> Result<u32, RecordError> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
+    }
+    fn u64(&mut self) -> Result<u64, RecordError> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+    }
+    fn string(&mut self) -> Result<String, RecordError> {
+        let len = self.u32()? as usize;
+        let bytes = self.take(len)?;
+        String::from_utf8(bytes.to_vec())
+            .map_err(|_| RecordError::BadHeader("settings text is not UTF-8".into()))
+    }
+}
+
+/// A file header as read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Header {
+    /// Version 1: the settings as free text.
+    V1 { settings: String },
+    /// Version 2: typed settings.
+    V2(GenHeader),
+}
+
+impl Header {
+    pub fn version(&self) -> u32 {
+        match self {
+            Header::V1 { .. } => 1,
+            Header::V2(_) => 2,
+        }
+    }
+
+    /// The settings as `key=value` lines.
+    pub fn describe(&self) -> String {
+        match self {
+            Header::V1 { settings } => settings.clone(),
+            Header::V2(h) => h.describe(),
+        }
+    }
+}
+
+fn encode_header_body(version: u32, body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(24 + body.len());
     out.extend_from_slice(GAME_MAGIC);
-    out.extend_from_slice(&GAME_VERSION.to_le_bytes());
-    out.extend_from_slice(&(settings.len() as u32).to_le_bytes());
-    out.extend_from_slice(settings.as_bytes());
-    let checksum = fnv1a(&out);
+    out.extend_from_slice(&version.to_le_bytes());
+    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    out.extend_from_slice(body);
+    let checksum = fnv_extend(FNV_OFFSET, &out);
     out.extend_from_slice(&checksum.to_le_bytes());
     out
 }
 
-/// Appends one chunk holding `games` to `out`.
-pub fn encode_chunk(games: &[GameRecord], out: &mut Vec<u8>) {
+/// A version 2 file header.
+pub fn encode_header(settings: &GenHeader) -> Vec<u8> {
+    let mut body = Vec::new();
+    settings.encode_body(&mut body);
+    encode_header_body(2, &body)
+}
+
+/// A version 1 file header (settings as text), for tests and tools that must make one.
+pub fn encode_header_v1(settings: &str) -> Vec<u8> {
+    encode_header_body(1, settings.as_bytes())
+}
+
+/// Appends one version 2 chunk: `games`, numbered from `seq` in the writer's stream, that
+/// took `nodes` nodes of search (0 when unknown).
+pub fn encode_chunk(games: &[GameRecord], seq: u64, nodes: u64, out: &mut Vec<u8>) {
+    let start = out.len();
+    out.extend_from_slice(CHUNK_MAGIC);
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&(games.len() as u32).to_le_bytes());
+    out.extend_from_slice(&seq.to_le_bytes());
+    out.extend_from_slice(&nodes.to_le_bytes());
+    out.extend_from_slice(&[0; 8]);
+    for g in games {
+        g.encode(out);
+    }
+    let payload_len = (out.len() - start - CHUNK_HEADER) as u32;
+    out[start + 4..start + 8].copy_from_slice(&payload_len.to_le_bytes());
+    let hash = fnv_extend(FNV_OFFSET, &out[start..start + 28]);
+    let hash = fnv_extend(hash, &out[start + CHUNK_HEADER..]);
+    out[start + 28..start + 36].copy_from_slice(&hash.to_le_bytes());
+}
+
+/// Appends one version 1 chunk (what datagen wrote before version 2), for tests.
+pub fn encode_chunk_v1(games: &[GameRecord], out: &mut Vec<u8>) {
     let mut payload = Vec::new();
     for g in games {
         g.encode(&mut payload);
     }
-    out.extend_from_slice(CHUNK_MAGIC);
+    out.extend_from_slice(CHUNK_MAGIC_V1);
     out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
     out.extend_from_slice(&(games.len() as u32).to_le_bytes());
-    out.extend_from_slice(&fnv1a(&payload).to_le_bytes());
+    out.extend_from_slice(&fnv_extend(FNV_OFFSET, &payload).to_le_bytes());
     out.extend_from_slice(&payload);
 }
 
-/// What a scan of a data file found.
-#[derive(Debug, Default)]
-pub struct DataScan {
-    /// The settings text of the header.
-    pub settings: String,
+/// A valid chunk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chunk {
+    /// Byte offset of the chunk in the file and its whole length.
+    pub offset: u64,
+    pub len: u64,
+    /// Container version of the chunk (1 or 2).
+    pub version: u32,
+    /// Sequence number of its first game (version 2).
+    pub seq: Option<u64>,
+    /// Nodes searched for its games (version 2, when recorded).
+    pub nodes: Option<u64>,
     pub games: Vec<GameRecord>,
-    /// Bytes up to the end of the last good chunk.
-    pub valid_len: u64,
-    /// The first problem, if any (everything after it is unread).
-    pub error: Option<RecordError>,
+    /// Something wrong that did not cost a game: a count field that disagrees with the
+    /// payload, or a sequence number used twice with different games.
+    pub problem: Option<String>,
 }
 
-/// Reads a whole data file's bytes: the header, then chunks until the end or the first bad
-/// one. With `decode` false the games are checked by checksum only, not decoded.
-pub fn scan(bytes: &[u8], decode: bool) -> Result<DataScan, RecordError> {
-    if bytes.len() < 24 || &bytes[..8] != GAME_MAGIC {
-        return Err(RecordError::BadHeader("missing LUFTGAME magic".into()));
+/// Bytes that belong to no valid chunk; readers skip them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Damage {
+    pub offset: u64,
+    pub len: u64,
+    /// What was wrong where the damage starts.
+    pub what: String,
+}
+
+impl fmt::Display for Damage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "bad chunk at byte {}: {} ({} bytes skipped)",
+            self.offset, self.what, self.len
+        )
     }
-    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-    if version != GAME_VERSION {
-        return Err(RecordError::BadHeader(format!("unsupported version {version}")));
+}
+
+/// A valid chunk that repeats an earlier chunk of the same file byte for byte (same sequence
+/// number in version 2): written twice, read once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Duplicate {
+    pub offset: u64,
+    pub len: u64,
+    pub first_offset: u64,
+    pub seq: Option<u64>,
+}
+
+impl fmt::Display for Duplicate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "duplicate chunk at byte {}{}: the same as the chunk at byte {} (two writers?), read once",
+            self.offset,
+            self.seq.map_or(String::new(), |s| format!(" (game {s})")),
+            self.first_offset
+        )
     }
-    let len = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes")) as usize;
-    let header_end = 16 + len + 8;
-    if bytes.len() < header_end {
-        return Err(RecordError::BadHeader("truncated header".into()));
-    }
-    let stored = u64::from_le_bytes(bytes[16 + len..header_end].try_into().expect("8 bytes"));
-    if stored != fnv1a(&bytes[..16 + len]) {
-        return Err(RecordError::BadHeader("header checksum mismatch".into()));
-    }
-    let mut result = DataScan {
-        settings: String::from_utf8_lossy(&bytes[16..16 + len]).into_owned(),
-        valid_len: header_end as u64,
-        ..DataScan::default()
-    };
-    let mut offset = header_end;
-    while offset < bytes.len() {
-        let bad = |what: String| RecordError::BadChunk {
-            offset: offset as u64,
-            what,
+}
+
+/// What a [`DataReader`] finds, in file order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Item {
+    Chunk(Chunk),
+    Damage(Damage),
+    Duplicate(Duplicate),
+}
+
+/// Reads a data file of either version chunk by chunk from any byte source, holding one
+/// chunk (plus a read buffer) in memory, and never stops at damage (see the module notes).
+#[derive(Debug)]
+pub struct DataReader<R> {
+    src: R,
+    buf: Vec<u8>,
+    /// Index in `buf` of the next unread byte; `base` is the file offset of `buf[0]`.
+    pos: usize,
+    base: u64,
+    eof: bool,
+    header: Result<Header, RecordError>,
+    header_len: u64,
+    /// Open damage: where it started and what was wrong there.
+    damage: Option<(u64, String)>,
+    queued: Option<Item>,
+    /// Version 2: sequence number -> (offset, checksum). Version 1: checksum -> offset.
+    seen_seq: HashMap<u64, (u64, u64)>,
+    seen_v1: HashMap<u64, u64>,
+}
+
+const READ_BLOCK: usize = 1 << 20;
+
+enum Attempt {
+    Found(Item),
+    Failed(String),
+}
+
+impl<R: Read> DataReader<R> {
+    /// Reads the file header. A missing or damaged header is not an error here: it is
+    /// reported by [`DataReader::header`] and as damage, and the chunks after it still read.
+    pub fn new(src: R) -> std::io::Result<DataReader<R>> {
+        let mut r = DataReader {
+            src,
+            buf: Vec::new(),
+            pos: 0,
+            base: 0,
+            eof: false,
+            header: Err(RecordError::Truncated),
+            header_len: 0,
+            damage: None,
+            queued: None,
+            seen_seq: HashMap::new(),
+            seen_v1: HashMap::new(),
         };
-        let Some(head) = bytes.get(offset..offset + 20) else {
-            result.error = Some(bad("truncated chunk header".into()));
-            break;
-        };
-        if &head[..4] != CHUNK_MAGIC {
-            result.error = Some(bad("missing CHNK magic".into()));
-            break;
-        }
-        let payload_len = u32::from_le_bytes(head[4..8].try_into().expect("4 bytes")) as usize;
-        let count = u32::from_le_bytes(head[8..12].try_into().expect("4 bytes")) as usize;
-        let checksum = u64::from_le_bytes(head[12..20].try_into().expect("8 bytes"));
-        let Some(payload) = bytes.get(offset + 20..offset + 20 + payload_len) else {
-            result.error = Some(bad(format!("truncated payload ({payload_len} bytes announced)")));
-            break;
-        };
-        if fnv1a(payload) != checksum {
-            result.error = Some(bad("checksum mismatch".into()));
-            break;
-        }
-        if decode {
-            let mut at = 0;
-            let mut games = Vec::with_capacity(count);
-            for _ in 0..count {
-                match GameRecord::decode(&payload[at..]) {
-                    Ok((g, used)) => {
-                        games.push(g);
-                        at += used;
-                    }
-                    Err(e) => {
-                        result.error = Some(bad(format!("undecodable game: {e}")));
-                        return Ok(result);
-                    }
+        r.header = r.read_header()?;
+        match &r.header {
+            Ok(_) => {}
+            Err(e) => {
+                if r.available() > 0 {
+                    r.damage = Some((0, e.to_string()));
+                    r.pos = 1;
+                    r.seek_magic()?;
                 }
             }
-            result.games.extend(games);
         }
-        offset += 20 + payload_len;
-        result.valid_len = offset as u64;
+        Ok(r)
     }
-    Ok(result)
+
+    /// The file header, or why it could not be read.
+    pub fn header(&self) -> Result<&Header, &RecordError> {
+        self.header.as_ref()
+    }
+
+    /// Length of the valid header (0 when it is damaged).
+    pub fn header_len(&self) -> u64 {
+        self.header_len
+    }
+
+    fn available(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
+    /// Makes at least `need` unread bytes available; false when the file ends first.
+    fn fill(&mut self, need: usize) -> std::io::Result<bool> {
+        if self.available() >= need {
+            return Ok(true);
+        }
+        if self.pos > 0 {
+            self.buf.drain(..self.pos);
+            self.base += self.pos as u64;
+            self.pos = 0;
+        }
+        while !self.eof && self.buf.len() < need {
+            let old = self.buf.len();
+            let want = need.max(old + READ_BLOCK);
+            self.buf.resize(want, 0);
+            let n = loop {
+                match self.src.read(&mut self.buf[old..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        self.buf.truncate(old);
+                        return Err(e);
+                    }
+                }
+            };
+            self.buf.truncate(old + n);
+            if n == 0 {
+                self.eof = true;
+            }
+        }
+        Ok(self.buf.len() >= need)
+    }
+
+    fn read_header(&mut self) -> std::io::Result<Result<Header, RecordError>> {
+        let bad = |what: &str| Ok(Err(RecordError::BadHeader(what.to_string())));
+        if !self.fill(16)? {
+            return if self.available() == 0 {
+                bad("empty file")
+            } else {
+                bad("truncated header")
+            };
+        }
+        if &self.buf[..8] != GAME_MAGIC {
+            return bad("missing LUFTGAME magic");
+        }
+        let version = u32::from_le_bytes(self.buf[8..12].try_into().expect("4 bytes"));
+        let len = u32::from_le_bytes(self.buf[12..16].try_into().expect("4 bytes")) as usize;
+        if len > MAX_HEADER_BODY {
+            return bad(&format!("header length {len}"));
+        }
+        if !self.fill(24 + len)? {
+            return bad("truncated header");
+        }
+        let stored = u64::from_le_bytes(self.buf[16 + len..24 + len].try_into().expect("8 bytes"));
+        if stored != fnv_extend(FNV_OFFSET, &self.buf[..16 + len]) {
+            return bad("header checksum mismatch");
+        }
+        let body = &self.buf[16..16 + len];
+        let header = match version {
+            1 => Header::V1 {
+                settings: String::from_utf8_lossy(body).into_owned(),
+            },
+            2 => match GenHeader::decode_body(body) {
+                Ok(h) => Header::V2(h),
+                Err(e) => return Ok(Err(e)),
+            },
+            v => return bad(&format!("unsupported version {v}")),
+        };
+        self.pos = 24 + len;
+        self.header_len = (24 + len) as u64;
+        Ok(Ok(header))
+    }
+
+    /// The next chunk, damaged range or duplicate; `None` at the end of the file.
+    pub fn next_item(&mut self) -> std::io::Result<Option<Item>> {
+        if let Some(item) = self.queued.take() {
+            return Ok(Some(item));
+        }
+        loop {
+            if !self.fill(1)? {
+                let end = self.offset();
+                return Ok(self.close_damage(end).map(Item::Damage));
+            }
+            let at = self.offset();
+            match self.attempt()? {
+                Attempt::Found(item) => {
+                    return Ok(Some(match self.close_damage(at) {
+                        Some(d) => {
+                            self.queued = Some(item);
+                            Item::Damage(d)
+                        }
+                        None => item,
+                    }));
+                }
+                Attempt::Failed(what) => {
+                    if self.damage.is_none() {
+                        self.damage = Some((at, what));
+                    }
+                    self.pos += 1;
+                    self.seek_magic()?;
+                }
+            }
+        }
+    }
+
+    /// Ends the open damage, if any, at file offset `end`.
+    fn close_damage(&mut self, end: u64) -> Option<Damage> {
+        let (offset, what) = self.damage.take()?;
+        Some(Damage {
+            offset,
+            len: end - offset,
+            what,
+        })
+    }
+
+    /// Advances to the next byte that starts a chunk magic, or to the end of the file.
+    fn seek_magic(&mut self) -> std::io::Result<()> {
+        loop {
+            let window = &self.buf[self.pos..];
+            if let Some(i) = window
+                .windows(4)
+                .position(|w| w == CHUNK_MAGIC || w == CHUNK_MAGIC_V1)
+            {
+                self.pos += i;
+                return Ok(());
+            }
+            // Keep the last three bytes: a magic may straddle the next read.
+            let keep = window.len().min(3);
+            self.pos = self.buf.len() - keep;
+            if self.eof {
+                self.pos = self.buf.len();
+                return Ok(());
+            }
+            let need = self.available() + READ_BLOCK;
+            self.fill(need)?;
+        }
+    }
+
+    /// Tries to read a chunk at the current position; advances past it when it is valid.
+    fn attempt(&mut self) -> std::io::Result<Attempt> {
+        let fail = |what: String| Ok(Attempt::Failed(what));
+        if !self.fill(4)? {
+            return fail(format!("{} stray bytes at the end", self.available()));
+        }
+        let version = match &self.buf[self.pos..self.pos + 4] {
+            m if m == CHUNK_MAGIC => 2,
+            m if m == CHUNK_MAGIC_V1 => 1,
+            _ => return fail("no chunk magic".into()),
+        };
+        let head_len = if version == 2 {
+            CHUNK_HEADER
+        } else {
+            CHUNK_HEADER_V1
+        };
+        if !self.fill(head_len)? {
+            return fail("truncated chunk header".into());
+        }
+        let h = &self.buf[self.pos..self.pos + head_len];
+        let word = |i: usize| u32::from_le_bytes(h[i..i + 4].try_into().expect("4 bytes")) as usize;
+        let long = |i: usize| u64::from_le_bytes(h[i..i + 8].try_into().expect("8 bytes"));
+        let payload_len = word(4);
+        let count = word(8);
+        let (seq, nodes, stored) = if version == 2 {
+            (Some(long(12)), Some(long(20)).filter(|&n| n > 0), long(28))
+        } else {
+            (None, None, long(12))
+        };
+        if payload_len > MAX_CHUNK_PAYLOAD {
+            return fail(format!("payload length {payload_len} out of range"));
+        }
+        let total = head_len + payload_len;
+        if !self.fill(total)? {
+            return fail(format!(
+                "truncated chunk ({} of {total} bytes; a kill mid-write, or a writer still running)",
+                self.available()
+            ));
+        }
+        let chunk = &self.buf[self.pos..self.pos + total];
+        let payload = &chunk[head_len..];
+        let computed = if version == 2 {
+            fnv_extend(fnv_extend(FNV_OFFSET, &chunk[..28]), payload)
+        } else {
+            fnv_extend(FNV_OFFSET, payload)
+        };
+        if computed != stored {
+            return fail("checksum mismatch".into());
+        }
+        // The payload is intact: decode every game in it, whatever the count field says.
+        let mut games = Vec::with_capacity(count.min(4096));
+        let mut at = 0;
+        while at < payload.len() {
+            match GameRecord::decode(&payload[at..]) {
+                Ok((g, used)) => {
+                    games.push(g);
+                    at += used;
+                }
+                Err(e) => {
+                    return fail(format!(
+                        "undecodable game {} of a chunk whose checksum holds: {e}",
+                        games.len()
+                    ))
+                }
+            }
+        }
+        let offset = self.offset();
+        let mut problem = (games.len() != count).then(|| {
+            format!(
+                "chunk at byte {offset}: game count field says {count}, the payload holds {}",
+                games.len()
+            )
+        });
+        self.pos += total;
+        match seq {
+            Some(seq) => {
+                if let Some(&(first, hash)) = self.seen_seq.get(&seq) {
+                    if hash == computed {
+                        return Ok(Attempt::Found(Item::Duplicate(Duplicate {
+                            offset,
+                            len: total as u64,
+                            first_offset: first,
+                            seq: Some(seq),
+                        })));
+                    }
+                    problem.get_or_insert(format!(
+                        "chunk at byte {offset}: game {seq} was also written at byte {first} with other games (two writers?)"
+                    ));
+                } else {
+                    self.seen_seq.insert(seq, (offset, computed));
+                }
+            }
+            None => {
+                if let Some(&first) = self.seen_v1.get(&computed) {
+                    return Ok(Attempt::Found(Item::Duplicate(Duplicate {
+                        offset,
+                        len: total as u64,
+                        first_offset: first,
+                        seq: None,
+                    })));
+                }
+                self.seen_v1.insert(computed, offset);
+            }
+        }
+        Ok(Attempt::Found(Item::Chunk(Chunk {
+            offset,
+            len: total as u64,
+            version,
+            seq,
+            nodes,
+            games,
+            problem,
+        })))
+    }
+}
+
+/// Where a valid chunk lies, without its games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChunkSpan {
+    pub offset: u64,
+    pub len: u64,
+    pub seq: Option<u64>,
+    pub games: u64,
+    pub positions: u64,
+}
+
+/// Everything a whole-file read found.
+#[derive(Debug)]
+pub struct DataScan {
+    pub header: Result<Header, RecordError>,
+    pub header_len: u64,
+    /// File length.
+    pub len: u64,
+    pub chunks: Vec<ChunkSpan>,
+    /// The games of the valid chunks (empty when not kept).
+    pub games: Vec<GameRecord>,
+    pub game_count: u64,
+    pub positions: u64,
+    /// Nodes searched, over the chunks that record it, and the positions of those chunks.
+    pub nodes: u64,
+    pub nodes_positions: u64,
+    pub damage: Vec<Damage>,
+    pub duplicates: Vec<Duplicate>,
+    pub problems: Vec<String>,
+}
+
+impl DataScan {
+    /// True when the file has a good header and nothing damaged, repeated or inconsistent.
+    pub fn is_clean(&self) -> bool {
+        self.header.is_ok()
+            && self.damage.is_empty()
+            && self.duplicates.is_empty()
+            && self.problems.is_empty()
+    }
+
+    /// Every problem, one line each.
+    pub fn report(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Err(e) = &self.header {
+            out.push(e.to_string());
+        }
+        // A damaged header is also the first damaged range; name it once.
+        let skip = usize::from(self.header.is_err() && self.damage.first().is_some_and(|d| d.offset == 0));
+        out.extend(self.damage.iter().skip(skip).map(|d| d.to_string()));
+        if skip == 1 {
+            out.push(format!("{} bytes skipped at the start", self.damage[0].len));
+        }
+        out.extend(self.duplicates.iter().map(|d| d.to_string()));
+        out.extend(self.problems.iter().cloned());
+        out
+    }
+
+    /// The sequence number after the last game of any version 2 chunk (0 when none).
+    pub fn next_seq(&self) -> u64 {
+        self.chunks
+            .iter()
+            .filter_map(|c| c.seq.map(|s| s + c.games))
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// Reads a whole data file from `src`, keeping its games when `keep_games`.
+pub fn scan_reader(src: impl Read, keep_games: bool) -> std::io::Result<DataScan> {
+    let mut reader = DataReader::new(src)?;
+    let mut s = DataScan {
+        header: reader.header().cloned().map_err(Clone::clone),
+        header_len: reader.header_len(),
+        len: 0,
+        chunks: Vec::new(),
+        games: Vec::new(),
+        game_count: 0,
+        positions: 0,
+        nodes: 0,
+        nodes_positions: 0,
+        damage: Vec::new(),
+        duplicates: Vec::new(),
+        problems: Vec::new(),
+    };
+    while let Some(item) = reader.next_item()? {
+        match item {
+            Item::Chunk(c) => {
+                let positions: u64 = c.games.iter().map(|g| g.moves.len() as u64).sum();
+                s.chunks.push(ChunkSpan {
+                    offset: c.offset,
+                    len: c.len,
+                    seq: c.seq,
+                    games: c.games.len() as u64,
+                    positions,
+                });
+                s.game_count += c.games.len() as u64;
+                s.positions += positions;
+                if let Some(n) = c.nodes {
+                    s.nodes += n;
+                    s.nodes_positions += positions;
+                }
+                s.problems.extend(c.problem);
+                if keep_games {
+                    s.games.extend(c.games);
+                }
+            }
+            Item::Damage(d) => s.damage.push(d),
+            Item::Duplicate(d) => s.duplicates.push(d),
+        }
+    }
+    s.len = reader.offset();
+    Ok(s)
+}
+
+/// The data files `path` names: a file is itself; a directory (a data store or one
+/// generation in it) gives its `*.bin` files at any depth, sorted by path. Symbolic links to
+/// directories are not followed (no cycles); other files (quarantine, lock, logs) are left.
+pub fn data_files(path: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    if !std::fs::metadata(path)?.is_dir() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut out = Vec::new();
+    let mut dirs = vec![path.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let entry = entry?;
+            let p = entry.path();
+            if entry.file_type()?.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|e| e == "bin")
+                && std::fs::metadata(&p).is_ok_and(|m| m.is_file())
+            {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Reads a whole data file held in memory, games included.
+pub fn scan(bytes: &[u8]) -> DataScan {
+    scan_reader(bytes, true).expect("reading from memory cannot fail")
 }
 
 #[cfg(test)]
@@ -444,6 +1255,66 @@ mod tests {
         }
     }
 
+    /// A different game for every `i` (the start position's eval and the first score).
+    fn game(i: i16) -> GameRecord {
+        let mut g = sample_game();
+        g.start_eval = i;
+        g.moves[0].1 = i;
+        g
+    }
+
+    fn settings() -> GenHeader {
+        GenHeader {
+            generator: "test".into(),
+            stream: 3,
+            seed: 77,
+            soft_nodes: 5000,
+            hard_nodes: 40000,
+            net_fingerprint: 0xDEAD_BEEF,
+            net_hidden: 32,
+            net_source: "embedded".into(),
+            random_plies: 8,
+            opening_soft_nodes: 1000,
+            opening_hard_nodes: 8000,
+            opening_max_score: 1000,
+            book: "none".into(),
+            book_fingerprint: 0,
+            book_positions: 0,
+            adjudicate: true,
+            win_score: 2000,
+            win_plies: 4,
+            draw_score: 5,
+            draw_plies: 12,
+            draw_min_ply: 40,
+            max_plies: 400,
+        }
+    }
+
+    /// A v2 file of `n` one-game chunks; returns it and each chunk's offset.
+    fn v2_file(n: usize) -> (Vec<u8>, Vec<usize>) {
+        let mut file = encode_header(&settings());
+        let mut offsets = Vec::new();
+        for i in 0..n {
+            offsets.push(file.len());
+            encode_chunk(&[game(i as i16)], i as u64, 1000 + i as u64, &mut file);
+        }
+        (file, offsets)
+    }
+
+    fn v1_file(n: usize) -> (Vec<u8>, Vec<usize>) {
+        let mut file = encode_header_v1("nodes=5000\n");
+        let mut offsets = Vec::new();
+        for i in 0..n {
+            offsets.push(file.len());
+            encode_chunk_v1(&[game(i as i16)], &mut file);
+        }
+        (file, offsets)
+    }
+
+    fn evals(s: &DataScan) -> Vec<i16> {
+        s.games.iter().map(|g| g.start_eval).collect()
+    }
+
     #[test]
     fn game_round_trip() {
         let game = sample_game();
@@ -468,41 +1339,241 @@ mod tests {
     }
 
     #[test]
-    fn file_scan_reports_damage_and_keeps_good_chunks() {
-        let mut file = encode_header("nodes=5000\n");
-        for _ in 0..3 {
-            encode_chunk(&[sample_game()], &mut file);
+    fn packed_board_gives_the_pieces_and_side() {
+        for fen in [
+            "r3k2r/1P6/8/8/5p2/8/4P3/R3K2R b KQkq - 0 30",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        ] {
+            let board = Board::from_fen(fen).unwrap();
+            let packed = packed_board(&board, -37, Wdl::Draw);
+            let pieces: Vec<(Square, Piece)> = packed_pieces(&packed).collect();
+            let expected: Vec<(Square, Piece)> = board
+                .occupied()
+                .map(|sq| (sq, board.piece_on(sq).unwrap()))
+                .collect();
+            assert_eq!(pieces, expected, "{fen}");
+            assert_eq!(packed_side_to_move(&packed), board.side_to_move());
+            assert_eq!(unpack_board(&packed).unwrap(), (board, -37, Wdl::Draw));
         }
-        let scan_ok = scan(&file, true).unwrap();
+    }
+
+    #[test]
+    fn v2_header_and_chunks_round_trip() {
+        let (file, offsets) = v2_file(3);
+        let s = scan(&file);
+        assert!(s.is_clean(), "{:?}", s.report());
+        assert_eq!(s.header, Ok(Header::V2(settings())));
+        assert_eq!(s.header_len as usize, offsets[0]);
+        assert_eq!(evals(&s), vec![0, 1, 2]);
         assert_eq!(
-            (
-                scan_ok.games.len(),
-                scan_ok.error.clone(),
-                scan_ok.settings.as_str()
-            ),
-            (3, None, "nodes=5000\n")
+            s.chunks.iter().map(|c| c.seq).collect::<Vec<_>>(),
+            vec![Some(0), Some(1), Some(2)]
         );
-        // Truncated in the middle of the last chunk: two games read, the offset named.
-        let cut = &file[..file.len() - 10];
-        let s = scan(cut, true).unwrap();
-        assert_eq!(s.games.len(), 2);
-        let chunk_len = (file.len() - 35) / 3;
-        assert_eq!(s.valid_len as usize, 35 + 2 * chunk_len);
+        assert_eq!((s.nodes, s.nodes_positions), (3003, 15));
+        assert_eq!(s.next_seq(), 3);
+        assert_eq!(s.len as usize, file.len());
+        // The header describes every setting; same_run ignores the stream and sources only.
+        let text = s.header.as_ref().unwrap().describe();
         assert!(
-            matches!(s.error, Some(RecordError::BadChunk { offset, .. }) if offset as usize == 35 + 2 * chunk_len)
+            text.contains("nodes=5000 (hard 40000)") && text.contains("win=2000 cp for 4 plies"),
+            "{text}"
         );
-        // A flipped byte in the first chunk's payload.
+        let mut other = settings();
+        other.stream = 9;
+        other.net_source = "nets/x.nnue".into();
+        assert!(settings().same_run(&other));
+        other.draw_plies = 11;
+        assert!(!settings().same_run(&other));
+    }
+
+    /// Fault 5a: one flipped byte anywhere in a middle chunk costs that chunk only; every
+    /// chunk after it is read, and the damage is reported with its offset and length.
+    #[test]
+    fn a_flipped_byte_costs_only_its_chunk() {
+        for (file, offsets) in [v2_file(5), v1_file(5)] {
+            let (start, end) = (offsets[2], offsets[3]);
+            for i in start..end {
+                let mut bad = file.clone();
+                bad[i] ^= 0x10;
+                let s = scan(&bad);
+                if i >= start + 8 && i < start + 12 && &file[start..start + 4] == CHUNK_MAGIC_V1 {
+                    // v1's count field is outside the checksum: the games stay, the count
+                    // is reported.
+                    assert_eq!(evals(&s), vec![0, 1, 2, 3, 4]);
+                    assert!(s.damage.is_empty() && s.problems.len() == 1, "{:?}", s.report());
+                    assert!(
+                        s.problems[0].contains("game count field says"),
+                        "{:?}",
+                        s.problems
+                    );
+                    continue;
+                }
+                assert_eq!(evals(&s), vec![0, 1, 3, 4], "flip at {i}");
+                assert_eq!(
+                    s.damage,
+                    vec![Damage {
+                        offset: start as u64,
+                        len: (end - start) as u64,
+                        what: s.damage[0].what.clone()
+                    }],
+                    "flip at {i}"
+                );
+                assert!(!s.is_clean());
+            }
+        }
+    }
+
+    /// Fault 5b: in version 2 the count field is under the checksum.
+    #[test]
+    fn a_changed_count_fails_the_v2_checksum() {
+        let (file, offsets) = v2_file(3);
         let mut bad = file.clone();
-        bad[35 + 25] ^= 1;
-        let s = scan(&bad, true).unwrap();
-        assert_eq!(s.games.len(), 0);
+        bad[offsets[1] + 8] = 2;
+        let s = scan(&bad);
+        assert_eq!(evals(&s), vec![0, 2]);
+        assert_eq!(s.damage.len(), 1);
+        assert_eq!(s.damage[0].what, "checksum mismatch");
+        // Likewise the sequence number and the nodes.
+        for field in [12, 20] {
+            let mut bad = file.clone();
+            bad[offsets[1] + field] ^= 1;
+            assert_eq!(scan(&bad).damage.len(), 1, "field at {field}");
+        }
+    }
+
+    #[test]
+    fn v1_count_field_changes_keep_the_games() {
+        let (file, offsets) = v1_file(3);
+        for count in [0u32, 2, 7] {
+            let mut bad = file.clone();
+            bad[offsets[1] + 8..offsets[1] + 12].copy_from_slice(&count.to_le_bytes());
+            let s = scan(&bad);
+            assert_eq!(evals(&s), vec![0, 1, 2], "count {count}");
+            assert_eq!(
+                s.problems,
+                vec![format!(
+                    "chunk at byte {}: game count field says {count}, the payload holds 1",
+                    offsets[1]
+                )]
+            );
+            assert!(!s.is_clean());
+        }
+    }
+
+    #[test]
+    fn truncation_keeps_every_whole_chunk() {
+        for (file, offsets) in [v2_file(4), v1_file(4)] {
+            for cut in offsets[0]..file.len() {
+                let s = scan(&file[..cut]);
+                let whole = offsets.iter().skip(1).filter(|&&o| o <= cut).count();
+                assert_eq!(s.game_count as usize, whole, "cut at {cut}");
+                let tail = cut - offsets.get(whole).copied().unwrap_or(file.len()).min(cut);
+                assert_eq!(s.damage.len(), usize::from(tail > 0), "cut at {cut}");
+            }
+        }
+    }
+
+    /// Fault 5d at the format level: a chunk written twice is reported and read once; the
+    /// same game number with other games is reported and both are kept.
+    #[test]
+    fn duplicate_chunks_are_reported_and_read_once() {
+        let (mut file, _) = v2_file(2);
+        let dup = file.len();
+        encode_chunk(&[game(1)], 1, 1001, &mut file);
+        encode_chunk(&[game(9)], 0, 5, &mut file);
+        encode_chunk(&[game(2)], 2, 1002, &mut file);
+        let s = scan(&file);
+        assert_eq!(evals(&s), vec![0, 1, 9, 2]);
+        assert_eq!(s.duplicates.len(), 1);
         assert_eq!(
-            s.error,
-            Some(RecordError::BadChunk {
-                offset: 35,
-                what: "checksum mismatch".into()
-            })
+            (s.duplicates[0].offset as usize, s.duplicates[0].seq),
+            (dup, Some(1))
         );
-        assert!(scan(b"garbage", true).is_err());
+        assert_eq!(s.problems.len(), 1);
+        assert!(
+            s.problems[0].contains("game 0 was also written"),
+            "{:?}",
+            s.problems
+        );
+        assert!(!s.is_clean());
+        // Version 1 has no sequence numbers: a byte-identical chunk is the duplicate.
+        let (mut file, offsets) = v1_file(2);
+        let again = file[offsets[1]..].to_vec();
+        file.extend_from_slice(&again);
+        let s = scan(&file);
+        assert_eq!(evals(&s), vec![0, 1]);
+        assert_eq!(s.duplicates.len(), 1);
+    }
+
+    /// Fault 5c and header damage: an empty or cut file is reported, and a damaged header
+    /// does not hide the chunks after it.
+    #[test]
+    fn header_damage_is_reported_and_chunks_still_read() {
+        let s = scan(b"");
+        assert_eq!(s.header, Err(RecordError::BadHeader("empty file".into())));
+        assert!(s.damage.is_empty() && s.game_count == 0);
+        let (file, offsets) = v2_file(3);
+        for cut in 1..offsets[0] {
+            let s = scan(&file[..cut]);
+            assert!(s.header.is_err(), "cut at {cut}");
+            assert_eq!(s.game_count, 0);
+        }
+        for i in [0, 9, 13, 20, offsets[0] - 1] {
+            let mut bad = file.clone();
+            bad[i] ^= 4;
+            let s = scan(&bad);
+            assert!(s.header.is_err(), "flip at {i}");
+            assert_eq!(evals(&s), vec![0, 1, 2], "flip at {i}");
+            assert_eq!(s.damage[0].offset, 0);
+            assert_eq!(s.damage[0].len as usize, offsets[0]);
+            assert_eq!(s.report().len(), 2, "{:?}", s.report());
+        }
+        assert!(scan(b"garbage").header.is_err());
+    }
+
+    /// The reader gives the same answer however its source splits the bytes.
+    #[test]
+    fn reading_in_tiny_pieces_matches() {
+        struct Trickle<'a>(&'a [u8], usize);
+        impl Read for Trickle<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let n = self.1.min(buf.len()).min(self.0.len());
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let (mut file, offsets) = v2_file(6);
+        file[offsets[2] + 40] ^= 1;
+        file.extend_from_slice(b"CHN");
+        let whole = scan(&file);
+        for step in [1, 3, 7, 64] {
+            let s = scan_reader(Trickle(&file, step), true).unwrap();
+            assert_eq!(evals(&s), evals(&whole));
+            assert_eq!(s.damage, whole.damage);
+            assert_eq!(s.len, whole.len);
+        }
+        assert_eq!(whole.damage.len(), 2);
+        assert_eq!(whole.damage[1].len, 3);
+    }
+
+    /// Version 1 stores (the shared generation-3 files) still read, every game.
+    #[test]
+    fn shared_v1_files_still_read() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/selfplay");
+        for (name, games, positions) in [
+            ("gen3-a.bin", 20_188, 3_195_041u64),
+            ("gen3-b.bin", 8_329, 1_317_989),
+        ] {
+            let path = dir.join(name);
+            let Ok(file) = std::fs::File::open(&path) else {
+                eprintln!("skipped: {} is absent", path.display());
+                continue;
+            };
+            let s = scan_reader(std::io::BufReader::new(file), false).unwrap();
+            assert_eq!(s.header.as_ref().map(Header::version), Ok(1));
+            assert!(s.is_clean(), "{:?}", s.report());
+            assert_eq!((s.game_count, s.positions), (games, positions));
+        }
     }
 }
