@@ -20,7 +20,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use trainer::data::{load, Position};
+use trainer::data::{load_packed, PackedPosition, Position};
 use trainer::model::Model;
 use trainer::train::{
     final_net_path, is_directory_path, split, train, write_atomic, Checkpoint, TrainConfig,
@@ -214,11 +214,14 @@ fn run_train(
             Model::random_bucketed(config.hidden, config.buckets, config.seed),
         ),
     };
-    let (positions, warnings) = load(data)?;
+    // Packed, 32 bytes a position; batches are decoded as they are drawn.
+    let (positions, warnings) = load_packed(data)?;
     for w in warnings {
         eprintln!("warning: {w}");
     }
-    let (train_set, validation): (Vec<Position>, Vec<Position>) = split(positions, ckpt.config.seed);
+    let (train_set, validation): (Vec<PackedPosition>, Vec<PackedPosition>) =
+        split(positions, ckpt.config.seed);
+    let validation: Vec<Position> = validation.iter().map(PackedPosition::unpack).collect();
     eprintln!(
         "{} training positions, {} validation positions, hidden {}, {} threads",
         train_set.len(),

@@ -7,7 +7,7 @@
 //! A resumed run first cuts `loss.csv` back to the checkpoint's superbatches (a row written
 //! before a kill that came ahead of its checkpoint goes), so every superbatch has one row.
 
-use crate::data::Position;
+use crate::data::{draw_samples, Position, Sample};
 use crate::model::{loss_only, Kernel, Layout, Model, WEIGHT_CLIP};
 use crate::plot::loss_plot;
 use anyhow::{bail, Context, Result};
@@ -279,7 +279,7 @@ pub fn continue_csv(path: &Path, ckpt: &Checkpoint) -> Result<()> {
 use movegen::rng::hash as mix;
 
 /// Splits positions into training and validation (about 1%), by a hash of the index.
-pub fn split(positions: Vec<Position>, seed: u64) -> (Vec<Position>, Vec<Position>) {
+pub fn split<T>(positions: Vec<T>, seed: u64) -> (Vec<T>, Vec<T>) {
     let mut train = Vec::with_capacity(positions.len());
     let mut validation = Vec::with_capacity(positions.len() / 100 + 1);
     for (i, p) in positions.into_iter().enumerate() {
@@ -385,26 +385,21 @@ pub fn adamw(ckpt: &mut Checkpoint, grad: &[f32], lr: f32, step: u64) {
 }
 
 /// Fills `batch` with `size` positions drawn for (superbatch, batch index).
-pub fn draw_batch(
-    train: &[Position],
+pub fn draw_batch<S: Sample>(
+    train: &[S],
     seed: u64,
     superbatch: u32,
     index: u32,
     size: usize,
     batch: &mut Vec<Position>,
 ) {
-    batch.clear();
-    let mut state = mix(seed ^ (u64::from(superbatch) << 32) ^ u64::from(index));
-    for _ in 0..size {
-        state = mix(state);
-        batch.push(train[(state % train.len() as u64) as usize]);
-    }
+    draw_samples(train, seed, superbatch, index, size, batch);
 }
 
 /// Runs (or resumes) training, writing checkpoints, the CSV log and the plot into `out`.
-pub fn train(
+pub fn train<S: Sample>(
     mut ckpt: Checkpoint,
-    train: &[Position],
+    train: &[S],
     validation: &[Position],
     threads: usize,
     out: &Path,
