@@ -66,15 +66,6 @@ pub const CORR_PAWN_WEIGHT: i32 = 32;
 pub const CORR_NON_PAWN_WEIGHT: i32 = 20;
 pub const CORR_CONTINUATION_WEIGHT: i32 = 20;
 
-// Razoring: depth limit and margin per ply below alpha.
-pub const RAZOR_MAX_DEPTH: i32 = 3;
-pub const RAZOR_MARGIN: i32 = 250;
-
-// ProbCut: margin above beta, minimum depth, and the reduction of the verification search.
-pub const PROBCUT_MARGIN: i32 = 200;
-pub const PROBCUT_MIN_DEPTH: i32 = 5;
-pub const PROBCUT_REDUCTION: i32 = 4;
-
 // Time management that reads the search: the soft limit is scaled by best-move stability
 // (by iterations in a row with the same best move), by the share of root nodes the best
 // move took (`(BASE - share) * FACTOR`), and by how far the score fell over two iterations

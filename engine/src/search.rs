@@ -506,18 +506,6 @@ impl Worker {
         }
 
         if !pv_node && !in_check && excluded.is_null() {
-            // Step 8a. Razoring: far below alpha near the horizon, ask quiescence whether
-            // any capture sequence gets back; if not, the node fails low.
-            if depth <= RAZOR_MAX_DEPTH && static_eval + RAZOR_MARGIN * depth <= alpha {
-                let score = self.quiescence(board, alpha, alpha + 1, ply);
-                if self.stopped() {
-                    return 0;
-                }
-                if score <= alpha {
-                    return score;
-                }
-            }
-
             // Step 8. Reverse futility pruning.
             if depth <= RFP_MAX_DEPTH
                 && static_eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
@@ -548,49 +536,6 @@ impl Worker {
                     }
                     if score >= beta {
                         return if is_mate(score) { beta } else { score };
-                    }
-                }
-            }
-
-            // Step 9a. ProbCut: a capture that beats beta by a margin in quiescence and
-            // then in a search four plies shallower very probably beats beta at full depth.
-            let probcut_beta = beta + PROBCUT_MARGIN;
-            if depth >= PROBCUT_MIN_DEPTH
-                && !is_mate(beta)
-                && !tt_entry.is_some_and(|e| e.depth >= depth - 3 && e.score < probcut_beta)
-            {
-                let mut picker = MovePicker::quiescence(board, tt_move);
-                while let Some(mv) = picker.next(board, &self.history) {
-                    if !see(board, mv, probcut_beta - static_eval) {
-                        continue;
-                    }
-                    let child = self.play(board, mv, ply);
-                    let mut score = -self.quiescence(&child, -probcut_beta, -probcut_beta + 1, ply + 1);
-                    if score >= probcut_beta {
-                        score = -self.negamax(
-                            &child,
-                            -probcut_beta,
-                            -probcut_beta + 1,
-                            depth - PROBCUT_REDUCTION,
-                            ply + 1,
-                            !cut_node,
-                        );
-                    }
-                    self.undo();
-                    if self.stopped() {
-                        return 0;
-                    }
-                    if score >= probcut_beta {
-                        self.shared.tt.store(
-                            board.hash(),
-                            ply,
-                            mv,
-                            score,
-                            raw_eval,
-                            depth - PROBCUT_REDUCTION + 1,
-                            Bound::Lower,
-                        );
-                        return score;
                     }
                 }
             }
