@@ -16,3 +16,4 @@ pub mod threads;
 pub mod time_manager;
 pub mod tt;
 pub mod uci;
+pub mod wdl;
