@@ -12,6 +12,7 @@ pub mod move_picker;
 pub mod params;
 pub mod search;
 pub mod see;
+pub mod strength;
 pub mod threads;
 pub mod time_manager;
 pub mod tt;
