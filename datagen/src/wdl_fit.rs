@@ -153,8 +153,8 @@ fn evaluate(bins: &[Bin], p: &Vector, derivatives: bool) -> Option<(f64, Vector,
         // 1 - pw - pl without cancellation: v < -u, so sigmoid(-u) > sigmoid(v).
         let pd = (not_w - pl).max(0.0);
         let logs = [ln_sigmoid(u), pd.max(FLOOR).ln(), ln_sigmoid(v)];
-        for k in 0..3 {
-            ll += bin.counts[k] * logs[k].max(FLOOR.ln());
+        for (count, log) in bin.counts.iter().zip(logs) {
+            ll += count * log.max(FLOOR.ln());
         }
         if !derivatives {
             continue;
@@ -190,12 +190,14 @@ fn solve(mut m: Matrix, mut rhs: Vector) -> Option<Vector> {
         }
         m.swap(col, pivot);
         rhs.swap(col, pivot);
-        for row in col + 1..PARAMS {
-            let f = m[row][col] / m[col][col];
-            for c in col..PARAMS {
-                m[row][c] -= f * m[col][c];
+        let (top, bottom) = m.split_at_mut(col + 1);
+        let pivot_row = &top[col];
+        for (offset, row) in bottom.iter_mut().enumerate() {
+            let f = row[col] / pivot_row[col];
+            for (value, p) in row[col..].iter_mut().zip(&pivot_row[col..]) {
+                *value -= f * p;
             }
-            rhs[row] -= f * rhs[col];
+            rhs[col + 1 + offset] -= f * rhs[col];
         }
     }
     let mut x = [0.0; PARAMS];
@@ -343,8 +345,8 @@ pub fn run(args: &FitArgs) -> Result<i32> {
     // The baseline: the overall W/D/L rates, whatever the score.
     let mut rates = [0.0; 3];
     for b in &list {
-        for k in 0..3 {
-            rates[k] += b.counts[k];
+        for (rate, count) in rates.iter_mut().zip(b.counts) {
+            *rate += count;
         }
     }
     let baseline: f64 = (0..3)

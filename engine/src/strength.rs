@@ -43,7 +43,7 @@ pub const ELO_DEFAULT: i32 = ELO_MIN;
 /// The node budget at [`ELO_MIN`].
 pub const NODES_AT_MIN: f64 = 256.0;
 /// Elo for each doubling of the node budget.
-pub const ELO_PER_DOUBLING: f64 = 150.0;
+pub const ELO_PER_DOUBLING: f64 = 120.0;
 /// The softmax temperature (in expected score, 0 to 1) at [`ELO_MIN`].
 pub const TEMPERATURE_AT_MIN: f64 = 0.15;
 /// Elo for each halving of the temperature.
@@ -109,9 +109,18 @@ impl StrengthLimit {
             return Vec::new();
         };
         let temperature = self.temperature();
+        // A mate the search found is always played (one of them, when there are several).
+        let mates = |score: i32| is_mate(score) && score > 0;
+        let mating = lines.iter().any(|l| mates(l.score));
         let weights: Vec<f64> = lines
             .iter()
-            .map(|l| (-(best - utility(l.score, material)) / temperature).exp())
+            .map(|l| {
+                if mating && !mates(l.score) {
+                    0.0
+                } else {
+                    (-(best - utility(l.score, material)) / temperature).exp()
+                }
+            })
             .collect();
         let total: f64 = weights.iter().sum();
         weights.iter().map(|w| w / total).collect()
@@ -335,7 +344,9 @@ mod tests {
     fn a_found_mate_is_always_played() {
         for elo in [ELO_MIN, 2000, ELO_MAX] {
             let p = StrengthLimit::new(elo, 0).probabilities(&lines(&[MATE - 7, 2400, 1800]), 20);
-            assert!(p[0] > 0.999_999, "{elo}: {p:?}");
+            assert_eq!(p, [1.0, 0.0, 0.0], "{elo}");
+            let p = StrengthLimit::new(elo, 0).probabilities(&lines(&[MATE - 3, MATE - 9, 500]), 20);
+            assert!(p[0] > p[1] && p[2] == 0.0, "{elo}: {p:?}");
             // Being mated: the longest defence is preferred.
             let p = StrengthLimit::new(elo, 0).probabilities(&lines(&[-MATE + 9, -MATE + 3]), 20);
             assert!(p[0] > p[1], "{elo}: {p:?}");
