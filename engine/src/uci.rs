@@ -1319,6 +1319,33 @@ mod tests {
     }
 
     #[test]
+    fn wdl_and_strength_options_are_set_and_checked() {
+        let (mut engine, lines) = captured();
+        engine.handle_line("setoption name UCI_ShowWDL value true");
+        engine.handle_line("setoption name UCI_LimitStrength value true");
+        engine.handle_line("setoption name UCI_Elo value 2100");
+        engine.handle_line("setoption name Strength Seed value 99");
+        let o = engine.options.clone();
+        assert_eq!(
+            (o.show_wdl, o.limit_strength, o.elo, o.strength_seed),
+            (true, true, 2100, 99)
+        );
+        assert!(lines.lock().unwrap().is_empty());
+        for line in [
+            "setoption name UCI_Elo value 1319",
+            "setoption name UCI_Elo value 3001",
+            "setoption name UCI_Elo",
+            "setoption name Strength Seed value 2147483648",
+            "setoption name UCI_LimitStrength value 1",
+        ] {
+            engine.handle_line(line);
+            let error = lines.lock().unwrap().pop().unwrap();
+            assert!(error.starts_with("info string error: "), "{line}: {error}");
+        }
+        assert_eq!(engine.options, o, "a refused value changes nothing");
+    }
+
+    #[test]
     fn a_hash_that_cannot_be_allocated_keeps_the_old_table() {
         let (mut engine, lines) = captured();
         engine.handle_line("setoption name Hash value 2");
