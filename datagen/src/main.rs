@@ -7,6 +7,7 @@
 //!                            position, positions passing the training filter; and totals
 //! datagen verify PATH...     every chunk's checksum, duplicates, headers (exit 1 on a problem)
 //! datagen convert --to text|bullet --out FILE [--all] PATH...
+//! datagen wdl-fit PATH...    fits the engine's WDL model (UCI_ShowWDL) to the games
 //! ```
 //! A PATH is a data file or a directory, searched at any depth for `*.bin` files (a whole
 //! store, `$LUFT_DATA`, works). `--gen NAME` writes to `$LUFT_DATA/NAME` (default store
@@ -31,6 +32,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+mod wdl_fit;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -97,6 +100,8 @@ enum Command {
         all: bool,
         paths: Vec<PathBuf>,
     },
+    /// Fits the engine's win-draw-loss model (UCI_ShowWDL) to the games.
+    WdlFit(wdl_fit::FitArgs),
 }
 
 fn main() {
@@ -105,6 +110,7 @@ fn main() {
         Some(Command::Stats { paths }) => stats(&paths),
         Some(Command::Verify { paths }) => verify(&paths),
         Some(Command::Convert { to, out, all, paths }) => convert(&to, &out, all, &paths),
+        Some(Command::WdlFit(args)) => wdl_fit::run(&args),
         None => generate(&cli.generate),
     };
     match result {

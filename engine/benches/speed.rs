@@ -129,6 +129,7 @@ fn smp_run(net: &Arc<Network>, threads: usize, depth: i32) -> (u64, f64) {
             pondering: Arc::new(AtomicBool::new(false)),
             chess960: false,
             start: Instant::now(),
+            show_wdl: false,
         };
         let start = Instant::now();
         threads::run(&mut workers, &shared, &job, &|_| {});

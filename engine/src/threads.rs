@@ -36,6 +36,8 @@ pub struct Job {
     pub pondering: Arc<AtomicBool>,
     pub chess960: bool,
     pub start: Instant,
+    /// `UCI_ShowWDL`: `info` lines carry `wdl W D L` after the score.
+    pub show_wdl: bool,
 }
 
 /// Formats a score for UCI: `cp N` or `mate N` (moves, negative when being mated).
@@ -52,13 +54,9 @@ pub fn uci_score(score: i32) -> String {
     }
 }
 
-fn info_lines(
-    board: &Board,
-    report: &IterationReport,
-    shared: &Shared,
-    start: Instant,
-    chess960: bool,
-) -> Vec<String> {
+/// The `info` lines of one iteration's report (one per PV line), for `job`'s root.
+pub fn info_lines(report: &IterationReport, shared: &Shared, job: &Job) -> Vec<String> {
+    let (board, start, chess960) = (&job.board, job.start, job.chess960);
     let nodes = shared.total_nodes();
     let elapsed = start.elapsed();
     let nps = (nodes as f64 / elapsed.as_secs_f64().max(1e-3)) as u64;
@@ -78,8 +76,13 @@ fn info_lines(
                 pv.push_str(&pv_board.to_uci(mv, chess960));
                 pv_board.play(mv);
             }
+            let wdl = if job.show_wdl {
+                format!(" {}", crate::wdl::uci_wdl(line.score, board))
+            } else {
+                String::new()
+            };
             format!(
-                "info depth {} seldepth {} multipv {} score {} nodes {} nps {} hashfull {} time {} pv{}",
+                "info depth {} seldepth {} multipv {} score {}{wdl} nodes {} nps {} hashfull {} time {} pv{}",
                 report.depth,
                 report.seldepth,
                 i + 1,
@@ -103,8 +106,16 @@ pub fn run(workers: &mut [Worker], shared: &Arc<Shared>, job: &Job, out: &(dyn F
     let legal = board.legal_moves();
     if legal.is_empty() {
         // Checkmated or stalemated: report the score, then the null move.
-        let score = if board.in_check() { "mate 0" } else { "cp 0" };
-        out(&format!("info depth 0 score {score}"));
+        let (score, wdl) = if board.in_check() {
+            ("mate 0", "wdl 0 0 1000")
+        } else {
+            ("cp 0", "wdl 0 1000 0")
+        };
+        if job.show_wdl {
+            out(&format!("info depth 0 score {score} {wdl}"));
+        } else {
+            out(&format!("info depth 0 score {score}"));
+        }
         wait_until_released(shared, job);
         out("bestmove 0000");
         return Move::NULL;
@@ -144,7 +155,7 @@ pub fn run(workers: &mut [Worker], shared: &Arc<Shared>, job: &Job, out: &(dyn F
             job.limits.clone(),
             job.time.clone(),
             |worker, report| {
-                for line in info_lines(&board, report, &worker.shared, job.start, job.chess960) {
+                for line in info_lines(report, &worker.shared, job) {
                     out(&line);
                 }
                 if let Ok(mut last) = last_printed.lock() {
@@ -185,7 +196,7 @@ pub fn run(workers: &mut [Worker], shared: &Arc<Shared>, job: &Job, out: &(dyn F
                 bound: None,
             }];
         }
-        for text in info_lines(&board, &report, shared, job.start, job.chess960) {
+        for text in info_lines(&report, shared, job) {
             out(&text);
         }
     }

@@ -17,13 +17,20 @@
 //!
 //! Searches run on their own thread, so `isready`, `stop` and `ponderhit` are answered while
 //! one runs.
+//!
+//! `UCI_ShowWDL` adds `wdl W D L` (per mille, from `crate::wdl`) to every `info ... score`
+//! line; `UCI_LimitStrength` with `UCI_Elo` (and `Strength Seed`) weakens the play
+//! (`crate::strength`): a node budget and MultiPV set here in `Limits`, and the move chosen
+//! among the final lines.
 
 use crate::accumulator::{detected_backend, AccumulatorStack};
 use crate::params::MAX_DEPTH;
 use crate::search::{Limits, Shared, Worker};
+use crate::strength::{self, StrengthLimit, ELO_DEFAULT, ELO_MAX, ELO_MIN};
 use crate::threads::{self, Job, SEARCH_STACK_BYTES};
 use crate::time_manager::{Clock, TimeManager, ASSUMED_TIME_MS, MAX_TIME_MS};
 use crate::tt::{TranspositionTable, MAX_HASH_MIB};
+use movegen::rng::SplitMix64;
 use movegen::{Board, Color, Move};
 use nnue::Network;
 use std::io::{BufRead, Write};
@@ -57,7 +64,7 @@ pub const HELP: &[&str] = &[
     "Luft understands: uci, isready, ucinewgame, position, go, stop, ponderhit, setoption, debug, register, quit",
     "position startpos | fen <FEN> [moves <move> ...]  (moves in UCI notation, e.g. e2e4 e7e8q)",
     "go [wtime|btime|winc|binc|movestogo|movetime|depth|nodes|mate <n>] ... [infinite] [ponder] [searchmoves <move> ...]",
-    "setoption name <Hash|Threads|MultiPV|Move Overhead|EvalFile|UCI_Chess960|Ponder|Clear Hash> [value <v>]",
+    "setoption name <Hash|Threads|MultiPV|Move Overhead|EvalFile|UCI_Chess960|Ponder|Clear Hash|UCI_ShowWDL|UCI_LimitStrength|UCI_Elo|Strength Seed> [value <v>]",
     "extensions: d (show the board), eval (static evaluation), bench [depth], go perft <depth>, help",
 ];
 
@@ -388,6 +395,14 @@ pub struct Options {
     pub eval_file: String,
     pub chess960: bool,
     pub ponder: bool,
+    /// `UCI_ShowWDL`.
+    pub show_wdl: bool,
+    /// `UCI_LimitStrength`.
+    pub limit_strength: bool,
+    /// `UCI_Elo` (used while `limit_strength`).
+    pub elo: i32,
+    /// `Strength Seed`: 0 for a different choice each time, else reproducible choices.
+    pub strength_seed: u64,
 }
 
 impl Default for Options {
@@ -400,6 +415,10 @@ impl Default for Options {
             eval_file: "<default>".into(),
             chess960: false,
             ponder: false,
+            show_wdl: false,
+            limit_strength: false,
+            elo: ELO_DEFAULT,
+            strength_seed: 0,
         }
     }
 }
@@ -425,6 +444,8 @@ pub struct UciEngine {
     workers: Arc<Mutex<Vec<Worker>>>,
     search: Option<RunningSearch>,
     out: Arc<dyn Fn(&str) + Send + Sync>,
+    /// Random numbers for the strength limit's choice when `Strength Seed` is 0.
+    rng: SplitMix64,
 }
 
 impl std::fmt::Debug for UciEngine {
@@ -484,6 +505,7 @@ impl UciEngine {
             workers: Arc::new(Mutex::new(workers)),
             search: None,
             out,
+            rng: SplitMix64(start_up_seed()),
         }
     }
 
@@ -587,6 +609,14 @@ impl UciEngine {
                 self.say("option name UCI_Chess960 type check default false");
                 self.say("option name Ponder type check default false");
                 self.say("option name Clear Hash type button");
+                self.say("option name UCI_ShowWDL type check default false");
+                self.say("option name UCI_LimitStrength type check default false");
+                self.say(&format!(
+                    "option name UCI_Elo type spin default {ELO_DEFAULT} min {ELO_MIN} max {ELO_MAX}"
+                ));
+                self.say(&format!(
+                    "option name Strength Seed type spin default 0 min 0 max {MAX_SEED}"
+                ));
                 self.say("uciok");
             }
             Command::IsReady => self.say("readyok"),
@@ -711,6 +741,10 @@ impl UciEngine {
             "move overhead" => self.options.move_overhead_ms = spin(value, 0, 5000)?,
             "uci_chess960" => self.options.chess960 = check(value)?,
             "ponder" => self.options.ponder = check(value)?,
+            "uci_showwdl" => self.options.show_wdl = check(value)?,
+            "uci_limitstrength" => self.options.limit_strength = check(value)?,
+            "uci_elo" => self.options.elo = spin(value, ELO_MIN as u64, ELO_MAX as u64)? as i32,
+            "strength seed" => self.options.strength_seed = spin(value, 0, MAX_SEED)?,
             "clear hash" => self.tt.clear(),
             "evalfile" => {
                 let path = value.unwrap_or("").trim();
@@ -862,28 +896,51 @@ impl UciEngine {
         let ponderhit_at = time_manager.as_ref().map(|t| t.ponderhit_cell());
         let no_limit =
             time_manager.is_none() && go.depth.is_none() && go.nodes.is_none() && go.mate.is_none();
+        let mut limits = Limits {
+            depth: go.depth,
+            nodes: go.nodes,
+            soft_nodes: None,
+            mate: go.mate,
+            multipv: self.options.multipv,
+            root_excluded,
+        };
+        let strength = self
+            .options
+            .limit_strength
+            .then(|| StrengthLimit::new(self.options.elo, self.options.strength_seed));
+        let random = match &strength {
+            Some(limit) => {
+                limit.apply(&mut limits);
+                limit.random_for(&board, &mut self.rng)
+            }
+            None => 0,
+        };
         let job = Job {
             board,
             history,
-            limits: Limits {
-                depth: go.depth,
-                nodes: go.nodes,
-                soft_nodes: None,
-                mate: go.mate,
-                multipv: self.options.multipv,
-                root_excluded,
-            },
+            limits,
             time: time_manager,
             infinite: go.infinite || no_limit,
             ponder: go.ponder,
             pondering: pondering.clone(),
             chess960: self.options.chess960,
             start,
+            show_wdl: self.options.show_wdl,
         };
         let out = self.out.clone();
-        self.spawn_search(pondering, ponderhit_at, start, move |workers, shared| {
-            threads::run(workers, shared, &job, &|line| out(line));
-        });
+        self.spawn_search(
+            pondering,
+            ponderhit_at,
+            start,
+            move |workers, shared| match strength {
+                Some(limit) => {
+                    strength::run(workers, shared, &job, &limit, random, &|line| out(line));
+                }
+                None => {
+                    threads::run(workers, shared, &job, &|line| out(line));
+                }
+            },
+        );
     }
 
     /// Whether a search is running (for tests).
@@ -895,6 +952,17 @@ impl UciEngine {
     pub fn options(&self) -> &Options {
         &self.options
     }
+}
+
+/// The largest `Strength Seed` (the largest spin value GUIs are sure to accept).
+pub const MAX_SEED: u64 = i32::MAX as u64;
+
+/// A seed that differs from run to run (for the strength limit's choice with seed 0).
+fn start_up_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    movegen::rng::hash(nanos ^ u64::from(std::process::id()) << 32)
 }
 
 /// The board as text, with its FEN and key (the `d` command).
@@ -1248,6 +1316,33 @@ mod tests {
         engine.handle_line("setoption name MultiPV value 4");
         assert_eq!((engine.options.threads, engine.options.multipv), (3, 4));
         assert_eq!(engine.workers.lock().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn wdl_and_strength_options_are_set_and_checked() {
+        let (mut engine, lines) = captured();
+        engine.handle_line("setoption name UCI_ShowWDL value true");
+        engine.handle_line("setoption name UCI_LimitStrength value true");
+        engine.handle_line("setoption name UCI_Elo value 2100");
+        engine.handle_line("setoption name Strength Seed value 99");
+        let o = engine.options.clone();
+        assert_eq!(
+            (o.show_wdl, o.limit_strength, o.elo, o.strength_seed),
+            (true, true, 2100, 99)
+        );
+        assert!(lines.lock().unwrap().is_empty());
+        for line in [
+            "setoption name UCI_Elo value 1319",
+            "setoption name UCI_Elo value 3001",
+            "setoption name UCI_Elo",
+            "setoption name Strength Seed value 2147483648",
+            "setoption name UCI_LimitStrength value 1",
+        ] {
+            engine.handle_line(line);
+            let error = lines.lock().unwrap().pop().unwrap();
+            assert!(error.starts_with("info string error: "), "{line}: {error}");
+        }
+        assert_eq!(engine.options, o, "a refused value changes nothing");
     }
 
     #[test]
