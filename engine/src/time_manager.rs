@@ -131,7 +131,10 @@ mod tests {
             },
             10,
         );
-        assert_eq!(tm.soft_limit(), Duration::from_millis(27));
+        assert_eq!(
+            tm.soft_limit(),
+            Duration::from_millis(46 * TIME_SOFT_PER_MILLE / 1000)
+        );
         assert_eq!(tm.hard_limit(), Duration::from_millis(115));
         // Nearly flagged: never more than 40% of what is left.
         let tm = manager(

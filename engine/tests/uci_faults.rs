@@ -35,7 +35,7 @@ fn every_go_gets_one_bestmove() {
     let after_e4_e5 = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
     for (go, note) in [
         (
-            "go wtime 165661 btime -50 winc 100 binc 100",
+            "go wtime 16566 btime -50 winc 100 binc 100",
             Some("info string error: go: btime -50 out of range (0 to 1000000000000), using 0"),
         ),
         (
