@@ -7,5 +7,7 @@ pub mod engine_process;
 pub mod openings;
 pub mod play;
 pub mod rating;
+pub mod regex;
 pub mod runner;
 pub mod stats;
+pub mod timecontrol;
