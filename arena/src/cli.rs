@@ -305,7 +305,11 @@ fn config_option(values: &[String]) -> Result<ConfigOption, String> {
             "outname" => c.outname = Some(v),
             "discard" => c.discard = boolean("-config discard", &v)?,
             "stats" => c.stats = boolean("-config stats", &v)?,
-            other => return Err(format!("-config: unknown key {other:?} (file, outname, discard, stats)")),
+            other => {
+                return Err(format!(
+                    "-config: unknown key {other:?} (file, outname, discard, stats)"
+                ))
+            }
         }
     }
     Ok(c)
@@ -320,7 +324,11 @@ pub fn parse_command(args: &[String]) -> Result<Command, String> {
     if groups.iter().any(|(n, _)| matches!(n.as_str(), "version" | "v")) {
         return Ok(Command::Version);
     }
-    let configs: Vec<&Vec<String>> = groups.iter().filter(|(n, _)| n == "config").map(|(_, v)| v).collect();
+    let configs: Vec<&Vec<String>> = groups
+        .iter()
+        .filter(|(n, _)| n == "config")
+        .map(|(_, v)| v)
+        .collect();
     if configs.len() > 1 {
         return Err("-config is given twice".into());
     }
@@ -424,9 +432,9 @@ fn engine_key(draft: &mut EngineDraft, option: &str, k: &str, v: String) -> Resu
         "tc" | "nodes" | "depth" | "plies" | "st" | "timemargin" => draft.limits.push((k.to_string(), v)),
         other => {
             return Err(format!(
-                "-{option}: unknown key {other:?} (cmd, name, args, dir, proto, restart, option.NAME, tc, st, \
+            "-{option}: unknown key {other:?} (cmd, name, args, dir, proto, restart, option.NAME, tc, st, \
                  nodes, plies, depth, timemargin)"
-            ))
+        ))
         }
     }
     Ok(())
@@ -570,7 +578,9 @@ fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfi
                         "plies" => openings.plies = Some(whole("-openings plies", &v, 0, 100_000)?),
                         "start" => openings.start = whole("-openings start (1-based)", &v, 1, usize::MAX)?,
                         "policy" if v == "round" => {}
-                        "policy" => return Err(format!("-openings policy={v} is not supported (round only)")),
+                        "policy" => {
+                            return Err(format!("-openings policy={v} is not supported (round only)"))
+                        }
                         other => {
                             return Err(format!(
                                 "-openings: unknown key {other:?} (file, format, order, plies, start, policy)"
@@ -589,8 +599,12 @@ fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfi
                 rounds_given = true;
             }
             "games" => {
-                config.games = whole("-games", &single(values)?, 1, 2)
-                    .map_err(|_| format!("-games must be 1 or 2 (paired colours), found {}", values.join(" ")))?
+                config.games = whole("-games", &single(values)?, 1, 2).map_err(|_| {
+                    format!(
+                        "-games must be 1 or 2 (paired colours), found {}",
+                        values.join(" ")
+                    )
+                })?
             }
             "repeat" => {
                 config.games = match values.as_slice() {
@@ -646,7 +660,9 @@ fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfi
                         "score" => r.score = whole("-resign score", &v, 1, MAX_ADJUDICATION_SCORE)?,
                         "twosided" => r.twosided = boolean("-resign twosided", &v)?,
                         other => {
-                            return Err(format!("-resign: unknown key {other:?} (movecount, score, twosided)"))
+                            return Err(format!(
+                                "-resign: unknown key {other:?} (movecount, score, twosided)"
+                            ))
                         }
                     }
                 }
@@ -663,7 +679,9 @@ fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfi
                         "movecount" => count = whole("-draw movecount", &v, 1, 10_000)?,
                         "score" => score = whole("-draw score", &v, 0, MAX_ADJUDICATION_SCORE)?,
                         other => {
-                            return Err(format!("-draw: unknown key {other:?} (movenumber, movecount, score)"))
+                            return Err(format!(
+                                "-draw: unknown key {other:?} (movenumber, movecount, score)"
+                            ))
                         }
                     }
                 }
@@ -748,7 +766,9 @@ fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfi
                 config.recover = true
             }
             // 0: no interim reports.
-            "ratinginterval" => config.rating_interval = whole("-ratinginterval", &single(values)?, 0, MAX_ROUNDS)?,
+            "ratinginterval" => {
+                config.rating_interval = whole("-ratinginterval", &single(values)?, 0, MAX_ROUNDS)?
+            }
             "scoreinterval" => {
                 whole("-scoreinterval", &single(values)?, 0, MAX_ROUNDS)?;
             }
@@ -756,11 +776,7 @@ fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfi
                 config.chess960 = match single(values)?.as_str() {
                     "standard" => false,
                     "fischerandom" | "chess960" => true,
-                    other => {
-                        return Err(format!(
-                            "unknown variant {other:?} (standard or fischerandom)"
-                        ))
-                    }
+                    other => return Err(format!("unknown variant {other:?} (standard or fischerandom)")),
                 }
             }
             "tournament" => {
@@ -784,9 +800,13 @@ fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfi
                     match (k.as_str(), v.as_str()) {
                         ("format", "fastchess") => {}
                         ("format", "cutechess") => {
-                            return Err("-output format=cutechess: arena writes fastchess's output only".into())
+                            return Err(
+                                "-output format=cutechess: arena writes fastchess's output only".into()
+                            )
                         }
-                        (k, v) => return Err(format!("-output: {k}={v} is not supported (format=fastchess)")),
+                        (k, v) => {
+                            return Err(format!("-output: {k}={v} is not supported (format=fastchess)"))
+                        }
                     }
                 }
             }
@@ -823,7 +843,9 @@ fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfi
                 config.test_env = true
             }
             "startup-ms" => config.startup_ms = whole("-startup-ms", &single(values)?, 1, 3_600_000)?,
-            "ucinewgame-ms" => config.ucinewgame_ms = whole("-ucinewgame-ms", &single(values)?, 1, 3_600_000)?,
+            "ucinewgame-ms" => {
+                config.ucinewgame_ms = whole("-ucinewgame-ms", &single(values)?, 1, 3_600_000)?
+            }
             "ping-ms" => config.ping_ms = whole("-ping-ms", &single(values)?, 1, 3_600_000)?,
             "use-affinity" => {
                 if !cfg!(target_os = "linux") {
@@ -858,8 +880,8 @@ fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfi
                         }
                         other => {
                             return Err(format!(
-                                "-log: unknown key {other:?} (file, level, engine, append, realtime, compress)"
-                            ))
+                            "-log: unknown key {other:?} (file, level, engine, append, realtime, compress)"
+                        ))
                         }
                     }
                 }
@@ -1083,14 +1105,26 @@ mod tests {
         assert_eq!(c.engines[2].limits.clock.unwrap().base_ms, 90_000);
         assert_eq!((c.tournament, c.seeds), (TournamentKind::Gauntlet, 2));
         assert!(c.noswap && c.reverse && c.strict && c.check_mate_pvs && !c.report_penta);
-        assert_eq!((c.wait_ms, c.startup_ms, c.ucinewgame_ms, c.ping_ms), (10, 500, 600, 700));
+        assert_eq!(
+            (c.wait_ms, c.startup_ms, c.ucinewgame_ms, c.ping_ms),
+            (10, 500, 600, 700)
+        );
         assert_eq!((c.event.as_str(), c.site.as_str()), ("My Event", "Here"));
         assert_eq!(c.affinity, Some(vec![0, 1, 2, 3]));
-        assert!(c.openings.as_ref().unwrap().pgn, "the format follows the file name");
+        assert!(
+            c.openings.as_ref().unwrap().pgn,
+            "the format follows the file name"
+        );
         assert_eq!(c.log.as_ref().unwrap().level, Level::Info);
-        assert_eq!((c.state_file.as_deref(), c.autosave_interval), (Some("config.json"), 5));
+        assert_eq!(
+            (c.state_file.as_deref(), c.autosave_interval),
+            (Some("config.json"), 5)
+        );
         assert_eq!(c.rounds, 2, "fastchess's default");
-        let c = parse_match(&args("-engine cmd=a -engine cmd=b -each nodes=1 -sprt elo0=0 elo1=5")).unwrap();
+        let c = parse_match(&args(
+            "-engine cmd=a -engine cmd=b -each nodes=1 -sprt elo0=0 elo1=5",
+        ))
+        .unwrap();
         assert_eq!(c.rounds, SPRT_ROUNDS);
         assert_eq!(parse_command(&args("-engine cmd=a -help")), Ok(Command::Help));
         assert_eq!(parse_command(&args("-version")), Ok(Command::Version));

@@ -377,7 +377,9 @@ fn program(config: &EngineConfig) -> std::path::PathBuf {
         Some(dir) if cmd.is_relative() && config.cmd.contains(std::path::MAIN_SEPARATOR) => {
             let dir = std::path::Path::new(dir);
             let dir = if dir.is_relative() {
-                std::env::current_dir().map(|d| d.join(dir)).unwrap_or_else(|_| dir.to_path_buf())
+                std::env::current_dir()
+                    .map(|d| d.join(dir))
+                    .unwrap_or_else(|_| dir.to_path_buf())
             } else {
                 dir.to_path_buf()
             };
@@ -441,7 +443,10 @@ impl EngineProcess {
         }
         pin(&mut command, &setup.cpus);
         let mut child = command.spawn().map_err(|e| {
-            let place = config.dir.as_ref().map_or(String::new(), |d| format!(" (in {d})"));
+            let place = config
+                .dir
+                .as_ref()
+                .map_or(String::new(), |d| format!(" (in {d})"));
             EngineFault::Spawn(format!("{}{place}: {e}", config.cmd))
         })?;
         let stdin = child.stdin.take().ok_or(EngineFault::Spawn("no stdin".into()))?;
@@ -580,7 +585,8 @@ impl EngineProcess {
         self.send("ucinewgame")?;
         self.send("isready")?;
         let timeout = Duration::from_millis(self.setup.ucinewgame_ms);
-        self.wait_for("readyok", timeout, "readyok", |_| false).map(|_| ())
+        self.wait_for("readyok", timeout, "readyok", |_| false)
+            .map(|_| ())
     }
 
     /// Sends `position` and `go`, then waits up to `deadline` for `bestmove`; `patterns`

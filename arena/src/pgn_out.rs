@@ -67,7 +67,8 @@ fn civil(days: i64) -> (i64, i64, i64) {
 }
 
 fn unix_seconds(t: SystemTime) -> u64 {
-    t.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+    t.duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// `YYYY.MM.DD` (UTC), the PGN `Date`.
@@ -356,15 +357,20 @@ mod tests {
         assert_eq!(blocks.len(), 2);
         assert!(text.lines().all(|l| l.len() < 80 || l.starts_with('{')), "{text}");
         let text = format!("{}\n\n{}\n\n", blocks[0], blocks[1].replace('\n', " "));
-        assert!(text.starts_with(
-            "[Event \"ev\"]\n[Site \"here\"]\n[Date \"2023.11.14\"]\n[Round \"3\"]\n[White \"new\"]\n\
+        assert!(
+            text.starts_with(
+                "[Event \"ev\"]\n[Site \"here\"]\n[Date \"2023.11.14\"]\n[Round \"3\"]\n[White \"new\"]\n\
              [Black \"base\"]\n[Result \"1/2-1/2\"]\n[EngineWhiteName \"Luft 0.1\"]\n\
              [GameDuration \"01:02:05\"]\n[GameStartTime \"2023-11-14T22:13:20 +0000\"]\n\
              [GameEndTime \"2023-11-14T23:15:25 +0000\"]\n[PlyCount \"3\"]\n[Termination \"adjudication\"]\n\
              [TimeControl \"8+0.08\"]\n\n1. e4 {book} 1... e5 {+0.31/7 0.125s, tl=7.955s, latency=-0.002s, \
              n=1234,"
-        ), "{text}");
-        assert!(text.contains("sd=11, nps=99, hashfull=5, tbhits=0, pv=\"e7e5\", line=\"info string pgncomment hi\"}"));
+            ),
+            "{text}"
+        );
+        assert!(text.contains(
+            "sd=11, nps=99, hashfull=5, tbhits=0, pv=\"e7e5\", line=\"info string pgncomment hi\"}"
+        ));
         assert!(text.ends_with(", Draw by adjudication} 1/2-1/2\n\n"), "{text}");
     }
 
@@ -377,7 +383,10 @@ mod tests {
             ..PgnOptions::default()
         };
         let text = write_game(&g, &GameTags::default(), &uci);
-        assert!(text.ends_with("\n\n1. e2e4 d7d5 2. e4d5 g8f6 1/2-1/2\n\n"), "{text}");
+        assert!(
+            text.ends_with("\n\n1. e2e4 d7d5 2. e4d5 g8f6 1/2-1/2\n\n"),
+            "{text}"
+        );
         assert!(!text.contains("PlyCount"));
         let lan = PgnOptions {
             notation: Notation::Lan,
@@ -385,7 +394,10 @@ mod tests {
             ..PgnOptions::default()
         };
         let text = write_game(&g, &GameTags::default(), &lan);
-        assert!(text.ends_with("1. e2e4 d7d5 2. e4xd5 Ng8f6 1/2-1/2\n\n"), "{text}");
+        assert!(
+            text.ends_with("1. e2e4 d7d5 2. e4xd5 Ng8f6 1/2-1/2\n\n"),
+            "{text}"
+        );
         assert_eq!(write_epd(&g), format!("{}\n", g.end.to_fen()));
     }
 }

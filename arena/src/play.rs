@@ -256,10 +256,7 @@ fn fault_reason(side: Color, fault: &EngineFault) -> (String, &'static str) {
             "abandoned",
         ),
         EngineFault::Timeout(what) => (format!("{who}'s connection stalls (no {what})"), "abandoned"),
-        EngineFault::Protocol(line) => (
-            format!("{who} makes an illegal move ({line})"),
-            "illegal move",
-        ),
+        EngineFault::Protocol(line) => (format!("{who} makes an illegal move ({line})"), "illegal move"),
     }
 }
 
@@ -302,7 +299,10 @@ pub fn mate_pv_problem(board: &Board, score: Score, pv: &[String], chess960: boo
     let mut b = *board;
     for (i, text) in pv.iter().enumerate() {
         if !b.has_legal_move() {
-            return Some(format!("PV continues after checkmate or stalemate at move {}", i + 1));
+            return Some(format!(
+                "PV continues after checkmate or stalemate at move {}",
+                i + 1
+            ));
         }
         match b.parse_uci(text) {
             Ok(mv) => b.play(mv),
@@ -311,12 +311,16 @@ pub fn mate_pv_problem(board: &Board, score: Score, pv: &[String], chess960: boo
     }
     let len = pv.len() as i64;
     if len < expected {
-        return Some(format!("incomplete mating PV ({len} plies for a mate in {expected})"));
+        return Some(format!(
+            "incomplete mating PV ({len} plies for a mate in {expected})"
+        ));
     }
     if len > expected {
-        return Some(format!("too long mating PV ({len} plies for a mate in {expected})"));
+        return Some(format!(
+            "too long mating PV ({len} plies for a mate in {expected})"
+        ));
     }
-    if !(b.in_check() && !b.has_legal_move()) {
+    if !b.in_check() || b.has_legal_move() {
         return Some("mating PV does not end with checkmate".into());
     }
     None
@@ -409,22 +413,24 @@ pub fn play_game(
             };
             let mine = &limits[us];
 
+            // As fastchess: the clocks only for a side that has one itself (each side's
+            // clock, increments when not zero), the moves to go of a repeating control.
             let mut go = String::from("go");
-            for (i, key) in [(0, "wtime"), (1, "btime")] {
-                if let Some(c) = &clocks[i] {
-                    go.push_str(&format!(" {key} {}", c.left_ms));
+            let deadline = if let Some(own) = &clocks[us] {
+                for (i, key) in [(0, "wtime"), (1, "btime")] {
+                    if let Some(c) = &clocks[i] {
+                        go.push_str(&format!(" {key} {}", c.left_ms));
+                    }
                 }
-            }
-            for (i, key) in [(0, "winc"), (1, "binc")] {
-                if let Some(c) = &clocks[i] {
-                    go.push_str(&format!(" {key} {}", c.control.inc_ms));
+                for (i, key) in [(0, "winc"), (1, "binc")] {
+                    if let Some(c) = clocks[i].as_ref().filter(|c| c.control.inc_ms > 0) {
+                        go.push_str(&format!(" {key} {}", c.control.inc_ms));
+                    }
                 }
-            }
-            if let Some(n) = clocks[us].as_ref().and_then(Clock::moves_to_go) {
-                go.push_str(&format!(" movestogo {n}"));
-            }
-            let deadline = if let Some(c) = &clocks[us] {
-                Duration::from_millis(c.left_ms + mine.time_margin + STALL_GRACE_MS)
+                if let Some(n) = own.moves_to_go() {
+                    go.push_str(&format!(" movestogo {n}"));
+                }
+                Duration::from_millis(own.left_ms + mine.time_margin + STALL_GRACE_MS)
             } else if let Some(ms) = mine.movetime {
                 go.push_str(&format!(" movetime {ms}"));
                 Duration::from_millis(ms + mine.time_margin + STALL_GRACE_MS)
@@ -447,7 +453,12 @@ pub fn play_game(
                     let left = clocks[us].map_or(mine.movetime.unwrap_or(0), |c| c.left_ms);
                     let overrun = deadline.as_millis() as u64 - left;
                     let (result, reason) = flag_fall(&board, side, overrun);
-                    break end(result, format!("{reason}, no bestmove"), "time forfeit", Some(side));
+                    break end(
+                        result,
+                        format!("{reason}, no bestmove"),
+                        "time forfeit",
+                        Some(side),
+                    );
                 }
                 Err(fault) => {
                     let (reason, termination) = fault_reason(side, &fault);
@@ -496,7 +507,8 @@ pub fn play_game(
                 }
             }
 
-            let irreversible = board.is_capture(mv) || board.piece_type_on(mv.from()) == Some(PieceType::Pawn);
+            let irreversible =
+                board.is_capture(mv) || board.piece_type_on(mv.from()) == Some(PieceType::Pawn);
             game.play_unchecked(mv);
             engine_plies += 1;
             moves.push(MoveRecord {
@@ -558,7 +570,12 @@ pub fn play_game(
                 }
                 let plies_ok = u32::from(game.board().fullmove_number()).saturating_sub(1) >= move_number;
                 if plies_ok && trackers.draw >= 2 * count {
-                    break end(GameResult::Draw, "Draw by adjudication".into(), "adjudication", None);
+                    break end(
+                        GameResult::Draw,
+                        "Draw by adjudication".into(),
+                        "adjudication",
+                        None,
+                    );
                 }
             }
         },
@@ -642,17 +659,26 @@ mod tests {
             clock: tc,
             ..Limits::default()
         };
-        assert_eq!((l.describe(), l.pgn_time_control()), ("40/60+0.6".into(), "40/60+0.6".into()));
+        assert_eq!(
+            (l.describe(), l.pgn_time_control()),
+            ("40/60+0.6".into(), "40/60+0.6".into())
+        );
         let l = Limits {
             nodes: Some(5000),
             ..Limits::default()
         };
-        assert_eq!((l.describe(), l.pgn_time_control()), ("5000 nodes".into(), "-".into()));
+        assert_eq!(
+            (l.describe(), l.pgn_time_control()),
+            ("5000 nodes".into(), "-".into())
+        );
         let l = Limits {
             depth: Some(9),
             movetime: Some(100),
             ..Limits::default()
         };
-        assert_eq!((l.describe(), l.pgn_time_control()), ("0.1/move".into(), "0.1/move".into()));
+        assert_eq!(
+            (l.describe(), l.pgn_time_control()),
+            ("0.1/move".into(), "0.1/move".into())
+        );
     }
 }

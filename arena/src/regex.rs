@@ -166,7 +166,13 @@ impl Parser<'_> {
         self.at += 1;
         let digit = vec![('0', '9')];
         let word = vec![('a', 'z'), ('A', 'Z'), ('0', '9'), ('_', '_')];
-        let space = vec![(' ', ' '), ('\t', '\t'), ('\n', '\n'), ('\r', '\r'), ('\x0b', '\x0c')];
+        let space = vec![
+            (' ', ' '),
+            ('\t', '\t'),
+            ('\n', '\n'),
+            ('\r', '\r'),
+            ('\x0b', '\x0c'),
+        ];
         Ok(match c {
             'd' => Atom::Class(digit, false),
             'D' => Atom::Class(digit, true),
@@ -248,7 +254,12 @@ impl Matcher<'_> {
         }
     }
 
-    fn alternatives(&mut self, alts: &Alternatives, at: usize, k: &mut dyn FnMut(&mut Self, usize) -> bool) -> bool {
+    fn alternatives(
+        &mut self,
+        alts: &Alternatives,
+        at: usize,
+        k: &mut dyn FnMut(&mut Self, usize) -> bool,
+    ) -> bool {
         for branch in &alts.0 {
             if self.sequence(branch, at, k) {
                 return true;
@@ -284,11 +295,18 @@ impl Matcher<'_> {
         if count < piece.min {
             return self.once_more(piece, rest, at, count, k);
         }
-        if piece.greedy {
-            self.once_more(piece, rest, at, count, k) || self.sequence(rest, at, k)
-        } else {
-            self.sequence(rest, at, k) || self.once_more(piece, rest, at, count, k)
+        // Greedy: one more first, then the rest; lazy: the other way round.
+        for more in [piece.greedy, !piece.greedy] {
+            let matched = if more {
+                self.once_more(piece, rest, at, count, k)
+            } else {
+                self.sequence(rest, at, k)
+            };
+            if matched {
+                return true;
+            }
         }
+        false
     }
 
     /// One more match of `piece` at `at`, then the rest.
@@ -344,7 +362,10 @@ impl Regex {
     /// Whether the pattern matches anywhere in `line`.
     pub fn is_match(&self, line: &str) -> bool {
         let text: Vec<char> = line.chars().collect();
-        let mut matcher = Matcher { text: &text, steps: 0 };
+        let mut matcher = Matcher {
+            text: &text,
+            steps: 0,
+        };
         for start in 0..=text.len() {
             if matcher.alternatives(&self.tree, start, &mut |_, _| true) {
                 return true;
@@ -397,7 +418,9 @@ mod tests {
 
     #[test]
     fn unsupported_or_broken_patterns_are_refused() {
-        for bad in ["(a", "a)", "[ab", "*a", "a{2", "a{3,1}", "\\1", "(?=a)", "\\b", "\\q", "a\\", "^*"] {
+        for bad in [
+            "(a", "a)", "[ab", "*a", "a{2", "a{3,1}", "\\1", "(?=a)", "\\b", "\\q", "a\\", "^*",
+        ] {
             assert!(Regex::new(bad).is_err(), "{bad:?} accepted");
         }
     }

@@ -184,7 +184,11 @@ pub fn pair_block(
     if let Some(s) = sprt {
         let value = sprt_llr(tally, s);
         let (lower, upper) = sprt_bounds(s.alpha, s.beta);
-        let fraction = if value >= 0.0 { value / upper } else { -value / lower } * 100.0;
+        let fraction = if value >= 0.0 {
+            value / upper
+        } else {
+            -value / lower
+        } * 100.0;
         out.push_str(&format!(
             "LLR: {} ({}%) ({}, {}) [{}, {}]\n",
             num(value, 2),
@@ -233,12 +237,21 @@ mod tests {
             beta: 0.05,
             model: Model::Normalized,
         };
-        let text = pair_block(&tally([0, 1, 16, 3, 0], 0), ("a", "b"), &label(), true, Some(&sprt));
+        let text = pair_block(
+            &tally([0, 1, 16, 3, 0], 0),
+            ("a", "b"),
+            &label(),
+            true,
+            Some(&sprt),
+        );
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "Results of a vs b (8+0.08, 1t, 16MB - NULL, book.epd):");
         assert_eq!(lines[1], "Elo: 17.39 +/- 33.37, nElo: 56.36 +/- 107.67");
         assert_eq!(lines[2], "LOS: 84.75 %, DrawRatio: 80.00 %, PairsRatio: 3.00");
-        assert_eq!(lines[3], "Games: 40, Wins: 3, Losses: 1, Draws: 36, Points: 21.0 (52.50 %)");
+        assert_eq!(
+            lines[3],
+            "Games: 40, Wins: 3, Losses: 1, Draws: 36, Points: 21.0 (52.50 %)"
+        );
         assert_eq!(lines[4], "Ptnml(0-2): [0, 1, 16, 3, 0], WL/DD Ratio: 0.00");
         assert!(lines[5].starts_with("LLR: ") && lines[5].ends_with(" (-2.94, 2.94) [0.00, 5.00]"));
     }
@@ -247,14 +260,23 @@ mod tests {
     fn one_result_everywhere_is_inf() {
         let text = pair_block(&tally([0, 0, 0, 0, 4], 0), ("a", "b"), &label(), true, None);
         assert!(text.contains("Elo: inf +/- nan, nElo: inf +/- nan\n"), "{text}");
-        assert!(text.contains("LOS: 100.00 %, DrawRatio: 0.00 %, PairsRatio: inf\n"), "{text}");
+        assert!(
+            text.contains("LOS: 100.00 %, DrawRatio: 0.00 %, PairsRatio: inf\n"),
+            "{text}"
+        );
         assert!(text.contains("WL/DD Ratio: nan"), "{text}");
         let text = pair_block(&tally([4, 0, 0, 0, 0], 0), ("a", "b"), &label(), true, None);
         assert!(text.contains("Elo: -inf +/- nan"), "{text}");
-        assert!(text.contains("LOS: 0.00 %, DrawRatio: 0.00 %, PairsRatio: 0.00\n"), "{text}");
+        assert!(
+            text.contains("LOS: 0.00 %, DrawRatio: 0.00 %, PairsRatio: 0.00\n"),
+            "{text}"
+        );
         let text = pair_block(&tally([0, 0, 4, 0, 0], 0), ("a", "b"), &label(), true, None);
         assert!(text.contains("Elo: 0.00 +/- 0.00, nElo: nan +/- nan\n"), "{text}");
-        assert!(text.contains("LOS: nan %, DrawRatio: 100.00 %, PairsRatio: nan\n"), "{text}");
+        assert!(
+            text.contains("LOS: nan %, DrawRatio: 100.00 %, PairsRatio: nan\n"),
+            "{text}"
+        );
         assert!(text.contains("WL/DD Ratio: 0.00"), "{text}");
         // Per game.
         let text = pair_block(&tally([0, 0, 0, 0, 4], 0), ("a", "b"), &label(), false, None);

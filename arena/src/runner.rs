@@ -195,7 +195,13 @@ impl Plan {
         let penta = self.config.report_penta && self.config.games == 2;
         if self.config.engines.len() == 2 {
             let tally = shared.live.get(&(0, 1)).cloned().unwrap_or_default();
-            return report::pair_block(&tally, (self.names(0), self.names(1)), &self.label(shared, 0, 1), penta, sprt);
+            return report::pair_block(
+                &tally,
+                (self.names(0), self.names(1)),
+                &self.label(shared, 0, 1),
+                penta,
+                sprt,
+            );
         }
         let mut out = String::new();
         let games: Vec<GameRecord> = shared
@@ -273,7 +279,12 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
     );
     log::message(
         Level::Info,
-        &format!("game {} ended {} {{{}}}", job.number, finished.result.pgn(), finished.reason),
+        &format!(
+            "game {} ended {} {{{}}}",
+            job.number,
+            finished.result.pgn(),
+            finished.reason
+        ),
     );
     let tags = GameTags {
         event: config.event.clone(),
@@ -283,13 +294,20 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
     if let (Some(file), Some(out)) = (shared.pgn.as_mut(), config.pgnout.as_ref()) {
         let text = pgn_out::write_game(finished, &tags, &out.options);
         if let Err(e) = file.write_all(text.as_bytes()).and_then(|_| file.flush()) {
-            shared.error.get_or_insert(format!("cannot write PGN {}: {e}", out.file));
+            shared
+                .error
+                .get_or_insert(format!("cannot write PGN {}: {e}", out.file));
             shared.stop = true;
         }
     }
     if let (Some(file), Some(out)) = (shared.epd.as_mut(), config.epdout.as_ref()) {
-        if let Err(e) = file.write_all(pgn_out::write_epd(finished).as_bytes()).and_then(|_| file.flush()) {
-            shared.error.get_or_insert(format!("cannot write EPD {}: {e}", out.file));
+        if let Err(e) = file
+            .write_all(pgn_out::write_epd(finished).as_bytes())
+            .and_then(|_| file.flush())
+        {
+            shared
+                .error
+                .get_or_insert(format!("cannot write EPD {}: {e}", out.file));
             shared.stop = true;
         }
     }
@@ -309,7 +327,11 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
         GameResult::Draw => 1,
         GameResult::BlackWins => 0,
     };
-    let first_half = if job.first_is_white { white_half } else { 2 - white_half };
+    let first_half = if job.first_is_white {
+        white_half
+    } else {
+        2 - white_half
+    };
     let key = (job.first, job.second);
     shared.live.entry(key).or_default().add_game(first_half);
     shared.records.push((white, black, white_half));
@@ -371,8 +393,12 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
 /// What the report names as an engine's Threads and Hash.
 fn label_of(engine: &EngineProcess) -> (String, String) {
     (
-        engine.option_value("Threads").map_or("NULL".into(), |v| format!("{v}t")),
-        engine.option_value("Hash").map_or("NULL".into(), |v| format!("{v}MB")),
+        engine
+            .option_value("Threads")
+            .map_or("NULL".into(), |v| format!("{v}t")),
+        engine
+            .option_value("Hash")
+            .map_or("NULL".into(), |v| format!("{v}MB")),
     )
 }
 
@@ -381,7 +407,9 @@ fn worker_cpus(list: &[usize], w: usize, threads: usize) -> Vec<usize> {
     if list.is_empty() {
         return Vec::new();
     }
-    (0..threads).map(|i| list[(w * threads + i) % list.len()]).collect()
+    (0..threads)
+        .map(|i| list[(w * threads + i) % list.len()])
+        .collect()
 }
 
 fn worker(plan: &Plan, shared: &Mutex<Shared>, interrupted: &AtomicBool, w: usize) {
@@ -610,7 +638,9 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
     let mut handles = Vec::new();
     for w in 0..workers {
         let (plan, shared, interrupted) = (plan.clone(), shared.clone(), interrupted.clone());
-        handles.push(std::thread::spawn(move || worker(&plan, &shared, &interrupted, w)));
+        handles.push(std::thread::spawn(move || {
+            worker(&plan, &shared, &interrupted, w)
+        }));
     }
     for handle in handles {
         if handle.join().is_err() {
@@ -640,7 +670,9 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
     }
     if was_interrupted && s.verdict.is_none() {
         match &config.state_file {
-            Some(path) => println!("Tournament was interrupted. To resume it, run: arena -config file={path}"),
+            Some(path) => {
+                println!("Tournament was interrupted. To resume it, run: arena -config file={path}")
+            }
             None => println!("Tournament was interrupted."),
         }
     } else if s.error.is_none() {

@@ -335,9 +335,14 @@ impl Json {
                     .map_err(|_| format!("number {text} too large"))
             }
             _ => {
-                for (word, value) in [("true", Value::Bool(true)), ("false", Value::Bool(false)), ("null", Value::Null)] {
+                for (word, value) in [
+                    ("true", Value::Bool(true)),
+                    ("false", Value::Bool(false)),
+                    ("null", Value::Null),
+                ] {
                     let end = self.at + word.len();
-                    if end <= self.chars.len() && self.chars[self.at..end].iter().collect::<String>() == word {
+                    if end <= self.chars.len() && self.chars[self.at..end].iter().collect::<String>() == word
+                    {
                         self.at = end;
                         return Ok(value);
                     }
@@ -378,7 +383,10 @@ mod tests {
         for (text, why) in [
             ("", "unexpected character"),
             ("{\"arena_state\": 2}", "not an arena state file"),
-            ("{\"arena_state\": 1, \"args\": [1]}", "\"args\" holds strings only"),
+            (
+                "{\"arena_state\": 1, \"args\": [1]}",
+                "\"args\" holds strings only",
+            ),
             ("[1, 2", "expected ',' or ']'"),
             ("{\"arena_state\": 1} x", "unexpected text"),
         ] {

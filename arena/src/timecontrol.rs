@@ -202,7 +202,9 @@ mod tests {
         assert_eq!(parse("0+0.1"), Ok(tc(None, 0, 100)));
         assert_eq!(parse("inf"), Ok(None));
         assert_eq!(parse("infinite"), Ok(None));
-        for bad in ["", "x", "1+", "+1", "0/10", "-5+1", "1:2:3", "10+1:00", "40/", "1e3", "0", "0+0", "nan"] {
+        for bad in [
+            "", "x", "1+", "+1", "0/10", "-5+1", "1:2:3", "10+1:00", "40/", "1e3", "0", "0+0", "nan",
+        ] {
             assert!(parse(bad).is_err(), "{bad:?} accepted");
         }
         assert!(parse("100000").unwrap_err().contains("longer than a day"));

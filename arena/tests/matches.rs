@@ -448,10 +448,7 @@ fn luft_against_luft_at_a_node_limit() {
         .find(|l| l.starts_with("Ptnml(0-2): ["))
         .unwrap();
     let inside = &ptnml["Ptnml(0-2): [".len()..ptnml.find(']').unwrap()];
-    let counts: Vec<u64> = inside
-        .split(", ")
-        .map(|n| n.parse().unwrap())
-        .collect();
+    let counts: Vec<u64> = inside.split(", ").map(|n| n.parse().unwrap()).collect();
     assert_eq!(counts.iter().sum::<u64>(), 4, "{ptnml}");
     assert!(out.contains("LLR: "), "{out}");
 

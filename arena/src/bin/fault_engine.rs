@@ -80,8 +80,9 @@ fn main() {
                     let cpus = std::fs::read_to_string("/proc/self/status")
                         .ok()
                         .and_then(|s| {
-                            s.lines()
-                                .find_map(|l| l.strip_prefix("Cpus_allowed_list:").map(|v| v.trim().to_string()))
+                            s.lines().find_map(|l| {
+                                l.strip_prefix("Cpus_allowed_list:").map(|v| v.trim().to_string())
+                            })
                         })
                         .unwrap_or_else(|| "?".into());
                     let _ = writeln!(out, "info string pgncomment cwd={cwd} cpus={cpus}");
