@@ -19,7 +19,9 @@
 //! what fastchess's syntax is. Every value is checked, numbers against the range where they
 //! make sense; an option or key arena does not have is an error that names it, and the
 //! fastchess options arena lacks (Syzygy adjudication, `-quick`, `-crc32`, cutechess output,
-//! ...) say so.
+//! ...) say so. `-testEnv`, `-force-concurrency`, `-scoreinterval N` and `-output
+//! format=fastchess` are accepted and change nothing (arena's messages are one line each
+//! already, it sets no cap on concurrency, and fastchess's output is its only output).
 //!
 //! Engine settings (`-engine` keys, or `-each` for all engines): `cmd`, `name` (default: the
 //! file name), `args`, `dir`, `proto=uci`, `restart=on|off`, `option.NAME=VALUE`, and the

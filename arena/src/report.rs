@@ -110,12 +110,14 @@ fn both(pair: &[String; 2]) -> String {
     }
 }
 
-/// The LLR of a tally under `s` (trinomial for the BayesElo model or before any pair).
-pub fn sprt_llr(tally: &Tally, s: &SprtConfig) -> f64 {
+/// The LLR of a tally under `s`: pentanomial when `penta` (`-report penta=true`, the
+/// default), trinomial for the BayesElo model, with `-report penta=false`, or before any
+/// pair is complete.
+pub fn sprt_llr(tally: &Tally, s: &SprtConfig, penta: bool) -> f64 {
     if tally.games() == 0 {
         return 0.0;
     }
-    let counts = if s.model == Model::Bayes || tally.pairs() == 0 {
+    let counts = if s.model == Model::Bayes || !penta || tally.pairs() == 0 {
         Counts::Tri(tally.tri)
     } else {
         Counts::Penta(tally.penta)
@@ -182,7 +184,7 @@ pub fn pair_block(
         ));
     }
     if let Some(s) = sprt {
-        let value = sprt_llr(tally, s);
+        let value = sprt_llr(tally, s, penta);
         let (lower, upper) = sprt_bounds(s.alpha, s.beta);
         let fraction = if value >= 0.0 {
             value / upper

@@ -358,7 +358,8 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
         if let Some(sprt) = &config.sprt {
             if shared.verdict.is_none() {
                 let tally = shared.live.get(&(0, 1)).cloned().unwrap_or_default();
-                let value = report::sprt_llr(&tally, sprt);
+                let penta = config.report_penta && config.games == 2;
+                let value = report::sprt_llr(&tally, sprt, penta);
                 let (lower, upper) = sprt_bounds(sprt.alpha, sprt.beta);
                 if value >= upper {
                     shared.verdict = Some(Verdict::H1Accepted);
@@ -463,7 +464,16 @@ fn worker(plan: &Plan, shared: &Mutex<Shared>, interrupted: &AtomicBool, w: usiz
         };
         let Some(job) = job else { break };
         // The engines of this game, started if need be; others are let go.
-        procs.retain(|&i, _| i == job.first || i == job.second);
+        let idle: Vec<usize> = procs
+            .keys()
+            .copied()
+            .filter(|&i| i != job.first && i != job.second)
+            .collect();
+        for i in idle {
+            if let Some(engine) = procs.remove(&i) {
+                engine.quit();
+            }
+        }
         for i in [job.first, job.second] {
             if procs.contains_key(&i) {
                 continue;
@@ -499,6 +509,15 @@ fn worker(plan: &Plan, shared: &Mutex<Shared>, interrupted: &AtomicBool, w: usiz
                 plan.total_games,
                 plan.names(white_i),
                 plan.names(black_i)
+            );
+            log::message(
+                Level::Info,
+                &format!(
+                    "game {} started ({} vs {})",
+                    job.number,
+                    plan.names(white_i),
+                    plan.names(black_i)
+                ),
             );
         }
         let (Some(mut white), Some(mut black)) = (procs.remove(&white_i), procs.remove(&black_i)) else {
