@@ -172,7 +172,7 @@ pub fn pair_block(
         num(points / games as f64 * 100.0, 2)
     ));
     if penta {
-        let dd = tally.penta[2] - tally.wl;
+        let dd = tally.penta[2].saturating_sub(tally.wl);
         out.push_str(&format!(
             "Ptnml(0-2): [{}, {}, {}, {}, {}], WL/DD Ratio: {}\n",
             tally.penta[0],
@@ -199,6 +199,37 @@ pub fn pair_block(
             num(upper, 2),
             num(s.elo0, 2),
             num(s.elo1, 2)
+        ));
+    }
+    out
+}
+
+/// The table of every engine in a tournament of more than two: rank, name, Elo and its
+/// 95% error (the joint fit of [`crate::rating`], mean 0), games, points, score and draw
+/// ratio.
+pub fn engine_table(ratings: &[crate::rating::Rating]) -> String {
+    let width = ratings
+        .iter()
+        .map(|r| r.name.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(25);
+    let mut out = format!(
+        "{:<4} {:<width$} {:>8} {:>8} {:>7} {:>8} {:>7} {:>7}\n",
+        "Rank", "Name", "Elo", "+/-", "Games", "Points", "Score", "Draw"
+    );
+    for (rank, r) in ratings.iter().enumerate() {
+        let games = r.games.max(1) as f64;
+        out.push_str(&format!(
+            "{:>4} {:<width$} {:>8} {:>8} {:>7} {:>8.1} {:>6}% {:>6}%\n",
+            rank + 1,
+            r.name,
+            num(r.elo, 2),
+            num(r.error, 2),
+            r.games,
+            r.points,
+            num(100.0 * r.points / games, 1),
+            num(100.0 * r.draws as f64 / games, 1),
         ));
     }
     out
@@ -285,6 +316,31 @@ mod tests {
         assert!(text.contains("Elo: inf +/- nan"), "{text}");
         assert!(text.contains("LOS: 100.00 %, DrawRatio: 0.00 %\n"), "{text}");
         assert!(!text.contains("Ptnml"));
+    }
+
+    #[test]
+    fn the_engine_table() {
+        let r = |name: &str, elo: f64, points: f64| crate::rating::Rating {
+            name: name.into(),
+            elo,
+            error: 20.0,
+            games: 40,
+            points,
+            draws: 12,
+        };
+        let text = engine_table(&[r("alpha", 35.04, 25.0), r("beta", -35.04, 15.0)]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(
+            lines[0].starts_with("Rank Name") && lines[0].ends_with("Points   Score    Draw"),
+            "{text}"
+        );
+        assert!(
+            lines[1].starts_with("   1 alpha ")
+                && lines[1].contains("   35.04    20.00      40     25.0   62.5%   30.0%"),
+            "{text}"
+        );
+        assert!(lines[2].contains("  -35.04 "), "{text}");
     }
 
     #[test]

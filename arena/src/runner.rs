@@ -214,7 +214,7 @@ impl Plan {
             })
             .collect();
         match rating::fit(&games, &FitOptions::default()) {
-            Ok(ratings) => out.push_str(&rating::render(&ratings)),
+            Ok(ratings) => out.push_str(&report::engine_table(&ratings)),
             Err(e) => out.push_str(&format!("(no joint rating yet: {e})\n")),
         }
         for (&(a, b), tally) in &shared.live {

@@ -160,6 +160,9 @@ impl SavedState {
                 penta: [penta[0], penta[1], penta[2], penta[3], penta[4]],
                 wl: one("wl")?,
             };
+            if tally.wl > tally.penta[2] {
+                return Err("a pair's \"wl\" exceeds its penta[2]".into());
+            }
             state
                 .pairs
                 .push((one("first")? as usize, one("second")? as usize, tally));

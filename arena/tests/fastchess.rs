@@ -511,7 +511,10 @@ fn tournaments_of_more_than_two_engines() {
         .skip_while(|l| !l.starts_with("Rank"))
         .take(5)
         .collect();
-    assert!(table[0].contains("Elo") && table[0].contains("Games"), "{out}");
+    assert!(
+        table[0].contains("Elo") && table[0].contains("Games") && table[0].contains("Points"),
+        "{out}"
+    );
     assert!(table[4].contains(" d "), "{table:?}");
     assert_eq!(out.matches("Results of ").count(), 6, "{out}");
     assert!(out.contains("Results of a vs d (1 nodes, NULL, 1MB):"), "{out}");
