@@ -3,8 +3,9 @@
 //! script, the fault engine) stopped in bounded time and memory, options an engine lacks
 //! or refuses reported, the PGN read back by movegen, and `sprt-calc`.
 //!
-//! The luft binary is the one `cargo test --workspace --release` builds next to this test
-//! (`target/release/luft`); run `cargo build --release -p engine` first when testing arena
+//! The luft binary is the one the workspace test command builds next to this test
+//! (`target/release/luft`, or `target/debug/luft` for a debug test run); run `cargo build
+//! -p engine` (with `--release` for `--release` tests) first when testing arena
 //! alone.
 
 #![allow(clippy::unwrap_used)]
@@ -21,7 +22,7 @@ fn luft() -> PathBuf {
     let luft = dir.join("luft");
     assert!(
         luft.exists(),
-        "{} missing: run `cargo build --release -p engine` first",
+        "{} missing: run `cargo build -p engine` (--release for --release tests) first",
         luft.display()
     );
     luft
