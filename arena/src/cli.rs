@@ -1,12 +1,39 @@
-//! Command-line parsing in the style of fastchess and cutechess-cli, so habits and scripts
-//! carry over: `--engine cmd=... name=... option.Hash=16`, `--each tc=8+0.08`,
-//! `--openings file=... format=epd order=random`, `--sprt elo0=0 elo1=5 ...`. Single-dash
-//! spellings (`-engine`) are accepted too. Every value is checked, numbers against the
-//! range where they make sense (at least one round, a time margin under a day, finite Elo
-//! bounds, ...); a mistake is one clear error line.
+//! Command-line parsing: fastchess's command lines as fastchess spells them, so that
+//! OpenBench's runner and engine developers' scripts can call arena in its place.
+//!
+//! ```text
+//! arena -engine cmd=./new name=new -engine dir=Engines/ cmd=./base proto=uci tc=8+0.08 name=base \
+//!       -each tc=40/60+0.6 timemargin=250 option.Hash=16 option.Threads=1 \
+//!       -openings file=book.epd format=epd order=random start=1 -srand 42 \
+//!       -concurrency 2 -rounds 500 -games 2 -repeat -recover -variant standard -testEnv \
+//!       -sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 model=normalized \
+//!       -pgnout file=games.pgn nodes=true seldepth=true match_line="^info string pgncomment .*"
+//! ```
+//!
+//! Options are one dash or two (`-engine` and `--engine` are the same), followed by their
+//! values up to the next option: `key=value` groups (`-engine`, `-each`, `-openings`,
+//! `-sprt`, `-pgnout`, ...), one value (`-rounds 500`), or none (`-recover`). This is a
+//! hand parser rather than clap, the project's usual choice: clap reads a single dash as a
+//! cluster of one-letter flags (`-engine` would be `-e -n -g ...`) and has no notion of an
+//! option whose values are an open list of `key=value` words applied in order, which is
+//! what fastchess's syntax is. Every value is checked, numbers against the range where they
+//! make sense; an option or key arena does not have is an error that names it, and the
+//! fastchess options arena lacks (Syzygy adjudication, `-quick`, `-crc32`, cutechess output,
+//! ...) say so. `-testEnv`, `-force-concurrency`, `-scoreinterval N` and `-output
+//! format=fastchess` are accepted and change nothing (arena's messages are one line each
+//! already, it sets no cap on concurrency, and fastchess's output is its only output).
+//!
+//! Engine settings (`-engine` keys, or `-each` for all engines): `cmd`, `name` (default: the
+//! file name), `args`, `dir`, `proto=uci`, `restart=on|off`, `option.NAME=VALUE`, and the
+//! limits `tc` (see [`crate::timecontrol`]; `inf` for none), `st` (seconds per move),
+//! `nodes`, `plies` (or `depth`), `timemargin` (ms). A setting given for one engine wins
+//! over `-each`. Engine names must differ.
 
 use crate::engine_process::EngineConfig;
-use crate::play::{Adjudication, Limits};
+use crate::log::{Level, LogConfig};
+use crate::pgn_out::{Notation, PgnOptions};
+use crate::play::{Adjudication, Limits, Resign};
+use crate::regex::Regex;
 use crate::stats::Model;
 
 /// SPRT settings.
@@ -29,40 +56,106 @@ pub struct OpeningsConfig {
     pub start: usize,
 }
 
-/// A whole match.
+/// One engine of the tournament.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineSpec {
+    pub config: EngineConfig,
+    pub limits: Limits,
+    /// Start a fresh process for every game (`restart=on`).
+    pub restart: bool,
+}
+
+/// Who plays whom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TournamentKind {
+    /// Every engine plays every other.
+    RoundRobin,
+    /// The first `seeds` engines play every engine after them.
+    Gauntlet,
+}
+
+/// `-pgnout`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PgnOutConfig {
+    pub file: String,
+    pub append: bool,
+    pub options: PgnOptions,
+    pub patterns: Vec<Regex>,
+}
+
+/// `-epdout`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EpdOutConfig {
+    pub file: String,
+    pub append: bool,
+}
+
+/// A whole tournament.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MatchConfig {
-    /// The tested engine first.
-    pub engines: Vec<EngineConfig>,
-    pub limits: Limits,
+    /// In command-line order; in a two-engine match the tested engine first.
+    pub engines: Vec<EngineSpec>,
     pub adjudication: Adjudication,
     pub openings: Option<OpeningsConfig>,
     pub rounds: u64,
     pub games: u64,
     pub concurrency: usize,
     pub sprt: Option<SprtConfig>,
-    pub pgnout: Option<String>,
+    pub pgnout: Option<PgnOutConfig>,
+    pub epdout: Option<EpdOutConfig>,
     pub seed: u64,
     pub recover: bool,
     pub rating_interval: u64,
     pub chess960: bool,
+    pub tournament: TournamentKind,
+    pub seeds: usize,
+    /// Report pentanomial statistics (`-report penta=`).
+    pub report_penta: bool,
+    pub event: String,
+    pub site: String,
+    /// The first engine of a pairing keeps White in every game (`-noswap`).
+    pub noswap: bool,
+    /// Colours the other way round (`-reverse`).
+    pub reverse: bool,
+    /// Pause after each game, in milliseconds (`-wait`).
+    pub wait_ms: u64,
+    /// A warning stops the match with an error (`-strict`).
+    pub strict: bool,
+    pub check_mate_pvs: bool,
+    pub startup_ms: u64,
+    pub ucinewgame_ms: u64,
+    pub ping_ms: u64,
+    /// `-use-affinity`: `Some(cpus)` pins each game's engines (an empty list: all CPUs).
+    pub affinity: Option<Vec<usize>>,
+    pub log: Option<LogConfig>,
+    /// Where the tournament state is saved, and every how many games (0: only when
+    /// interrupted or finished).
+    pub state_file: Option<String>,
+    pub autosave_interval: u64,
+    pub test_env: bool,
+    /// The command line without `-config`, saved for a resume.
+    pub args: Vec<String>,
+    /// What a resumed tournament had already played (`-config file=`).
+    pub resume: Option<crate::state::SavedState>,
 }
 
-fn key_values(tokens: &[String]) -> Result<Vec<(String, String)>, String> {
+/// What the command line asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    Run(Box<MatchConfig>),
+    Help,
+    Version,
+}
+
+fn key_values(option: &str, tokens: &[String]) -> Result<Vec<(String, String)>, String> {
     tokens
         .iter()
         .map(|t| {
             t.split_once('=')
                 .map(|(k, v)| (k.to_string(), v.to_string()))
-                .ok_or_else(|| format!("expected key=value, found {t:?}"))
+                .ok_or_else(|| format!("-{option}: expected key=value, found {t:?}"))
         })
         .collect()
-}
-
-fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
-    value
-        .parse()
-        .map_err(|_| format!("bad value {value:?} for {key}"))
 }
 
 /// Most rounds a match may have (the game numbers stay far from overflow).
@@ -73,6 +166,10 @@ pub const MAX_TIME_MARGIN_MS: u64 = 86_400_000;
 pub const MAX_ADJUDICATION_SCORE: i32 = 100_000;
 /// Largest |Elo| an SPRT bound may have.
 pub const MAX_SPRT_ELO: f64 = 1000.0;
+/// Rounds of an SPRT given no `-rounds` (as fastchess).
+pub const SPRT_ROUNDS: u64 = 500_000;
+/// Most engines in a tournament.
+pub const MAX_ENGINES: usize = 1000;
 
 /// A whole number from `lo` to `hi`.
 fn whole<T>(key: &str, value: &str, lo: T, hi: T) -> Result<T, String>
@@ -84,6 +181,14 @@ where
         _ => Err(format!(
             "{key} must be a whole number from {lo} to {hi}, found {value:?}"
         )),
+    }
+}
+
+fn boolean(key: &str, value: &str) -> Result<bool, String> {
+    match value {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(format!("{key} must be true or false, found {value:?}")),
     }
 }
 
@@ -107,118 +212,339 @@ pub fn sprt_probability(key: &str, value: &str) -> Result<f64, String> {
     }
 }
 
-/// Parses `tc=base+inc` (seconds, either part fractional; `40/60+1` moves-per-session
-/// forms are not supported) into milliseconds.
-fn parse_tc(value: &str) -> Result<(u64, u64), String> {
-    let (base, inc) = value.split_once('+').unwrap_or((value, "0"));
-    let secs = |s: &str| -> Result<u64, String> {
-        let v: f64 = s
-            .parse()
-            .map_err(|_| format!("bad time control {value:?} (expected base+inc in seconds)"))?;
-        if !(0.0..=86_400.0).contains(&v) {
-            return Err(format!("time control {value:?} out of range"));
-        }
-        Ok((v * 1000.0).round() as u64)
-    };
-    let (base, inc) = (secs(base)?, secs(inc)?);
-    if base == 0 && inc == 0 {
-        return Err(format!("time control {value:?} gives no time"));
-    }
-    Ok((base, inc))
+/// Whether `arg` starts an option: a dash and a letter (so `-5` stays a value).
+fn option_name(arg: &str) -> Option<&str> {
+    let name = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-'))?;
+    name.chars().next().filter(|c| c.is_ascii_alphabetic())?;
+    Some(name)
 }
 
-/// Splits the arguments into `--option values...` groups.
+/// Splits the arguments into `-option values...` groups.
 fn groups(args: &[String]) -> Result<Vec<(String, Vec<String>)>, String> {
     let mut out: Vec<(String, Vec<String>)> = Vec::new();
     for arg in args {
-        if let Some(name) = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-')) {
-            if name.is_empty() || name.chars().next().is_some_and(|c| c.is_ascii_digit()) {
-                match out.last_mut() {
-                    Some(group) => group.1.push(arg.clone()),
-                    None => return Err(format!("unexpected argument {arg:?}")),
-                }
-            } else {
-                out.push((name.to_string(), Vec::new()));
-            }
-        } else {
-            match out.last_mut() {
+        match option_name(arg) {
+            Some(name) => out.push((name.to_string(), Vec::new())),
+            None => match out.last_mut() {
                 Some(group) => group.1.push(arg.clone()),
-                None => return Err(format!("unexpected argument {arg:?}")),
-            }
+                None => return Err(format!("unexpected argument {arg:?} (options start with -)")),
+            },
         }
     }
     Ok(out)
 }
 
+/// fastchess options arena does not have, and why.
+fn unsupported(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "tb" | "tbpieces" | "tbignore50" | "tbadjudicate" => "arena has no Syzygy tablebase adjudication",
+        "quick" => "arena has no -quick shortcut; give -engine, -each, -openings and -rounds",
+        "crc32" => "arena does not compute PGN checksums",
+        "show-latency" => "arena does not print latencies; use -pgnout latency=true",
+        "compliance" => "arena has no UCI compliance checker",
+        "debug" => "use -log file=NAME engine=true for engine input and output",
+        _ => return None,
+    })
+}
+
+/// The usage text of `-help`.
+pub const USAGE: &str = "\
+usage: arena -engine cmd=PATH [name=NAME] [KEY=VALUE...] -engine ... [-each KEY=VALUE...] [OPTIONS]
+       arena sprt-calc (--penta a,b,c,d,e | --tri l,d,w) --elo0 X --elo1 Y [--alpha A --beta B] [--model M]
+       arena rate [--anchor NAME=ELO] [--prior P] FILE.pgn...
+
+Engines (-engine, or -each for all; a setting for one engine wins over -each):
+  cmd=PATH name=NAME args=\"A B\" dir=DIR proto=uci restart=on|off option.NAME=VALUE
+  tc=[MOVES/]TIME[+INC] (seconds or M:SS; inf: none) st=SECONDS nodes=N plies=N (or depth=N)
+  timemargin=MS
+Tournament:
+  -rounds N (2; 500000 with -sprt)  -games 1|2 (2)  -repeat  -concurrency N (1)  -force-concurrency
+  -tournament roundrobin|gauntlet  -seeds N (1)  -noswap  -reverse  -wait MS  -recover
+  -variant standard|fischerandom  -srand SEED (0; also -seed)
+  -openings file=F [format=epd|pgn] [order=sequential|random] [plies=N] [start=N] [policy=round]
+  -sprt [elo0=0] [elo1=5] [alpha=0.05] [beta=0.05] [model=normalized|logistic|bayesian]
+Adjudication:
+  -resign movecount=N score=CP [twosided=true]  -draw movenumber=N movecount=N score=CP  -maxmoves N
+Output:
+  -pgnout [file=F] [notation=san|lan|uci] [append=true] [nodes= seldepth= nps= hashfull= tbhits= pv=
+          timeleft= latency= min=true|false] [match_line=REGEX]   (also: -pgnout FILE)
+  -epdout [file=F] [append=true]  -event NAME  -site NAME  -ratinginterval N (10)
+  -report penta=true|false  -output format=fastchess  -scoreinterval N (accepted, no effect)
+  -log file=F [level=trace|info|warn|err|fatal] [engine=true] [append=true] [realtime=true]
+Running:
+  -startup-ms MS (10000)  -ucinewgame-ms MS (60000)  -ping-ms MS (60000)  -use-affinity [CPUS]
+  -strict  -check-mate-pvs  -testEnv
+  -config outname=F | file=F [discard=true] [stats=false]  -autosaveinterval N (20 with outname)
+  -help  -version
+Exit codes: 0 H1 accepted or a match without -sprt played out, 1 H0 accepted, 2 no decision
+(or interrupted), 3 error.";
+
 /// Parses a match command line (without the program name).
 pub fn parse_match(args: &[String]) -> Result<MatchConfig, String> {
+    match parse_command(args)? {
+        Command::Run(c) => Ok(*c),
+        Command::Help | Command::Version => Err("-help and -version do not run a match".into()),
+    }
+}
+
+/// The `-config` settings.
+#[derive(Default)]
+struct ConfigOption {
+    file: Option<String>,
+    outname: Option<String>,
+    discard: bool,
+    stats: bool,
+}
+
+fn config_option(values: &[String]) -> Result<ConfigOption, String> {
+    let mut c = ConfigOption {
+        stats: true,
+        ..ConfigOption::default()
+    };
+    for (k, v) in key_values("config", values)? {
+        match k.as_str() {
+            "file" => c.file = Some(v),
+            "outname" => c.outname = Some(v),
+            "discard" => c.discard = boolean("-config discard", &v)?,
+            "stats" => c.stats = boolean("-config stats", &v)?,
+            other => {
+                return Err(format!(
+                    "-config: unknown key {other:?} (file, outname, discard, stats)"
+                ))
+            }
+        }
+    }
+    Ok(c)
+}
+
+/// Parses a command line (without the program name).
+pub fn parse_command(args: &[String]) -> Result<Command, String> {
+    let groups = groups(args)?;
+    if groups.iter().any(|(n, _)| matches!(n.as_str(), "help" | "h")) {
+        return Ok(Command::Help);
+    }
+    if groups.iter().any(|(n, _)| matches!(n.as_str(), "version" | "v")) {
+        return Ok(Command::Version);
+    }
+    let configs: Vec<&Vec<String>> = groups
+        .iter()
+        .filter(|(n, _)| n == "config")
+        .map(|(_, v)| v)
+        .collect();
+    if configs.len() > 1 {
+        return Err("-config is given twice".into());
+    }
+    let config = match configs.first() {
+        Some(values) => config_option(values)?,
+        None => ConfigOption::default(),
+    };
+    // The command line without -config (what a saved state keeps).
+    let mut own_args = Vec::new();
+    {
+        let mut skipping = false;
+        for arg in args {
+            if let Some(name) = option_name(arg) {
+                skipping = name == "config";
+            }
+            if !skipping {
+                own_args.push(arg.clone());
+            }
+        }
+    }
+    if let (Some(file), false) = (&config.file, config.discard) {
+        // Resume: the saved command line, as it was.
+        if !own_args.is_empty() {
+            return Err(format!(
+                "-config file={file} resumes the saved tournament as it was started; other options ({}) \
+                 cannot be added (start a new one, or use discard=true to replace it)",
+                own_args[0]
+            ));
+        }
+        let saved = crate::state::load(file)?;
+        let inner = groups_of(&saved.args)?;
+        let mut c = build(&saved.args, &inner)?;
+        c.state_file = Some(config.outname.unwrap_or_else(|| file.clone()));
+        if c.autosave_interval == 0 {
+            c.autosave_interval = 20;
+        }
+        if config.stats {
+            c.resume = Some(saved);
+        }
+        return Ok(Command::Run(Box::new(c)));
+    }
+    let own_groups: Vec<(String, Vec<String>)> = groups.into_iter().filter(|(n, _)| n != "config").collect();
+    let mut c = build(&own_args, &own_groups)?;
+    let target = config.outname.or(if config.discard { config.file } else { None });
+    if let Some(file) = target {
+        c.state_file = Some(file);
+        if !own_groups.iter().any(|(n, _)| n == "autosaveinterval") {
+            c.autosave_interval = 20;
+        }
+    } else if c.autosave_interval > 0 {
+        c.state_file = Some("config.json".into());
+    }
+    Ok(Command::Run(Box::new(c)))
+}
+
+fn groups_of(args: &[String]) -> Result<Vec<(String, Vec<String>)>, String> {
+    groups(args)
+}
+
+/// One engine's settings before `-each` is merged in.
+#[derive(Default)]
+struct EngineDraft {
+    config: Option<EngineConfig>,
+    limits: Vec<(String, String)>,
+    restart: Option<bool>,
+}
+
+/// Applies one engine key (for `-engine` or `-each`).
+fn engine_key(draft: &mut EngineDraft, option: &str, k: &str, v: String) -> Result<(), String> {
+    let config = draft.config.get_or_insert_with(|| EngineConfig {
+        cmd: String::new(),
+        name: String::new(),
+        args: Vec::new(),
+        options: Vec::new(),
+        dir: None,
+    });
+    match k {
+        "cmd" | "name" if option == "each" => {
+            return Err(format!("-each cannot set {k}= (give it in -engine)"));
+        }
+        "cmd" => config.cmd = v,
+        "name" => config.name = v,
+        "args" => config.args = v.split_whitespace().map(String::from).collect(),
+        "dir" => config.dir = Some(v),
+        "proto" if v == "uci" => {}
+        "proto" => return Err(format!("-{option}: arena speaks UCI only, not proto={v}")),
+        "restart" => {
+            draft.restart = Some(match v.as_str() {
+                "on" => true,
+                "off" => false,
+                _ => return Err(format!("-{option}: restart must be on or off, found {v:?}")),
+            })
+        }
+        _ if k.starts_with("option.") => {
+            let name = &k["option.".len()..];
+            if name.is_empty() {
+                return Err(format!("-{option}: option. needs a name (option.Hash=16)"));
+            }
+            config.options.push((name.to_string(), v));
+        }
+        "tc" | "nodes" | "depth" | "plies" | "st" | "timemargin" => draft.limits.push((k.to_string(), v)),
+        other => {
+            return Err(format!(
+            "-{option}: unknown key {other:?} (cmd, name, args, dir, proto, restart, option.NAME, tc, st, \
+                 nodes, plies, depth, timemargin)"
+        ))
+        }
+    }
+    Ok(())
+}
+
+fn apply_limit(limits: &mut Limits, key: &str, value: &str) -> Result<(), String> {
+    match key {
+        "tc" => limits.clock = crate::timecontrol::parse(value)?,
+        "nodes" => limits.nodes = Some(whole("nodes", value, 1, u64::MAX / 2)?),
+        "depth" | "plies" => limits.depth = Some(whole(key, value, 1, 1000)?),
+        "st" => {
+            let secs: f64 = value
+                .trim()
+                .parse()
+                .ok()
+                .filter(|s: &f64| (0.001..=86_400.0).contains(s))
+                .ok_or_else(|| format!("st must be 0.001 to 86400 seconds, found {value:?}"))?;
+            limits.movetime = Some((secs * 1000.0).round() as u64);
+        }
+        "timemargin" => limits.time_margin = whole("timemargin (ms)", value, 0, MAX_TIME_MARGIN_MS)?,
+        other => return Err(format!("unknown setting {other:?}")),
+    }
+    Ok(())
+}
+
+/// Parses a CPU list `3,5,7-11,13`.
+fn cpu_list(text: &str) -> Result<Vec<usize>, String> {
+    let bad = || format!("-use-affinity: bad CPU list {text:?} (expected a form like 0,2,4-7)");
+    let mut cpus = Vec::new();
+    for part in text.split(',') {
+        let (lo, hi) = match part.split_once('-') {
+            Some((a, b)) => (a.trim().parse::<usize>(), b.trim().parse::<usize>()),
+            None => (part.trim().parse::<usize>(), part.trim().parse::<usize>()),
+        };
+        let (lo, hi) = (lo.map_err(|_| bad())?, hi.map_err(|_| bad())?);
+        if lo > hi || hi >= 4096 {
+            return Err(bad());
+        }
+        cpus.extend(lo..=hi);
+    }
+    Ok(cpus)
+}
+
+/// Builds the configuration from the option groups (without `-config`).
+fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfig, String> {
     let mut config = MatchConfig {
         engines: Vec::new(),
-        limits: Limits {
-            time_margin: 0,
-            ..Limits::default()
-        },
         adjudication: Adjudication::default(),
         openings: None,
-        rounds: 1,
+        rounds: 2,
         games: 2,
         concurrency: 1,
         sprt: None,
         pgnout: None,
+        epdout: None,
         seed: 0,
         recover: false,
         rating_interval: 10,
         chess960: false,
+        tournament: TournamentKind::RoundRobin,
+        seeds: 1,
+        report_penta: true,
+        event: "arena match".to_string(),
+        site: "local".to_string(),
+        noswap: false,
+        reverse: false,
+        wait_ms: 0,
+        strict: false,
+        check_mate_pvs: false,
+        startup_ms: 10_000,
+        ucinewgame_ms: 60_000,
+        ping_ms: 60_000,
+        affinity: None,
+        log: None,
+        state_file: None,
+        autosave_interval: 0,
+        test_env: false,
+        args: args.to_vec(),
+        resume: None,
     };
-    let mut each_options: Vec<(String, String)> = Vec::new();
-    let mut engine_limits: Vec<Vec<(String, String)>> = Vec::new();
-    for (name, values) in groups(args)? {
+    let mut drafts: Vec<EngineDraft> = Vec::new();
+    let mut each = EngineDraft::default();
+    let mut rounds_given = false;
+    for (name, values) in groups {
         let single = |values: &[String]| -> Result<String, String> {
             match values {
                 [v] => Ok(v.clone()),
-                _ => Err(format!("--{name} takes one value")),
+                [] => Err(format!("-{name} needs a value")),
+                _ => Err(format!("-{name} takes one value, found {}", values.join(" "))),
+            }
+        };
+        let none = |values: &[String]| -> Result<(), String> {
+            match values {
+                [] => Ok(()),
+                [v, ..] => Err(format!("-{name} takes no value, found {v:?}")),
             }
         };
         match name.as_str() {
             "engine" => {
-                let mut engine = EngineConfig {
-                    cmd: String::new(),
-                    name: String::new(),
-                    args: Vec::new(),
-                    options: Vec::new(),
-                };
-                let mut limits = Vec::new();
-                for (k, v) in key_values(&values)? {
-                    match k.as_str() {
-                        "cmd" => engine.cmd = v,
-                        "name" => engine.name = v,
-                        "args" => engine.args = v.split_whitespace().map(String::from).collect(),
-                        "proto" if v == "uci" => {}
-                        _ if k.starts_with("option.") => {
-                            engine.options.push((k["option.".len()..].to_string(), v))
-                        }
-                        "tc" | "nodes" | "depth" | "st" | "timemargin" => limits.push((k, v)),
-                        other => return Err(format!("unknown engine setting {other:?}")),
-                    }
+                let mut draft = EngineDraft::default();
+                for (k, v) in key_values(name, values)? {
+                    engine_key(&mut draft, "engine", &k, v)?;
                 }
-                if engine.cmd.is_empty() {
-                    return Err("--engine needs cmd=PATH".into());
-                }
-                if engine.name.is_empty() {
-                    engine.name = std::path::Path::new(&engine.cmd)
-                        .file_name()
-                        .map_or_else(|| engine.cmd.clone(), |n| n.to_string_lossy().into_owned());
-                }
-                config.engines.push(engine);
-                engine_limits.push(limits);
+                drafts.push(draft);
             }
             "each" => {
-                for (k, v) in key_values(&values)? {
-                    if let Some(option) = k.strip_prefix("option.") {
-                        each_options.push((option.to_string(), v));
-                    } else {
-                        apply_limit(&mut config.limits, &k, &v)?;
-                    }
+                for (k, v) in key_values(name, values)? {
+                    engine_key(&mut each, "each", &k, v)?;
                 }
             }
             "openings" => {
@@ -229,17 +555,18 @@ pub fn parse_match(args: &[String]) -> Result<MatchConfig, String> {
                     plies: None,
                     start: 1,
                 };
-                for (k, v) in key_values(&values)? {
+                let mut format = None;
+                for (k, v) in key_values(name, values)? {
                     match k.as_str() {
                         "file" => openings.file = v,
                         "format" => {
-                            openings.pgn = match v.as_str() {
+                            format = Some(match v.as_str() {
                                 "epd" => false,
                                 "pgn" => true,
                                 other => {
                                     return Err(format!("unknown openings format {other:?} (epd or pgn)"))
                                 }
-                            }
+                            })
                         }
                         "order" => {
                             openings.random = match v.as_str() {
@@ -250,30 +577,47 @@ pub fn parse_match(args: &[String]) -> Result<MatchConfig, String> {
                                 }
                             }
                         }
-                        "plies" => openings.plies = Some(whole("--openings plies", &v, 0, 100_000)?),
-                        "start" => openings.start = whole("--openings start (1-based)", &v, 1, usize::MAX)?,
-                        "policy" => {}
-                        other => return Err(format!("unknown openings setting {other:?}")),
+                        "plies" => openings.plies = Some(whole("-openings plies", &v, 0, 100_000)?),
+                        "start" => openings.start = whole("-openings start (1-based)", &v, 1, usize::MAX)?,
+                        "policy" if v == "round" => {}
+                        "policy" => {
+                            return Err(format!("-openings policy={v} is not supported (round only)"))
+                        }
+                        other => {
+                            return Err(format!(
+                                "-openings: unknown key {other:?} (file, format, order, plies, start, policy)"
+                            ))
+                        }
                     }
                 }
                 if openings.file.is_empty() {
-                    return Err("--openings needs file=PATH".into());
+                    return Err("-openings needs file=PATH".into());
                 }
+                openings.pgn = format.unwrap_or_else(|| openings.file.to_ascii_lowercase().ends_with(".pgn"));
                 config.openings = Some(openings);
             }
-            "rounds" => config.rounds = whole("--rounds", &single(&values)?, 1, MAX_ROUNDS)?,
+            "rounds" => {
+                config.rounds = whole("-rounds", &single(values)?, 1, MAX_ROUNDS)?;
+                rounds_given = true;
+            }
             "games" => {
-                config.games = number("--games", &single(&values)?)?;
-                if !(1..=2).contains(&config.games) {
-                    return Err("--games must be 1 or 2".into());
+                config.games = whole("-games", &single(values)?, 1, 2).map_err(|_| {
+                    format!(
+                        "-games must be 1 or 2 (paired colours), found {}",
+                        values.join(" ")
+                    )
+                })?
+            }
+            "repeat" => {
+                config.games = match values.as_slice() {
+                    [] => 2,
+                    [v] => whole("-repeat", v, 1, 2)
+                        .map_err(|_| format!("-repeat takes 1 or 2 games, found {v:?}"))?,
+                    _ => return Err("-repeat takes at most one value".into()),
                 }
             }
-            "concurrency" => {
-                config.concurrency = number("--concurrency", &single(&values)?)?;
-                if !(1..=256).contains(&config.concurrency) {
-                    return Err("--concurrency must be 1 to 256".into());
-                }
-            }
+            "concurrency" => config.concurrency = whole("-concurrency", &single(values)?, 1, 1024)?,
+            "force-concurrency" => none(values)?,
             "sprt" => {
                 let mut sprt = SprtConfig {
                     elo0: 0.0,
@@ -282,119 +626,382 @@ pub fn parse_match(args: &[String]) -> Result<MatchConfig, String> {
                     beta: 0.05,
                     model: Model::Normalized,
                 };
-                for (k, v) in key_values(&values)? {
+                for (k, v) in key_values(name, values)? {
                     match k.as_str() {
-                        "elo0" => sprt.elo0 = sprt_elo("--sprt elo0", &v)?,
-                        "elo1" => sprt.elo1 = sprt_elo("--sprt elo1", &v)?,
-                        "alpha" => sprt.alpha = sprt_probability("--sprt alpha", &v)?,
-                        "beta" => sprt.beta = sprt_probability("--sprt beta", &v)?,
-                        "model" => sprt.model = v.parse()?,
-                        other => return Err(format!("unknown sprt setting {other:?}")),
+                        "elo0" => sprt.elo0 = sprt_elo("-sprt elo0", &v)?,
+                        "elo1" => sprt.elo1 = sprt_elo("-sprt elo1", &v)?,
+                        "alpha" => sprt.alpha = sprt_probability("-sprt alpha", &v)?,
+                        "beta" => sprt.beta = sprt_probability("-sprt beta", &v)?,
+                        "model" => {
+                            sprt.model = match v.as_str() {
+                                "bayesian" => Model::Bayes,
+                                other => other.parse()?,
+                            }
+                        }
+                        other => {
+                            return Err(format!(
+                                "-sprt: unknown key {other:?} (elo0, elo1, alpha, beta, model)"
+                            ))
+                        }
                     }
                 }
                 if sprt.elo1 <= sprt.elo0 {
-                    return Err("--sprt needs elo1 > elo0".into());
-                }
-                if !(0.0 < sprt.alpha && sprt.alpha < 0.5 && 0.0 < sprt.beta && sprt.beta < 0.5) {
-                    return Err("--sprt alpha and beta must be in (0, 0.5)".into());
+                    return Err("-sprt needs elo1 > elo0".into());
                 }
                 config.sprt = Some(sprt);
             }
             "resign" => {
-                let (mut count, mut score) = (3, 600);
-                for (k, v) in key_values(&values)? {
+                let mut r = Resign {
+                    count: 1,
+                    score: 0,
+                    twosided: false,
+                };
+                for (k, v) in key_values(name, values)? {
                     match k.as_str() {
-                        "movecount" => count = whole("--resign movecount", &v, 1, 10_000)?,
-                        "score" => score = whole("--resign score", &v, 1, MAX_ADJUDICATION_SCORE)?,
-                        "twosided" => {}
-                        other => return Err(format!("unknown resign setting {other:?}")),
+                        "movecount" => r.count = whole("-resign movecount", &v, 1, 10_000)?,
+                        "score" => r.score = whole("-resign score", &v, 1, MAX_ADJUDICATION_SCORE)?,
+                        "twosided" => r.twosided = boolean("-resign twosided", &v)?,
+                        other => {
+                            return Err(format!(
+                                "-resign: unknown key {other:?} (movecount, score, twosided)"
+                            ))
+                        }
                     }
                 }
-                config.adjudication.resign = Some((count, score));
+                if r.score == 0 {
+                    return Err("-resign needs score=CP (centipawns, at least 1)".into());
+                }
+                config.adjudication.resign = Some(r);
             }
             "draw" => {
-                let (mut number_, mut count, mut score) = (34, 8, 20);
-                for (k, v) in key_values(&values)? {
+                let (mut number_, mut count, mut score) = (0, 1, 0);
+                for (k, v) in key_values(name, values)? {
                     match k.as_str() {
-                        "movenumber" => number_ = whole("--draw movenumber", &v, 0, 10_000)?,
-                        "movecount" => count = whole("--draw movecount", &v, 1, 10_000)?,
-                        "score" => score = whole("--draw score", &v, 0, MAX_ADJUDICATION_SCORE)?,
-                        other => return Err(format!("unknown draw setting {other:?}")),
+                        "movenumber" => number_ = whole("-draw movenumber", &v, 0, 10_000)?,
+                        "movecount" => count = whole("-draw movecount", &v, 1, 10_000)?,
+                        "score" => score = whole("-draw score", &v, 0, MAX_ADJUDICATION_SCORE)?,
+                        other => {
+                            return Err(format!(
+                                "-draw: unknown key {other:?} (movenumber, movecount, score)"
+                            ))
+                        }
                     }
                 }
                 config.adjudication.draw = Some((number_, count, score));
             }
             "maxmoves" => {
-                config.adjudication.max_moves = Some(whole("--maxmoves", &single(&values)?, 1, 100_000)?)
+                config.adjudication.max_moves = Some(whole("-maxmoves", &single(values)?, 1, 100_000)?)
             }
             "pgnout" => {
-                // fastchess style "file=F" or a bare path.
-                let v = single(&values)?;
-                config.pgnout = Some(v.strip_prefix("file=").unwrap_or(&v).to_string());
+                let mut out = PgnOutConfig {
+                    file: String::new(),
+                    append: true,
+                    options: PgnOptions::default(),
+                    patterns: Vec::new(),
+                };
+                // A bare path (cutechess style, and arena's own) or fastchess's keys.
+                if let [path] = values.as_slice() {
+                    if !path.contains('=') {
+                        out.file = path.clone();
+                    }
+                }
+                if out.file.is_empty() {
+                    for (k, v) in key_values(name, values)? {
+                        let o = &mut out.options;
+                        match k.as_str() {
+                            "file" => out.file = v,
+                            "append" => out.append = boolean("-pgnout append", &v)?,
+                            "notation" => {
+                                o.notation = match v.as_str() {
+                                    "san" => Notation::San,
+                                    "lan" => Notation::Lan,
+                                    "uci" => Notation::Uci,
+                                    other => {
+                                        return Err(format!("-pgnout notation {other:?} (san, lan or uci)"))
+                                    }
+                                }
+                            }
+                            "nodes" => o.nodes = boolean("-pgnout nodes", &v)?,
+                            "seldepth" => o.seldepth = boolean("-pgnout seldepth", &v)?,
+                            "nps" => o.nps = boolean("-pgnout nps", &v)?,
+                            "hashfull" => o.hashfull = boolean("-pgnout hashfull", &v)?,
+                            "tbhits" => o.tbhits = boolean("-pgnout tbhits", &v)?,
+                            "pv" => o.pv = boolean("-pgnout pv", &v)?,
+                            "timeleft" => o.timeleft = boolean("-pgnout timeleft", &v)?,
+                            "latency" => o.latency = boolean("-pgnout latency", &v)?,
+                            "min" => o.min = boolean("-pgnout min", &v)?,
+                            "match_line" => out.patterns.push(Regex::new(&v)?),
+                            other => {
+                                return Err(format!(
+                                    "-pgnout: unknown key {other:?} (file, notation, append, nodes, seldepth, nps, \
+                                     hashfull, tbhits, pv, timeleft, latency, min, match_line)"
+                                ))
+                            }
+                        }
+                    }
+                }
+                if out.file.is_empty() {
+                    out.file = format!("arena_{}.pgn", file_stamp());
+                }
+                config.pgnout = Some(out);
             }
-            "seed" => config.seed = number("--seed", &single(&values)?)?,
-            "recover" => config.recover = true,
+            "epdout" => {
+                let mut out = EpdOutConfig {
+                    file: String::new(),
+                    append: true,
+                };
+                for (k, v) in key_values(name, values)? {
+                    match k.as_str() {
+                        "file" => out.file = v,
+                        "append" => out.append = boolean("-epdout append", &v)?,
+                        other => return Err(format!("-epdout: unknown key {other:?} (file, append)")),
+                    }
+                }
+                if out.file.is_empty() {
+                    out.file = format!("arena_{}.epd", file_stamp());
+                }
+                config.epdout = Some(out);
+            }
+            "seed" | "srand" => config.seed = whole(&format!("-{name}"), &single(values)?, 0, u64::MAX)?,
+            "recover" => {
+                none(values)?;
+                config.recover = true
+            }
             // 0: no interim reports.
             "ratinginterval" => {
-                config.rating_interval = whole("--ratinginterval", &single(&values)?, 0, MAX_ROUNDS)?
+                config.rating_interval = whole("-ratinginterval", &single(values)?, 0, MAX_ROUNDS)?
+            }
+            "scoreinterval" => {
+                whole("-scoreinterval", &single(values)?, 0, MAX_ROUNDS)?;
             }
             "variant" => {
-                config.chess960 = match single(&values)?.as_str() {
+                config.chess960 = match single(values)?.as_str() {
                     "standard" => false,
                     "fischerandom" | "chess960" => true,
-                    other => return Err(format!("unknown variant {other:?} (standard or chess960)")),
+                    other => return Err(format!("unknown variant {other:?} (standard or fischerandom)")),
                 }
             }
-            other => return Err(format!("unknown option --{other}")),
+            "tournament" => {
+                config.tournament = match single(values)?.as_str() {
+                    "roundrobin" => TournamentKind::RoundRobin,
+                    "gauntlet" => TournamentKind::Gauntlet,
+                    other => return Err(format!("unknown tournament {other:?} (roundrobin or gauntlet)")),
+                }
+            }
+            "seeds" => config.seeds = whole("-seeds", &single(values)?, 1, MAX_ENGINES)?,
+            "report" => {
+                for (k, v) in key_values(name, values)? {
+                    match k.as_str() {
+                        "penta" => config.report_penta = boolean("-report penta", &v)?,
+                        other => return Err(format!("-report: unknown key {other:?} (penta)")),
+                    }
+                }
+            }
+            "output" => {
+                for (k, v) in key_values(name, values)? {
+                    match (k.as_str(), v.as_str()) {
+                        ("format", "fastchess") => {}
+                        ("format", "cutechess") => {
+                            return Err(
+                                "-output format=cutechess: arena writes fastchess's output only".into()
+                            )
+                        }
+                        (k, v) => {
+                            return Err(format!("-output: {k}={v} is not supported (format=fastchess)"))
+                        }
+                    }
+                }
+            }
+            "event" | "site" => {
+                if values.is_empty() {
+                    return Err(format!("-{name} needs a value"));
+                }
+                let text = values.join(" ");
+                if name == "event" {
+                    config.event = text;
+                } else {
+                    config.site = text;
+                }
+            }
+            "noswap" => {
+                none(values)?;
+                config.noswap = true
+            }
+            "reverse" => {
+                none(values)?;
+                config.reverse = true
+            }
+            "wait" => config.wait_ms = whole("-wait (ms)", &single(values)?, 0, 3_600_000)?,
+            "strict" => {
+                none(values)?;
+                config.strict = true
+            }
+            "check-mate-pvs" => {
+                none(values)?;
+                config.check_mate_pvs = true
+            }
+            "testEnv" => {
+                none(values)?;
+                config.test_env = true
+            }
+            "startup-ms" => config.startup_ms = whole("-startup-ms", &single(values)?, 1, 3_600_000)?,
+            "ucinewgame-ms" => {
+                config.ucinewgame_ms = whole("-ucinewgame-ms", &single(values)?, 1, 3_600_000)?
+            }
+            "ping-ms" => config.ping_ms = whole("-ping-ms", &single(values)?, 1, 3_600_000)?,
+            "use-affinity" => {
+                if !cfg!(target_os = "linux") {
+                    return Err("-use-affinity is supported on Linux only".into());
+                }
+                config.affinity = Some(match values.as_slice() {
+                    [] => Vec::new(),
+                    [list] => cpu_list(list)?,
+                    _ => return Err("-use-affinity takes one CPU list (0,2,4-7)".into()),
+                })
+            }
+            "log" => {
+                let mut log = LogConfig {
+                    file: String::new(),
+                    level: Level::Warn,
+                    engine: false,
+                    append: true,
+                };
+                for (k, v) in key_values(name, values)? {
+                    match k.as_str() {
+                        "file" => log.file = v,
+                        "level" => log.level = v.parse()?,
+                        "engine" => log.engine = boolean("-log engine", &v)?,
+                        "append" => log.append = boolean("-log append", &v)?,
+                        "realtime" => {
+                            boolean("-log realtime", &v)?;
+                        }
+                        "compress" => {
+                            if boolean("-log compress", &v)? {
+                                return Err("-log compress=true: arena does not compress logs".into());
+                            }
+                        }
+                        other => {
+                            return Err(format!(
+                            "-log: unknown key {other:?} (file, level, engine, append, realtime, compress)"
+                        ))
+                        }
+                    }
+                }
+                if log.file.is_empty() {
+                    return Err("-log needs file=PATH".into());
+                }
+                config.log = Some(log);
+            }
+            "autosaveinterval" => {
+                config.autosave_interval = whole("-autosaveinterval", &single(values)?, 0, MAX_ROUNDS)?
+            }
+            other => {
+                return Err(match unsupported(other) {
+                    Some(why) => format!("-{other}: {why}"),
+                    None => format!("unknown option -{other} (see -help)"),
+                })
+            }
         }
     }
-    if config.engines.len() != 2 {
+
+    // Engines: -each under each engine's own settings.
+    if drafts.len() < 2 {
+        return Err(format!("at least two -engine are needed, found {}", drafts.len()));
+    }
+    for draft in drafts {
+        let mut engine = draft.config.unwrap_or_else(|| EngineConfig {
+            cmd: String::new(),
+            name: String::new(),
+            args: Vec::new(),
+            options: Vec::new(),
+            dir: None,
+        });
+        if engine.cmd.is_empty() {
+            return Err("-engine needs cmd=PATH".into());
+        }
+        if engine.name.is_empty() {
+            engine.name = std::path::Path::new(&engine.cmd)
+                .file_name()
+                .map_or_else(|| engine.cmd.clone(), |n| n.to_string_lossy().into_owned());
+        }
+        if let Some(each) = &each.config {
+            for (k, v) in &each.options {
+                if !engine.options.iter().any(|(name, _)| name == k) {
+                    engine.options.push((k.clone(), v.clone()));
+                }
+            }
+            if engine.args.is_empty() {
+                engine.args = each.args.clone();
+            }
+            if engine.dir.is_none() {
+                engine.dir = each.dir.clone();
+            }
+        }
+        if config.chess960 && !engine.options.iter().any(|(k, _)| k == "UCI_Chess960") {
+            engine.options.push(("UCI_Chess960".into(), "true".into()));
+        }
+        let mut limits = Limits::default();
+        for (k, v) in each.limits.iter().chain(&draft.limits) {
+            apply_limit(&mut limits, k, v)?;
+        }
+        if !limits.is_set() {
+            return Err(format!(
+                "engine {} has no time control: give tc=BASE+INC, nodes=N, plies=N or st=SECONDS (in -engine or -each)",
+                engine.name
+            ));
+        }
+        config.engines.push(EngineSpec {
+            config: engine,
+            limits,
+            restart: draft.restart.or(each.restart).unwrap_or(false),
+        });
+    }
+    if config.engines.len() > MAX_ENGINES {
+        return Err(format!("at most {MAX_ENGINES} engines"));
+    }
+    for (i, a) in config.engines.iter().enumerate() {
+        if config.engines[..i].iter().any(|b| b.config.name == a.config.name) {
+            return Err(format!(
+                "two engines are named {:?}: give each a different name=",
+                a.config.name
+            ));
+        }
+    }
+    if config.sprt.is_some() && config.engines.len() != 2 {
         return Err(format!(
-            "exactly two --engine are needed, found {}",
+            "-sprt needs exactly two engines, found {}",
             config.engines.len()
         ));
     }
-    for engine in &mut config.engines {
-        for (k, v) in &each_options {
-            if !engine.options.iter().any(|(name, _)| name == k) {
-                engine.options.push((k.clone(), v.clone()));
-            }
+    if config.tournament == TournamentKind::Gauntlet && config.seeds >= config.engines.len() {
+        return Err(format!(
+            "-seeds {} leaves no opponents among {} engines",
+            config.seeds,
+            config.engines.len()
+        ));
+    }
+    if let Some(cpus) = &config.affinity {
+        if !cpus.is_empty() && cpus.len() < config.concurrency {
+            return Err(format!(
+                "-use-affinity: {} CPUs for -concurrency {} (one CPU per game at least)",
+                cpus.len(),
+                config.concurrency
+            ));
         }
     }
-    for limits in &engine_limits {
-        for (k, v) in limits {
-            apply_limit(&mut config.limits, k, v)?;
-        }
-    }
-    if config.chess960 {
-        for engine in &mut config.engines {
-            engine.options.push(("UCI_Chess960".into(), "true".into()));
-        }
-    }
-    let l = &config.limits;
-    if l.clock.is_none() && l.nodes.is_none() && l.depth.is_none() && l.movetime.is_none() {
-        return Err("no time control: give --each tc=BASE+INC, nodes=N, depth=N or st=SECONDS".into());
+    if config.sprt.is_some() && !rounds_given {
+        config.rounds = SPRT_ROUNDS;
     }
     Ok(config)
 }
 
-fn apply_limit(limits: &mut Limits, key: &str, value: &str) -> Result<(), String> {
-    match key {
-        "tc" => limits.clock = Some(parse_tc(value)?),
-        "nodes" => limits.nodes = Some(whole("nodes", value, 1, u64::MAX / 2)?),
-        "depth" => limits.depth = Some(whole("depth", value, 1, 1000)?),
-        "st" => {
-            let secs: f64 = number(key, value)?;
-            if !(0.001..=86_400.0).contains(&secs) {
-                return Err(format!("st must be 0.001 to 86400 seconds, found {value:?}"));
-            }
-            limits.movetime = Some((secs * 1000.0).round() as u64);
-        }
-        "timemargin" => limits.time_margin = whole("timemargin (ms)", value, 0, MAX_TIME_MARGIN_MS)?,
-        "proto" => {}
-        other => return Err(format!("unknown setting {other:?}")),
-    }
-    Ok(())
+/// `YYYYmmdd_HHMMSS` (UTC) for default output file names.
+fn file_stamp() -> String {
+    let now = std::time::SystemTime::now();
+    let iso = crate::pgn_out::iso_time(now);
+    // "YYYY-MM-DDTHH:MM:SS +0000"
+    let digits: String = iso[..19].chars().filter(|c| c.is_ascii_digit()).collect();
+    format!("{}_{}", &digits[..8], &digits[8..])
 }
 
 #[cfg(test)]
@@ -415,60 +1022,178 @@ mod tests {
              --pgnout games.pgn --seed 42 --recover --ratinginterval 5",
         ))
         .unwrap();
-        assert_eq!(c.engines[0].name, "new");
+        assert_eq!(c.engines[0].config.name, "new");
         assert_eq!(
-            c.engines[0].options,
+            c.engines[0].config.options,
             vec![
                 ("Hash".to_string(), "32".to_string()),
                 ("Threads".to_string(), "1".to_string())
             ]
         );
-        assert_eq!(c.limits.clock, Some((8000, 80)));
-        assert_eq!(c.limits.time_margin, 50);
+        let tc = crate::timecontrol::parse("8+0.08").unwrap();
+        assert_eq!((c.engines[0].limits.clock, c.engines[1].limits.clock), (tc, tc));
+        assert_eq!(c.engines[1].limits.time_margin, 50);
         assert!(c.openings.as_ref().unwrap().random);
         assert_eq!((c.rounds, c.games, c.concurrency, c.seed), (100, 2, 2, 42));
         assert_eq!(c.sprt.as_ref().unwrap().model, Model::Logistic);
-        assert_eq!(c.adjudication.resign, Some((3, 600)));
+        assert_eq!(
+            c.adjudication.resign,
+            Some(Resign {
+                count: 3,
+                score: 600,
+                twosided: false
+            })
+        );
         assert_eq!(c.adjudication.draw, Some((34, 8, 20)));
         assert_eq!(c.adjudication.max_moves, Some(200));
+        assert_eq!(c.pgnout.as_ref().unwrap().file, "games.pgn");
         assert!(c.recover);
         // Single-dash spellings and node limits.
         let c = parse_match(&args("-engine cmd=a -engine cmd=b -each nodes=5000 -rounds 2")).unwrap();
-        assert_eq!((c.limits.nodes, c.engines[1].name.as_str()), (Some(5000), "b"));
+        assert_eq!(
+            (c.engines[1].limits.nodes, c.engines[1].config.name.as_str()),
+            (Some(5000), "b")
+        );
+    }
+
+    #[test]
+    fn parses_openbenchs_command_line() {
+        let mut line = args(
+            "-recover -variant standard -testEnv -concurrency 2 -rounds 8 -games 2 \
+             -resign movecount=3 score=400 -draw movenumber=40 movecount=8 score=10 \
+             -engine dir=Engines/ cmd=./dev proto=uci tc=inf nodes=25000 option.Threads=1 option.Hash=16 name=luft-dev \
+             -engine dir=Engines/ cmd=./base proto=uci tc=40/9.12+0.09 timemargin=250 option.Threads=1 name=luft-base \
+             -openings file=Books/UHO.epd format=epd order=random start=17 -srand 1234 \
+             -pgnout file=PGNs/1.2.3.0.pgn seldepth=true nodes=true",
+        );
+        line.push("match_line=^info string pgncomment .*".into());
+        let c = parse_match(&line).unwrap();
+        assert_eq!(c.engines[0].config.dir.as_deref(), Some("Engines/"));
+        assert_eq!(c.engines[0].limits.clock, None);
+        assert_eq!(c.engines[0].limits.nodes, Some(25000));
+        let base = &c.engines[1].limits;
+        assert_eq!(base.clock.unwrap().to_string(), "40/9.12+0.09");
+        assert_eq!((base.time_margin, base.nodes), (250, None));
+        assert_eq!((c.seed, c.openings.as_ref().unwrap().start), (1234, 17));
+        let pgn = c.pgnout.as_ref().unwrap();
+        assert!(pgn.options.nodes && pgn.options.seldepth && !pgn.options.nps);
+        assert!(pgn.patterns[0].is_match("info string pgncomment x"));
+        assert!(c.test_env && c.recover);
+        assert_eq!(c.state_file, None, "no file is written unasked");
+    }
+
+    #[test]
+    fn tournaments_help_version_and_the_long_tail() {
+        let c = parse_match(&args(
+            "-engine cmd=a restart=on -engine cmd=b plies=7 -engine cmd=c st=0.2 -each tc=1:30+1 \
+             -tournament gauntlet -seeds 2 -noswap -reverse -wait 10 -strict -check-mate-pvs \
+             -startup-ms 500 -ucinewgame-ms 600 -ping-ms 700 -report penta=false -event My Event -site Here \
+             -epdout file=x.epd -log file=l.txt level=info engine=true -repeat -use-affinity 0-3 \
+             -sprt elo0=0 elo1=1 model=bayesian -openings file=b.pgn -output format=fastchess -scoreinterval 3",
+        ));
+        assert_eq!(c, Err("-sprt needs exactly two engines, found 3".into()));
+        let c = parse_match(&args(
+            "-engine cmd=a restart=on -engine cmd=b plies=7 -engine cmd=c st=0.2 -each tc=1:30+1 \
+             -tournament gauntlet -seeds 2 -noswap -reverse -wait 10 -strict -check-mate-pvs \
+             -startup-ms 500 -ucinewgame-ms 600 -ping-ms 700 -report penta=false -event My Event -site Here \
+             -epdout file=x.epd -log file=l.txt level=info engine=true -repeat -use-affinity 0-3 \
+             -openings file=b.pgn -output format=fastchess -scoreinterval 3 -autosaveinterval 5",
+        ))
+        .unwrap();
+        assert_eq!(c.engines.len(), 3);
+        assert!(c.engines[0].restart && !c.engines[1].restart);
+        assert_eq!(c.engines[1].limits.depth, Some(7));
+        assert_eq!(c.engines[2].limits.movetime, Some(200));
+        assert_eq!(c.engines[2].limits.clock.unwrap().base_ms, 90_000);
+        assert_eq!((c.tournament, c.seeds), (TournamentKind::Gauntlet, 2));
+        assert!(c.noswap && c.reverse && c.strict && c.check_mate_pvs && !c.report_penta);
+        assert_eq!(
+            (c.wait_ms, c.startup_ms, c.ucinewgame_ms, c.ping_ms),
+            (10, 500, 600, 700)
+        );
+        assert_eq!((c.event.as_str(), c.site.as_str()), ("My Event", "Here"));
+        assert_eq!(c.affinity, Some(vec![0, 1, 2, 3]));
+        assert!(
+            c.openings.as_ref().unwrap().pgn,
+            "the format follows the file name"
+        );
+        assert_eq!(c.log.as_ref().unwrap().level, Level::Info);
+        assert_eq!(
+            (c.state_file.as_deref(), c.autosave_interval),
+            (Some("config.json"), 5)
+        );
+        assert_eq!(c.rounds, 2, "fastchess's default");
+        let c = parse_match(&args(
+            "-engine cmd=a -engine cmd=b -each nodes=1 -sprt elo0=0 elo1=5",
+        ))
+        .unwrap();
+        assert_eq!(c.rounds, SPRT_ROUNDS);
+        assert_eq!(parse_command(&args("-engine cmd=a -help")), Ok(Command::Help));
+        assert_eq!(parse_command(&args("-version")), Ok(Command::Version));
+        assert_eq!(parse_command(&args("--help")), Ok(Command::Help));
     }
 
     #[test]
     fn rejects_bad_values_with_a_reason() {
         for (line, error) in [
-            (
-                "--engine cmd=a --each tc=1+0",
-                "exactly two --engine are needed, found 1",
-            ),
+            ("--engine cmd=a --each tc=1+0", "at least two -engine are needed, found 1"),
             (
                 "--engine cmd=a --engine cmd=b",
-                "no time control: give --each tc=BASE+INC, nodes=N, depth=N or st=SECONDS",
+                "engine a has no time control: give tc=BASE+INC, nodes=N, plies=N or st=SECONDS (in -engine or -each)",
+            ),
+            (
+                "-engine cmd=a -engine cmd=b -each tc=inf",
+                "engine a has no time control: give tc=BASE+INC, nodes=N, plies=N or st=SECONDS (in -engine or -each)",
             ),
             (
                 "--engine cmd=a --engine cmd=b --each tc=x",
-                "bad time control \"x\" (expected base+inc in seconds)",
+                "bad time control \"x\" (expected [MOVES/]TIME[+INC], TIME in seconds or M:SS)",
             ),
             (
                 "--engine cmd=a --engine cmd=b --each tc=1 --games 3",
-                "--games must be 1 or 2",
+                "-games must be 1 or 2 (paired colours), found 3",
             ),
             (
                 "--engine cmd=a --engine cmd=b --each tc=1 --sprt elo0=5 elo1=0",
-                "--sprt needs elo1 > elo0",
+                "-sprt needs elo1 > elo0",
+            ),
+            ("--engine cmd=a --engine cmd=b --each tc=1 --bogus", "unknown option -bogus (see -help)"),
+            (
+                "-engine cmd=a -engine cmd=b -each tc=1 -tb /syzygy",
+                "-tb: arena has no Syzygy tablebase adjudication",
             ),
             (
-                "--engine cmd=a --engine cmd=b --each tc=1 --bogus",
-                "unknown option --bogus",
+                "-engine cmd=a -engine cmd=b -each tc=1 -output format=cutechess",
+                "-output format=cutechess: arena writes fastchess's output only",
+            ),
+            ("--engine name=x --engine cmd=b --each tc=1", "-engine needs cmd=PATH"),
+            ("-engine cmd=a -engine cmd=a -each tc=1", "two engines are named \"a\": give each a different name="),
+            (
+                "-engine cmd=a bogus=1 -engine cmd=b -each tc=1",
+                "-engine: unknown key \"bogus\" (cmd, name, args, dir, proto, restart, option.NAME, tc, st, nodes, \
+                 plies, depth, timemargin)",
+            ),
+            ("-engine cmd=a -engine cmd=b -each tc=1 name=x", "-each cannot set name= (give it in -engine)"),
+            ("-engine cmd=a proto=xboard -engine cmd=b -each tc=1", "-engine: arena speaks UCI only, not proto=xboard"),
+            ("-engine cmd=a restart=yes -engine cmd=b -each tc=1", "-engine: restart must be on or off, found \"yes\""),
+            ("-engine cmd=a -engine cmd=b -each tc=1 -pgnout file=x nodes=yes", "-pgnout nodes must be true or false, found \"yes\""),
+            (
+                "-engine cmd=a -engine cmd=b -each tc=1 -pgnout file=x match_line=(a",
+                "match_line regex \"(a\": a group is not closed",
+            ),
+            ("-engine cmd=a -engine cmd=b -each tc=1 -log file=x compress=true", "-log compress=true: arena does not compress logs"),
+            ("-engine cmd=a -engine cmd=b -each tc=1 -recover now", "-recover takes no value, found \"now\""),
+            ("-engine cmd=a -engine cmd=b -each tc=1 -tournament swiss", "unknown tournament \"swiss\" (roundrobin or gauntlet)"),
+            (
+                "-engine cmd=a -engine cmd=b -each tc=1 -tournament gauntlet -seeds 2",
+                "-seeds 2 leaves no opponents among 2 engines",
             ),
             (
-                "--engine name=x --engine cmd=b --each tc=1",
-                "--engine needs cmd=PATH",
+                "-engine cmd=a -engine cmd=b -each tc=1 -use-affinity 1-0",
+                "-use-affinity: bad CPU list \"1-0\" (expected a form like 0,2,4-7)",
             ),
-            ("stray", "unexpected argument \"stray\""),
+            ("-engine cmd=a -engine cmd=b -each tc=1 -config file=x.json", "-config file=x.json resumes the saved tournament as it was started; other options (-engine) cannot be added (start a new one, or use discard=true to replace it)"),
+            ("stray", "unexpected argument \"stray\" (options start with -)"),
         ] {
             assert_eq!(parse_match(&args(line)), Err(error.to_string()), "{line}");
         }
@@ -478,60 +1203,64 @@ mod tests {
     fn numbers_out_of_range_are_refused_with_the_range() {
         let base = "--engine cmd=a --engine cmd=b";
         for (rest, error) in [
-            ("--each tc=1 --rounds 0", "--rounds must be a whole number from 1 to 1000000000, found \"0\""),
-            ("--each tc=1 --rounds -1", "--rounds must be a whole number from 1 to 1000000000, found \"-1\""),
+            ("--each tc=1 --rounds 0", "-rounds must be a whole number from 1 to 1000000000, found \"0\""),
+            ("--each tc=1 --rounds -1", "-rounds must be a whole number from 1 to 1000000000, found \"-1\""),
             (
                 "--each tc=1 --rounds 18446744073709551615",
-                "--rounds must be a whole number from 1 to 1000000000, found \"18446744073709551615\"",
+                "-rounds must be a whole number from 1 to 1000000000, found \"18446744073709551615\"",
             ),
             ("--each nodes=0", "nodes must be a whole number from 1 to 9223372036854775807, found \"0\""),
             ("--each depth=0", "depth must be a whole number from 1 to 1000, found \"0\""),
+            ("--each plies=1001", "plies must be a whole number from 1 to 1000, found \"1001\""),
             ("--each st=0", "st must be 0.001 to 86400 seconds, found \"0\""),
             ("--each st=NaN", "st must be 0.001 to 86400 seconds, found \"NaN\""),
             ("--each st=0.0001", "st must be 0.001 to 86400 seconds, found \"0.0001\""),
-            ("--each tc=inf", "time control \"inf\" out of range"),
+            ("--each tc=100000", "time control \"100000\" is longer than a day"),
             (
                 "--each tc=1 timemargin=18446744073709551615",
                 "timemargin (ms) must be a whole number from 0 to 86400000, found \"18446744073709551615\"",
             ),
-            ("--each tc=1 --maxmoves 0", "--maxmoves must be a whole number from 1 to 100000, found \"0\""),
+            ("--each tc=1 --maxmoves 0", "-maxmoves must be a whole number from 1 to 100000, found \"0\""),
             (
                 "--each tc=1 --resign movecount=0",
-                "--resign movecount must be a whole number from 1 to 10000, found \"0\"",
+                "-resign movecount must be a whole number from 1 to 10000, found \"0\"",
             ),
             (
                 "--each tc=1 --resign score=-5",
-                "--resign score must be a whole number from 1 to 100000, found \"-5\"",
+                "-resign score must be a whole number from 1 to 100000, found \"-5\"",
             ),
             (
                 "--each tc=1 --draw movecount=0",
-                "--draw movecount must be a whole number from 1 to 10000, found \"0\"",
+                "-draw movecount must be a whole number from 1 to 10000, found \"0\"",
             ),
-            ("--each tc=1 --draw score=-1", "--draw score must be a whole number from 0 to 100000, found \"-1\""),
+            ("--each tc=1 --draw score=-1", "-draw score must be a whole number from 0 to 100000, found \"-1\""),
             (
                 "--each tc=1 --sprt elo0=0 elo1=NaN",
-                "--sprt elo1 must be a number from -1000 to 1000, found \"NaN\"",
+                "-sprt elo1 must be a number from -1000 to 1000, found \"NaN\"",
             ),
             (
                 "--each tc=1 --sprt elo0=-inf elo1=5",
-                "--sprt elo0 must be a number from -1000 to 1000, found \"-inf\"",
+                "-sprt elo0 must be a number from -1000 to 1000, found \"-inf\"",
             ),
             (
                 "--each tc=1 --sprt alpha=0.5",
-                "--sprt alpha must be a probability above 0 and below 0.5, found \"0.5\"",
+                "-sprt alpha must be a probability above 0 and below 0.5, found \"0.5\"",
             ),
             (
                 "--each tc=1 --sprt beta=nan",
-                "--sprt beta must be a probability above 0 and below 0.5, found \"nan\"",
+                "-sprt beta must be a probability above 0 and below 0.5, found \"nan\"",
             ),
             (
                 "--each tc=1 --openings file=x start=0",
-                "--openings start (1-based) must be a whole number from 1 to 18446744073709551615, found \"0\"",
+                "-openings start (1-based) must be a whole number from 1 to 18446744073709551615, found \"0\"",
             ),
             (
                 "--each tc=1 --ratinginterval -3",
-                "--ratinginterval must be a whole number from 0 to 1000000000, found \"-3\"",
+                "-ratinginterval must be a whole number from 0 to 1000000000, found \"-3\"",
             ),
+            ("--each tc=1 --concurrency 0", "-concurrency must be a whole number from 1 to 1024, found \"0\""),
+            ("--each tc=1 -wait -1", "-wait (ms) must be a whole number from 0 to 3600000, found \"-1\""),
+            ("--each tc=1 -ping-ms 0", "-ping-ms must be a whole number from 1 to 3600000, found \"0\""),
         ] {
             let line = format!("{base} {rest}");
             assert_eq!(parse_match(&args(&line)), Err(error.to_string()), "{line}");
@@ -544,7 +1273,7 @@ mod tests {
         )))
         .unwrap();
         assert_eq!(
-            (c.rounds, c.limits.depth, c.limits.movetime),
+            (c.rounds, c.engines[0].limits.depth, c.engines[0].limits.movetime),
             (1_000_000_000, Some(1000), Some(1))
         );
         assert_eq!(c.adjudication.draw, Some((0, 1, 0)));

@@ -7,7 +7,16 @@
 //! more than [`MAX_LINES_PER_SECOND`] lines in a second is a flood. Options the engine does
 //! not declare, values outside what it declares, and settings it answers with an error are
 //! reported on stderr, naming the engine and the option.
+//!
+//! An engine may run in its own working directory (`dir=`; a relative `cmd=` with a path
+//! is taken from there, as fastchess does), be pinned to CPUs (`-use-affinity`, Linux), and
+//! wait as long as `-startup-ms`, `-ucinewgame-ms` and `-ping-ms` allow. With `-log ...
+//! engine=true` every line each way goes to the log. Each search reply carries what the
+//! last `info` line of the principal variation said (score, depth, seldepth, nodes, nps,
+//! hashfull, tbhits, time, pv) and, per `match_line` pattern, the last output line that
+//! matched it.
 
+use crate::regex::Regex;
 use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -31,6 +40,36 @@ pub struct EngineConfig {
     pub args: Vec<String>,
     /// `option.Name=value` pairs, in order.
     pub options: Vec<(String, String)>,
+    /// Working directory (`dir=`).
+    pub dir: Option<String>,
+}
+
+/// How long an engine may take to answer, in milliseconds (fastchess's `-startup-ms`,
+/// `-ucinewgame-ms`, `-ping-ms`), and where its process runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcessSetup {
+    /// `uci` to `uciok`.
+    pub startup_ms: u64,
+    /// `ucinewgame` and the `isready` after it.
+    pub ucinewgame_ms: u64,
+    /// Every other `isready`.
+    pub ping_ms: u64,
+    /// CPUs the process is pinned to (empty: no pinning).
+    pub cpus: Vec<usize>,
+    /// The worker's name in the log.
+    pub worker: String,
+}
+
+impl Default for ProcessSetup {
+    fn default() -> Self {
+        ProcessSetup {
+            startup_ms: 10_000,
+            ucinewgame_ms: 60_000,
+            ping_ms: 60_000,
+            cpus: Vec::new(),
+            worker: "main".to_string(),
+        }
+    }
 }
 
 /// What went wrong with an engine.
@@ -71,6 +110,17 @@ pub struct SearchReply {
     /// Last reported score from the engine's side: `Cp(n)` or `Mate(n)`.
     pub score: Option<Score>,
     pub depth: Option<u32>,
+    pub seldepth: Option<u32>,
+    pub nodes: Option<u64>,
+    pub nps: Option<u64>,
+    pub hashfull: Option<u32>,
+    pub tbhits: Option<u64>,
+    /// The `time` the engine reported, in milliseconds.
+    pub time_ms: Option<u64>,
+    /// The principal variation, in UCI moves.
+    pub pv: Vec<String>,
+    /// Per `match_line` pattern, the last line that matched it.
+    pub matched_lines: Vec<String>,
     pub elapsed_ms: u64,
 }
 
@@ -193,6 +243,8 @@ pub struct DeclaredOption {
     pub max: Option<i64>,
     /// The `var` values of a combo.
     pub vars: Vec<String>,
+    /// The `default` value, if declared.
+    pub default: Option<String>,
 }
 
 impl DeclaredOption {
@@ -225,6 +277,7 @@ impl DeclaredOption {
                 "min" => option.min = value.parse().ok(),
                 "max" => option.max = value.parse().ok(),
                 "var" => option.vars.push(value),
+                "default" => option.default = Some(value),
                 _ => {}
             }
             i = end;
@@ -294,12 +347,18 @@ pub fn warn_once(message: String) {
     let seen = SEEN.get_or_init(|| Mutex::new(HashSet::new()));
     let first = seen.lock().map_or(true, |mut s| s.insert(message.clone()));
     if first {
-        eprintln!("arena: warning: {message}");
+        crate::log::warn(&message);
     }
 }
 
 pub struct EngineProcess {
     pub config: EngineConfig,
+    /// `id name` and `id author` from the handshake.
+    pub uci_name: Option<String>,
+    pub uci_author: Option<String>,
+    /// The options the engine declared.
+    pub declared: Vec<DeclaredOption>,
+    setup: ProcessSetup,
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<Output>,
@@ -311,8 +370,55 @@ impl std::fmt::Debug for EngineProcess {
     }
 }
 
-/// Time allowed for start-up and `isready` answers.
-pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// The program to run for `config`: a relative command with a path is taken from `dir`.
+fn program(config: &EngineConfig) -> std::path::PathBuf {
+    let cmd = std::path::Path::new(&config.cmd);
+    match &config.dir {
+        Some(dir) if cmd.is_relative() && config.cmd.contains(std::path::MAIN_SEPARATOR) => {
+            let dir = std::path::Path::new(dir);
+            let dir = if dir.is_relative() {
+                std::env::current_dir()
+                    .map(|d| d.join(dir))
+                    .unwrap_or_else(|_| dir.to_path_buf())
+            } else {
+                dir.to_path_buf()
+            };
+            dir.join(cmd)
+        }
+        _ => cmd.to_path_buf(),
+    }
+}
+
+/// Pins the process about to be started to `cpus` (Linux; elsewhere nothing happens and the
+/// command line refuses `-use-affinity`).
+#[cfg(target_os = "linux")]
+fn pin(command: &mut Command, cpus: &[usize]) {
+    use std::os::unix::process::CommandExt;
+    if cpus.is_empty() {
+        return;
+    }
+    // SAFETY: an all-zero cpu_set_t is a valid empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &cpu in cpus {
+        // SAFETY: CPU_SET only writes inside the set for cpu < CPU_SETSIZE, checked here.
+        if cpu < libc::CPU_SETSIZE as usize {
+            unsafe { libc::CPU_SET(cpu, &mut set) };
+        }
+    }
+    // SAFETY: sched_setaffinity is async-signal-safe and touches only the child; the set
+    // is copied into the closure.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn pin(_command: &mut Command, _cpus: &[usize]) {}
 
 /// At most this many `option` declarations are kept from one engine.
 const MAX_DECLARED_OPTIONS: usize = 4096;
@@ -321,13 +427,28 @@ impl EngineProcess {
     /// Starts the engine and completes `uci` / options / `isready`. Each option is
     /// followed by an `isready`, so that a refusal is pinned on the option that caused it.
     pub fn start(config: &EngineConfig) -> Result<EngineProcess, EngineFault> {
-        let mut child = Command::new(&config.cmd)
+        Self::start_with(config, &ProcessSetup::default())
+    }
+
+    /// [`EngineProcess::start`] with the given time-outs, CPUs and worker name.
+    pub fn start_with(config: &EngineConfig, setup: &ProcessSetup) -> Result<EngineProcess, EngineFault> {
+        let mut command = Command::new(program(config));
+        command
             .args(&config.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| EngineFault::Spawn(format!("{}: {e}", config.cmd)))?;
+            .stderr(Stdio::null());
+        if let Some(dir) = &config.dir {
+            command.current_dir(dir);
+        }
+        pin(&mut command, &setup.cpus);
+        let mut child = command.spawn().map_err(|e| {
+            let place = config
+                .dir
+                .as_ref()
+                .map_or(String::new(), |d| format!(" (in {d})"));
+            EngineFault::Spawn(format!("{}{place}: {e}", config.cmd))
+        })?;
         let stdin = child.stdin.take().ok_or(EngineFault::Spawn("no stdin".into()))?;
         let stdout = child
             .stdout
@@ -336,19 +457,27 @@ impl EngineProcess {
         let lines = spawn_reader(stdout, MAX_LINES_PER_SECOND);
         let mut engine = EngineProcess {
             config: config.clone(),
+            uci_name: None,
+            uci_author: None,
+            declared: Vec::new(),
+            setup: setup.clone(),
             child,
             stdin,
             lines,
         };
         engine.send("uci")?;
-        let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+        let deadline = Instant::now() + Duration::from_millis(setup.startup_ms);
         let mut declared = Vec::new();
         loop {
             let line = engine.next_line(deadline, "uciok")?;
             if line == "uciok" || line.starts_with("uciok ") {
                 break;
             }
-            if declared.len() < MAX_DECLARED_OPTIONS {
+            if let Some(name) = line.strip_prefix("id name ") {
+                engine.uci_name = Some(name.trim().to_string());
+            } else if let Some(author) = line.strip_prefix("id author ") {
+                engine.uci_author = Some(author.trim().to_string());
+            } else if declared.len() < MAX_DECLARED_OPTIONS {
                 declared.extend(DeclaredOption::parse(&line));
             }
         }
@@ -372,10 +501,28 @@ impl EngineProcess {
             }
         }
         engine.ping()?;
+        engine.declared = declared;
         Ok(engine)
     }
 
+    /// The value option `name` has: the one configured, else the declared default.
+    pub fn option_value(&self, name: &str) -> Option<String> {
+        self.config
+            .options
+            .iter()
+            .rev()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.clone())
+            .or_else(|| {
+                self.declared
+                    .iter()
+                    .find(|d| d.name.eq_ignore_ascii_case(name))
+                    .and_then(|d| d.default.clone())
+            })
+    }
+
     pub fn send(&mut self, line: &str) -> Result<(), EngineFault> {
+        crate::log::engine_line(&self.setup.worker, &self.config.name, true, line);
         writeln!(self.stdin, "{line}")
             .and_then(|_| self.stdin.flush())
             .map_err(|_| EngineFault::Crashed)
@@ -389,7 +536,10 @@ impl EngineProcess {
             return Err(EngineFault::Timeout(what));
         }
         match self.lines.recv_timeout(deadline - now) {
-            Ok(Output::Line(line)) => Ok(line),
+            Ok(Output::Line(line)) => {
+                crate::log::engine_line(&self.setup.worker, &self.config.name, false, &line);
+                Ok(line)
+            }
             Ok(Output::Flood) => Err(EngineFault::Flood(what)),
             Err(RecvTimeoutError::Timeout) => Err(EngineFault::Timeout(what)),
             Err(RecvTimeoutError::Disconnected) => Err(EngineFault::Crashed),
@@ -426,20 +576,27 @@ impl EngineProcess {
     /// `isready` / `readyok`, returning the lines before `readyok` that `keep` selects.
     fn ping_collecting(&mut self, keep: impl Fn(&str) -> bool) -> Result<Vec<String>, EngineFault> {
         self.send("isready")?;
-        self.wait_for("readyok", HANDSHAKE_TIMEOUT, "readyok", keep)
+        let timeout = Duration::from_millis(self.setup.ping_ms);
+        self.wait_for("readyok", timeout, "readyok", keep)
     }
 
+    /// `ucinewgame` and `isready`, answered within `-ucinewgame-ms`.
     pub fn new_game(&mut self) -> Result<(), EngineFault> {
         self.send("ucinewgame")?;
-        self.ping()
+        self.send("isready")?;
+        let timeout = Duration::from_millis(self.setup.ucinewgame_ms);
+        self.wait_for("readyok", timeout, "readyok", |_| false)
+            .map(|_| ())
     }
 
-    /// Sends `position` and `go`, then waits up to `deadline` for `bestmove`.
+    /// Sends `position` and `go`, then waits up to `deadline` for `bestmove`; `patterns`
+    /// pick output lines to keep (`match_line`).
     pub fn search(
         &mut self,
         position: &str,
         go: &str,
         deadline: Duration,
+        patterns: &[Regex],
     ) -> Result<SearchReply, EngineFault> {
         // Drop what is left over from an earlier search: at most a queue's worth, so an
         // engine that never stops talking cannot keep us here.
@@ -456,8 +613,14 @@ impl EngineProcess {
         self.send(go)?;
         let deadline = start + deadline;
         let mut reply = SearchReply::default();
+        let mut matched: Vec<Option<String>> = vec![None; patterns.len()];
         loop {
             let line = self.next_line(deadline, "bestmove")?;
+            for (slot, pattern) in matched.iter_mut().zip(patterns) {
+                if pattern.is_match(&line) {
+                    *slot = Some(line.clone());
+                }
+            }
             let mut tokens = line.split_whitespace();
             match tokens.next() {
                 Some("bestmove") => {
@@ -466,6 +629,7 @@ impl EngineProcess {
                         .next()
                         .ok_or_else(|| EngineFault::Protocol("bestmove without a move".into()))?
                         .to_string();
+                    reply.matched_lines = matched.into_iter().flatten().collect();
                     return Ok(reply);
                 }
                 Some("info") => parse_info(&line, &mut reply),
@@ -473,6 +637,7 @@ impl EngineProcess {
             }
         }
     }
+
     /// Asks the engine to quit, and kills it if it does not within a second.
     pub fn quit(mut self) {
         let _ = self.send("quit");
@@ -499,19 +664,28 @@ impl Drop for EngineProcess {
 
 fn parse_info(line: &str, reply: &mut SearchReply) {
     let tokens: Vec<&str> = line.split_whitespace().collect();
+    if tokens.get(1) == Some(&"string") {
+        return;
+    }
     // Only lines of the principal variation (multipv 1 or none) count.
     if let Some(i) = tokens.iter().position(|&t| t == "multipv") {
         if tokens.get(i + 1) != Some(&"1") {
             return;
         }
     }
+    fn number<T: std::str::FromStr>(tokens: &[&str], i: usize) -> Option<T> {
+        tokens.get(i + 1).and_then(|v| v.parse().ok())
+    }
     let mut i = 1;
     while i < tokens.len() {
         match tokens[i] {
-            "depth" => {
-                reply.depth = tokens.get(i + 1).and_then(|d| d.parse().ok()).or(reply.depth);
-                i += 2;
-            }
+            "depth" => reply.depth = number(&tokens, i).or(reply.depth),
+            "seldepth" => reply.seldepth = number(&tokens, i).or(reply.seldepth),
+            "nodes" => reply.nodes = number(&tokens, i).or(reply.nodes),
+            "nps" => reply.nps = number(&tokens, i).or(reply.nps),
+            "hashfull" => reply.hashfull = number(&tokens, i).or(reply.hashfull),
+            "tbhits" => reply.tbhits = number(&tokens, i).or(reply.tbhits),
+            "time" => reply.time_ms = number(&tokens, i).or(reply.time_ms),
             "score" => {
                 let value = tokens.get(i + 2).and_then(|v| v.parse::<i32>().ok());
                 match (tokens.get(i + 1), value) {
@@ -520,10 +694,19 @@ fn parse_info(line: &str, reply: &mut SearchReply) {
                     _ => {}
                 }
                 i += 3;
+                continue;
             }
-            "pv" | "string" => break,
-            _ => i += 1,
+            "pv" => {
+                reply.pv = tokens[i + 1..].iter().map(|t| t.to_string()).collect();
+                break;
+            }
+            "string" => break,
+            _ => {
+                i += 1;
+                continue;
+            }
         }
+        i += 2;
     }
 }
 

@@ -1,11 +1,19 @@
 //! `arena`: plays UCI engines against each other in paired games and judges the result
 //! with the statistics engine developers use (pentanomial SPRT, Elo, nElo, LOS): the match
-//! runner of the Luft workspace, in the style of fastchess.
+//! runner of the Luft workspace, which takes fastchess's command lines and writes its output
+//! (see `cli` for the options, `report` for the output), so that OpenBench's worker and
+//! engine developers' scripts can run it in fastchess's place.
 
 pub mod cli;
 pub mod engine_process;
+pub mod log;
 pub mod openings;
+pub mod pgn_out;
 pub mod play;
 pub mod rating;
+pub mod regex;
+pub mod report;
 pub mod runner;
+pub mod state;
 pub mod stats;
+pub mod timecontrol;

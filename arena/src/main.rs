@@ -1,17 +1,20 @@
 //! The `arena` binary.
 //!
 //! ```text
-//! arena --engine cmd=PATH name=NAME [option.X=Y ...] --engine ... --each tc=8+0.08 ...
+//! arena -engine cmd=PATH name=NAME [option.X=Y ...] -engine ... -each tc=8+0.08 ...   (fastchess's options)
 //! arena sprt-calc (--penta a,b,c,d,e | --tri l,d,w) --elo0 X --elo1 Y [--alpha A --beta B] [--model M]
 //! arena rate [--anchor NAME=ELO] [--prior P] FILE.pgn...
 //! ```
-//! Exit codes: 0 H1 accepted, 1 H0 accepted, 2 no decision, 3 error.
+//! Exit codes: 0 H1 accepted (or a match without `-sprt` played out), 1 H0 accepted, 2 no
+//! decision or interrupted, 3 error. After a match: `Finished match` and `Total Time: HH:MM:SS
+//! (hours:minutes:seconds)`, as fastchess ends.
 
 use arena::cli::{sprt_elo, sprt_probability};
 use arena::stats::{estimate, llr, sprt_bounds, Counts, Model};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 fn sprt_calc(args: &[String]) -> Result<(), String> {
     let mut counts = None;
@@ -89,36 +92,43 @@ fn main() -> ExitCode {
             }
         };
     }
-    if args.is_empty() || args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("usage: arena --engine cmd=PATH [name=NAME] [option.X=Y ...] --engine ... \\");
-        println!("         --each tc=8+0.08|nodes=N|depth=N|st=S [timemargin=MS] \\");
-        println!("         [--openings file=F format=epd|pgn order=random|sequential plies=N start=N] \\");
-        println!("         [--rounds R] [--games 1|2] [--concurrency C] \\");
-        println!("         [--sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 model=normalized|logistic|bayes] \\");
-        println!("         [--resign movecount=3 score=600] [--draw movenumber=34 movecount=8 score=20] \\");
-        println!("         [--maxmoves N] [--pgnout F] [--seed S] [--recover] [--ratinginterval N] [--variant chess960]");
-        println!("       arena sprt-calc (--penta a,b,c,d,e | --tri l,d,w) --elo0 X --elo1 Y [--alpha A --beta B] [--model M]");
-        println!("       {}", arena::rating::USAGE);
-        return if args.is_empty() {
-            ExitCode::from(3)
-        } else {
-            ExitCode::SUCCESS
-        };
+    if args.is_empty() {
+        println!("{}", arena::cli::USAGE);
+        return ExitCode::from(3);
     }
-    let config = match arena::cli::parse_match(&args) {
-        Ok(c) => c,
+    let config = match arena::cli::parse_command(&args) {
+        Ok(arena::cli::Command::Run(c)) => c,
+        Ok(arena::cli::Command::Help) => {
+            println!("{}", arena::cli::USAGE);
+            return ExitCode::SUCCESS;
+        }
+        Ok(arena::cli::Command::Version) => {
+            println!("arena {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
         Err(e) => {
             eprintln!("arena: {e}");
             return ExitCode::from(3);
         }
     };
+    let start = Instant::now();
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = interrupted.clone();
     if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)) {
         eprintln!("arena: cannot install the Ctrl-C handler: {e}");
     }
     match arena::runner::run(&config, interrupted) {
-        Ok((verdict, _)) => ExitCode::from(verdict.exit_code()),
+        Ok((verdict, _)) => {
+            println!("Finished match");
+            let s = start.elapsed().as_secs();
+            println!(
+                "Total Time: {:02}:{:02}:{:02} (hours:minutes:seconds)",
+                s / 3600,
+                s / 60 % 60,
+                s % 60
+            );
+            ExitCode::from(verdict.exit_code())
+        }
         Err(e) => {
             eprintln!("arena: error: {e}");
             ExitCode::from(3)

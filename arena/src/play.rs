@@ -1,59 +1,92 @@
-//! One game between two engine processes: clock bookkeeping with a time margin, every move
-//! checked for legality (Chess960 castling included) through movegen, game endings by the
-//! rules (`Game::outcome_with_claims`), resign / draw / max-moves adjudication, and faults
-//! turned into results: the engine that crashes, stalls, sends no move, plays an illegal
-//! move or oversteps its time loses, with the reason recorded. A flag-fall against a side
-//! that cannot mate is a draw.
+//! One game between two engine processes: each side's own limits (a clock with exact
+//! bookkeeping for sudden death, increment and repeating `moves/time` controls, nodes,
+//! depth, time per move), every move checked for legality (Chess960 castling included)
+//! through movegen, game endings by the rules (`Game::outcome_with_claims`), resign / draw /
+//! max-moves adjudication as fastchess does it, and faults turned into results: the engine
+//! that crashes, stalls, sends no move, plays an illegal move or oversteps its time loses.
+//! A flag-fall against a side that cannot mate is a draw.
+//!
+//! Results carry fastchess's words, which OpenBench and other scripts read: "White mates",
+//! "Draw by 3-fold repetition", "Black wins by adjudication", "White loses on time (12ms
+//! overrun)", "Black disconnects", "White's connection stalls", "Black makes an illegal
+//! move: a1a8". Each move keeps what the engine said about it (score, depth, seldepth,
+//! nodes, nps, hashfull, tbhits, pv, time left, latency, matched output lines) for the PGN.
 
-use crate::engine_process::{EngineFault, EngineProcess};
-use movegen::pgn::PgnGame;
-use movegen::{Board, Color, Game, Move, Outcome};
-use std::time::Duration;
+use crate::engine_process::{EngineFault, EngineProcess, Score};
+use crate::regex::Regex;
+use crate::timecontrol::{Clock, Tick, TimeControl};
+use movegen::{Board, Color, DrawReason, Game, Move, Outcome, PieceType};
+use std::time::{Duration, Instant, SystemTime};
 
-/// How long each move may take.
+/// How long an engine may take to answer a search without a clock or a time per move.
+pub const NO_CLOCK_DEADLINE: Duration = Duration::from_secs(60);
+/// Grace beyond an engine's time (and margin) before it counts as not answering at all.
+pub const STALL_GRACE_MS: u64 = 1000;
+
+/// How long each move of one engine may take.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Limits {
-    /// Base time and increment in milliseconds.
-    pub clock: Option<(u64, u64)>,
+    /// A clock (`tc=`); `None` for `tc=inf`.
+    pub clock: Option<TimeControl>,
     pub nodes: Option<u64>,
     pub depth: Option<u32>,
-    /// Fixed time per move in milliseconds.
+    /// Fixed time per move in milliseconds (`st=`).
     pub movetime: Option<u64>,
     /// Grace before a late move loses on time, in milliseconds.
     pub time_margin: u64,
 }
 
 impl Limits {
-    /// The PGN `TimeControl` value.
+    /// Whether any limit is set.
+    pub fn is_set(&self) -> bool {
+        self.clock.is_some() || self.nodes.is_some() || self.depth.is_some() || self.movetime.is_some()
+    }
+
+    /// The PGN `TimeControl` value: `8+0.08`, `40/60+0.6`, `0.1/move`, or `-`.
     pub fn pgn_time_control(&self) -> String {
         match (self.clock, self.movetime) {
-            (Some((base, inc)), _) => {
-                let secs = |ms: u64| {
-                    let s = format!("{:.3}", ms as f64 / 1000.0);
-                    s.trim_end_matches('0').trim_end_matches('.').to_string()
-                };
-                if inc > 0 {
-                    format!("{}+{}", secs(base), secs(inc))
-                } else {
-                    secs(base)
-                }
-            }
-            (None, Some(ms)) => format!("{}/move", ms as f64 / 1000.0),
+            (Some(tc), _) => tc.to_string(),
+            (None, Some(ms)) => format!("{}/move", crate::timecontrol::seconds_text(ms)),
             _ => "-".to_string(),
         }
     }
+
+    /// The limit as fastchess names it in the `Results of` line: the clock, else the time
+    /// per move, else depth (`N plies`), else nodes (`N nodes`).
+    pub fn describe(&self) -> String {
+        if let Some(tc) = self.clock {
+            return tc.to_string();
+        }
+        if let Some(ms) = self.movetime {
+            return format!("{}/move", crate::timecontrol::seconds_text(ms));
+        }
+        if let Some(d) = self.depth {
+            return format!("{d} plies");
+        }
+        if let Some(n) = self.nodes {
+            return format!("{n} nodes");
+        }
+        "-".to_string()
+    }
+}
+
+/// Resignation: a side whose score is at most `-score` for `count` consecutive own moves
+/// resigns; `twosided`: both sides' scores beyond `score` for `count` moves each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resign {
+    pub count: u32,
+    pub score: i32,
+    pub twosided: bool,
 }
 
 /// Adjudication rules.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Adjudication {
-    /// (movecount, score): a side whose own score is <= -score for movecount consecutive
-    /// moves resigns.
-    pub resign: Option<(u32, i32)>,
+    pub resign: Option<Resign>,
     /// (movenumber, movecount, score): from move `movenumber`, |score| <= score for
     /// movecount consecutive moves of both sides is a draw (captures and pawn moves reset).
     pub draw: Option<(u32, u32, i32)>,
-    /// A game still going after this many full moves is a draw.
+    /// A game in which the engines have played this many moves each is a draw.
     pub max_moves: Option<u32>,
 }
 
@@ -82,18 +115,73 @@ impl GameResult {
     }
 }
 
+/// What one move was, and what its engine said about it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MoveRecord {
+    pub mv: Option<Move>,
+    /// An opening move.
+    pub book: bool,
+    pub score: Option<Score>,
+    pub depth: Option<u32>,
+    pub seldepth: Option<u32>,
+    pub nodes: Option<u64>,
+    pub nps: Option<u64>,
+    pub hashfull: Option<u32>,
+    pub tbhits: Option<u64>,
+    pub pv: Vec<String>,
+    pub elapsed_ms: u64,
+    /// The clock after the move, when the side has one.
+    pub time_left_ms: Option<u64>,
+    /// Measured time minus the engine's reported `time`.
+    pub latency_ms: Option<i64>,
+    /// Output lines `match_line` kept.
+    pub matched_lines: Vec<String>,
+}
+
+impl MoveRecord {
+    fn book(mv: Move) -> MoveRecord {
+        MoveRecord {
+            mv: Some(mv),
+            book: true,
+            ..MoveRecord::default()
+        }
+    }
+}
+
+/// A player of one game: the configured name and what the engine said it is.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlayerInfo {
+    pub name: String,
+    pub uci_name: Option<String>,
+    pub uci_author: Option<String>,
+}
+
 /// A finished game.
 #[derive(Debug)]
 pub struct FinishedGame {
-    pub pgn: PgnGame,
+    pub start: Board,
+    /// Book moves, then the engines' moves.
+    pub moves: Vec<MoveRecord>,
+    /// The final position.
+    pub end: Board,
+    /// The text of an illegal move that ended the game.
+    pub illegal_move: Option<String>,
     pub result: GameResult,
-    /// Human-readable reason, e.g. "White mates", "Black loses on time".
+    /// fastchess's words, e.g. "White mates", "Black loses on time (12ms overrun)".
     pub reason: String,
-    /// PGN `Termination`: normal, adjudication, time forfeit, illegal move, abandoned.
+    /// PGN `Termination`: normal, adjudication, time forfeit, illegal move, abandoned,
+    /// unterminated.
     pub termination: &'static str,
-    /// The side whose engine faulted (crash, stall, protocol, illegal move), if any; its
-    /// process should be restarted.
+    /// The side whose engine faulted (crash, stall, protocol, illegal move, time-out
+    /// without an answer), if any; its process should be restarted.
     pub faulted: Option<Color>,
+    pub white: PlayerInfo,
+    pub black: PlayerInfo,
+    /// Each side's PGN time control: [White, Black].
+    pub time_controls: [String; 2],
+    pub chess960: bool,
+    pub started: SystemTime,
+    pub duration: Duration,
 }
 
 /// An opening: a start position and book moves played from it.
@@ -106,16 +194,19 @@ pub struct Opening {
 /// Per-game settings.
 #[derive(Clone, Debug, Default)]
 pub struct GameSettings {
-    pub limits: Limits,
+    /// Each side's limits: [White, Black].
+    pub limits: [Limits; 2],
     pub adjudication: Adjudication,
     pub chess960: bool,
-    /// Extra PGN tags (Event, Site, Date, Round, ...).
-    pub tags: Vec<(String, String)>,
+    /// `match_line` patterns.
+    pub patterns: Vec<Regex>,
+    /// Check that mate scores come with a PV of the right length that ends in mate.
+    pub check_mate_pvs: bool,
 }
 
 fn position_command(game: &Game, chess960: bool) -> String {
     let start = game.start();
-    let mut text = if *start == Board::startpos() {
+    let mut text = if *start == Board::startpos() && !chess960 {
         "position startpos".to_string()
     } else {
         format!("position fen {}", start.to_fen())
@@ -130,11 +221,109 @@ fn position_command(game: &Game, chess960: bool) -> String {
     text
 }
 
-fn color_name(c: Color) -> &'static str {
+pub fn color_name(c: Color) -> &'static str {
     match c {
         Color::White => "White",
         Color::Black => "Black",
     }
+}
+
+/// fastchess's words for an ending by the rules.
+pub fn rules_reason(outcome: Outcome) -> String {
+    match outcome {
+        Outcome::Checkmate { winner } => format!("{} mates", color_name(winner)),
+        Outcome::Draw(DrawReason::Stalemate) => "Draw by stalemate".into(),
+        Outcome::Draw(DrawReason::DeadPosition) => "Draw by insufficient mating material".into(),
+        Outcome::Draw(DrawReason::ThreefoldRepetition | DrawReason::FivefoldRepetition) => {
+            "Draw by 3-fold repetition".into()
+        }
+        Outcome::Draw(DrawReason::FiftyMoveRule | DrawReason::SeventyFiveMoveRule) => {
+            "Draw by fifty moves rule".into()
+        }
+    }
+}
+
+/// The words for a fault of `side`'s engine, and the PGN termination.
+fn fault_reason(side: Color, fault: &EngineFault) -> (String, &'static str) {
+    let who = color_name(side);
+    match fault {
+        EngineFault::Crashed | EngineFault::Spawn(_) => (format!("{who} disconnects"), "abandoned"),
+        EngineFault::Flood(what) => (
+            format!(
+                "{who} disconnects (floods its output, more than {} lines a second while awaiting {what})",
+                crate::engine_process::MAX_LINES_PER_SECOND
+            ),
+            "abandoned",
+        ),
+        EngineFault::Timeout(what) => (format!("{who}'s connection stalls (no {what})"), "abandoned"),
+        EngineFault::Protocol(line) => (format!("{who} makes an illegal move ({line})"), "illegal move"),
+    }
+}
+
+/// Resign and draw counters.
+#[derive(Default)]
+struct Trackers {
+    resign: [u32; 2],
+    resign_both: u32,
+    draw: u32,
+}
+
+/// The score text fastchess writes: `+0.25`, `-1.50`, `0.00`, `+M5` (plies to mate).
+pub fn score_text(score: Score) -> String {
+    match score {
+        Score::Cp(cp) => {
+            let sign = match cp.signum() {
+                1 => "+",
+                -1 => "-",
+                _ => "",
+            };
+            format!("{sign}{:.2}", f64::from(cp.unsigned_abs()) / 100.0)
+        }
+        Score::Mate(m) if m > 0 => format!("+M{}", 2 * i64::from(m) - 1),
+        Score::Mate(m) => format!("-M{}", -2 * i64::from(m)),
+    }
+}
+
+/// Checks that a mate score's PV leads to mate in the plies it claims; warnings for
+/// `-check-mate-pvs`.
+pub fn mate_pv_problem(board: &Board, score: Score, pv: &[String], chess960: bool) -> Option<String> {
+    let Score::Mate(m) = score else {
+        return None;
+    };
+    let _ = chess960;
+    let expected = if m > 0 {
+        2 * i64::from(m) - 1
+    } else {
+        -2 * i64::from(m)
+    };
+    let mut b = *board;
+    for (i, text) in pv.iter().enumerate() {
+        if !b.has_legal_move() {
+            return Some(format!(
+                "PV continues after checkmate or stalemate at move {}",
+                i + 1
+            ));
+        }
+        match b.parse_uci(text) {
+            Ok(mv) => b.play(mv),
+            Err(_) => return Some(format!("illegal PV move {text}")),
+        }
+    }
+    let len = pv.len() as i64;
+    if len < expected {
+        return Some(format!(
+            "incomplete mating PV ({len} plies for a mate in {expected})"
+        ));
+    }
+    if len > expected {
+        return Some(format!(
+            "too long mating PV ({len} plies for a mate in {expected})"
+        ));
+    }
+    if !b.in_check() || b.has_legal_move() {
+        return Some("mating PV does not end with checkmate".into());
+    }
+    None
 }
 
 /// Plays one game. `white` and `black` must be started; `stop` aborts between moves.
@@ -145,246 +334,351 @@ pub fn play_game(
     settings: &GameSettings,
     stop: &dyn Fn() -> bool,
 ) -> FinishedGame {
-    let names = [white.config.name.clone(), black.config.name.clone()];
+    let started = SystemTime::now();
+    let start_instant = Instant::now();
+    let info = |e: &EngineProcess| PlayerInfo {
+        name: e.config.name.clone(),
+        uci_name: e.uci_name.clone(),
+        uci_author: e.uci_author.clone(),
+    };
+    let players = [info(white), info(black)];
     let mut game = Game::new(opening.start);
-    let mut pgn = PgnGame::new(opening.start);
+    let mut moves = Vec::new();
     for &mv in &opening.moves {
         if game.play(mv).is_err() {
             break;
         }
-        pgn.push(mv, Some("book".into()));
+        moves.push(MoveRecord::book(mv));
     }
     let limits = &settings.limits;
-    let mut clocks = [limits.clock.map_or(0, |c| c.0); 2];
-    let increment = limits.clock.map_or(0, |c| c.1);
-    let mut resign_count = [0u32; 2];
-    let mut draw_count = 0u32;
+    let mut clocks: [Option<Clock>; 2] = [limits[0].clock.map(Clock::new), limits[1].clock.map(Clock::new)];
+    let mut trackers = Trackers::default();
+    let mut engine_plies = 0u32;
+    let mut illegal_move = None;
 
-    let finish = |pgn: PgnGame, result, reason: String, termination, faulted| {
-        (pgn, result, reason, termination, faulted)
-    };
-    let start_fault = |color: Color, fault: EngineFault| {
-        (
-            GameResult::win_for(!color),
-            format!("{} {}", names[color.index()], fault),
-            "abandoned",
-            Some(color),
-        )
-    };
-    // Both engines start a new game; a fault here loses the game.
-    let mut early = None;
-    if let Err(f) = white.new_game() {
-        early = Some(start_fault(Color::White, f));
-    } else if let Err(f) = black.new_game() {
-        early = Some(start_fault(Color::Black, f));
+    struct End {
+        result: GameResult,
+        reason: String,
+        termination: &'static str,
+        faulted: Option<Color>,
     }
-
-    let (pgn, result, reason, termination, faulted) =
-        if let Some((result, reason, termination, faulted)) = early {
-            finish(pgn, result, reason, termination, faulted)
-        } else {
-            loop {
-                // Rules first: mate, stalemate, repetition, fifty moves, dead position.
-                if let Some(outcome) = game.outcome_with_claims() {
-                    let result = match outcome {
-                        Outcome::Checkmate { winner } => GameResult::win_for(winner),
-                        Outcome::Draw(_) => GameResult::Draw,
-                    };
-                    break finish(pgn, result, outcome.description().to_string(), "normal", None);
-                }
-                let board = *game.board();
-                if let Some(max) = settings.adjudication.max_moves {
-                    if u32::from(board.fullmove_number()) > max {
-                        break finish(
-                            pgn,
-                            GameResult::Draw,
-                            "Draw by max moves".into(),
-                            "adjudication",
-                            None,
-                        );
-                    }
-                }
-                if stop() {
-                    break finish(pgn, GameResult::Draw, "Game aborted".into(), "unterminated", None);
-                }
-                let side = board.side_to_move();
-                let engine: &mut EngineProcess = if side == Color::White {
-                    &mut *white
-                } else {
-                    &mut *black
-                };
-
-                let mut go = String::from("go");
-                let deadline;
-                if let Some(_clock) = limits.clock {
-                    go.push_str(&format!(
-                        " wtime {} btime {} winc {increment} binc {increment}",
-                        clocks[0], clocks[1]
-                    ));
-                    // Past the margin the move is late; a second more and the engine stalled.
-                    deadline = Duration::from_millis(clocks[side.index()] + limits.time_margin + 1000);
-                } else if let Some(ms) = limits.movetime {
-                    go.push_str(&format!(" movetime {ms}"));
-                    deadline = Duration::from_millis(ms + limits.time_margin + 1000);
-                } else {
-                    deadline = Duration::from_secs(60);
-                }
-                if let Some(n) = limits.nodes {
-                    go.push_str(&format!(" nodes {n}"));
-                }
-                if let Some(d) = limits.depth {
-                    go.push_str(&format!(" depth {d}"));
-                }
-
-                let reply = match engine.search(&position_command(&game, settings.chess960), &go, deadline) {
-                    Ok(reply) => reply,
-                    Err(EngineFault::Timeout(_)) if limits.clock.is_some() => {
-                        let (result, reason) = flag_fall(&board, side, &names);
-                        let reason = format!("{} stalled: {reason}", names[side.index()]);
-                        break finish(pgn, result, reason, "time forfeit", Some(side));
-                    }
-                    Err(fault) => {
-                        break finish(
-                            pgn,
-                            GameResult::win_for(!side),
-                            format!("{} {}", names[side.index()], fault),
-                            "abandoned",
-                            Some(side),
-                        );
-                    }
-                };
-
-                // Clock bookkeeping.
-                if limits.clock.is_some() {
-                    let remaining = clocks[side.index()] as i64 - reply.elapsed_ms as i64;
-                    if remaining < -(limits.time_margin as i64) {
-                        let (result, reason) = flag_fall(&board, side, &names);
-                        break finish(pgn, result, reason, "time forfeit", None);
-                    }
-                    clocks[side.index()] = (remaining.max(0) as u64) + increment;
-                } else if let Some(ms) = limits.movetime {
-                    if reply.elapsed_ms > ms + limits.time_margin {
-                        let (result, reason) = flag_fall(&board, side, &names);
-                        break finish(pgn, result, reason, "time forfeit", None);
-                    }
-                }
-
-                let mv = match board.parse_uci(&reply.bestmove) {
-                    Ok(mv) => mv,
-                    Err(_) => {
-                        let text: String = reply.bestmove.chars().take(20).collect();
-                        break finish(
-                            pgn,
-                            GameResult::win_for(!side),
-                            format!("{} plays an illegal move: {text}", names[side.index()]),
-                            "illegal move",
-                            Some(side),
-                        );
-                    }
-                };
-
-                let comment = match reply.score {
-                    Some(score) => {
-                        let text = match score {
-                            crate::engine_process::Score::Cp(cp) => format!("{:+.2}", cp as f64 / 100.0),
-                            crate::engine_process::Score::Mate(m) if m > 0 => format!("+M{m}"),
-                            crate::engine_process::Score::Mate(m) => format!("-M{}", -m),
-                        };
-                        format!(
-                            "{text}/{} {:.3}s",
-                            reply.depth.unwrap_or(0),
-                            reply.elapsed_ms as f64 / 1000.0
-                        )
-                    }
-                    None => format!("{:.3}s", reply.elapsed_ms as f64 / 1000.0),
-                };
-                let irreversible =
-                    board.is_capture(mv) || board.piece_type_on(mv.from()) == Some(movegen::PieceType::Pawn);
-                game.play_unchecked(mv);
-                pgn.push(mv, Some(comment));
-
-                // Adjudication by scores.
-                let cp = reply.score.map(|s| s.as_cp());
-                if let (Some((count, score)), Some(cp)) = (settings.adjudication.resign, cp) {
-                    let c = &mut resign_count[side.index()];
-                    *c = if cp <= -score { *c + 1 } else { 0 };
-                    if *c >= count {
-                        break finish(
-                            pgn,
-                            GameResult::win_for(!side),
-                            format!("{} resigns", color_name(side)),
-                            "adjudication",
-                            None,
-                        );
-                    }
-                }
-                if let Some((move_number, count, score)) = settings.adjudication.draw {
-                    let quiet = cp.is_some_and(|cp| cp.abs() <= score) && !irreversible;
-                    draw_count = if quiet && u32::from(board.fullmove_number()) >= move_number {
-                        draw_count + 1
-                    } else {
-                        0
-                    };
-                    if draw_count >= 2 * count {
-                        break finish(
-                            pgn,
-                            GameResult::Draw,
-                            "Draw by adjudication".into(),
-                            "adjudication",
-                            None,
-                        );
-                    }
-                }
-            }
-        };
-
-    let mut pgn = pgn;
-    for (k, v) in &settings.tags {
-        pgn.set_tag(k, v);
-    }
-    pgn.set_tag("White", &names[0]);
-    pgn.set_tag("Black", &names[1]);
-    pgn.set_tag("Result", result.pgn());
-    if settings.chess960 {
-        pgn.set_tag("Variant", "Chess960");
-    }
-    if *game.start() != Board::startpos() {
-        pgn.set_tag("SetUp", "1");
-        pgn.set_tag("FEN", &game.start().to_fen());
-    }
-    pgn.set_tag("TimeControl", &settings.limits.pgn_time_control());
-    pgn.set_tag("PlyCount", &game.moves().len().to_string());
-    pgn.set_tag("Termination", termination);
-    pgn.result = result.pgn().to_string();
-    // The reason goes after the last move as part of its comment.
-    if let Some(Some(last)) = pgn.comments.last_mut() {
-        last.push_str(&format!(", {reason}"));
-    } else if let Some(last) = pgn.comments.last_mut() {
-        *last = Some(reason.clone());
-    }
-    FinishedGame {
-        pgn,
+    let end = |result, reason: String, termination, faulted| End {
         result,
         reason,
         termination,
         faulted,
+    };
+
+    // Both engines start a new game; a fault here loses the game.
+    let mut early = None;
+    for (color, engine) in [(Color::White, &mut *white), (Color::Black, &mut *black)] {
+        if let Err(fault) = engine.new_game() {
+            let (reason, termination) = fault_reason(color, &fault);
+            early = Some(end(GameResult::win_for(!color), reason, termination, Some(color)));
+            break;
+        }
+    }
+
+    let outcome = match early {
+        Some(e) => e,
+        None => loop {
+            // Rules first: mate, stalemate, repetition, fifty moves, dead position.
+            if let Some(outcome) = game.outcome_with_claims() {
+                let result = match outcome {
+                    Outcome::Checkmate { winner } => GameResult::win_for(winner),
+                    Outcome::Draw(_) => GameResult::Draw,
+                };
+                break end(result, rules_reason(outcome), "normal", None);
+            }
+            if let Some(max) = settings.adjudication.max_moves {
+                if engine_plies >= 2 * max {
+                    break end(
+                        GameResult::Draw,
+                        "Draw by adjudication (max moves)".into(),
+                        "adjudication",
+                        None,
+                    );
+                }
+            }
+            if stop() {
+                break end(GameResult::Draw, "Game interrupted".into(), "unterminated", None);
+            }
+            let board = *game.board();
+            let side = board.side_to_move();
+            let us = side.index();
+            let engine: &mut EngineProcess = if side == Color::White {
+                &mut *white
+            } else {
+                &mut *black
+            };
+            let mine = &limits[us];
+
+            // As fastchess: the clocks only for a side that has one itself (each side's
+            // clock, increments when not zero), the moves to go of a repeating control.
+            let mut go = String::from("go");
+            let deadline = if let Some(own) = &clocks[us] {
+                for (i, key) in [(0, "wtime"), (1, "btime")] {
+                    if let Some(c) = &clocks[i] {
+                        go.push_str(&format!(" {key} {}", c.left_ms));
+                    }
+                }
+                for (i, key) in [(0, "winc"), (1, "binc")] {
+                    if let Some(c) = clocks[i].as_ref().filter(|c| c.control.inc_ms > 0) {
+                        go.push_str(&format!(" {key} {}", c.control.inc_ms));
+                    }
+                }
+                if let Some(n) = own.moves_to_go() {
+                    go.push_str(&format!(" movestogo {n}"));
+                }
+                Duration::from_millis(own.left_ms + mine.time_margin + STALL_GRACE_MS)
+            } else if let Some(ms) = mine.movetime {
+                go.push_str(&format!(" movetime {ms}"));
+                Duration::from_millis(ms + mine.time_margin + STALL_GRACE_MS)
+            } else {
+                NO_CLOCK_DEADLINE
+            };
+            if let Some(n) = mine.nodes {
+                go.push_str(&format!(" nodes {n}"));
+            }
+            if let Some(d) = mine.depth {
+                go.push_str(&format!(" depth {d}"));
+            }
+
+            let position = position_command(&game, settings.chess960);
+            let reply = match engine.search(&position, &go, deadline, &settings.patterns) {
+                Ok(reply) => reply,
+                Err(EngineFault::Timeout(_)) if clocks[us].is_some() || mine.movetime.is_some() => {
+                    // No answer within its time and the grace: lost on time, and the
+                    // engine is restarted.
+                    let left = clocks[us].map_or(mine.movetime.unwrap_or(0), |c| c.left_ms);
+                    let overrun = deadline.as_millis() as u64 - left;
+                    let (result, reason) = flag_fall(&board, side, overrun);
+                    break end(
+                        result,
+                        format!("{reason}, no bestmove"),
+                        "time forfeit",
+                        Some(side),
+                    );
+                }
+                Err(fault) => {
+                    let (reason, termination) = fault_reason(side, &fault);
+                    break end(GameResult::win_for(!side), reason, termination, Some(side));
+                }
+            };
+
+            let mv = match board.parse_uci(&reply.bestmove) {
+                Ok(mv) => mv,
+                Err(_) => {
+                    let text: String = reply.bestmove.chars().take(20).collect();
+                    illegal_move = Some(text.clone());
+                    break end(
+                        GameResult::win_for(!side),
+                        format!("{} makes an illegal move: {text}", color_name(side)),
+                        "illegal move",
+                        Some(side),
+                    );
+                }
+            };
+
+            // Clock bookkeeping.
+            if let Some(clock) = clocks[us].as_mut() {
+                if let Tick::Flagged { overrun_ms } = clock.after_move(reply.elapsed_ms, mine.time_margin) {
+                    let (result, reason) = flag_fall(&board, side, overrun_ms);
+                    break end(result, reason, "time forfeit", None);
+                }
+            } else if let Some(ms) = mine.movetime {
+                if reply.elapsed_ms > ms + mine.time_margin {
+                    let (result, reason) = flag_fall(&board, side, reply.elapsed_ms - ms);
+                    break end(result, reason, "time forfeit", None);
+                }
+            }
+
+            if settings.check_mate_pvs {
+                if let Some(problem) = reply
+                    .score
+                    .and_then(|s| mate_pv_problem(&board, s, &reply.pv, settings.chess960))
+                {
+                    crate::log::warn(&format!(
+                        "{}: {problem} (score {}, pv {}; position {position})",
+                        engine.config.name,
+                        reply.score.map_or(String::new(), score_text),
+                        reply.pv.join(" ")
+                    ));
+                }
+            }
+
+            let irreversible =
+                board.is_capture(mv) || board.piece_type_on(mv.from()) == Some(PieceType::Pawn);
+            game.play_unchecked(mv);
+            engine_plies += 1;
+            moves.push(MoveRecord {
+                mv: Some(mv),
+                book: false,
+                score: reply.score,
+                depth: reply.depth,
+                seldepth: reply.seldepth,
+                nodes: reply.nodes,
+                nps: reply.nps,
+                hashfull: reply.hashfull,
+                tbhits: reply.tbhits,
+                pv: reply.pv.clone(),
+                elapsed_ms: reply.elapsed_ms,
+                time_left_ms: clocks[us].map(|c| c.left_ms),
+                latency_ms: reply.time_ms.map(|t| reply.elapsed_ms as i64 - t as i64),
+                matched_lines: reply.matched_lines.clone(),
+            });
+
+            // Adjudication by scores, after the move (as fastchess checks before the next).
+            if let Some(r) = settings.adjudication.resign {
+                match reply.score {
+                    Some(score) => {
+                        let cp = score.as_cp();
+                        let is_mate = matches!(score, Score::Mate(_));
+                        if r.twosided {
+                            let decisive = is_mate || cp.abs() >= r.score;
+                            trackers.resign_both = if decisive { trackers.resign_both + 1 } else { 0 };
+                        } else {
+                            let losing = if is_mate { cp < 0 } else { cp <= -r.score };
+                            let c = &mut trackers.resign[us];
+                            *c = if losing { *c + 1 } else { 0 };
+                        }
+                        let resignable = if r.twosided {
+                            trackers.resign_both >= 2 * r.count
+                        } else {
+                            trackers.resign[us] >= r.count
+                        };
+                        if resignable && cp < 0 {
+                            break end(
+                                GameResult::win_for(!side),
+                                format!("{} wins by adjudication", color_name(!side)),
+                                "adjudication",
+                                None,
+                            );
+                        }
+                    }
+                    None if r.twosided => trackers.resign_both = 0,
+                    None => trackers.resign[us] = 0,
+                }
+            }
+            if let Some((move_number, count, score)) = settings.adjudication.draw {
+                if irreversible {
+                    trackers.draw = 0;
+                }
+                match reply.score {
+                    Some(Score::Cp(cp)) if cp.abs() <= score => trackers.draw += 1,
+                    _ => trackers.draw = 0,
+                }
+                let plies_ok = u32::from(game.board().fullmove_number()).saturating_sub(1) >= move_number;
+                if plies_ok && trackers.draw >= 2 * count {
+                    break end(
+                        GameResult::Draw,
+                        "Draw by adjudication".into(),
+                        "adjudication",
+                        None,
+                    );
+                }
+            }
+        },
+    };
+
+    FinishedGame {
+        start: opening.start,
+        moves,
+        end: *game.board(),
+        illegal_move,
+        result: outcome.result,
+        reason: outcome.reason,
+        termination: outcome.termination,
+        faulted: outcome.faulted,
+        white: players[0].clone(),
+        black: players[1].clone(),
+        time_controls: [limits[0].pgn_time_control(), limits[1].pgn_time_control()],
+        chess960: settings.chess960,
+        started,
+        duration: start_instant.elapsed(),
     }
 }
 
 /// The result when `side`'s flag falls: a loss, or a draw if the opponent cannot mate.
-fn flag_fall(board: &Board, side: Color, names: &[String; 2]) -> (GameResult, String) {
+fn flag_fall(board: &Board, side: Color, overrun_ms: u64) -> (GameResult, String) {
+    let lost = format!("{} loses on time ({overrun_ms}ms overrun)", color_name(side));
     if board.can_mate(!side) {
-        (
-            GameResult::win_for(!side),
-            format!("{} loses on time", names[side.index()]),
-        )
+        (GameResult::win_for(!side), lost)
     } else {
         (
             GameResult::Draw,
-            format!(
-                "{} loses on time, but the opponent cannot mate: draw",
-                names[side.index()]
-            ),
+            format!("{lost}, but {} cannot mate: draw", color_name(!side)),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_are_written_as_fastchess_writes_them() {
+        assert_eq!(score_text(Score::Cp(25)), "+0.25");
+        assert_eq!(score_text(Score::Cp(-150)), "-1.50");
+        assert_eq!(score_text(Score::Cp(0)), "0.00");
+        assert_eq!(score_text(Score::Mate(3)), "+M5");
+        assert_eq!(score_text(Score::Mate(-2)), "-M4");
+    }
+
+    #[test]
+    fn mate_pvs_are_checked() {
+        // Scholar's mate position: White mates in 1 with Qxf7.
+        let board =
+            Board::from_fen("r1bqkbnr/pppp1ppp/2n5/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4").unwrap();
+        let pv = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+        assert_eq!(mate_pv_problem(&board, Score::Mate(1), &pv("h5f7"), false), None);
+        assert!(mate_pv_problem(&board, Score::Mate(1), &pv(""), false)
+            .unwrap()
+            .starts_with("incomplete"));
+        assert!(mate_pv_problem(&board, Score::Mate(2), &pv("h5f7"), false)
+            .unwrap()
+            .starts_with("incomplete"));
+        assert!(mate_pv_problem(&board, Score::Mate(1), &pv("h5f7 e8e7"), false)
+            .unwrap()
+            .starts_with("PV continues after checkmate"));
+        assert_eq!(
+            mate_pv_problem(&board, Score::Mate(1), &pv("a1a8"), false).as_deref(),
+            Some("illegal PV move a1a8")
+        );
+        assert_eq!(
+            mate_pv_problem(&board, Score::Mate(1), &pv("h5h7"), false).as_deref(),
+            Some("mating PV does not end with checkmate")
+        );
+        assert_eq!(mate_pv_problem(&board, Score::Cp(900), &pv(""), false), None);
+    }
+
+    #[test]
+    fn limits_are_described_as_fastchess_does() {
+        let tc = crate::timecontrol::parse("40/60+0.6").unwrap();
+        let l = Limits {
+            clock: tc,
+            ..Limits::default()
+        };
+        assert_eq!(
+            (l.describe(), l.pgn_time_control()),
+            ("40/60+0.6".into(), "40/60+0.6".into())
+        );
+        let l = Limits {
+            nodes: Some(5000),
+            ..Limits::default()
+        };
+        assert_eq!(
+            (l.describe(), l.pgn_time_control()),
+            ("5000 nodes".into(), "-".into())
+        );
+        let l = Limits {
+            depth: Some(9),
+            movetime: Some(100),
+            ..Limits::default()
+        };
+        assert_eq!(
+            (l.describe(), l.pgn_time_control()),
+            ("0.1/move".into(), "0.1/move".into())
+        );
     }
 }

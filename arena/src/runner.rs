@@ -1,48 +1,70 @@
-//! The match: game pairs (each opening played twice with colours reversed) spread over
-//! `concurrency` worker threads, each with its own pair of engine processes. Results come
-//! back to the main thread, which keeps the trinomial and pentanomial counts (a pair counts
-//! once both its games have ended, whatever order they finish in), writes the PGN, prints
-//! the reports, and checks the SPRT after every pair. Faults restart the faulty engine with
-//! `--recover` and stop the match with an error otherwise. Ctrl-C stops the match and
-//! prints the report so far.
+//! The tournament: a schedule of encounters (two engines, one opening, one or two games
+//! with colours reversed), as fastchess builds it — round by round, each pairing of the
+//! round robin (every engine against every other) or gauntlet (the first `-seeds` engines
+//! against everyone after them) in order, each encounter with the next opening — spread
+//! over `-concurrency` worker threads, each with its own engine processes. Game `N` and
+//! `N+1` of an encounter are numbered consecutively with the first engine White in the
+//! first (unless `-noswap` / `-reverse`), so OpenBench's pairing of game numbers holds.
+//!
+//! A worker that finishes a game does the bookkeeping under one lock before it starts its
+//! next game: `Finished game N` is printed, the PGN and EPD written, the trinomial count
+//! (and, once both games of the encounter have ended, the pentanomial count) updated, the
+//! report printed every `-ratinginterval` pairs, the SPRT checked, and the state saved every
+//! `-autosaveinterval` games; so with `-concurrency 1` each `Finished game N` comes before
+//! `Started game N+1`. Faults restart the faulty engine with `-recover` and stop the match
+//! with an error otherwise; with `-strict` a warning does too. Ctrl-C stops the match
+//! between moves and prints the report so far (and saves the state for `-config file=`
+//! when saving is on).
 
-use crate::cli::MatchConfig;
-use crate::engine_process::EngineProcess;
+use crate::cli::{MatchConfig, TournamentKind};
+use crate::engine_process::{EngineProcess, ProcessSetup};
+use crate::log::{self, Level};
 use crate::openings;
+use crate::pgn_out::{self, GameTags};
 use crate::play::{play_game, FinishedGame, GameResult, GameSettings, Opening};
-use crate::stats::{estimate, llr, sprt_bounds, Counts, Model};
+use crate::rating::{self, FitOptions, GameRecord};
+use crate::report::{self, MatchLabel, RULE};
+use crate::state::{self, SavedState};
+use crate::stats::sprt_bounds;
 use movegen::{Board, Color};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::channel;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-/// How a match ended (the process exit code follows it).
+/// How a tournament ended (the process exit code follows it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
     H1Accepted,
     H0Accepted,
+    /// An SPRT that ran out of games.
     Undecided,
+    /// Every game played, no SPRT.
+    Finished,
+    /// Stopped by Ctrl-C.
+    Interrupted,
 }
 
 impl Verdict {
     pub fn exit_code(self) -> u8 {
         match self {
-            Verdict::H1Accepted => 0,
+            Verdict::H1Accepted | Verdict::Finished => 0,
             Verdict::H0Accepted => 1,
-            Verdict::Undecided => 2,
+            Verdict::Undecided | Verdict::Interrupted => 2,
         }
     }
 }
 
-/// Running totals from the first engine's side.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// Running totals from one engine's side against another.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
     /// (losses, draws, wins).
     pub tri: [u64; 3],
     /// (LL, LD, DD+WL, WD, WW).
     pub penta: [u64; 5],
+    /// How many of `penta[2]` were a win and a loss (the rest are two draws).
+    pub wl: u64,
 }
 
 impl Tally {
@@ -52,112 +74,503 @@ impl Tally {
     pub fn pairs(&self) -> u64 {
         self.penta.iter().sum()
     }
-}
-
-/// The report block of `SPRT.md`, in the form engine developers' scripts parse.
-pub fn report(tally: &Tally, names: (&str, &str), sprt: Option<&crate::cli::SprtConfig>) -> String {
-    let use_penta = tally.pairs() > 0;
-    let counts = if use_penta {
-        Counts::Penta(tally.penta)
-    } else {
-        Counts::Tri(tally.tri)
-    };
-    let mut e = estimate(counts);
-    // No "-0.00" in reports.
-    for v in [&mut e.elo, &mut e.elo_pm, &mut e.nelo, &mut e.nelo_pm] {
-        *v += 0.0;
-        if v.abs() < 0.005 {
-            *v = 0.0;
+    fn add_game(&mut self, half_points: u8) {
+        self.tri[usize::from(half_points)] += 1;
+    }
+    fn add_pair(&mut self, a: u8, b: u8) {
+        self.penta[usize::from(a + b)] += 1;
+        if a + b == 2 && a != 1 {
+            self.wl += 1;
         }
     }
-    let [l, d, w] = tally.tri;
-    let games = tally.games();
-    let points = w as f64 + d as f64 / 2.0;
-    let pairs = tally.pairs().max(1) as f64;
-    let draw_ratio = if use_penta {
-        tally.penta[2] as f64 / pairs
-    } else {
-        d as f64 / games.max(1) as f64
-    };
-    let losing_pairs = tally.penta[0] + tally.penta[1];
-    let pairs_ratio = if losing_pairs > 0 {
-        (tally.penta[3] + tally.penta[4]) as f64 / losing_pairs as f64
-    } else {
-        0.0
-    };
-    let mut out = String::new();
-    out.push_str("--------------------------------------------------\n");
-    out.push_str(&format!("Results of {} vs {}:\n", names.0, names.1));
-    out.push_str(&format!(
-        "Elo: {:.2} +/- {:.2}, nElo: {:.2} +/- {:.2}\n",
-        e.elo, e.elo_pm, e.nelo, e.nelo_pm
-    ));
-    out.push_str(&format!(
-        "LOS: {:.2} %, DrawRatio: {:.2} %, PairsRatio: {:.2}\n",
-        e.los,
-        draw_ratio * 100.0,
-        pairs_ratio
-    ));
-    out.push_str(&format!(
-        "Games: {games}, Wins: {w}, Losses: {l}, Draws: {d}, Points: {points:.1} ({:.2} %)\n",
-        if games > 0 {
-            points / games as f64 * 100.0
-        } else {
-            0.0
-        }
-    ));
-    out.push_str(&format!(
-        "Ptnml(0-2): [{}, {}, {}, {}, {}]\n",
-        tally.penta[0], tally.penta[1], tally.penta[2], tally.penta[3], tally.penta[4]
-    ));
-    if let Some(s) = sprt {
-        let value = sprt_llr(tally, s);
-        let value = if value.abs() < 0.005 { 0.0 } else { value };
-        let (lower, upper) = sprt_bounds(s.alpha, s.beta);
-        let percent = if value >= 0.0 {
-            value / upper
-        } else {
-            -value / lower
-        } * 100.0;
-        out.push_str(&format!(
-            "LLR: {value:.2} ({percent:.1}%) ({lower:.2}, {upper:.2}) [{:.2}, {:.2}]\n",
-            s.elo0, s.elo1
-        ));
-    }
-    out.push_str("--------------------------------------------------");
-    out
-}
-
-fn sprt_llr(tally: &Tally, s: &crate::cli::SprtConfig) -> f64 {
-    if tally.games() == 0 {
-        return 0.0;
-    }
-    let counts = if s.model == Model::Bayes || tally.pairs() == 0 {
-        Counts::Tri(tally.tri)
-    } else {
-        Counts::Penta(tally.penta)
-    };
-    llr(counts, s.elo0, s.elo1, s.model)
 }
 
 /// One game to play.
 #[derive(Clone, Debug)]
 struct GameJob {
+    /// 1-based game number.
     number: u64,
+    encounter: u64,
     round: u64,
-    /// Whether the first engine has White.
+    /// The pairing's engines, in schedule order.
+    first: usize,
+    second: usize,
     first_is_white: bool,
     opening: Opening,
 }
 
-struct GameOutcome {
-    job: GameJob,
-    finished: FinishedGame,
+/// The pairings of one round: (first, second) engine indices.
+pub fn pairings(kind: TournamentKind, engines: usize, seeds: usize) -> Vec<(usize, usize)> {
+    let limit = match kind {
+        TournamentKind::RoundRobin => engines.saturating_sub(1),
+        TournamentKind::Gauntlet => seeds.min(engines.saturating_sub(1)),
+    };
+    let mut out = Vec::new();
+    for first in 0..limit {
+        for second in first + 1..engines {
+            out.push((first, second));
+        }
+    }
+    out
 }
 
-/// Runs the match; returns the verdict and the final tally, or an error message.
+/// Per pair of engines (first < second), the counts from the first's side.
+type Tallies = BTreeMap<(usize, usize), Tally>;
+
+/// Everything the workers share, under one lock.
+struct Shared {
+    next_game: u64,
+    stop: bool,
+    verdict: Option<Verdict>,
+    error: Option<String>,
+    /// Counts of every finished game (pairs once complete).
+    live: Tallies,
+    /// Counts of done encounters only (what a saved state holds).
+    done_tallies: Tallies,
+    done: BTreeSet<u64>,
+    /// Game results of unfinished encounters: (white, black, White's half-points).
+    pending: HashMap<u64, Vec<(usize, usize, u8)>>,
+    /// Every finished game, for the joint rating.
+    records: Vec<(usize, usize, u8)>,
+    done_records: Vec<(usize, usize, u8)>,
+    encounters_since_report: u64,
+    games_since_save: u64,
+    pgn: Option<std::fs::File>,
+    epd: Option<std::fs::File>,
+    /// Per engine, (Threads, Hash) as the report names them, once known.
+    labels: Vec<Option<(String, String)>>,
+}
+
+/// The fixed facts of a run.
+struct Plan {
+    config: MatchConfig,
+    pairings: Vec<(usize, usize)>,
+    book: Vec<Opening>,
+    book_name: Option<String>,
+    total_games: u64,
+    skip: Option<SavedState>,
+}
+
+impl Plan {
+    fn job(&self, index: u64) -> GameJob {
+        let games = self.config.games;
+        let encounter = index / games;
+        let within = index % games;
+        let per_round = self.pairings.len() as u64;
+        let (first, second) = self.pairings[(encounter % per_round) as usize];
+        let first_is_white = (within % 2 == 0 || self.config.noswap) != self.config.reverse;
+        GameJob {
+            number: index + 1,
+            encounter,
+            round: encounter / per_round,
+            first,
+            second,
+            first_is_white,
+            opening: self.book[(encounter % self.book.len() as u64) as usize].clone(),
+        }
+    }
+
+    fn names(&self, i: usize) -> &str {
+        &self.config.engines[i].config.name
+    }
+
+    fn label(&self, shared: &Shared, a: usize, b: usize) -> MatchLabel {
+        let known = |i: usize| shared.labels[i].clone().unwrap_or(("NULL".into(), "NULL".into()));
+        let (ta, ha) = known(a);
+        let (tb, hb) = known(b);
+        MatchLabel {
+            limits: [
+                self.config.engines[a].limits.describe(),
+                self.config.engines[b].limits.describe(),
+            ],
+            threads: [ta, tb],
+            hash: [ha, hb],
+            book: self.book_name.clone(),
+        }
+    }
+
+    /// The report block(s), without the rules.
+    fn report(&self, shared: &Shared) -> String {
+        let sprt = self.config.sprt.as_ref();
+        let penta = self.config.report_penta && self.config.games == 2;
+        if self.config.engines.len() == 2 {
+            let tally = shared.live.get(&(0, 1)).cloned().unwrap_or_default();
+            return report::pair_block(
+                &tally,
+                (self.names(0), self.names(1)),
+                &self.label(shared, 0, 1),
+                penta,
+                sprt,
+            );
+        }
+        let mut out = String::new();
+        let games: Vec<GameRecord> = shared
+            .records
+            .iter()
+            .map(|&(w, b, p)| GameRecord {
+                white: self.names(w).to_string(),
+                black: self.names(b).to_string(),
+                white_points: f64::from(p) / 2.0,
+            })
+            .collect();
+        match rating::fit(&games, &FitOptions::default()) {
+            Ok(ratings) => out.push_str(&report::engine_table(&ratings)),
+            Err(e) => out.push_str(&format!("(no joint rating yet: {e})\n")),
+        }
+        for (&(a, b), tally) in &shared.live {
+            if tally.games() > 0 {
+                out.push('\n');
+                out.push_str(&report::pair_block(
+                    tally,
+                    (self.names(a), self.names(b)),
+                    &self.label(shared, a, b),
+                    penta,
+                    None,
+                ));
+            }
+        }
+        out
+    }
+
+    fn saved_state(&self, shared: &Shared) -> SavedState {
+        SavedState {
+            args: self.config.args.clone(),
+            done: state::ranges(shared.done.iter().copied()),
+            pairs: shared
+                .done_tallies
+                .iter()
+                .map(|(&(a, b), t)| (a, b, t.clone()))
+                .collect(),
+            games: if self.config.engines.len() > 2 {
+                shared.done_records.clone()
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    fn save(&self, shared: &Shared) {
+        if let Some(path) = &self.config.state_file {
+            if let Err(e) = state::save(path, &self.saved_state(shared)) {
+                log::warn(&format!("cannot save the tournament state: {e}"));
+            }
+        }
+    }
+}
+
+/// Everything a finished game updates, under the lock.
+fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &FinishedGame) {
+    let config = &plan.config;
+    if finished.termination == "unterminated" {
+        return;
+    }
+    let (white, black) = if job.first_is_white {
+        (job.first, job.second)
+    } else {
+        (job.second, job.first)
+    };
+    println!(
+        "Finished game {} ({} vs {}): {} {{{}}}",
+        job.number,
+        plan.names(white),
+        plan.names(black),
+        finished.result.pgn(),
+        finished.reason
+    );
+    log::message(
+        Level::Info,
+        &format!(
+            "game {} ended {} {{{}}}",
+            job.number,
+            finished.result.pgn(),
+            finished.reason
+        ),
+    );
+    let tags = GameTags {
+        event: config.event.clone(),
+        site: config.site.clone(),
+        round: job.round + 1,
+    };
+    if let (Some(file), Some(out)) = (shared.pgn.as_mut(), config.pgnout.as_ref()) {
+        let text = pgn_out::write_game(finished, &tags, &out.options);
+        if let Err(e) = file.write_all(text.as_bytes()).and_then(|_| file.flush()) {
+            shared
+                .error
+                .get_or_insert(format!("cannot write PGN {}: {e}", out.file));
+            shared.stop = true;
+        }
+    }
+    if let (Some(file), Some(out)) = (shared.epd.as_mut(), config.epdout.as_ref()) {
+        if let Err(e) = file
+            .write_all(pgn_out::write_epd(finished).as_bytes())
+            .and_then(|_| file.flush())
+        {
+            shared
+                .error
+                .get_or_insert(format!("cannot write EPD {}: {e}", out.file));
+            shared.stop = true;
+        }
+    }
+    if finished.faulted.is_some() && !config.recover {
+        shared.error.get_or_insert(format!(
+            "{} in game {} ({} vs {}) (use -recover to restart faulty engines and go on)",
+            finished.reason,
+            job.number,
+            plan.names(white),
+            plan.names(black)
+        ));
+        shared.stop = true;
+    }
+
+    let white_half = match finished.result {
+        GameResult::WhiteWins => 2,
+        GameResult::Draw => 1,
+        GameResult::BlackWins => 0,
+    };
+    let first_half = if job.first_is_white {
+        white_half
+    } else {
+        2 - white_half
+    };
+    let key = (job.first, job.second);
+    shared.live.entry(key).or_default().add_game(first_half);
+    shared.records.push((white, black, white_half));
+    let list = shared.pending.entry(job.encounter).or_default();
+    list.push((white, black, white_half));
+    if list.len() as u64 == config.games {
+        let games = shared.pending.remove(&job.encounter).unwrap_or_default();
+        let halves: Vec<u8> = games
+            .iter()
+            .map(|&(w, _, p)| if w == job.first { p } else { 2 - p })
+            .collect();
+        let done = shared.done_tallies.entry(key).or_default();
+        for &h in &halves {
+            done.add_game(h);
+        }
+        if let [a, b] = halves[..] {
+            done.add_pair(a, b);
+            shared.live.entry(key).or_default().add_pair(a, b);
+        }
+        shared.done_records.extend(games);
+        shared.done.insert(job.encounter);
+        shared.encounters_since_report += 1;
+        // The SPRT is checked once a pair (or, with -games 1, a game) is complete.
+        if let Some(sprt) = &config.sprt {
+            if shared.verdict.is_none() {
+                let tally = shared.live.get(&(0, 1)).cloned().unwrap_or_default();
+                let penta = config.report_penta && config.games == 2;
+                let value = report::sprt_llr(&tally, sprt, penta);
+                let (lower, upper) = sprt_bounds(sprt.alpha, sprt.beta);
+                if value >= upper {
+                    shared.verdict = Some(Verdict::H1Accepted);
+                } else if value <= lower {
+                    shared.verdict = Some(Verdict::H0Accepted);
+                }
+                if shared.verdict.is_some() {
+                    shared.stop = true;
+                }
+            }
+        }
+        if config.rating_interval > 0 && shared.encounters_since_report >= config.rating_interval {
+            shared.encounters_since_report = 0;
+            println!("{RULE}\n{}{RULE}", plan.report(shared));
+        }
+    }
+    if config.strict {
+        if let Some(w) = log::first_warning() {
+            shared
+                .error
+                .get_or_insert(format!("-strict: a warning stops the match: {w}"));
+            shared.stop = true;
+        }
+    }
+    shared.games_since_save += 1;
+    if config.autosave_interval > 0 && shared.games_since_save >= config.autosave_interval {
+        shared.games_since_save = 0;
+        plan.save(shared);
+    }
+}
+
+/// What the report names as an engine's Threads and Hash.
+fn label_of(engine: &EngineProcess) -> (String, String) {
+    (
+        engine
+            .option_value("Threads")
+            .map_or("NULL".into(), |v| format!("{v}t")),
+        engine
+            .option_value("Hash")
+            .map_or("NULL".into(), |v| format!("{v}MB")),
+    )
+}
+
+/// The CPUs of worker `w`: `threads` of them from the list, in turn.
+fn worker_cpus(list: &[usize], w: usize, threads: usize) -> Vec<usize> {
+    if list.is_empty() {
+        return Vec::new();
+    }
+    (0..threads)
+        .map(|i| list[(w * threads + i) % list.len()])
+        .collect()
+}
+
+fn worker(plan: &Plan, shared: &Mutex<Shared>, interrupted: &AtomicBool, w: usize) {
+    let config = &plan.config;
+    let cpus = config.affinity.as_ref().map(|list| {
+        let all: Vec<usize> = if list.is_empty() {
+            (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect()
+        } else {
+            list.clone()
+        };
+        let threads = config
+            .engines
+            .iter()
+            .filter_map(|e| {
+                e.config
+                    .options
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case("Threads"))
+                    .and_then(|(_, v)| v.parse::<usize>().ok())
+            })
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        worker_cpus(&all, w, threads)
+    });
+    let setup = ProcessSetup {
+        startup_ms: config.startup_ms,
+        ucinewgame_ms: config.ucinewgame_ms,
+        ping_ms: config.ping_ms,
+        cpus: cpus.unwrap_or_default(),
+        worker: format!("w{}", w + 1),
+    };
+    let lock = || shared.lock().unwrap_or_else(|e| e.into_inner());
+    let mut procs: HashMap<usize, EngineProcess> = HashMap::new();
+    loop {
+        // Take the next game not already played.
+        let job = {
+            let mut s = lock();
+            let mut found = None;
+            while !s.stop && !interrupted.load(Ordering::Relaxed) && s.next_game < plan.total_games {
+                let index = s.next_game;
+                s.next_game += 1;
+                let encounter = index / config.games;
+                if plan.skip.as_ref().is_some_and(|st| st.is_done(encounter)) {
+                    continue;
+                }
+                found = Some(plan.job(index));
+                break;
+            }
+            found
+        };
+        let Some(job) = job else { break };
+        // The engines of this game, started if need be; others are let go.
+        let idle: Vec<usize> = procs
+            .keys()
+            .copied()
+            .filter(|&i| i != job.first && i != job.second)
+            .collect();
+        for i in idle {
+            if let Some(engine) = procs.remove(&i) {
+                engine.quit();
+            }
+        }
+        for i in [job.first, job.second] {
+            if procs.contains_key(&i) {
+                continue;
+            }
+            match EngineProcess::start_with(&config.engines[i].config, &setup) {
+                Ok(e) => {
+                    let mut s = lock();
+                    if s.labels[i].is_none() {
+                        s.labels[i] = Some(label_of(&e));
+                    }
+                    drop(s);
+                    procs.insert(i, e);
+                }
+                Err(fault) => {
+                    let mut s = lock();
+                    s.error
+                        .get_or_insert(format!("engine {} failed at start-up: {fault}", plan.names(i)));
+                    s.stop = true;
+                    return;
+                }
+            }
+        }
+        let (white_i, black_i) = if job.first_is_white {
+            (job.first, job.second)
+        } else {
+            (job.second, job.first)
+        };
+        {
+            let _s = lock();
+            println!(
+                "Started game {} of {} ({} vs {})",
+                job.number,
+                plan.total_games,
+                plan.names(white_i),
+                plan.names(black_i)
+            );
+            log::message(
+                Level::Info,
+                &format!(
+                    "game {} started ({} vs {})",
+                    job.number,
+                    plan.names(white_i),
+                    plan.names(black_i)
+                ),
+            );
+        }
+        let (Some(mut white), Some(mut black)) = (procs.remove(&white_i), procs.remove(&black_i)) else {
+            break;
+        };
+        let settings = GameSettings {
+            limits: [
+                config.engines[white_i].limits.clone(),
+                config.engines[black_i].limits.clone(),
+            ],
+            adjudication: config.adjudication.clone(),
+            chess960: config.chess960,
+            patterns: config.pgnout.as_ref().map_or(Vec::new(), |p| p.patterns.clone()),
+            check_mate_pvs: config.check_mate_pvs,
+        };
+        let stop_game = || interrupted.load(Ordering::Relaxed);
+        let finished = play_game(&mut white, &mut black, &job.opening, &settings, &stop_game);
+        {
+            let mut s = lock();
+            finish_game(plan, &mut s, &job, &finished);
+        }
+        for (i, engine, color) in [(white_i, white, Color::White), (black_i, black, Color::Black)] {
+            if finished.faulted == Some(color) || config.engines[i].restart {
+                engine.quit();
+            } else {
+                procs.insert(i, engine);
+            }
+        }
+        if config.wait_ms > 0 {
+            std::thread::sleep(Duration::from_millis(config.wait_ms));
+        }
+    }
+    for (_, engine) in procs {
+        engine.quit();
+    }
+}
+
+fn open_output(path: &str, append: bool, what: &str) -> Result<std::fs::File, String> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(append)
+        .truncate(!append)
+        .open(path)
+        .map_err(|e| format!("cannot open {what} output {path}: {e}"))
+}
+
+/// Runs the tournament; returns the verdict and the first pair's tally, or an error message.
 pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdict, Tally), String> {
-    let book = match &config.openings {
+    if let Some(log_config) = &config.log {
+        log::open(log_config)?;
+    }
+    let (book, book_name) = match &config.openings {
         Some(o) => {
             let (text, mut notes) = openings::read_text(&o.file)?;
             let book = if o.pgn {
@@ -172,242 +585,158 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
             for note in notes {
                 eprintln!("arena: note: {note}");
             }
-            openings::arrange(book, o.random, config.seed, o.start)
+            let name = std::path::Path::new(&o.file)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned());
+            (openings::arrange(book, o.random, config.seed, o.start), name)
         }
-        None => vec![Opening {
-            start: Board::startpos(),
-            moves: Vec::new(),
-        }],
-    };
-    let mut pgn_file = match &config.pgnout {
-        Some(path) => Some(
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .map_err(|e| format!("cannot open PGN output {path}: {e}"))?,
+        None => (
+            vec![Opening {
+                start: Board::startpos(),
+                moves: Vec::new(),
+            }],
+            None,
         ),
-        None => None,
     };
-
-    if config.rounds == 0 || !(1..=2).contains(&config.games) {
-        return Err("a match needs at least one round of one or two games".into());
+    let pairings = pairings(config.tournament, config.engines.len(), config.seeds);
+    if pairings.is_empty() || config.rounds == 0 || !(1..=2).contains(&config.games) {
+        return Err("a tournament needs two engines and at least one round of one or two games".into());
     }
-    // Games are made as they are taken, so a long match holds no list of them.
-    let total_games = config.rounds.saturating_mul(config.games);
-    let book = Arc::new(book);
-    let next_game = Arc::new(AtomicU64::new(0));
-    let games_per_round = config.games;
-    let job_for = move |book: &[Opening], index: u64| {
-        let round = index / games_per_round;
-        GameJob {
-            number: index + 1,
-            round,
-            first_is_white: index % games_per_round == 0,
-            opening: book[(round % book.len() as u64) as usize].clone(),
-        }
+    let resume = config.resume.clone();
+    let mut shared = Shared {
+        next_game: 0,
+        stop: false,
+        verdict: None,
+        error: None,
+        live: Tallies::new(),
+        done_tallies: Tallies::new(),
+        done: BTreeSet::new(),
+        pending: HashMap::new(),
+        records: Vec::new(),
+        done_records: Vec::new(),
+        encounters_since_report: 0,
+        games_since_save: 0,
+        pgn: match &config.pgnout {
+            Some(p) => Some(open_output(&p.file, p.append || resume.is_some(), "PGN")?),
+            None => None,
+        },
+        epd: match &config.epdout {
+            Some(p) => Some(open_output(&p.file, p.append || resume.is_some(), "EPD")?),
+            None => None,
+        },
+        labels: vec![None; config.engines.len()],
     };
-    let stop = Arc::new(AtomicBool::new(false));
-    let names = (config.engines[0].name.clone(), config.engines[1].name.clone());
-    let date = today();
-    let (tx, rx) = channel::<Result<GameOutcome, String>>();
-    let started = Arc::new(AtomicU64::new(0));
-
+    if let Some(saved) = &resume {
+        for (a, b, t) in &saved.pairs {
+            if *a >= config.engines.len() || *b >= config.engines.len() {
+                return Err("the saved state names engines the tournament does not have".into());
+            }
+            shared.live.insert((*a, *b), t.clone());
+            shared.done_tallies.insert((*a, *b), t.clone());
+        }
+        shared.records = saved.games.clone();
+        shared.done_records = saved.games.clone();
+        for &(a, b) in &saved.done {
+            shared.done.extend(a..=b);
+        }
+    }
+    let total_games = config
+        .rounds
+        .saturating_mul(pairings.len() as u64)
+        .saturating_mul(config.games);
+    let plan = Arc::new(Plan {
+        config: config.clone(),
+        pairings,
+        book,
+        book_name,
+        total_games,
+        skip: resume,
+    });
+    let shared = Arc::new(Mutex::new(shared));
+    let workers = config.concurrency.min(total_games.max(1) as usize);
     let mut handles = Vec::new();
-    for _ in 0..config.concurrency.min(total_games.max(1) as usize) {
-        let book = book.clone();
-        let next_game = next_game.clone();
-        let stop = stop.clone();
-        let interrupted = interrupted.clone();
-        let tx = tx.clone();
-        let config = config.clone();
-        let date = date.clone();
-        let started = started.clone();
+    for w in 0..workers {
+        let (plan, shared, interrupted) = (plan.clone(), shared.clone(), interrupted.clone());
         handles.push(std::thread::spawn(move || {
-            let mut engines: [Option<EngineProcess>; 2] = [None, None];
-            loop {
-                if stop.load(Ordering::Relaxed) || interrupted.load(Ordering::Relaxed) {
-                    break;
-                }
-                let index = next_game.fetch_add(1, Ordering::Relaxed);
-                if index >= total_games {
-                    break;
-                }
-                let job = job_for(&book, index);
-                // Start engines that are not running.
-                for (i, slot) in engines.iter_mut().enumerate() {
-                    if slot.is_none() {
-                        match EngineProcess::start(&config.engines[i]) {
-                            Ok(e) => *slot = Some(e),
-                            Err(fault) => {
-                                let _ = tx.send(Err(format!(
-                                    "engine {} failed at start-up: {}",
-                                    config.engines[i].name, fault
-                                )));
-                                return;
-                            }
-                        }
-                    }
-                }
-                started.fetch_add(1, Ordering::Relaxed);
-                let (first, second) = engines.split_at_mut(1);
-                let (first, second) = (
-                    first[0].as_mut().expect("started"),
-                    second[0].as_mut().expect("started"),
-                );
-                let (white, black) = if job.first_is_white {
-                    (first, second)
-                } else {
-                    (second, first)
-                };
-                println!(
-                    "Started game {} of {} ({} vs {})",
-                    job.number, total_games, white.config.name, black.config.name
-                );
-                let settings = GameSettings {
-                    limits: config.limits.clone(),
-                    adjudication: config.adjudication.clone(),
-                    chess960: config.chess960,
-                    tags: vec![
-                        ("Event".into(), "arena match".into()),
-                        ("Site".into(), "local".into()),
-                        ("Date".into(), date.clone()),
-                        ("Round".into(), format!("{}", job.round + 1)),
-                    ],
-                };
-                let stop_game = || interrupted.load(Ordering::Relaxed);
-                let finished = play_game(white, black, &job.opening, &settings, &stop_game);
-                if let Some(color) = finished.faulted {
-                    // The faulty engine's process is replaced before the next game.
-                    let first_faulted = (color == Color::White) == job.first_is_white;
-                    let index = if first_faulted { 0 } else { 1 };
-                    if let Some(engine) = engines[index].take() {
-                        engine.quit();
-                    }
-                }
-                if tx.send(Ok(GameOutcome { job, finished })).is_err() {
-                    break;
-                }
-            }
-            for engine in engines.into_iter().flatten() {
-                engine.quit();
-            }
+            worker(&plan, &shared, &interrupted, w)
         }));
     }
-    drop(tx);
-
-    let mut tally = Tally::default();
-    let mut pending: HashMap<u64, f64> = HashMap::new();
-    let mut verdict = Verdict::Undecided;
-    let mut error = None;
-    let mut pairs_since_report = 0;
-    for message in rx {
-        let outcome = match message {
-            Ok(o) => o,
-            Err(e) => {
-                error.get_or_insert(e);
-                stop.store(true, Ordering::Relaxed);
-                continue;
-            }
-        };
-        let GameOutcome { job, finished } = outcome;
-        if finished.termination == "unterminated" {
-            continue;
-        }
-        let (white, black) = if job.first_is_white {
-            (&names.0, &names.1)
-        } else {
-            (&names.1, &names.0)
-        };
-        println!(
-            "Finished game {} ({} vs {}): {} {{{}}}",
-            job.number,
-            white,
-            black,
-            finished.result.pgn(),
-            finished.reason
-        );
-        if let Some(file) = pgn_file.as_mut() {
-            let text = finished.pgn.to_pgn();
-            if let Err(e) = file.write_all(text.as_bytes()).and_then(|_| file.flush()) {
-                error.get_or_insert(format!("cannot write PGN: {e}"));
-                stop.store(true, Ordering::Relaxed);
-            }
-        }
-        if finished.faulted.is_some() && !config.recover {
-            error.get_or_insert(format!(
-                "{} (use --recover to restart faulty engines and go on)",
-                finished.reason
-            ));
-            stop.store(true, Ordering::Relaxed);
-        }
-        // Score from the first engine's side.
-        let score = match (finished.result, job.first_is_white) {
-            (GameResult::Draw, _) => 0.5,
-            (GameResult::WhiteWins, true) | (GameResult::BlackWins, false) => 1.0,
-            _ => 0.0,
-        };
-        tally.tri[(score * 2.0) as usize] += 1;
-        if config.games == 2 {
-            if let Some(other) = pending.remove(&job.round) {
-                tally.penta[((score + other) * 2.0).round() as usize] += 1;
-                pairs_since_report += 1;
-                if let Some(sprt) = &config.sprt {
-                    let value = sprt_llr(&tally, sprt);
-                    let (lower, upper) = sprt_bounds(sprt.alpha, sprt.beta);
-                    if value >= upper {
-                        verdict = Verdict::H1Accepted;
-                    } else if value <= lower {
-                        verdict = Verdict::H0Accepted;
-                    }
-                    if verdict != Verdict::Undecided {
-                        stop.store(true, Ordering::Relaxed);
-                    }
-                }
-                if config.rating_interval > 0 && pairs_since_report >= config.rating_interval {
-                    pairs_since_report = 0;
-                    println!("{}", report(&tally, (&names.0, &names.1), config.sprt.as_ref()));
-                }
-            } else {
-                pending.insert(job.round, score);
-            }
-        }
-    }
     for handle in handles {
-        let _ = handle.join();
+        if handle.join().is_err() {
+            let mut s = shared.lock().unwrap_or_else(|e| e.into_inner());
+            s.error.get_or_insert("a worker thread failed".into());
+        }
     }
-    println!("{}", report(&tally, (&names.0, &names.1), config.sprt.as_ref()));
-    if config.sprt.is_some() {
-        println!(
-            "{}",
-            match verdict {
-                Verdict::H1Accepted => "SPRT: H1 was accepted",
-                Verdict::H0Accepted => "SPRT: H0 was accepted",
-                Verdict::Undecided => "SPRT: no decision",
+    let s = shared.lock().unwrap_or_else(|e| e.into_inner());
+    println!("{RULE}\n{}{RULE}", plan.report(&s));
+    let was_interrupted = interrupted.load(Ordering::Relaxed);
+    let verdict = match (s.verdict, &config.sprt) {
+        (Some(v), _) => v,
+        _ if was_interrupted => Verdict::Interrupted,
+        (None, Some(_)) => Verdict::Undecided,
+        (None, None) => Verdict::Finished,
+    };
+    if let Some(sprt) = &config.sprt {
+        let bounds = format!("[{}, {}]", report::num(sprt.elo0, 2), report::num(sprt.elo1, 2));
+        match verdict {
+            Verdict::H1Accepted => println!("SPRT ({bounds}) completed - H1 was accepted"),
+            Verdict::H0Accepted => println!("SPRT ({bounds}) completed - H0 was accepted"),
+            _ => println!("SPRT ({bounds}) completed - no decision"),
+        }
+    }
+    if config.state_file.is_some() && (was_interrupted || config.autosave_interval > 0) {
+        plan.save(&s);
+    }
+    if was_interrupted && s.verdict.is_none() {
+        match &config.state_file {
+            Some(path) => {
+                println!("Tournament was interrupted. To resume it, run: arena -config file={path}")
             }
-        );
+            None => println!("Tournament was interrupted."),
+        }
+    } else if s.error.is_none() {
+        println!("Tournament finished");
     }
-    if let Some(e) = error {
-        return Err(e);
+    if let Some(e) = &s.error {
+        log::message(Level::Err, e);
+        return Err(e.clone());
     }
+    let tally = s.live.get(&(0, 1)).cloned().unwrap_or_default();
     Ok((verdict, tally))
 }
 
-/// Today's date as PGN wants it (UTC), from the system clock.
-fn today() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let days = (secs / 86_400) as i64;
-    // Civil-from-days (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}.{month:02}.{day:02}")
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairings_follow_fastchess() {
+        assert_eq!(pairings(TournamentKind::RoundRobin, 2, 1), [(0, 1)]);
+        assert_eq!(
+            pairings(TournamentKind::RoundRobin, 4, 1),
+            [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+        );
+        assert_eq!(pairings(TournamentKind::Gauntlet, 4, 1), [(0, 1), (0, 2), (0, 3)]);
+        assert_eq!(
+            pairings(TournamentKind::Gauntlet, 4, 2),
+            [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3)]
+        );
+    }
+
+    #[test]
+    fn pairs_count_win_loss_apart_from_two_draws() {
+        let mut t = Tally::default();
+        t.add_pair(2, 0);
+        t.add_pair(1, 1);
+        t.add_pair(0, 2);
+        t.add_pair(2, 1);
+        assert_eq!((t.penta, t.wl), ([0, 0, 3, 1, 0], 2));
+    }
+
+    #[test]
+    fn cpus_are_dealt_to_workers() {
+        assert_eq!(worker_cpus(&[4, 5, 6, 7], 1, 2), [6, 7]);
+        assert_eq!(worker_cpus(&[4, 5, 6], 2, 1), [6]);
+        assert!(worker_cpus(&[], 0, 1).is_empty());
+    }
 }

@@ -3,8 +3,9 @@
 //! script, the fault engine) stopped in bounded time and memory, options an engine lacks
 //! or refuses reported, the PGN read back by movegen, and `sprt-calc`.
 //!
-//! The luft binary is the one `cargo test --workspace --release` builds next to this test
-//! (`target/release/luft`); run `cargo build --release -p engine` first when testing arena
+//! The luft binary is the one the workspace test command builds next to this test
+//! (`target/release/luft`, or `target/debug/luft` for a debug test run); run `cargo build
+//! -p engine` (with `--release` for `--release` tests) first when testing arena
 //! alone.
 
 #![allow(clippy::unwrap_used)]
@@ -21,7 +22,7 @@ fn luft() -> PathBuf {
     let luft = dir.join("luft");
     assert!(
         luft.exists(),
-        "{} missing: run `cargo build --release -p engine` first",
+        "{} missing: run `cargo build -p engine` (--release for --release tests) first",
         luft.display()
     );
     luft
@@ -178,18 +179,18 @@ fn an_engine_flooding_info_lines_after_go_loses_in_bounded_time_and_memory() {
         env!("CARGO_BIN_EXE_arena-fault-engine"),
         Some("args=flood --after 1"),
     );
-    assert_eq!(run.code, 2, "{}{}", run.out, run.err);
-    let reason = "flood floods its output (more than 100000 lines a second while awaiting bestmove)";
+    assert_eq!(run.code, 0, "{}{}", run.out, run.err);
+    let reason = "disconnects (floods its output, more than 100000 lines a second while awaiting bestmove)";
     assert!(
         run.out
-            .contains(&format!("Finished game 1 (flood vs ok): 0-1 {{{reason}}}")),
+            .contains(&format!("Finished game 1 (flood vs ok): 0-1 {{White {reason}}}")),
         "{}",
         run.out
     );
     // Restarted, it floods again on its first `go` as Black.
     assert!(
         run.out
-            .contains(&format!("Finished game 2 (ok vs flood): 1-0 {{{reason}}}")),
+            .contains(&format!("Finished game 2 (ok vs flood): 1-0 {{Black {reason}}}")),
         "{}",
         run.out
     );
@@ -218,12 +219,12 @@ fn a_flooding_shell_script_loses_in_bounded_time_and_memory() {
     )
     .unwrap();
     let run = flood_run("/bin/sh", Some(&format!("args={}", script.display())));
-    assert_eq!(run.code, 2, "{}{}", run.out, run.err);
+    assert_eq!(run.code, 0, "{}{}", run.out, run.err);
     // Depending on how fast the shell prints, the line rate or the clock stops it: either
     // way it loses, in bounded time.
     for (number, pattern) in [
-        (1, "(flood vs ok): 0-1 {flood "),
-        (2, "(ok vs flood): 1-0 {flood "),
+        (1, "(flood vs ok): 0-1 {White "),
+        (2, "(ok vs flood): 1-0 {Black "),
     ] {
         let line = run
             .out
@@ -270,7 +271,7 @@ fn options_an_engine_lacks_or_refuses_are_reported() {
         "--concurrency",
         "2",
     ]);
-    assert_eq!(code, 2, "{out}{err}");
+    assert_eq!(code, 0, "{out}{err}");
     let warnings: Vec<&str> = err
         .lines()
         .filter(|l| l.starts_with("arena: warning: "))
@@ -308,11 +309,11 @@ fn luft_reports_options_it_lacks_or_refuses() {
         "--maxmoves",
         "3",
     ]);
-    assert_eq!(code, 2, "{out}{err}");
+    assert_eq!(code, 0, "{out}{err}");
     for line in [
         "arena: warning: engine luft-a does not declare option \"Nope\"",
         "arena: warning: engine luft-a refused option.Nope=3: info string error: ",
-        "arena: warning: engine luft-a: option.Hash=0 is outside the declared range 1..65536",
+        "arena: warning: engine luft-a: option.Hash=0 is outside the declared range 1..",
         "arena: warning: engine luft-a refused option.Hash=0: info string error: ",
     ] {
         assert!(
@@ -355,7 +356,7 @@ fn book_run(
     args.extend(extra);
     args.extend(["--pgnout", pgn.to_str().unwrap()]);
     let (code, out, err) = arena(&args);
-    assert_eq!(code, 2, "{out}{err}");
+    assert_eq!(code, 0, "{out}{err}");
     let games = parse_pgn(&std::fs::read_to_string(&pgn).unwrap()).unwrap();
     assert_eq!(games.len(), 2, "{out}");
     (code, err, games)
@@ -447,10 +448,8 @@ fn luft_against_luft_at_a_node_limit() {
         .rev()
         .find(|l| l.starts_with("Ptnml(0-2): ["))
         .unwrap();
-    let counts: Vec<u64> = ptnml["Ptnml(0-2): [".len()..ptnml.len() - 1]
-        .split(", ")
-        .map(|n| n.parse().unwrap())
-        .collect();
+    let inside = &ptnml["Ptnml(0-2): [".len()..ptnml.find(']').unwrap()];
+    let counts: Vec<u64> = inside.split(", ").map(|n| n.parse().unwrap()).collect();
     assert_eq!(counts.iter().sum::<u64>(), 4, "{ptnml}");
     assert!(out.contains("LLR: "), "{out}");
 
@@ -511,20 +510,20 @@ fn fault_run(mode: &str, recover: bool) -> (i32, String, String, Vec<movegen::pg
 #[test]
 fn every_fault_is_a_recorded_loss() {
     for (mode, reason, termination) in [
-        ("crash", "faulty crashed", "abandoned"),
-        ("stall", "faulty stalled: faulty loses on time", "time forfeit"),
-        ("illegal", "faulty plays an illegal move: a1a8", "illegal move"),
+        ("crash", "disconnects", "abandoned"),
+        ("stall", "loses on time (", "time forfeit"),
+        ("illegal", "makes an illegal move: a1a8", "illegal move"),
         (
             "nobestmove",
-            "faulty protocol error: bestmove without a move",
-            "abandoned",
+            "makes an illegal move (bestmove without a move)",
+            "illegal move",
         ),
-        ("overtime", "faulty loses on time", "time forfeit"),
+        ("overtime", "loses on time (", "time forfeit"),
     ] {
         let (code, out, err, games) = fault_run(mode, true);
-        assert_eq!(code, 2, "{mode}: {out}{err}");
+        assert_eq!(code, 0, "{mode}: {out}{err}");
         assert!(
-            out.contains(&format!("Finished game 1 (faulty vs ok): 0-1 {{{reason}}}")),
+            out.contains(&format!("Finished game 1 (faulty vs ok): 0-1 {{White {reason}")),
             "{mode}: {out}"
         );
         assert_eq!(games[0].result, "0-1", "{mode}");
@@ -534,7 +533,7 @@ fn every_fault_is_a_recorded_loss() {
         if mode != "overtime" {
             // Restarted, the engine faults again in game 2 (as Black): play went on.
             assert!(
-                out.contains(&format!("Finished game 2 (ok vs faulty): 1-0 {{{reason}}}")),
+                out.contains(&format!("Finished game 2 (ok vs faulty): 1-0 {{Black {reason}")),
                 "{mode}: {out}"
             );
         }
@@ -546,7 +545,7 @@ fn without_recover_a_fault_stops_the_match_with_an_error() {
     let (code, out, err, _) = fault_run("crash", false);
     assert_eq!(code, 3, "{out}");
     assert!(
-        err.contains("arena: error: faulty crashed (use --recover"),
+        err.contains("arena: error: White disconnects in game 1 (faulty vs ok) (use -recover"),
         "{err}"
     );
     assert!(out.contains("Games: "), "the report is still printed: {out}");
@@ -562,7 +561,7 @@ fn zero_rounds_is_an_error_with_exit_code_3() {
         (
             3,
             "",
-            "arena: --rounds must be a whole number from 1 to 1000000000, found \"0\""
+            "arena: -rounds must be a whole number from 1 to 1000000000, found \"0\""
         )
     );
 }
@@ -630,6 +629,6 @@ fn sprt_calc_reproduces_a_vector_and_refuses_bad_input() {
     let (code, _, err) = arena(&["--engine", "cmd=x"]);
     assert_eq!(
         (code, err.trim()),
-        (3, "arena: exactly two --engine are needed, found 1")
+        (3, "arena: at least two -engine are needed, found 1")
     );
 }

@@ -2,7 +2,10 @@
 //! move, except that on its Nth `go` (`--after N`, default 1) it does what its mode says:
 //! `crash` (exits), `stall` (never answers), `illegal` (an illegal move), `overtime` (answers
 //! after its whole clock), `nobestmove` (`bestmove` without a move), `flood` (prints `info`
-//! lines without pause and never a move), or nothing (`ok`). It declares one option,
+//! lines without pause and never a move), `mate` (claims mate in 1 with a PV that does not
+//! mate), `stallready` (from its Nth `ucinewgame` on, never answers `isready`), or nothing
+//! (`ok`). With `--info`, each `go` is first answered by `info string pgncomment cwd=DIR
+//! cpus=LIST` (its working directory and the CPUs it may run on). It declares one option,
 //! `Hash` (spin 1 to 1024), and refuses values outside 1 to 64 with `info string error`, and any
 //! other option with Stockfish's `No such option`.
 
@@ -21,8 +24,11 @@ fn main() {
         .unwrap_or(1);
     let stdin = std::io::stdin();
     let mut out = std::io::stdout();
+    let info = args.iter().any(|a| a == "--info");
     let mut board = Board::startpos();
     let mut gos = 0;
+    let mut new_games = 0;
+    let mut deaf = false;
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
         let tokens: Vec<&str> = line.split_whitespace().collect();
@@ -32,7 +38,13 @@ fn main() {
                  option name Hash type spin default 1 min 1 max 1024\nuciok"
                     .to_string(),
             ),
+            Some("isready") if deaf => None,
             Some("isready") => Some("readyok".to_string()),
+            Some("ucinewgame") => {
+                new_games += 1;
+                deaf = mode == "stallready" && new_games >= after;
+                None
+            }
             Some("quit") => break,
             Some("setoption") => {
                 let value_at = tokens.iter().position(|&t| t == "value").unwrap_or(tokens.len());
@@ -63,6 +75,18 @@ fn main() {
             }
             Some("go") => {
                 gos += 1;
+                if info {
+                    let cwd = std::env::current_dir().map_or("?".into(), |d| d.display().to_string());
+                    let cpus = std::fs::read_to_string("/proc/self/status")
+                        .ok()
+                        .and_then(|s| {
+                            s.lines().find_map(|l| {
+                                l.strip_prefix("Cpus_allowed_list:").map(|v| v.trim().to_string())
+                            })
+                        })
+                        .unwrap_or_else(|| "?".into());
+                    let _ = writeln!(out, "info string pgncomment cwd={cwd} cpus={cpus}");
+                }
                 let first_legal = board
                     .legal_moves()
                     .first()
@@ -75,6 +99,9 @@ fn main() {
                         None
                     }
                     "illegal" if misbehave => Some("info depth 1 score cp 0\nbestmove a1a8".to_string()),
+                    "mate" if misbehave => Some(format!(
+                        "info depth 1 score mate 1 pv {first_legal}\nbestmove {first_legal}"
+                    )),
                     "nobestmove" if misbehave => Some("bestmove".to_string()),
                     "flood" if misbehave => {
                         let mut out = std::io::BufWriter::new(out.lock());
