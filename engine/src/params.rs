@@ -52,7 +52,7 @@ pub const SEE_VALUES: [i32; 6] = [100, 320, 330, 500, 950, 0];
 
 // Time management (fractions of the remaining time, in thousandths).
 pub const TIME_DEFAULT_MOVES_TO_GO: u64 = 25;
-pub const TIME_SOFT_PER_MILLE: u64 = 700;
+pub const TIME_SOFT_PER_MILLE: u64 = 600;
 pub const TIME_HARD_PER_MILLE: u64 = 2500;
 pub const TIME_MAX_FRACTION_PER_MILLE: u64 = 400;
 
@@ -66,13 +66,3 @@ pub const CORR_PAWN_WEIGHT: i32 = 32;
 pub const CORR_NON_PAWN_WEIGHT: i32 = 20;
 pub const CORR_CONTINUATION_WEIGHT: i32 = 20;
 
-// Time management that reads the search: the soft limit is scaled by best-move stability
-// (by iterations in a row with the same best move), by the share of root nodes the best
-// move took (`(BASE - share) * FACTOR`), and by how far the score fell over two iterations
-// (`1 + drop / DIVISOR`, clamped).
-pub const TM_STABILITY_SCALE: [f64; 5] = [2.2, 1.4, 1.1, 0.9, 0.8];
-pub const TM_NODE_BASE: f64 = 1.6;
-pub const TM_NODE_FACTOR: f64 = 1.1;
-pub const TM_SCORE_DROP_DIVISOR: f64 = 100.0;
-pub const TM_SCORE_DROP_MIN: f64 = 1.0;
-pub const TM_SCORE_DROP_MAX: f64 = 1.6;

@@ -89,12 +89,6 @@ pub struct Worker {
     seldepth: usize,
     reductions: Box<[[i32; 64]; 64]>,
     root_excluded: Vec<Move>,
-    /// Nodes spent under each root move (by from and to square) in this search.
-    root_nodes: Box<[u64; 64 * 64]>,
-    /// Iterations in a row with the same best move.
-    stability: i32,
-    /// The best score of every iteration of this search.
-    score_history: Vec<i32>,
     limits: Limits,
     time: Option<TimeManager>,
     /// The last completed iteration.
@@ -138,9 +132,6 @@ impl Worker {
             seldepth: 0,
             reductions: reduction_table(),
             root_excluded: Vec::new(),
-            root_nodes: Box::new([0; 64 * 64]),
-            stability: 0,
-            score_history: Vec::new(),
             limits: Limits::default(),
             time: None,
             completed: IterationReport::default(),
@@ -190,9 +181,6 @@ impl Worker {
             1 + (self.id % 2) as i32
         };
         let mut previous_score = 0;
-        self.root_nodes.iter_mut().for_each(|n| *n = 0);
-        self.stability = 0;
-        self.score_history.clear();
 
         for depth in first_depth..=max_depth {
             self.root_excluded.clone_from(&self.limits.root_excluded);
@@ -224,9 +212,6 @@ impl Worker {
             }
             lines.sort_by_key(|line| std::cmp::Reverse(line.score));
             previous_score = lines[0].score;
-            let same_best = self.completed.lines.first().map(|l| l.pv[0]) == Some(lines[0].pv[0]);
-            self.stability = if same_best { self.stability + 1 } else { 0 };
-            self.score_history.push(lines[0].score);
             self.completed = IterationReport {
                 depth,
                 seldepth: self.seldepth,
@@ -261,35 +246,7 @@ impl Worker {
         {
             return true;
         }
-        self.time
-            .as_ref()
-            .is_some_and(|t| t.soft_limit_reached_scaled(self.time_scale()))
-    }
-
-    /// How much of the soft time limit this search should use, from what it has seen:
-    /// a best move that has stayed the same for several iterations, or that took most
-    /// of the root's nodes, needs less time; a falling score needs more.
-    fn time_scale(&self) -> f64 {
-        let Some(best) = self.completed.lines.first().and_then(|l| l.pv.first()) else {
-            return 1.0;
-        };
-        let stability = TM_STABILITY_SCALE[(self.stability as usize).min(TM_STABILITY_SCALE.len() - 1)];
-        let total: u64 = self.root_nodes.iter().sum();
-        let best_nodes = self.root_nodes[best.from().index() * 64 + best.to().index()];
-        let fraction = if total == 0 {
-            0.5
-        } else {
-            best_nodes as f64 / total as f64
-        };
-        let node_scale = (TM_NODE_BASE - fraction) * TM_NODE_FACTOR;
-        let drop = match self.score_history.as_slice() {
-            [.., before, _, now] | [before, now] if !is_mate(*before) && !is_mate(*now) => {
-                f64::from(before - now)
-            }
-            _ => 0.0,
-        };
-        let drop_scale = (1.0 + drop / TM_SCORE_DROP_DIVISOR).clamp(TM_SCORE_DROP_MIN, TM_SCORE_DROP_MAX);
-        stability * node_scale * drop_scale
+        self.time.as_ref().is_some_and(|t| t.soft_limit_reached())
     }
 
     fn stopped(&self) -> bool {
@@ -601,7 +558,6 @@ impl Worker {
 
             // Step 12. Check extension.
             let mut extension = 0;
-            let nodes_before = self.nodes;
             let child = self.play(board, mv, ply);
             moves_searched += 1;
             if extension == 0 && child.in_check() {
@@ -633,9 +589,6 @@ impl Worker {
                 }
             }
             self.undo();
-            if root {
-                self.root_nodes[mv.from().index() * 64 + mv.to().index()] += self.nodes - nodes_before;
-            }
             if self.stopped() && !(root && best_move.is_null()) {
                 return 0;
             }

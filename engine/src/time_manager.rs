@@ -93,12 +93,6 @@ impl TimeManager {
         self.used().is_some_and(|u| u >= self.soft)
     }
 
-    /// Whether `scale` times the soft limit (never more than the hard limit) is used up.
-    pub fn soft_limit_reached_scaled(&self, scale: f64) -> bool {
-        let soft = self.soft.mul_f64(scale.clamp(0.0, 10.0)).min(self.hard);
-        self.used().is_some_and(|u| u >= soft)
-    }
-
     pub fn hard_limit_reached(&self) -> bool {
         self.used().is_some_and(|u| u >= self.hard)
     }
