@@ -568,21 +568,11 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read book {}", path.display()))?;
-            let boards: Vec<Board> = text
-                .lines()
-                .filter_map(|l| {
-                    let f: Vec<&str> = l.split_whitespace().collect();
-                    let fen = if f.len() >= 6 {
-                        f[..6].join(" ")
-                    } else {
-                        f.get(..4)?.join(" ")
-                    };
-                    Board::from_fen(fen.trim_end_matches(';')).ok()
-                })
-                .collect();
-            if boards.is_empty() {
-                bail!("no positions in book {}", path.display());
-            }
+            // The shared book reader: a byte-order mark, comments and EPD operations are
+            // understood, and a line that is not a legal position is an error (never a
+            // silently smaller book).
+            let boards: Vec<Board> = movegen::openings::read_epd(&text)
+                .map_err(|e| anyhow::anyhow!("book {}: {e}", path.display()))?;
             (boards, fnv1a(text.as_bytes()))
         }
         None => (Vec::new(), 0),

@@ -487,3 +487,34 @@ fn bad_arguments_are_refused() {
         assert!(stderr(&out).starts_with("datagen: error: "), "{args:?}");
     }
 }
+
+#[test]
+fn a_book_with_a_byte_order_mark_keeps_its_first_line_and_bad_lines_are_errors() {
+    let dir = temp_dir("bom-book");
+    std::fs::create_dir_all(&dir).unwrap();
+    let book = dir.join("book.epd");
+    // One opening only, on the first line, behind a BOM: before the shared reader it was
+    // dropped and datagen refused the book as empty.
+    std::fs::write(
+        &book,
+        "\u{feff}rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - hmvc 0; fmvn 1;\n",
+    )
+    .unwrap();
+    let out_dir = dir.join("out");
+    let mut args = gen_args(&out_dir, 1, 2);
+    args.extend(["--book".to_string(), book.display().to_string()]);
+    let out = run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(games_in(&out_dir).len(), 2);
+    std::fs::write(
+        &book,
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\nnot a fen\n",
+    )
+    .unwrap();
+    let out = run(&gen_args(&dir.join("out2"), 1, 2)
+        .into_iter()
+        .chain(["--book".to_string(), book.display().to_string()])
+        .collect::<Vec<_>>());
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("line 2"), "{}", stderr(&out));
+}

@@ -65,4 +65,3 @@ pub const CORR_WEIGHT_SCALE: i32 = 64;
 pub const CORR_PAWN_WEIGHT: i32 = 32;
 pub const CORR_NON_PAWN_WEIGHT: i32 = 20;
 pub const CORR_CONTINUATION_WEIGHT: i32 = 20;
-

@@ -34,7 +34,7 @@ pub fn parse_suite(text: &str) -> Result<Vec<PerftCase>, SuiteError> {
     let mut pending_id: Option<String> = None;
     for (i, raw) in text.lines().enumerate() {
         let line_no = i + 1;
-        let line = raw.trim();
+        let line = raw.trim_start_matches(crate::openings::BOM).trim();
         let err = |message: String| SuiteError {
             line: line_no,
             message,
@@ -92,4 +92,14 @@ pub fn parse_suite(text: &str) -> Result<Vec<PerftCase>, SuiteError> {
         }
     }
     Ok(cases)
+}
+
+#[cfg(test)]
+mod bom_tests {
+    #[test]
+    fn a_byte_order_mark_does_not_hide_the_first_case() {
+        let text = "\u{feff}rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 400\n";
+        let cases = super::parse_suite(text).unwrap();
+        assert_eq!(cases.len(), 1);
+    }
 }
