@@ -190,7 +190,10 @@ fn smoke_training_lowers_the_loss_and_resume_continues_the_curve() {
     let bytes = std::fs::read(dir.join("b/checkpoint.bin")).unwrap();
     let reloaded = Checkpoint::from_bytes(&bytes).unwrap();
     assert_eq!(reloaded.superbatches_done, 3);
-    assert_eq!(Checkpoint::from_bytes(&reloaded.to_bytes()).unwrap(), reloaded);
+    assert_eq!(
+        Checkpoint::from_bytes(&reloaded.to_bytes().unwrap()).unwrap(),
+        reloaded
+    );
     let resumed = train(
         reloaded,
         &train_set,
