@@ -3,15 +3,16 @@
 //! forward and backward split over the threads with a gradient buffer each, AdamW
 //! (beta1 0.9, beta2 0.999, weight decay 0.01) with cosine decay of the learning rate to
 //! `lr · 0.3⁵`, weights clipped to ±1.98 after every step, a validation loss on a held-out
-//! 1% after every superbatch, then a CSV line, the loss plot and an atomic checkpoint. A
-//! checkpoint is a versioned, checksummed envelope around a serde structure in postcard
-//! (version 3); versions 1 and 2, hand-written layouts of earlier builds, are still read.
+//! 1% after every superbatch, then a CSV line, the loss plot (`loss.png` and `loss.svg`)
+//! and an atomic checkpoint. A checkpoint is a versioned, checksummed envelope around a
+//! serde structure in postcard (version 3); versions 1 and 2, hand-written layouts of
+//! earlier builds, are still read.
 //! A resumed run first cuts `loss.csv` back to the checkpoint's superbatches (a row written
 //! before a kill that came ahead of its checkpoint goes), so every superbatch has one row.
 
 use crate::data::{draw_samples, Position, Sample};
 use crate::model::{loss_only, Kernel, Layout, Model, WEIGHT_CLIP};
-use crate::plot::loss_plot;
+use crate::plot::{loss_plot, loss_plot_svg};
 use anyhow::{bail, Context, Result};
 use ndarray::{Array1, Zip};
 use nnue::file::fnv1a;
@@ -615,7 +616,15 @@ pub fn train<S: Sample>(
             csv_row(sb + 1, train_loss, val_loss, lr_now, Some(pos_per_sec))
         )
         .with_context(|| format!("cannot write {}", csv_path.display()))?;
-        write_atomic(&out.join("loss.png"), &loss_plot(&ckpt.history))?;
+        // A plot that cannot be drawn is reported and the run goes on (the CSV has it all).
+        let plots = loss_plot(&ckpt.history)
+            .map_err(anyhow::Error::from)
+            .and_then(|png| write_atomic(&out.join("loss.png"), &png))
+            .and_then(|()| loss_plot_svg(&ckpt.history).map_err(anyhow::Error::from))
+            .and_then(|svg| write_atomic(&out.join("loss.svg"), svg.as_bytes()));
+        if let Err(e) = plots {
+            progress(&format!("\nwarning: {e:#}\n"));
+        }
         ckpt.save(&out.join("checkpoint.bin"))?;
         progress(&format!(
             "superbatch {}/{} done: train {train_loss:.6} validation {val_loss:.6} ({pos_per_sec:.0} pos/s)\n",

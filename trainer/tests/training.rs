@@ -167,6 +167,8 @@ fn smoke_training_lowers_the_loss_and_resume_continues_the_curve() {
         "validation loss did not fall"
     );
     assert!(dir.join("a/loss.csv").exists() && dir.join("a/loss.png").exists());
+    let svg = std::fs::read_to_string(dir.join("a/loss.svg")).unwrap();
+    assert!(svg.contains("Training loss, 6 superbatches"), "{svg}");
 
     // The same run killed after three superbatches, then resumed from its checkpoint.
     let interrupt = AtomicBool::new(false);
