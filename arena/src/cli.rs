@@ -101,6 +101,9 @@ pub struct MatchConfig {
     pub games: u64,
     pub concurrency: usize,
     pub sprt: Option<SprtConfig>,
+    /// `-sprt-plot FILE.png|FILE.svg`: the SPRT's LLR and Elo over the games, drawn when
+    /// the match ends.
+    pub sprt_plot: Option<String>,
     pub pgnout: Option<PgnOutConfig>,
     pub epdout: Option<EpdOutConfig>,
     pub seed: u64,
@@ -269,6 +272,7 @@ Output:
   -pgnout [file=F] [notation=san|lan|uci] [append=true] [nodes= seldepth= nps= hashfull= tbhits= pv=
           timeleft= latency= min=true|false] [match_line=REGEX]   (also: -pgnout FILE)
   -epdout [file=F] [append=true]  -event NAME  -site NAME  -ratinginterval N (10)
+  -sprt-plot FILE.png|FILE.svg   (the SPRT's LLR and Elo after each pair, drawn at the end)
   -report penta=true|false  -output format=fastchess  -scoreinterval N (accepted, no effect)
   -log file=F [level=trace|info|warn|err|fatal] [engine=true] [append=true] [realtime=true]
 Running:
@@ -490,6 +494,7 @@ fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfi
         games: 2,
         concurrency: 1,
         sprt: None,
+        sprt_plot: None,
         pgnout: None,
         epdout: None,
         seed: 0,
@@ -649,6 +654,16 @@ fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfi
                     return Err("-sprt needs elo1 > elo0".into());
                 }
                 config.sprt = Some(sprt);
+            }
+            "sprt-plot" => {
+                let file = single(values)?;
+                let lower = file.to_ascii_lowercase();
+                if !(lower.ends_with(".png") || lower.ends_with(".svg")) {
+                    return Err(format!(
+                        "-sprt-plot {file:?}: the file name must end in .png or .svg"
+                    ));
+                }
+                config.sprt_plot = Some(file);
             }
             "resign" => {
                 let mut r = Resign {
@@ -989,6 +1004,9 @@ fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfi
             ));
         }
     }
+    if config.sprt_plot.is_some() && config.sprt.is_none() {
+        return Err("-sprt-plot draws an SPRT: give -sprt too".into());
+    }
     if config.sprt.is_some() && !rounds_given {
         config.rounds = SPRT_ROUNDS;
     }
@@ -1010,6 +1028,23 @@ mod tests {
 
     fn args(text: &str) -> Vec<String> {
         text.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn sprt_plot_takes_a_png_or_svg_file_and_needs_an_sprt() {
+        let base = "-engine cmd=a -engine cmd=b -each nodes=100";
+        let c = parse_match(&args(&format!("{base} -sprt elo0=0 elo1=5 -sprt-plot walk.png"))).unwrap();
+        assert_eq!(c.sprt_plot.as_deref(), Some("walk.png"));
+        let c = parse_match(&args(&format!("{base} --sprt --sprt-plot out/Walk.SVG"))).unwrap();
+        assert_eq!(c.sprt_plot.as_deref(), Some("out/Walk.SVG"));
+        assert_eq!(parse_match(&args(base)).unwrap().sprt_plot, None);
+        let e = parse_match(&args(&format!("{base} -sprt -sprt-plot walk.jpg"))).unwrap_err();
+        assert!(e.contains("must end in .png or .svg"), "{e}");
+        let e = parse_match(&args(&format!("{base} -sprt-plot walk.png"))).unwrap_err();
+        assert!(e.contains("give -sprt too"), "{e}");
+        let e = parse_match(&args(&format!("{base} -sprt -sprt-plot"))).unwrap_err();
+        assert!(e.contains("needs a value"), "{e}");
+        assert!(USAGE.contains("-sprt-plot FILE.png|FILE.svg"));
     }
 
     #[test]

@@ -15,6 +15,11 @@
 //! with an error otherwise; with `-strict` a warning does too. Ctrl-C stops the match
 //! between moves and prints the report so far (and saves the state for `-config file=`
 //! when saving is on).
+//!
+//! On a terminal, a progress bar on stderr (`progress`) counts the finished games; the
+//! lines on stdout are printed around it. With `-sprt-plot FILE`, each SPRT check also
+//! records the LLR and the Elo estimate, drawn into FILE when the match ends
+//! (`sprt_plot`).
 
 use crate::cli::{MatchConfig, TournamentKind};
 use crate::engine_process::{EngineProcess, ProcessSetup};
@@ -22,8 +27,10 @@ use crate::log::{self, Level};
 use crate::openings;
 use crate::pgn_out::{self, GameTags};
 use crate::play::{play_game, FinishedGame, GameResult, GameSettings, Opening};
+use crate::progress::Progress;
 use crate::rating::{self, FitOptions, GameRecord};
 use crate::report::{self, MatchLabel, RULE};
+use crate::sprt_plot::{self, SprtPlot, SprtPoint};
 use crate::state::{self, SavedState};
 use crate::stats::sprt_bounds;
 use movegen::{Board, Color};
@@ -139,6 +146,8 @@ struct Shared {
     epd: Option<std::fs::File>,
     /// Per engine, (Threads, Hash) as the report names them, once known.
     labels: Vec<Option<(String, String)>>,
+    /// The SPRT after each check, for `-sprt-plot`.
+    trajectory: Vec<SprtPoint>,
 }
 
 /// The fixed facts of a run.
@@ -149,6 +158,7 @@ struct Plan {
     book_name: Option<String>,
     total_games: u64,
     skip: Option<SavedState>,
+    progress: Progress,
 }
 
 impl Plan {
@@ -269,14 +279,14 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
     } else {
         (job.second, job.first)
     };
-    println!(
+    plan.progress.say(&format!(
         "Finished game {} ({} vs {}): {} {{{}}}",
         job.number,
         plan.names(white),
         plan.names(black),
         finished.result.pgn(),
         finished.reason
-    );
+    ));
     log::message(
         Level::Info,
         &format!(
@@ -361,6 +371,15 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
                 let penta = config.report_penta && config.games == 2;
                 let value = report::sprt_llr(&tally, sprt, penta);
                 let (lower, upper) = sprt_bounds(sprt.alpha, sprt.beta);
+                if config.sprt_plot.is_some() {
+                    let e = report::estimate(&tally, penta && tally.pairs() > 0);
+                    shared.trajectory.push(SprtPoint {
+                        games: tally.games(),
+                        llr: value,
+                        elo: e.elo,
+                        elo_error: e.elo_error,
+                    });
+                }
                 if value >= upper {
                     shared.verdict = Some(Verdict::H1Accepted);
                 } else if value <= lower {
@@ -373,8 +392,12 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
         }
         if config.rating_interval > 0 && shared.encounters_since_report >= config.rating_interval {
             shared.encounters_since_report = 0;
-            println!("{RULE}\n{}{RULE}", plan.report(shared));
+            plan.progress
+                .say(&format!("{RULE}\n{}{RULE}", plan.report(shared)));
         }
+    }
+    if plan.progress.is_shown() {
+        plan.progress.game_finished(progress_summary(plan, shared));
     }
     if config.strict {
         if let Some(w) = log::first_warning() {
@@ -389,6 +412,30 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
         shared.games_since_save = 0;
         plan.save(shared);
     }
+}
+
+/// The score so far, for the progress bar: Elo (and the LLR of an SPRT) of a two-engine
+/// match; W/D/L of the first engine otherwise.
+fn progress_summary(plan: &Plan, shared: &Shared) -> String {
+    let config = &plan.config;
+    let Some(tally) = shared.live.get(&(0, 1)).filter(|_| config.engines.len() == 2) else {
+        return format!("{} games finished", shared.records.len());
+    };
+    let penta = config.report_penta && config.games == 2 && tally.pairs() > 0;
+    let e = report::estimate(tally, penta);
+    let mut text = format!(
+        "{} vs {}: Elo {} +/- {}",
+        plan.names(0),
+        plan.names(1),
+        report::num(e.elo, 1),
+        report::num(e.elo_error, 1)
+    );
+    if let Some(sprt) = &config.sprt {
+        let (lower, upper) = sprt_bounds(sprt.alpha, sprt.beta);
+        let llr = report::sprt_llr(tally, sprt, config.report_penta && config.games == 2);
+        text.push_str(&format!(", LLR {llr:.2} ({lower:.2}, {upper:.2})"));
+    }
+    text
 }
 
 /// What the report names as an engine's Threads and Hash.
@@ -503,13 +550,13 @@ fn worker(plan: &Plan, shared: &Mutex<Shared>, interrupted: &AtomicBool, w: usiz
         };
         {
             let _s = lock();
-            println!(
+            plan.progress.say(&format!(
                 "Started game {} of {} ({} vs {})",
                 job.number,
                 plan.total_games,
                 plan.names(white_i),
                 plan.names(black_i)
-            );
+            ));
             log::message(
                 Level::Info,
                 &format!(
@@ -625,6 +672,7 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
             None => None,
         },
         labels: vec![None; config.engines.len()],
+        trajectory: Vec::new(),
     };
     if let Some(saved) = &resume {
         for (a, b, t) in &saved.pairs {
@@ -644,6 +692,7 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
         .rounds
         .saturating_mul(pairings.len() as u64)
         .saturating_mul(config.games);
+    let already_played = (shared.done.len() as u64).saturating_mul(config.games);
     let plan = Arc::new(Plan {
         config: config.clone(),
         pairings,
@@ -651,6 +700,7 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
         book_name,
         total_games,
         skip: resume,
+        progress: Progress::new(total_games, already_played),
     });
     let shared = Arc::new(Mutex::new(shared));
     let workers = config.concurrency.min(total_games.max(1) as usize);
@@ -667,6 +717,7 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
             s.error.get_or_insert("a worker thread failed".into());
         }
     }
+    plan.progress.finish();
     let s = shared.lock().unwrap_or_else(|e| e.into_inner());
     println!("{RULE}\n{}{RULE}", plan.report(&s));
     let was_interrupted = interrupted.load(Ordering::Relaxed);
@@ -682,6 +733,24 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
             Verdict::H1Accepted => println!("SPRT ({bounds}) completed - H1 was accepted"),
             Verdict::H0Accepted => println!("SPRT ({bounds}) completed - H0 was accepted"),
             _ => println!("SPRT ({bounds}) completed - no decision"),
+        }
+        if let Some(path) = &config.sprt_plot {
+            let games = s.live.get(&(0, 1)).map_or(0, Tally::games);
+            let outcome = match verdict {
+                Verdict::H1Accepted => format!("H1 accepted after {games} games"),
+                Verdict::H0Accepted => format!("H0 accepted after {games} games"),
+                Verdict::Interrupted => format!("interrupted after {games} games"),
+                _ => format!("no decision after {games} games"),
+            };
+            let plot = SprtPlot {
+                points: &s.trajectory,
+                sprt,
+                bounds: sprt_bounds(sprt.alpha, sprt.beta),
+                title: format!("SPRT {bounds}, {} vs {}: {outcome}", plan.names(0), plan.names(1)),
+            };
+            if let Err(e) = sprt_plot::write(path, &plot) {
+                log::warn(&e);
+            }
         }
     }
     if config.state_file.is_some() && (was_interrupted || config.autosave_interval > 0) {

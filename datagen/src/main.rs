@@ -14,11 +14,17 @@
 //! `~/.local/share/luft`). Every reader skips a damaged chunk, says where it was, and reads
 //! the rest; running the same generate command again resumes, repairing without deleting an
 //! intact game (`datagen::store`).
+//!
+//! While generating, stderr shows an `indicatif` progress bar towards `--games` or
+//! `--positions` (rate, ETA, W/D/L, nodes per position) when it is a terminal, and
+//! otherwise a plain progress line every 10 s; the last progress line and the summary are
+//! printed either way, in the same words.
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use datagen::store::{self, DirLock};
 use datagen::{GenSettings, Rng, SelfPlayer};
+use indicatif::{ProgressBar, ProgressStyle};
 use movegen::{Board, Color};
 use nnue::file::fnv1a;
 use nnue::record::{
@@ -27,7 +33,7 @@ use nnue::record::{
 };
 use nnue::Network;
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -699,7 +705,33 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
             .context("cannot start a worker thread")?;
         handles.push(handle);
     }
-    // Progress, once a second.
+    // Progress: a bar on a terminal, else a plain line every 10 s; the last line always.
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let (len, done, unit) = match (args.games, args.positions) {
+            (Some(t), _) => (Some(t), resumed_games, "games"),
+            (_, Some(t)) => (Some(t), resumed_positions, "positions"),
+            _ => (None, resumed_games, "games"),
+        };
+        let template = match len {
+            Some(_) => format!(
+                "{{spinner}} {{elapsed_precise}} [{{wide_bar}}] {{pos}}/{{len}} {unit}, ETA {{eta}}  {{msg}}"
+            ),
+            None => format!("{{spinner}} {{elapsed_precise}} {{pos}} {unit}  {{msg}}"),
+        };
+        let bar = match len {
+            Some(t) => ProgressBar::new(t),
+            None => ProgressBar::new_spinner(),
+        }
+        .with_position(done);
+        bar.set_style(
+            ProgressStyle::with_template(&template)
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        bar.enable_steady_tick(Duration::from_millis(250));
+        bar.reset_eta();
+        bar
+    });
     let progress = |final_line: bool| {
         let secs = start.elapsed().as_secs_f64().max(1e-3);
         let g = games_done.load(Ordering::Relaxed) - resumed_games;
@@ -711,8 +743,8 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
             _ => String::new(),
         };
         let nodes = nodes_searched.load(Ordering::Relaxed);
-        let line = format!(
-            "{target}  +{g} games  +{p} positions  {:.0} pos/s  ({:.0} per thread)  W/D/L {}/{}/{}  {:.0} nodes/pos  {:.0} nps/thread  {:.0}s",
+        let stats = format!(
+            "+{g} games  +{p} positions  {:.0} pos/s  ({:.0} per thread)  W/D/L {}/{}/{}  {:.0} nodes/pos  {:.0} nps/thread  {:.0}s",
             p as f64 / secs,
             p as f64 / secs / args.threads as f64,
             r[2],
@@ -722,15 +754,28 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
             nodes as f64 / secs / args.threads as f64,
             secs
         );
-        if final_line {
-            eprintln!("\r{line}");
-        } else {
-            eprint!("\r{line}   ");
+        match &bar {
+            Some(bar) if !final_line => {
+                bar.set_position(match (args.games, args.positions) {
+                    (None, Some(_)) => positions_done.load(Ordering::Relaxed),
+                    _ => games_done.load(Ordering::Relaxed),
+                });
+                bar.set_message(stats);
+            }
+            Some(bar) => {
+                bar.finish_and_clear();
+                eprintln!("{target}  {stats}");
+            }
+            None => eprintln!("{target}  {stats}"),
         }
     };
+    let mut last_plain = Instant::now();
     while handles.iter().any(|h| !h.is_finished()) {
         std::thread::sleep(Duration::from_millis(250));
-        if start.elapsed().as_millis() % 1000 < 250 {
+        if bar.is_some() {
+            progress(false);
+        } else if last_plain.elapsed() >= Duration::from_secs(10) {
+            last_plain = Instant::now();
             progress(false);
         }
     }

@@ -1,8 +1,61 @@
 //! The `luft` binary: UCI by default; `luft bench [depth]`; `luft perft <depth> [fen]`;
-//! `luft genfens N seed S book <None|FILE> [plies P] [maxscore M]` (OpenBench).
+//! `luft genfens N seed S book <None|FILE> [plies P] [maxscore M]` (OpenBench);
+//! `luft --help`, `luft --version`.
+//!
+//! The command line is declared with clap (which gives `--help`, `help <command>`,
+//! `--version` and its usage errors), but OpenBench's calling conventions come first: it
+//! may pass a whole command as one argument (`luft "bench 8"`, `luft "genfens 10 seed 3
+//! book None quit"`), which no argument parser splits. So the arguments are joined and
+//! split on whitespace before clap sees them, exactly as the hand-written parser before it
+//! did; a FEN after `perft` is the remaining words joined again. Errors go to stderr with
+//! exit code 2 and never a panic.
 
+use clap::{Parser, Subcommand};
 use engine::uci::{default_net, stdout_writer, UciEngine};
 use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "luft",
+    version,
+    about = "Luft: a UCI chess engine (alpha-beta search, NNUE evaluation)",
+    long_about = "Luft: a UCI chess engine (alpha-beta search, NNUE evaluation).\n\n\
+        Without a command, luft speaks UCI on stdin and stdout: point a GUI or match runner \
+        at it. In UCI, `help` lists its commands and extensions (d, eval, bench, go perft N).",
+    after_help = "A command may also come as one argument, as OpenBench passes it: luft \"bench 8\"."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Mode>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Mode {
+    /// Search 50 fixed positions on one thread (deterministic); the last line is
+    /// "<N> nodes <M> nps".
+    Bench {
+        /// Search depth, 1 to 64 (default: the bench depth).
+        #[arg(value_parser = clap::value_parser!(i32).range(1..=64))]
+        depth: Option<i32>,
+    },
+    /// Count the leaf nodes of the move tree to a depth ("Nodes searched: N").
+    Perft {
+        /// Depth, 0 to 20.
+        #[arg(value_parser = clap::value_parser!(u32).range(0..=20))]
+        depth: u32,
+        /// The position as a FEN (its words may be separate arguments); the start
+        /// position when left out.
+        #[arg(num_args = 0.., trailing_var_arg = true, allow_hyphen_values = true)]
+        fen: Vec<String>,
+    },
+    /// Opening positions for OpenBench: N seed S book <None|FILE> [plies P] [maxscore M]
+    /// [random_moves P] [frc B] [dfrc B]; each printed as "info string genfens FEN".
+    Genfens {
+        /// The words after genfens (a trailing "quit" is ignored).
+        #[arg(num_args = 0.., trailing_var_arg = true, allow_hyphen_values = true)]
+        words: Vec<String>,
+    },
+}
 
 /// Prints a line; a closed stdout (e.g. piped into `head`) ends quietly instead of panicking.
 fn emit(line: &str) {
@@ -12,42 +65,43 @@ fn emit(line: &str) {
     }
 }
 
+fn fail(message: &str) -> ExitCode {
+    eprintln!("luft: error: {message}");
+    ExitCode::from(2)
+}
+
 fn main() -> ExitCode {
     // OpenBench may pass a whole command ("bench", "genfens N seed S ...") as one argument.
     let joined = std::env::args().skip(1).collect::<Vec<_>>().join(" ");
-    let args: Vec<String> = joined.split_whitespace().map(String::from).collect();
-    match args.first().map(String::as_str) {
+    let words = joined.split_whitespace().map(String::from);
+    let cli = match Cli::try_parse_from(std::iter::once("luft".to_string()).chain(words)) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version print to stdout and succeed; usage errors exit 2.
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
+    match cli.command {
         None => {
             let mut engine = UciEngine::new(stdout_writer());
             engine.run(std::io::stdin().lock());
             ExitCode::SUCCESS
         }
-        Some("bench") => {
-            let depth = match args.get(1).map(|d| d.parse::<i32>()) {
-                None => None,
-                Some(Ok(d)) if (1..=64).contains(&d) => Some(d),
-                Some(_) => {
-                    eprintln!("luft: bad bench depth {:?} (1 to 64)", args[1]);
-                    return ExitCode::from(2);
-                }
-            };
+        Some(Mode::Bench { depth }) => {
             let last = engine::bench::run(depth, &default_net(), &mut |line| emit(line));
             emit(&last);
             ExitCode::SUCCESS
         }
-        Some("genfens") => {
-            let words: Vec<&str> = args
+        Some(Mode::Genfens { words }) => {
+            let words: Vec<&str> = words
                 .iter()
-                .skip(1)
                 .map(String::as_str)
                 .take_while(|w| *w != "quit")
                 .collect();
             let parsed = match engine::genfens::parse_args(&words) {
                 Ok(a) => a,
-                Err(e) => {
-                    eprintln!("luft: {e}");
-                    return ExitCode::from(2);
-                }
+                Err(e) => return fail(&e),
             };
             match engine::genfens::generate(&parsed, &default_net()) {
                 Ok(fens) => {
@@ -56,32 +110,18 @@ fn main() -> ExitCode {
                     }
                     ExitCode::SUCCESS
                 }
-                Err(e) => {
-                    eprintln!("luft: {e}");
-                    ExitCode::from(2)
-                }
+                Err(e) => fail(&e.to_string()),
             }
         }
-        Some("perft") => {
-            let Some(depth) = args
-                .get(1)
-                .and_then(|d| d.parse::<u32>().ok())
-                .filter(|d| *d <= 20)
-            else {
-                eprintln!("luft: usage: luft perft <depth 0-20> [fen]");
-                return ExitCode::from(2);
-            };
-            let fen = if args.len() > 2 {
-                args[2..].join(" ")
-            } else {
+        Some(Mode::Perft { depth, fen }) => {
+            let fen = if fen.is_empty() {
                 movegen::STARTPOS_FEN.to_string()
+            } else {
+                fen.join(" ")
             };
             let board = match movegen::Board::from_fen(&fen) {
                 Ok(b) => b,
-                Err(e) => {
-                    eprintln!("luft: bad FEN {fen:?}: {e}");
-                    return ExitCode::from(2);
-                }
+                Err(e) => return fail(&format!("bad FEN {fen:?}: {e}")),
             };
             let start = std::time::Instant::now();
             let nodes = movegen::perft(&board, depth);
@@ -89,9 +129,45 @@ fn main() -> ExitCode {
             eprintln!("time {:.3} s", start.elapsed().as_secs_f64());
             ExitCode::SUCCESS
         }
-        Some(other) => {
-            eprintln!("luft: unknown command {other:?}; usage: luft [bench [depth] | perft <depth> [fen] | genfens N seed S book B]");
-            ExitCode::from(2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> Result<Option<Mode>, clap::Error> {
+        let words = line.split_whitespace().map(String::from);
+        Cli::try_parse_from(std::iter::once("luft".to_string()).chain(words)).map(|c| c.command)
+    }
+
+    #[test]
+    fn the_command_line_parses_as_openbench_sends_it() {
+        assert!(matches!(parse(""), Ok(None)));
+        assert!(matches!(parse("bench"), Ok(Some(Mode::Bench { depth: None }))));
+        assert!(matches!(
+            parse("bench 13"),
+            Ok(Some(Mode::Bench { depth: Some(13) }))
+        ));
+        assert!(parse("bench 0").is_err() && parse("bench 65").is_err() && parse("bench -3").is_err());
+        assert!(parse("bench 8 9").is_err());
+        match parse("perft 2 8/8/8/8/8/8/8/K6k w - - 0 1") {
+            Ok(Some(Mode::Perft { depth, fen })) => {
+                assert_eq!(depth, 2);
+                assert_eq!(fen.join(" "), "8/8/8/8/8/8/8/K6k w - - 0 1");
+            }
+            other => panic!("{other:?}"),
         }
+        assert!(parse("perft").is_err() && parse("perft 21").is_err());
+        match parse("genfens 10 seed -4 book None quit") {
+            Ok(Some(Mode::Genfens { words })) => {
+                assert_eq!(words, ["10", "seed", "-4", "book", "None", "quit"])
+            }
+            other => panic!("{other:?}"),
+        }
+        let version = parse("--version").unwrap_err();
+        assert_eq!(version.kind(), clap::error::ErrorKind::DisplayVersion);
+        assert_eq!(version.exit_code(), 0);
+        assert_eq!(parse("frobnicate").unwrap_err().exit_code(), 2);
     }
 }

@@ -45,6 +45,11 @@ pub const AUTHOR: &str = "The Luft developers";
 /// The embedded default net's bytes.
 pub static DEFAULT_NET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/default.nnue"));
 
+/// The `EvalFile` value that names the embedded net: its default, and what returns to it.
+/// A word, not `<default>`: python-chess reads `default <default>` as `>` and sends that
+/// back when it restores the default. `<default>` and `default` are still accepted.
+pub const EMBEDDED_NET_NAME: &str = "embedded";
+
 /// Parses the embedded net (it was validated when the binary was built and tested).
 pub fn default_net() -> Arc<Network> {
     Arc::new(Network::from_bytes(DEFAULT_NET).expect("the embedded default net is valid"))
@@ -412,7 +417,7 @@ impl Default for Options {
             threads: 1,
             multipv: 1,
             move_overhead_ms: 10,
-            eval_file: "<default>".into(),
+            eval_file: EMBEDDED_NET_NAME.into(),
             chess960: false,
             ponder: false,
             show_wdl: false,
@@ -605,7 +610,9 @@ impl UciEngine {
                 self.say("option name Threads type spin default 1 min 1 max 256");
                 self.say("option name MultiPV type spin default 1 min 1 max 256");
                 self.say("option name Move Overhead type spin default 10 min 0 max 5000");
-                self.say("option name EvalFile type string default <default>");
+                self.say(&format!(
+                    "option name EvalFile type string default {EMBEDDED_NET_NAME}"
+                ));
                 self.say("option name UCI_Chess960 type check default false");
                 self.say("option name Ponder type check default false");
                 self.say("option name Clear Hash type button");
@@ -751,7 +758,7 @@ impl UciEngine {
                 if path.is_empty() {
                     return Err("EvalFile needs a path".into());
                 }
-                let net = if path == "<default>" || path == "default" {
+                let net = if [EMBEDDED_NET_NAME, "<default>", "default"].contains(&path) {
                     default_net()
                 } else {
                     Arc::new(Network::load(std::path::Path::new(path)).map_err(|e| e.to_string())?)

@@ -375,6 +375,148 @@ fn evalfile_swap_and_bad_evalfile() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// The EvalFile default is a word a GUI can send back: python-chess (and GUIs like it)
+/// take the token after `default` and, to restore the default, send it as the value;
+/// that returns to the embedded net. `<default>` (older GUIs' saved settings) still does.
+#[test]
+fn evalfile_default_is_a_name_that_returns_to_the_embedded_net() {
+    let dir = std::env::temp_dir().join(format!("luft-evalfile-default-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let random = dir.join("random.nnue");
+    std::fs::write(&random, nnue::Network::random(32, 1, 9).to_bytes()).unwrap();
+
+    let mut e = Engine::start();
+    e.send("uci");
+    let lines = e.until("uciok", 5 * SECOND);
+    let declared = lines
+        .iter()
+        .find(|l| l.starts_with("option name EvalFile "))
+        .unwrap();
+    assert_eq!(declared, "option name EvalFile type string default embedded");
+    assert!(!declared.contains('<') && !declared.contains('>'), "{declared}");
+    // What a GUI reads as the default: the rest of the line after "default ".
+    let default_value = declared.split_once(" default ").unwrap().1.to_string();
+
+    e.send("position startpos moves d2d4");
+    e.send("eval");
+    let embedded = e.until("info string eval", 5 * SECOND).pop().unwrap();
+    for back in [default_value.as_str(), "<default>"] {
+        e.send(&format!("setoption name EvalFile value {}", random.display()));
+        assert!(e
+            .until("info string", 5 * SECOND)
+            .pop()
+            .unwrap()
+            .contains("loaded: hidden 32"));
+        e.send("eval");
+        assert_ne!(e.until("info string eval", 5 * SECOND).pop().unwrap(), embedded);
+        e.send(&format!("setoption name EvalFile value {back}"));
+        let loaded = e.until("info string", 5 * SECOND).pop().unwrap();
+        assert!(
+            loaded.starts_with(&format!("info string EvalFile {back} loaded: hidden ")),
+            "{back}: {loaded}"
+        );
+        e.send("eval");
+        assert_eq!(
+            e.until("info string eval", 5 * SECOND).pop().unwrap(),
+            embedded,
+            "{back} returns to the embedded net"
+        );
+    }
+    e.quit();
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `luft --version` and `luft --help` answer without starting UCI; OpenBench's
+/// positional commands keep working, also as one argument (`luft "bench 4"`).
+#[test]
+fn command_line_version_help_and_positional_commands() {
+    let luft = || Command::new(env!("CARGO_BIN_EXE_luft"));
+    let out = luft().arg("--version").output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("luft {}", env!("CARGO_PKG_VERSION"))
+    );
+    for flag in ["--help", "-h", "help"] {
+        let out = luft().arg(flag).output().unwrap();
+        assert!(out.status.success(), "{flag}");
+        let help = String::from_utf8_lossy(&out.stdout);
+        for word in ["bench", "perft", "genfens", "--version", "UCI"] {
+            assert!(help.contains(word), "{flag}: {word} missing from\n{help}");
+        }
+    }
+    let out = luft().args(["help", "perft"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("FEN"));
+
+    // bench as two arguments and as one: the same deterministic last line.
+    let last = |out: std::process::Output| {
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let line = text.lines().last().unwrap().to_string();
+        let words: Vec<&str> = line.split_whitespace().collect();
+        assert!(
+            words.len() == 4 && words[1] == "nodes" && words[3] == "nps",
+            "{line}"
+        );
+        words[0].to_string()
+    };
+    let two = last(luft().args(["bench", "4"]).output().unwrap());
+    let one = last(luft().arg("bench 4").output().unwrap());
+    assert_eq!(two, one);
+
+    // perft with and without a FEN (the FEN's "-" fields are values, not options).
+    let perft = |args: &[&str]| {
+        let out = luft().args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    assert_eq!(perft(&["perft", "3"]), "Nodes searched: 8902");
+    assert_eq!(perft(&["perft 3"]), "Nodes searched: 8902");
+    let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    assert_eq!(perft(&["perft", "2", kiwipete]), "Nodes searched: 2039");
+    assert_eq!(perft(&[&format!("perft 2 {kiwipete}")]), "Nodes searched: 2039");
+    assert_eq!(
+        perft(&["perft", "1", "7k/8/8/8/8/8/8/K7", "w", "-", "-"]),
+        "Nodes searched: 3"
+    );
+
+    // genfens as OpenBench sends it: one argument, with a trailing quit.
+    let out = luft().arg("genfens 3 seed 7 book None quit").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with("info string genfens "))
+            .count(),
+        3,
+        "{text}"
+    );
+
+    // Bad input: a clear error on stderr and exit code 2, never a panic.
+    for args in [
+        vec!["bench", "0"],
+        vec!["bench", "x"],
+        vec!["bench 65"],
+        vec!["perft", "21"],
+        vec!["perft"],
+        vec!["perft", "2", "not a fen"],
+        vec!["frobnicate"],
+        vec!["--frobnicate"],
+    ] {
+        let out = luft().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("error") && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 #[test]
 fn same_search_twice_after_ucinewgame_gives_same_nodes() {
     let mut e = Engine::start();

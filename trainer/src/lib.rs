@@ -1,5 +1,16 @@
 //! `trainer`: fits Luft's NNUE on self-play data on the CPU (ndarray + rayon) and exports
 //! quantised nets through the `nnue` crate, which the engine loads with the same code.
+//!
+//! Checkpoints (`train::Checkpoint`) are serde structures encoded with `postcard`, inside
+//! Luft's own envelope (magic, version, FNV-1a checksum, written atomically). postcard was
+//! chosen because its wire format is specified and frozen for the 1.x series, it is
+//! maintained, small, and has no default features we need: bincode, the usual choice, is
+//! no longer maintained and its last release (3.0.0) is deliberately a compile error;
+//! wincode (bincode's format, maintained) is younger (0.x) and needs a newer Rust than the
+//! workspace's 1.85 (so does postcard 1.2, hence `~1.1`). Checkpoints of versions 1 and 2,
+//! the hand-written layouts of earlier builds, still load through a read-only path.
+//! Loss plots are drawn with `plotters` (`plot`), and the command line shows an
+//! `indicatif` progress bar when stderr is a terminal.
 
 pub mod data;
 pub mod model;

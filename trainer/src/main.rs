@@ -11,15 +11,22 @@
 //! (`--lr` above 0 and below 1, `--wdl` from 0 to 1, `--hidden` a multiple of 16, ...), and
 //! negative numbers reach that check, so `--lr -0.1` is told what the range is. `export`
 //! refuses a directory as `--out` and leaves no partial file behind on any error.
+//!
+//! While training, stderr shows an `indicatif` progress bar over all batches (position,
+//! rate, ETA, the running loss and positions per second) when it is a terminal; the
+//! summary of each superbatch stays above the bar. Otherwise (a log file, a pipe) it gets
+//! plain lines: each superbatch's summary, and the running line at most every 10 s.
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
 use movegen::Board;
 use nnue::Network;
-use std::io::Write;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 use trainer::data::{load_packed, PackedPosition, Position};
 use trainer::model::Model;
 use trainer::train::{
@@ -234,11 +241,17 @@ fn run_train(
         let stop = stop.clone();
         ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed)).context("Ctrl-C handler")?;
     }
+    let c = &ckpt.config;
+    let mut progress = Progress::new(
+        u64::from(c.superbatches) * u64::from(c.batches_per_superbatch),
+        u64::from(ckpt.superbatches_done.min(c.superbatches)) * u64::from(c.batches_per_superbatch),
+        std::io::stderr().is_terminal(),
+    );
     let result = train(ckpt, &train_set, &validation, threads, out, &stop, |line| {
-        let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r{line}");
-        let _ = err.flush();
-    })?;
+        progress.line(line)
+    });
+    progress.finish();
+    let result = result?;
     let net = result
         .model
         .to_network()
@@ -251,6 +264,79 @@ fn run_train(
         net.fingerprint()
     );
     Ok(())
+}
+
+/// Where the lines of [`train`]'s progress go: a bar, or plain lines.
+struct Progress {
+    bar: Option<ProgressBar>,
+    last_plain: Option<Instant>,
+}
+
+/// A running line's batch: `superbatch S/TOTAL batch B/PER ...` gives
+/// ((S - 1) * PER + B, the rest of the line after the counts).
+fn batch_position(line: &str) -> Option<(u64, &str)> {
+    let rest = line.strip_prefix("superbatch ")?;
+    let (sb, rest) = rest.split_once('/')?;
+    let rest = rest.split_once(" batch ")?.1;
+    let (b, rest) = rest.split_once('/')?;
+    let (per, tail) = rest.split_once(' ')?;
+    let (sb, b, per) = (
+        sb.parse::<u64>().ok()?,
+        b.parse::<u64>().ok()?,
+        per.parse::<u64>().ok()?,
+    );
+    Some((sb.checked_sub(1)? * per + b, tail))
+}
+
+impl Progress {
+    fn new(total: u64, done: u64, terminal: bool) -> Progress {
+        let bar = terminal.then(|| {
+            let bar = ProgressBar::new(total).with_position(done);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{spinner} {elapsed_precise} [{wide_bar}] {pos}/{len} batches, {per_sec}, ETA {eta}  {msg}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            bar.enable_steady_tick(Duration::from_millis(250));
+            bar.reset_eta();
+            bar
+        });
+        Progress {
+            bar,
+            last_plain: None,
+        }
+    }
+
+    fn line(&mut self, line: &str) {
+        let text = line.trim_matches('\n');
+        let running = batch_position(text);
+        match (&self.bar, running) {
+            (Some(bar), Some((position, tail))) => {
+                bar.set_position(position);
+                bar.set_message(tail.to_string());
+            }
+            (Some(bar), None) => bar.println(text),
+            (None, Some(_)) => {
+                // Plain: a running line at most every 10 s.
+                if self
+                    .last_plain
+                    .is_none_or(|t| t.elapsed() >= Duration::from_secs(10))
+                {
+                    self.last_plain = Some(Instant::now());
+                    eprintln!("{text}");
+                }
+            }
+            (None, None) => eprintln!("{text}"),
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 fn export(checkpoint: &Path, out: &Path) -> Result<()> {
@@ -292,4 +378,24 @@ fn eval(net: &Path, fen: &str) -> Result<()> {
     println!("float:     {float_cp:.1} cp (side to move)");
     println!("quantised: {} cp (side to move)", quantised.evaluate(&board));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::batch_position;
+
+    #[test]
+    fn running_lines_give_the_batch_position() {
+        assert_eq!(
+            batch_position("superbatch 3/40 batch 7/64 loss 0.012345 lr 1.00e-3 123 pos/s"),
+            Some((2 * 64 + 7, "loss 0.012345 lr 1.00e-3 123 pos/s"))
+        );
+        assert_eq!(batch_position("superbatch 1/2 batch 1/2 x"), Some((1, "x")));
+        assert_eq!(
+            batch_position("superbatch 3/40 done: train 0.1 validation 0.2 (5 pos/s)"),
+            None
+        );
+        assert_eq!(batch_position("superbatch 0/40 batch 1/64 x"), None);
+        assert_eq!(batch_position("warning: cannot draw"), None);
+    }
 }

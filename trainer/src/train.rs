@@ -3,17 +3,22 @@
 //! forward and backward split over the threads with a gradient buffer each, AdamW
 //! (beta1 0.9, beta2 0.999, weight decay 0.01) with cosine decay of the learning rate to
 //! `lr · 0.3⁵`, weights clipped to ±1.98 after every step, a validation loss on a held-out
-//! 1% after every superbatch, then a CSV line, the loss plot and an atomic checkpoint.
+//! 1% after every superbatch, then a CSV line, the loss plot (`loss.png` and `loss.svg`)
+//! and an atomic checkpoint. A checkpoint is a versioned, checksummed envelope around a
+//! serde structure in postcard (version 3); versions 1 and 2, hand-written layouts of
+//! earlier builds, are still read.
 //! A resumed run first cuts `loss.csv` back to the checkpoint's superbatches (a row written
 //! before a kill that came ahead of its checkpoint goes), so every superbatch has one row.
 
 use crate::data::{draw_samples, Position, Sample};
 use crate::model::{loss_only, Kernel, Layout, Model, WEIGHT_CLIP};
-use crate::plot::loss_plot;
+use crate::plot::{loss_plot, loss_plot_svg};
 use anyhow::{bail, Context, Result};
 use ndarray::{Array1, Zip};
 use nnue::file::fnv1a;
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -47,6 +52,47 @@ pub struct Checkpoint {
 
 const CHECKPOINT_MAGIC: &[u8; 8] = b"LUFTCKPT";
 
+/// The version this trainer writes: the serde layout of [`WireCheckpoint`] in postcard.
+pub const CHECKPOINT_VERSION: u32 = 3;
+
+/// The envelope around every checkpoint version: magic (8 bytes), version (u32 LE), the
+/// body, FNV-1a 64 of everything before it (u64 LE).
+const ENVELOPE_LEN: usize = 8 + 4 + 8;
+
+/// A run's settings as version 3 stores them. The file layout is these fields in this
+/// order, in postcard's encoding (integers as varints, floats as little-endian bytes,
+/// sequences prefixed by their length); a change here is a new version number, and the
+/// old version keeps a reader.
+#[derive(Serialize, Deserialize)]
+struct WireConfig {
+    hidden: u32,
+    buckets: u32,
+    superbatches: u32,
+    batches_per_superbatch: u32,
+    batch_size: u64,
+    wdl: f32,
+    lr: f32,
+    seed: u64,
+}
+
+/// A checkpoint as version 3 stores it (borrowed when writing, owned when read).
+#[derive(Serialize, Deserialize)]
+struct WireCheckpoint<'a> {
+    config: WireConfig,
+    superbatches_done: u32,
+    history: Cow<'a, [(f64, f64)]>,
+    params: Cow<'a, [f32]>,
+    m: Cow<'a, [f32]>,
+    v: Cow<'a, [f32]>,
+}
+
+fn borrowed(array: &Array1<f32>) -> Cow<'_, [f32]> {
+    match array.as_slice() {
+        Some(slice) => Cow::Borrowed(slice),
+        None => Cow::Owned(array.to_vec()),
+    }
+}
+
 impl Checkpoint {
     pub fn new(config: TrainConfig, model: Model) -> Self {
         let len = model.params.len();
@@ -60,58 +106,162 @@ impl Checkpoint {
         }
     }
 
-    pub fn to_bytes(&self) -> Vec<u8> {
+    /// The checkpoint file's bytes, in the current version ([`CHECKPOINT_VERSION`]).
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let c = &self.config;
-        let mut out = Vec::new();
+        let narrow = |what: &str, v: usize| {
+            u32::try_from(v).with_context(|| format!("{what} {v} does not fit a checkpoint"))
+        };
+        let wire = WireCheckpoint {
+            config: WireConfig {
+                hidden: narrow("hidden width", c.hidden)?,
+                buckets: narrow("output buckets", c.buckets)?,
+                superbatches: c.superbatches,
+                batches_per_superbatch: c.batches_per_superbatch,
+                batch_size: c.batch_size as u64,
+                wdl: c.wdl,
+                lr: c.lr,
+                seed: c.seed,
+            },
+            superbatches_done: self.superbatches_done,
+            history: Cow::Borrowed(&self.history),
+            params: borrowed(&self.model.params),
+            m: borrowed(&self.m),
+            v: borrowed(&self.v),
+        };
+        let mut out = Vec::with_capacity(ENVELOPE_LEN + 12 * self.model.params.len() + 64);
         out.extend_from_slice(CHECKPOINT_MAGIC);
-        for v in [
-            2u32,
-            c.hidden as u32,
-            c.buckets as u32,
-            c.superbatches,
-            c.batches_per_superbatch,
-            c.batch_size as u32,
-            self.superbatches_done,
-        ] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        out.extend_from_slice(&c.wdl.to_le_bytes());
-        out.extend_from_slice(&c.lr.to_le_bytes());
-        out.extend_from_slice(&c.seed.to_le_bytes());
-        out.extend_from_slice(&(self.history.len() as u32).to_le_bytes());
-        for (a, b) in &self.history {
-            out.extend_from_slice(&a.to_le_bytes());
-            out.extend_from_slice(&b.to_le_bytes());
-        }
-        for array in [&self.model.params, &self.m, &self.v] {
-            for x in array.iter() {
-                out.extend_from_slice(&x.to_le_bytes());
-            }
-        }
-        let sum = fnv1a(&out);
-        out.extend_from_slice(&sum.to_le_bytes());
-        out
+        out.extend_from_slice(&CHECKPOINT_VERSION.to_le_bytes());
+        let out = postcard::to_extend(&wire, out).context("cannot encode the checkpoint")?;
+        Ok(seal(out))
     }
 
+    /// Reads a checkpoint of any version this trainer knows: 3 (serde + postcard), or the
+    /// hand-written layouts 1 and 2 of earlier builds (read only).
     pub fn from_bytes(bytes: &[u8]) -> Result<Checkpoint> {
-        if bytes.len() < 60 || &bytes[..8] != CHECKPOINT_MAGIC {
+        if bytes.len() < ENVELOPE_LEN || &bytes[..8] != CHECKPOINT_MAGIC {
             bail!("not a Luft checkpoint");
         }
         let (body, sum) = bytes.split_at(bytes.len() - 8);
         if fnv1a(body) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {
             bail!("checkpoint corrupt (checksum mismatch)");
         }
-        let mut at = 8;
+        let version = u32::from_le_bytes(body[8..12].try_into().expect("4 bytes"));
+        let ckpt = match version {
+            1 | 2 => legacy::decode(body, version)?,
+            CHECKPOINT_VERSION => decode_v3(&body[12..])?,
+            _ => bail!(
+                "unsupported checkpoint version {version} (this trainer reads 1 to {CHECKPOINT_VERSION}; \
+                 a newer trainer wrote it?)"
+            ),
+        };
+        ckpt.validate()?;
+        Ok(ckpt)
+    }
+
+    /// Checks the shape: widths in range, every array as long as the net's layout.
+    fn validate(&self) -> Result<()> {
+        let c = &self.config;
+        if c.hidden == 0 || c.hidden > nnue::MAX_HIDDEN {
+            bail!("checkpoint hidden width {} out of range", c.hidden);
+        }
+        if c.buckets == 0 || c.buckets > nnue::MAX_OUTPUT_BUCKETS {
+            bail!("checkpoint output buckets {} out of range", c.buckets);
+        }
+        if self.model.hidden != c.hidden || self.model.buckets != c.buckets {
+            bail!("checkpoint model shape differs from its settings");
+        }
+        let len = Layout::bucketed(c.hidden, c.buckets).len;
+        for (name, array) in [
+            ("weights", &self.model.params),
+            ("first moments", &self.m),
+            ("second moments", &self.v),
+        ] {
+            if array.len() != len {
+                bail!(
+                    "checkpoint {name} hold {} values; hidden {} with {} buckets needs {len}",
+                    array.len(),
+                    c.hidden,
+                    c.buckets
+                );
+            }
+        }
+        Ok(())
+    }
+
+    pub fn load(path: &Path) -> Result<Checkpoint> {
+        let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        Checkpoint::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
+    }
+
+    /// Writes atomically: a temporary file, then a rename.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        write_atomic(path, &self.to_bytes()?)
+    }
+}
+
+/// Appends the checksum of everything in `out`.
+fn seal(mut out: Vec<u8>) -> Vec<u8> {
+    let sum = fnv1a(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+/// Version 3's body: one postcard-encoded [`WireCheckpoint`] and nothing after it.
+fn decode_v3(body: &[u8]) -> Result<Checkpoint> {
+    let (wire, rest): (WireCheckpoint, &[u8]) =
+        postcard::take_from_bytes(body).map_err(|e| anyhow::anyhow!("checkpoint unreadable: {e}"))?;
+    if !rest.is_empty() {
+        bail!("checkpoint has {} unexpected trailing bytes", rest.len());
+    }
+    let c = wire.config;
+    let hidden = c.hidden as usize;
+    let buckets = c.buckets as usize;
+    Ok(Checkpoint {
+        config: TrainConfig {
+            hidden,
+            buckets,
+            superbatches: c.superbatches,
+            batches_per_superbatch: c.batches_per_superbatch,
+            batch_size: usize::try_from(c.batch_size).context("checkpoint batch size out of range")?,
+            wdl: c.wdl,
+            lr: c.lr,
+            seed: c.seed,
+        },
+        superbatches_done: wire.superbatches_done,
+        model: Model {
+            hidden,
+            buckets,
+            params: Array1::from_vec(wire.params.into_owned()),
+        },
+        m: Array1::from_vec(wire.m.into_owned()),
+        v: Array1::from_vec(wire.v.into_owned()),
+        history: wire.history.into_owned(),
+    })
+}
+
+/// The hand-written layouts of versions 1 and 2, kept so that checkpoints of earlier
+/// builds still load; nothing writes them any more.
+///
+/// After magic and version, u32 LE: hidden, (version 2 only) output buckets,
+/// superbatches, batches per superbatch, batch size, superbatches done; f32 LE: WDL
+/// weight, learning rate; u64 LE seed; u32 LE history length and that many (f64 LE, f64
+/// LE) loss pairs; then the weights, first and second moments, f32 LE each, as many as
+/// the layout of (hidden, buckets) has.
+mod legacy {
+    use super::{Checkpoint, Layout, Model, TrainConfig};
+    use anyhow::{bail, Context, Result};
+    use ndarray::Array1;
+
+    /// Decodes `body` (magic and version included, checksum already checked and removed).
+    pub(super) fn decode(body: &[u8], version: u32) -> Result<Checkpoint> {
+        let mut at = 12;
         let mut take = |n: usize| -> Result<&[u8]> {
             let s = body.get(at..at + n).context("checkpoint truncated")?;
             at += n;
             Ok(s)
         };
         let u32_ = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes"));
-        let version = u32_(take(4)?);
-        if version != 1 && version != 2 {
-            bail!("unsupported checkpoint version {version}");
-        }
         let hidden = u32_(take(4)?) as usize;
         // Version 1 had no output buckets.
         let buckets = if version >= 2 { u32_(take(4)?) as usize } else { 1 };
@@ -171,16 +321,6 @@ impl Checkpoint {
             v,
             history,
         })
-    }
-
-    pub fn load(path: &Path) -> Result<Checkpoint> {
-        let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        Checkpoint::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
-    }
-
-    /// Writes atomically: a temporary file, then a rename.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        write_atomic(path, &self.to_bytes())
     }
 }
 
@@ -476,7 +616,15 @@ pub fn train<S: Sample>(
             csv_row(sb + 1, train_loss, val_loss, lr_now, Some(pos_per_sec))
         )
         .with_context(|| format!("cannot write {}", csv_path.display()))?;
-        write_atomic(&out.join("loss.png"), &loss_plot(&ckpt.history))?;
+        // A plot that cannot be drawn is reported and the run goes on (the CSV has it all).
+        let plots = loss_plot(&ckpt.history)
+            .map_err(anyhow::Error::from)
+            .and_then(|png| write_atomic(&out.join("loss.png"), &png))
+            .and_then(|()| loss_plot_svg(&ckpt.history).map_err(anyhow::Error::from))
+            .and_then(|svg| write_atomic(&out.join("loss.svg"), svg.as_bytes()));
+        if let Err(e) = plots {
+            progress(&format!("\nwarning: {e:#}\n"));
+        }
         ckpt.save(&out.join("checkpoint.bin"))?;
         progress(&format!(
             "superbatch {}/{} done: train {train_loss:.6} validation {val_loss:.6} ({pos_per_sec:.0} pos/s)\n",

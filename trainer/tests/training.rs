@@ -167,6 +167,8 @@ fn smoke_training_lowers_the_loss_and_resume_continues_the_curve() {
         "validation loss did not fall"
     );
     assert!(dir.join("a/loss.csv").exists() && dir.join("a/loss.png").exists());
+    let svg = std::fs::read_to_string(dir.join("a/loss.svg")).unwrap();
+    assert!(svg.contains("Training loss, 6 superbatches"), "{svg}");
 
     // The same run killed after three superbatches, then resumed from its checkpoint.
     let interrupt = AtomicBool::new(false);
@@ -190,7 +192,10 @@ fn smoke_training_lowers_the_loss_and_resume_continues_the_curve() {
     let bytes = std::fs::read(dir.join("b/checkpoint.bin")).unwrap();
     let reloaded = Checkpoint::from_bytes(&bytes).unwrap();
     assert_eq!(reloaded.superbatches_done, 3);
-    assert_eq!(Checkpoint::from_bytes(&reloaded.to_bytes()).unwrap(), reloaded);
+    assert_eq!(
+        Checkpoint::from_bytes(&reloaded.to_bytes().unwrap()).unwrap(),
+        reloaded
+    );
     let resumed = train(
         reloaded,
         &train_set,

@@ -1,0 +1,405 @@
+//! The trajectory of an SPRT as a picture (`-sprt-plot FILE.png|FILE.svg`): after every
+//! completed pair (or game, with `-games 1`) the runner records the games played, the
+//! log-likelihood ratio and the Elo estimate with its 95% interval; when the match ends
+//! this module draws two panels over the games axis. The upper one is the LLR walking
+//! between its bounds (H0 accepted at the lower, H1 at the upper), the lower one the Elo
+//! estimate in its shaded interval with `elo0` and `elo1` marked, which shows why a test
+//! took as long as it did.
+//!
+//! Drawn with `plotters` without its default features (which need fontconfig and system
+//! fonts): text comes from the DejaVu Sans font the `dejavu` crate embeds, PNG pixels are
+//! encoded with the `png` crate and SVG is text, and the file is written through a
+//! temporary name and a rename, so a reader never sees half a picture. Estimates that are
+//! not finite (every pair with the same result) are left out; values far outside the
+//! bounds are clamped to the panel's edge rather than drawn over the axes.
+
+use crate::cli::SprtConfig;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::sync::OnceLock;
+
+/// The picture's size, in pixels (PNG) or user units (SVG).
+pub const SIZE: (u32, u32) = (960, 720);
+
+/// Colour of the LLR and Elo curves.
+pub const CURVE_COLOUR: RGBColor = RGBColor(31, 94, 214);
+/// Colour of the H1 bound and of `elo1`.
+pub const H1_COLOUR: RGBColor = RGBColor(30, 150, 60);
+/// Colour of the H0 bound and of `elo0`.
+pub const H0_COLOUR: RGBColor = RGBColor(205, 50, 40);
+
+/// The state of the test after some games.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SprtPoint {
+    pub games: u64,
+    pub llr: f64,
+    pub elo: f64,
+    /// Half the width of the 95% interval.
+    pub elo_error: f64,
+}
+
+/// Everything a picture shows.
+#[derive(Clone, Debug)]
+pub struct SprtPlot<'a> {
+    pub points: &'a [SprtPoint],
+    pub sprt: &'a SprtConfig,
+    /// The LLR bounds (lower: H0, upper: H1).
+    pub bounds: (f64, f64),
+    pub title: String,
+}
+
+fn register_font() -> Result<(), String> {
+    static REGISTERED: OnceLock<Result<(), String>> = OnceLock::new();
+    REGISTERED
+        .get_or_init(|| {
+            plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
+                .map_err(|_| "the embedded DejaVu Sans font does not parse".to_string())
+        })
+        .clone()
+}
+
+/// A range from `lo` to `hi` with some air, never empty.
+fn padded(lo: f64, hi: f64) -> (f64, f64) {
+    let span = (hi - lo).max(1e-6);
+    (lo - 0.08 * span, hi + 0.08 * span)
+}
+
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &SprtPlot) -> Result<(), String> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    root.fill(&WHITE).map_err(err)?;
+    let area = root.titled(&plot.title, ("sans-serif", 22)).map_err(err)?;
+    let (top, bottom) = area.split_vertically(area.dim_in_pixel().1 / 2);
+    let points: Vec<SprtPoint> = plot
+        .points
+        .iter()
+        .copied()
+        .filter(|p| p.llr.is_finite())
+        .collect();
+    let max_games = points.iter().map(|p| p.games).max().unwrap_or(0).max(2) as f64;
+    let (lower, upper) = plot.bounds;
+
+    // Upper panel: the LLR between its bounds.
+    let llr_lo = points.iter().map(|p| p.llr).fold(lower, f64::min);
+    let llr_hi = points.iter().map(|p| p.llr).fold(upper, f64::max);
+    let (y0, y1) = padded(llr_lo, llr_hi);
+    let mut chart = ChartBuilder::on(&top)
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..max_games, y0..y1)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc("games")
+        .y_desc("LLR")
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| format!("{v:.1}"))
+        .axis_desc_style(("sans-serif", 16))
+        .label_style(("sans-serif", 13))
+        .light_line_style(RGBColor(238, 238, 238))
+        .bold_line_style(RGBColor(214, 214, 214))
+        .draw()
+        .map_err(err)?;
+    for (value, colour, label) in [
+        (upper, H1_COLOUR, format!("H1 accepted at {upper:.2}")),
+        (lower, H0_COLOUR, format!("H0 accepted at {lower:.2}")),
+    ] {
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(0.0, value), (max_games, value)],
+                8,
+                5,
+                colour.stroke_width(2),
+            ))
+            .map_err(err)?
+            .label(label)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], colour.stroke_width(2)));
+    }
+    let path: Vec<(f64, f64)> = std::iter::once((0.0, 0.0))
+        .chain(points.iter().map(|p| (p.games as f64, p.llr)))
+        .collect();
+    let last_llr = points.last().map_or(0.0, |p| p.llr);
+    chart
+        .draw_series(LineSeries::new(path, CURVE_COLOUR.stroke_width(2)))
+        .map_err(err)?
+        .label(format!("LLR (now {last_llr:.2})"))
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], CURVE_COLOUR.stroke_width(3)));
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .label_font(("sans-serif", 14))
+        .background_style(WHITE.mix(0.9))
+        .border_style(RGBColor(160, 160, 160))
+        .draw()
+        .map_err(err)?;
+
+    // Lower panel: the Elo estimate and its interval, with elo0 and elo1.
+    let elo: Vec<&SprtPoint> = points
+        .iter()
+        .filter(|p| p.elo.is_finite() && p.elo_error.is_finite())
+        .collect();
+    let (e0, e1) = (plot.sprt.elo0, plot.sprt.elo1);
+    // The interval of the first few games is wide; the panel shows at most 4 times the
+    // distance of the test's bounds from 0 beyond the latest interval.
+    let reach = 4.0 * e0.abs().max(e1.abs()).max(5.0);
+    let last = elo
+        .last()
+        .map_or((0.0, 0.0), |p| (p.elo - p.elo_error, p.elo + p.elo_error));
+    let lo_cap = e0.min(last.0) - reach;
+    let hi_cap = e1.max(last.1) + reach;
+    let elo_lo = elo
+        .iter()
+        .map(|p| p.elo - p.elo_error)
+        .fold(e0.min(e1), f64::min)
+        .max(lo_cap);
+    let elo_hi = elo
+        .iter()
+        .map(|p| p.elo + p.elo_error)
+        .fold(e0.max(e1), f64::max)
+        .min(hi_cap);
+    let (y0, y1) = padded(elo_lo, elo_hi);
+    let clamp = |v: f64| v.clamp(y0, y1);
+    let mut chart = ChartBuilder::on(&bottom)
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..max_games, y0..y1)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc("games")
+        .y_desc("Elo (95% interval)")
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| format!("{v:.0}"))
+        .axis_desc_style(("sans-serif", 16))
+        .label_style(("sans-serif", 13))
+        .light_line_style(RGBColor(238, 238, 238))
+        .bold_line_style(RGBColor(214, 214, 214))
+        .draw()
+        .map_err(err)?;
+    if elo.len() >= 2 {
+        let band: Vec<(f64, f64)> = elo
+            .iter()
+            .map(|p| (p.games as f64, clamp(p.elo + p.elo_error)))
+            .chain(
+                elo.iter()
+                    .rev()
+                    .map(|p| (p.games as f64, clamp(p.elo - p.elo_error))),
+            )
+            .collect();
+        chart
+            .draw_series(std::iter::once(Polygon::new(
+                band,
+                CURVE_COLOUR.mix(0.18).filled(),
+            )))
+            .map_err(err)?;
+    }
+    for (value, colour, label) in [
+        (e1, H1_COLOUR, format!("elo1 = {e1}")),
+        (e0, H0_COLOUR, format!("elo0 = {e0}")),
+    ] {
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(0.0, value), (max_games, value)],
+                8,
+                5,
+                colour.stroke_width(2),
+            ))
+            .map_err(err)?
+            .label(label)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], colour.stroke_width(2)));
+    }
+    let label = match elo.last() {
+        Some(p) => format!("Elo {:.1} +/- {:.1}", p.elo, p.elo_error),
+        None => "Elo (no estimate yet)".to_string(),
+    };
+    chart
+        .draw_series(LineSeries::new(
+            elo.iter().map(|p| (p.games as f64, clamp(p.elo))),
+            CURVE_COLOUR.stroke_width(2),
+        ))
+        .map_err(err)?
+        .label(label)
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], CURVE_COLOUR.stroke_width(3)));
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .label_font(("sans-serif", 14))
+        .background_style(WHITE.mix(0.9))
+        .border_style(RGBColor(160, 160, 160))
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)
+}
+
+/// The picture as PNG bytes.
+pub fn render_png(plot: &SprtPlot) -> Result<Vec<u8>, String> {
+    register_font()?;
+    let mut rgb = vec![0u8; SIZE.0 as usize * SIZE.1 as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area();
+        draw(&root, plot)?;
+    }
+    let mut out = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut out, SIZE.0, SIZE.1);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header().map_err(|e| format!("PNG: {e}"))?;
+        writer.write_image_data(&rgb).map_err(|e| format!("PNG: {e}"))?;
+        writer.finish().map_err(|e| format!("PNG: {e}"))?;
+    }
+    Ok(out)
+}
+
+/// The picture as SVG text.
+pub fn render_svg(plot: &SprtPlot) -> Result<String, String> {
+    register_font()?;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        draw(&root, plot)?;
+    }
+    Ok(svg)
+}
+
+/// Draws the picture into `path` (SVG when it ends in `.svg`, else PNG), through a
+/// temporary file and a rename.
+pub fn write(path: &str, plot: &SprtPlot) -> Result<(), String> {
+    let bytes = if path.to_ascii_lowercase().ends_with(".svg") {
+        render_svg(plot)?.into_bytes()
+    } else {
+        render_png(plot)?
+    };
+    let tmp = format!("{path}.partial");
+    std::fs::write(&tmp, &bytes)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            format!("cannot write the SPRT plot {path}: {e}")
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::Model;
+
+    fn sprt() -> SprtConfig {
+        SprtConfig {
+            elo0: 0.0,
+            elo1: 5.0,
+            alpha: 0.05,
+            beta: 0.05,
+            model: Model::Normalized,
+        }
+    }
+
+    fn walk(n: u64) -> Vec<SprtPoint> {
+        (1..=n)
+            .map(|i| SprtPoint {
+                games: 2 * i,
+                llr: 3.2 * (i as f64 / n as f64) - 0.4 * ((i as f64) * 0.7).sin(),
+                elo: 12.0 + 40.0 / (i as f64).sqrt(),
+                elo_error: 300.0 / (i as f64).sqrt(),
+            })
+            .collect()
+    }
+
+    fn pixels_of(rgb: &[u8], colour: RGBColor) -> usize {
+        rgb.chunks_exact(3)
+            .filter(|p| p[0] == colour.0 && p[1] == colour.1 && p[2] == colour.2)
+            .count()
+    }
+
+    fn decode(bytes: &[u8]) -> (u32, u32, Vec<u8>) {
+        let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
+            .read_info()
+            .unwrap();
+        let mut buf = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        buf.truncate(info.buffer_size());
+        (info.width, info.height, buf)
+    }
+
+    #[test]
+    fn the_png_shows_the_walk_and_both_bounds() {
+        let points = walk(200);
+        let s = sprt();
+        let plot = SprtPlot {
+            points: &points,
+            sprt: &s,
+            bounds: (-2.94, 2.94),
+            title: "SPRT [0, 5]: new vs base, H1 accepted after 400 games".into(),
+        };
+        let (w, h, rgb) = decode(&render_png(&plot).unwrap());
+        assert_eq!((w, h), SIZE);
+        assert!(pixels_of(&rgb, CURVE_COLOUR) > 1000);
+        assert!(pixels_of(&rgb, H1_COLOUR) > 200);
+        assert!(pixels_of(&rgb, H0_COLOUR) > 200);
+        let svg = render_svg(&plot).unwrap();
+        for text in [
+            "games",
+            "LLR",
+            "Elo (95% interval)",
+            "H1 accepted at 2.94",
+            "H0 accepted at -2.94",
+            "elo0 = 0",
+            "elo1 = 5",
+            "H1 accepted after 400 games",
+        ] {
+            assert!(svg.contains(text), "{text:?} missing");
+        }
+    }
+
+    #[test]
+    fn empty_and_degenerate_trajectories_still_draw() {
+        let s = sprt();
+        let infinite = [
+            SprtPoint {
+                games: 2,
+                llr: 0.3,
+                elo: f64::INFINITY,
+                elo_error: f64::NAN,
+            },
+            SprtPoint {
+                games: 4,
+                llr: f64::NAN,
+                elo: 1e9,
+                elo_error: 1e9,
+            },
+        ];
+        for points in [&[][..], &infinite[..], &walk(1)[..]] {
+            let plot = SprtPlot {
+                points,
+                sprt: &s,
+                bounds: (-2.94, 2.94),
+                title: "t".into(),
+            };
+            assert_eq!(decode(&render_png(&plot).unwrap()).0, SIZE.0);
+            assert!(render_svg(&plot).unwrap().contains("Elo"));
+        }
+    }
+
+    #[test]
+    fn writing_refuses_a_directory_and_leaves_nothing_behind() {
+        let dir = std::env::temp_dir().join(format!("luft-sprt-plot-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("taken.png")).unwrap();
+        let points = walk(10);
+        let s = sprt();
+        let plot = SprtPlot {
+            points: &points,
+            sprt: &s,
+            bounds: (-2.94, 2.94),
+            title: "t".into(),
+        };
+        let bad = dir.join("taken.png");
+        let e = write(bad.to_str().unwrap(), &plot).unwrap_err();
+        assert!(e.starts_with("cannot write the SPRT plot"), "{e}");
+        assert!(!dir.join("taken.png.partial").exists());
+        let good = dir.join("walk.svg");
+        write(good.to_str().unwrap(), &plot).unwrap();
+        assert!(std::fs::read_to_string(&good).unwrap().starts_with("<svg"));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

@@ -1,0 +1,228 @@
+//! Checkpoint files across versions: version 3 (serde + postcard in the checksummed
+//! envelope) round-trips; a version 2 file written by an earlier trainer build
+//! (`data/checkpoint-v2.bin`: `trainer train --hidden 16 --buckets 2 --superbatches 2
+//! --batches-per-superbatch 2 --batch-size 64 --wdl 0.5 --seed 3` on 3 self-play games)
+//! still loads and exports the net that build exported, and is saved again as version 3; a
+//! version 1 file (no output buckets) still loads; damage of every kind is an error, never
+//! a panic.
+
+#![allow(clippy::unwrap_used)]
+
+use nnue::file::fnv1a;
+use trainer::model::Model;
+use trainer::train::{Checkpoint, TrainConfig, CHECKPOINT_VERSION};
+
+const V2: &[u8] = include_bytes!("data/checkpoint-v2.bin");
+/// The fingerprint of `final.nnue` that the earlier build wrote beside the v2 checkpoint.
+const V2_NET_FINGERPRINT: u64 = 0x6cae_9b9f_0c76_536c;
+
+fn version_of(bytes: &[u8]) -> u32 {
+    u32::from_le_bytes(bytes[8..12].try_into().unwrap())
+}
+
+/// Replaces the trailing checksum with the right one for the (edited) bytes before it.
+fn reseal(mut bytes: Vec<u8>) -> Vec<u8> {
+    let n = bytes.len() - 8;
+    let sum = fnv1a(&bytes[..n]);
+    bytes[n..].copy_from_slice(&sum.to_le_bytes());
+    bytes
+}
+
+fn sample(hidden: usize, buckets: usize) -> Checkpoint {
+    let config = TrainConfig {
+        hidden,
+        buckets,
+        superbatches: 7,
+        batches_per_superbatch: 3,
+        batch_size: 1000,
+        wdl: 0.25,
+        lr: 0.002,
+        seed: 77,
+    };
+    let mut c = Checkpoint::new(config, Model::random_bucketed(hidden, buckets, 4));
+    c.superbatches_done = 2;
+    c.history = vec![(0.5, f64::NAN), (0.25, 0.125)];
+    for (i, x) in c.m.iter_mut().enumerate() {
+        *x = i as f32 * 1e-3;
+    }
+    for (i, x) in c.v.iter_mut().enumerate() {
+        *x = (i % 17) as f32;
+    }
+    c
+}
+
+/// Version 1's layout, as earlier builds wrote it (no output buckets field).
+fn v1_bytes(c: &Checkpoint) -> Vec<u8> {
+    assert_eq!(c.config.buckets, 1, "version 1 knew one output bucket only");
+    let mut out = b"LUFTCKPT".to_vec();
+    for v in [
+        1u32,
+        c.config.hidden as u32,
+        c.config.superbatches,
+        c.config.batches_per_superbatch,
+        c.config.batch_size as u32,
+        c.superbatches_done,
+    ] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.extend_from_slice(&c.config.wdl.to_le_bytes());
+    out.extend_from_slice(&c.config.lr.to_le_bytes());
+    out.extend_from_slice(&c.config.seed.to_le_bytes());
+    out.extend_from_slice(&(c.history.len() as u32).to_le_bytes());
+    for (a, b) in &c.history {
+        out.extend_from_slice(&a.to_le_bytes());
+        out.extend_from_slice(&b.to_le_bytes());
+    }
+    for array in [&c.model.params, &c.m, &c.v] {
+        for x in array {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    out.extend_from_slice(&[0; 8]);
+    reseal(out)
+}
+
+/// Equality that treats NaN losses as equal (a run without validation stores NaN).
+fn same(a: &Checkpoint, b: &Checkpoint) -> bool {
+    let history = a.history.len() == b.history.len()
+        && a.history
+            .iter()
+            .zip(&b.history)
+            .all(|(x, y)| (x.0.to_bits() == y.0.to_bits()) && (x.1.to_bits() == y.1.to_bits()));
+    history
+        && a.config == b.config
+        && a.superbatches_done == b.superbatches_done
+        && a.model == b.model
+        && a.m == b.m
+        && a.v == b.v
+}
+
+#[test]
+fn version_3_round_trips() {
+    for (hidden, buckets) in [(16, 1), (32, 8)] {
+        let c = sample(hidden, buckets);
+        let bytes = c.to_bytes().unwrap();
+        assert_eq!(&bytes[..8], b"LUFTCKPT");
+        assert_eq!(version_of(&bytes), CHECKPOINT_VERSION);
+        assert_eq!(CHECKPOINT_VERSION, 3);
+        let back = Checkpoint::from_bytes(&bytes).unwrap();
+        assert!(same(&back, &c));
+        // Deterministic: the same checkpoint gives the same bytes.
+        assert_eq!(back.to_bytes().unwrap(), bytes);
+    }
+}
+
+#[test]
+fn a_version_2_file_of_an_earlier_build_loads_and_exports_the_same_net() {
+    assert_eq!(version_of(V2), 2);
+    let c = Checkpoint::from_bytes(V2).unwrap();
+    assert_eq!(
+        c.config,
+        TrainConfig {
+            hidden: 16,
+            buckets: 2,
+            superbatches: 2,
+            batches_per_superbatch: 2,
+            batch_size: 64,
+            wdl: 0.5,
+            lr: 0.001,
+            seed: 3,
+        }
+    );
+    assert_eq!(c.superbatches_done, 2);
+    // loss.csv of that run: 0.08071238,0.06983215 and 0.06852993,0.06977575.
+    assert_eq!(c.history.len(), 2);
+    assert!((c.history[0].0 - 0.08071238).abs() < 1e-8, "{:?}", c.history);
+    assert!((c.history[1].1 - 0.06977575).abs() < 1e-8, "{:?}", c.history);
+    let net = c.model.to_network().unwrap();
+    assert_eq!(net.fingerprint(), V2_NET_FINGERPRINT);
+
+    // Saved again, it is version 3 and holds the same checkpoint.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("luft-checkpoint-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("checkpoint.bin");
+    c.save(&path).unwrap();
+    let saved = std::fs::read(&path).unwrap();
+    assert_eq!(version_of(&saved), 3);
+    assert!(!dir.join("checkpoint.bin.partial").exists());
+    assert!(same(&Checkpoint::load(&path).unwrap(), &c));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_version_1_file_loads() {
+    let c = sample(16, 1);
+    let bytes = v1_bytes(&c);
+    assert_eq!(version_of(&bytes), 1);
+    assert!(same(&Checkpoint::from_bytes(&bytes).unwrap(), &c));
+}
+
+#[test]
+fn damage_is_an_error_never_a_panic() {
+    let good = sample(16, 2).to_bytes().unwrap();
+    let error = |bytes: &[u8]| match Checkpoint::from_bytes(bytes) {
+        Ok(_) => None,
+        Err(e) => Some(format!("{e:#}")),
+    };
+    assert_eq!(error(b"LUFT").unwrap(), "not a Luft checkpoint");
+    assert_eq!(error(&V2[1..]).unwrap(), "not a Luft checkpoint");
+    assert_eq!(error(&[]).unwrap(), "not a Luft checkpoint");
+
+    // A flipped bit anywhere: the checksum catches it.
+    for at in [9, 12, 40, good.len() / 2, good.len() - 1] {
+        let mut bad = good.clone();
+        bad[at] ^= 0x10;
+        assert!(error(&bad).unwrap().contains("checksum mismatch"), "byte {at}");
+    }
+    let mut v2 = V2.to_vec();
+    v2[100] ^= 1;
+    assert!(error(&v2).unwrap().contains("checksum mismatch"));
+
+    // A future version.
+    let mut future = good.clone();
+    future[8..12].copy_from_slice(&4u32.to_le_bytes());
+    let e = error(&reseal(future)).unwrap();
+    assert!(e.starts_with("unsupported checkpoint version 4"), "{e}");
+
+    // Cut short or lengthened, with a checksum that matches: the body does not decode.
+    let mut cut = good[..good.len() - 1000].to_vec();
+    cut.extend_from_slice(&[0; 8]);
+    let e = error(&reseal(cut)).unwrap();
+    assert!(e.starts_with("checkpoint unreadable"), "{e}");
+    let mut long = good[..good.len() - 8].to_vec();
+    long.extend_from_slice(&[1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0]);
+    let e = error(&reseal(long)).unwrap();
+    assert_eq!(e, "checkpoint has 3 unexpected trailing bytes");
+    let mut v2_cut = V2[..V2.len() - 1000].to_vec();
+    v2_cut.extend_from_slice(&[0; 8]);
+    assert_eq!(error(&reseal(v2_cut)).unwrap(), "checkpoint truncated");
+
+    // Resealed edits inside the body decode to something refused or something valid,
+    // never a panic or a huge allocation.
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    for _ in 0..2000 {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let mut bad = good.clone();
+        let at = 12 + (state >> 33) as usize % 64;
+        bad[at] = (state >> 16) as u8;
+        if let Ok(c) = Checkpoint::from_bytes(&reseal(bad)) {
+            assert_eq!(c.model.params.len(), c.m.len());
+        }
+    }
+
+    // A width the arrays do not have.
+    let c = sample(16, 1);
+    let mut wide = c.clone();
+    wide.config.hidden = 32;
+    wide.model.hidden = 32;
+    let e = error(&wide.to_bytes().unwrap()).unwrap();
+    assert!(e.starts_with("checkpoint weights hold"), "{e}");
+    let mut zero = c;
+    zero.config.hidden = 0;
+    zero.model.hidden = 0;
+    let e = error(&zero.to_bytes().unwrap()).unwrap();
+    assert_eq!(e, "checkpoint hidden width 0 out of range");
+}
