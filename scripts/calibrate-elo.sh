@@ -13,7 +13,7 @@
 #   CONCURRENCY (1), STOCKFISH (/usr/games/stockfish; installed with apt-get if missing),
 #   LUFT and ARENA (binaries; default: built here with cargo build --release),
 #   OPENINGS (arena/openings/luft-8ply.epd), OUT (target/calibrate-elo: logs and PGNs),
-#   SEED (1).
+#   SEED (1), OVERHEAD (100: "Move Overhead" in ms for both engines).
 # A full run (defaults) is 160 games at 10+0.1: over an hour on one core.
 set -euo pipefail
 root=$(git rev-parse --show-toplevel)
@@ -22,6 +22,9 @@ levels=${LEVELS:-1400 1800 2200 2600}
 games=${GAMES:-40}
 tc=${TC:-10+0.1}
 concurrency=${CONCURRENCY:-1}
+# Both engines keep this many milliseconds in hand: without it a loaded machine turns the
+# calibration into a count of time losses (Stockfish's default overhead is 10 ms).
+overhead=${OVERHEAD:-100}
 stockfish=${STOCKFISH:-/usr/games/stockfish}
 openings=${OPENINGS:-arena/openings/luft-8ply.epd}
 out=${OUT:-target/calibrate-elo}
@@ -72,7 +75,7 @@ for level in $levels; do
     "$arena" \
         --engine cmd="$luft" name="luft-$level" option.UCI_LimitStrength=true option.UCI_Elo="$level" \
         --engine cmd="$stockfish" name="stockfish-$anchor" option.UCI_LimitStrength=true option.UCI_Elo="$anchor" \
-        --each tc="$tc" option.Hash=16 option.Threads=1 \
+        --each tc="$tc" option.Hash=16 option.Threads=1 "option.Move Overhead=$overhead" \
         --openings file="$openings" format=epd order=random \
         --rounds $((games / 2)) --games 2 --concurrency "$concurrency" \
         --pgnout "$out/level-$level.pgn" --recover --seed "$seed" --ratinginterval 0 >"$log" 2>&1
