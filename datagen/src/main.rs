@@ -482,14 +482,29 @@ fn bullet_record(board: &Board, score_white: i16, result: Wdl) -> [u8; 32] {
 }
 
 fn convert(to: &str, out: &Path, all: bool, paths: &[PathBuf]) -> Result<i32> {
+    if out.is_dir() || out.as_os_str().to_string_lossy().ends_with('/') {
+        bail!("--out {} is a directory; give a file name", out.display());
+    }
     let files = expand(paths)?;
-    let tmp = out.with_extension("partial");
+    // `<out>.partial` next to the output, renamed into place at the end and removed on
+    // any error, so a failed conversion leaves nothing behind.
+    let mut tmp_name = out.as_os_str().to_owned();
+    tmp_name.push(".partial");
+    let tmp = PathBuf::from(tmp_name);
+    let result = convert_into(to, out, &tmp, all, &files);
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn convert_into(to: &str, out: &Path, tmp: &Path, all: bool, files: &[PathBuf]) -> Result<i32> {
     let mut writer = std::io::BufWriter::new(
-        std::fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?,
+        std::fs::File::create(tmp).with_context(|| format!("cannot create {}", tmp.display()))?,
     );
     let mut written = 0u64;
     let mut failed = None;
-    for file in &files {
+    for file in files {
         let read = read_file(file, |g| {
             if failed.is_some() {
                 return;
@@ -526,7 +541,7 @@ fn convert(to: &str, out: &Path, all: bool, paths: &[PathBuf]) -> Result<i32> {
         .flush()
         .with_context(|| format!("cannot write {}", tmp.display()))?;
     drop(writer);
-    std::fs::rename(&tmp, out).with_context(|| format!("cannot write {}", out.display()))?;
+    std::fs::rename(tmp, out).with_context(|| format!("cannot write {}", out.display()))?;
     println!("wrote {written} positions to {}", out.display());
     Ok(0)
 }

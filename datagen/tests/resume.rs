@@ -518,3 +518,45 @@ fn a_book_with_a_byte_order_mark_keeps_its_first_line_and_bad_lines_are_errors()
     assert!(!out.status.success());
     assert!(stderr(&out).contains("line 2"), "{}", stderr(&out));
 }
+
+#[test]
+fn convert_refuses_a_directory_and_leaves_no_partial_file() {
+    let dir = temp_dir("convert-dir");
+    let data = copy_of_base("convert-dir-data");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = datagen()
+        .args(["convert", "--to", "text", "--out"])
+        .arg(&dir)
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("is a directory"), "{}", stderr(&out));
+    // A missing input: an error, and no `<out>.partial` left beside the output.
+    let target = dir.join("positions.txt");
+    let out = datagen()
+        .args(["convert", "--to", "text", "--out"])
+        .arg(&target)
+        .arg(dir.join("missing.bin"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    // And a good conversion writes the file and nothing else.
+    let out = datagen()
+        .args(["convert", "--to", "text", "--out"])
+        .arg(&target)
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("positions.txt")]);
+}
