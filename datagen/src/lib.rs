@@ -12,14 +12,14 @@
 
 pub mod store;
 
-use engine::accumulator::{detected_backend, AccumulatorStack};
-use engine::search::{Limits, Shared, Worker};
-use engine::tt::TranspositionTable;
+use engine::{Limits, Searcher, TtAllocError};
 use movegen::{Board, Color, Game, Outcome};
 use nnue::record::{GameRecord, Wdl};
 use nnue::Network;
-use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
+
+/// The transposition table of each self-play thread, in MiB (cleared every game).
+pub const HASH_MIB: usize = 16;
 
 /// Settings of one generation run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,10 +66,9 @@ impl GenSettings {
 
 pub use movegen::rng::SplitMix64 as Rng;
 
-/// One thread's searcher.
+/// One thread's player: an `engine::Searcher`, reused for every move of every game.
 pub struct SelfPlayer {
-    worker: Worker,
-    shared: Arc<Shared>,
+    searcher: Searcher,
 }
 
 impl std::fmt::Debug for SelfPlayer {
@@ -79,14 +78,11 @@ impl std::fmt::Debug for SelfPlayer {
 }
 
 impl SelfPlayer {
-    pub fn new(net: Arc<Network>) -> Self {
-        let shared = Arc::new(Shared {
-            tt: Arc::new(TranspositionTable::new(16)),
-            stop: AtomicBool::new(false),
-            nodes: vec![AtomicU64::new(0)],
-        });
-        let worker = Worker::new(0, shared.clone(), AccumulatorStack::new(net, detected_backend()));
-        SelfPlayer { worker, shared }
+    /// A player evaluating with `net`. Errors: its table cannot be allocated.
+    pub fn new(net: Arc<Network>) -> Result<Self, TtAllocError> {
+        Ok(SelfPlayer {
+            searcher: Searcher::new(net, HASH_MIB)?,
+        })
     }
 
     /// Searches `game`'s current position; returns the best move and its score for the side
@@ -97,16 +93,10 @@ impl SelfPlayer {
         let limits = Limits {
             nodes: Some(hard),
             soft_nodes: Some(soft),
-            multipv: 1,
             ..Limits::default()
         };
-        self.shared
-            .stop
-            .store(false, std::sync::atomic::Ordering::Relaxed);
-        self.worker
-            .search(game.board(), &history, limits, None, |_, _| {});
-        let line = self.worker.completed.lines.first()?;
-        Some((*line.pv.first()?, line.score, self.worker.nodes()))
+        let result = self.searcher.search(game.board(), &history, &limits);
+        Some((result.best_move?, result.score?.value(), result.nodes))
     }
 
     /// Plays one game. `book` holds start positions (the start position if empty).
@@ -131,8 +121,7 @@ impl SelfPlayer {
             if game.outcome_with_claims().is_some() {
                 continue;
             }
-            self.shared.tt.clear();
-            self.worker.history.clear();
+            self.searcher.new_game();
             if let Some((_, score, nodes)) =
                 self.search(&game, settings.opening_nodes, settings.opening_hard_nodes)
             {
@@ -148,8 +137,7 @@ impl SelfPlayer {
                 }
             }
         };
-        self.shared.tt.clear();
-        self.worker.history.clear();
+        self.searcher.new_game();
 
         let mut moves = Vec::new();
         let (mut win_plies, mut draw_plies) = (0usize, 0usize);

@@ -554,7 +554,7 @@ fn v1_settings_text(args: &GenerateArgs, net: &Network, adjudicate: bool) -> Str
         args.nodes,
         args.random_plies,
         net.fingerprint(),
-        net.hidden,
+        net.hidden(),
         args.book.as_ref().map_or("none".to_string(), |b| b.display().to_string()),
         args.seed
     )
@@ -581,10 +581,11 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
         Some(path) => {
             Arc::new(Network::load(path).map_err(|e| anyhow::anyhow!("--net {}: {e}", path.display()))?)
         }
-        None => engine::uci::default_net(),
+        None => engine::default_net(),
     };
     // A material-only net's scores mean little: play out games by the rules only.
-    let adjudicate = net.fingerprint() != Network::material(32).fingerprint();
+    let adjudicate =
+        Network::material(32).map_or(true, |material| net.fingerprint() != material.fingerprint());
     let (book, book_fingerprint): (Vec<Board>, u64) = match &args.book {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -606,7 +607,7 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
         soft_nodes: gen_settings.nodes,
         hard_nodes: gen_settings.hard_nodes,
         net_fingerprint: net.fingerprint(),
-        net_hidden: net.hidden as u32,
+        net_hidden: net.hidden() as u32,
         net_source: args
             .net
             .as_ref()
@@ -690,9 +691,9 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
         let mut seq = writer.next_seq;
         let seed = args.seed;
         let handle = std::thread::Builder::new()
-            .stack_size(engine::threads::SEARCH_STACK_BYTES)
+            .stack_size(engine::SEARCH_STACK_BYTES)
             .spawn(move || -> Result<()> {
-                let mut player = SelfPlayer::new(net);
+                let mut player = SelfPlayer::new(net).context("cannot make a searcher")?;
                 let mut file = std::fs::OpenOptions::new()
                     .append(true)
                     .open(&path)

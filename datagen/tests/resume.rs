@@ -401,11 +401,11 @@ fn fewer_threads_count_every_file() {
 fn a_format_1_directory_resumes_into_new_files() {
     let dir = temp_dir("v1");
     std::fs::create_dir_all(&dir).unwrap();
-    let net = engine::uci::default_net();
+    let net = engine::default_net();
     let settings = format!(
         "format=luft-games-1\nnodes=200\nrandom_plies=8\nnet={:016x}\nhidden={}\nadjudicate=true\nbook=none\nseed=9\n",
         net.fingerprint(),
-        net.hidden
+        net.hidden()
     );
     let mut v1 = encode_header_v1(&settings);
     let games = scan(&std::fs::read(base_run().join("games-0.bin")).unwrap()).games;

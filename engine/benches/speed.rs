@@ -11,14 +11,10 @@
 
 #![allow(clippy::unwrap_used)]
 
-use engine::accumulator::{detected_backend, AccumulatorStack};
-use engine::bench::{run_quiet, BENCH_FENS};
-use engine::search::{Limits, Shared, Worker};
-use engine::threads::{self, Job};
-use engine::tt::TranspositionTable;
+use engine::bench::{eval_speed, run_quiet, BENCH_FENS};
+use engine::{Engine, Evaluator, Limits};
 use movegen::Board;
 use nnue::Network;
-use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -47,94 +43,25 @@ fn stockfish_nps() -> Option<(u64, String)> {
     None
 }
 
-fn eval_speed(net: &Arc<Network>) -> (f64, f64) {
-    let boards = positions();
-    let mut stack = AccumulatorStack::new(net.clone(), detected_backend());
-    let mut sink = 0i64;
-    // Incremental: push + evaluate for every child of every depth-1 node, depth 2.
-    let start = Instant::now();
-    let mut count = 0u64;
-    for board in &boards {
-        stack.refresh(board);
-        for &mv in board.legal_moves().iter() {
-            let mut child = *board;
-            child.play(mv);
-            stack.push(board, mv);
-            for &mv2 in child.legal_moves().iter() {
-                let mut grandchild = child;
-                grandchild.play(mv2);
-                stack.push(&child, mv2);
-                sink += i64::from(stack.evaluate(&grandchild));
-                stack.pop();
-                count += 1;
-            }
-            stack.pop();
-        }
-    }
-    let incremental = start.elapsed().as_secs_f64() * 1e9 / count as f64;
-    let start = Instant::now();
-    count = 0;
-    for board in &boards {
-        for &mv in board.legal_moves().iter() {
-            let mut child = *board;
-            child.play(mv);
-            for &mv2 in child.legal_moves().iter() {
-                let mut grandchild = child;
-                grandchild.play(mv2);
-                stack.refresh(&grandchild);
-                sink += i64::from(stack.evaluate(&grandchild));
-                count += 1;
-            }
-        }
-    }
-    let refresh = start.elapsed().as_secs_f64() * 1e9 / count as f64;
-    std::hint::black_box(sink);
-    (incremental, refresh)
-}
-
-/// Time and nodes to search every bench position to `depth` with `threads` threads.
+/// Time and nodes to search every bench position to `depth` with `threads` threads,
+/// through the engine facade (a new game before each position).
 fn smp_run(net: &Arc<Network>, threads: usize, depth: i32) -> (u64, f64) {
-    let tt = Arc::new(TranspositionTable::new(64));
-    let shared = Arc::new(Shared {
-        tt: tt.clone(),
-        stop: AtomicBool::new(false),
-        nodes: (0..threads).map(|_| AtomicU64::new(0)).collect(),
-    });
-    let mut workers: Vec<Worker> = (0..threads)
-        .map(|id| {
-            Worker::new(
-                id,
-                shared.clone(),
-                AccumulatorStack::new(net.clone(), detected_backend()),
-            )
-        })
-        .collect();
+    let mut engine = Engine::with_network(net.clone());
+    engine.set_option("Hash", Some("64")).unwrap();
+    engine.set_option("Threads", Some(&threads.to_string())).unwrap();
     let mut nodes = 0;
     let mut seconds = 0.0;
     for board in positions() {
-        tt.clear();
-        workers.iter_mut().for_each(|w| w.history.clear());
-        shared.stop.store(false, std::sync::atomic::Ordering::Relaxed);
-        let job = Job {
-            board,
-            history: Vec::new(),
-            limits: Limits {
-                depth: Some(depth),
-                multipv: 1,
-                ..Limits::default()
-            },
-            time: None,
-            infinite: false,
-            ponder: false,
-            pondering: Arc::new(AtomicBool::new(false)),
-            chess960: false,
-            start: Instant::now(),
-            show_wdl: false,
+        engine.new_game();
+        engine.set_position(board, &[]).unwrap();
+        let limits = Limits {
+            depth: Some(depth),
+            ..Limits::default()
         };
         let start = Instant::now();
-        threads::run(&mut workers, &shared, &job, &|_| {});
+        let result = engine.go(limits, &mut ()).unwrap();
         seconds += start.elapsed().as_secs_f64();
-        nodes += shared.total_nodes();
+        nodes += result.nodes;
     }
     (nodes, seconds)
 }
@@ -147,13 +74,13 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|d| d.parse().ok())
         .unwrap_or(engine::bench::DEFAULT_BENCH_DEPTH);
-    let material = engine::uci::default_net();
-    let random = Arc::new(Network::random(256, 1, 256));
-    println!("backend: {:?}", detected_backend());
+    let material = engine::default_net();
+    let random = Arc::new(Network::random(256, 1, 256).unwrap());
+    println!("backend: {}", Evaluator::new(random.clone()).backend());
 
     println!("\n1. bench nps (depth {depth}, one thread)");
     for (name, net) in [("luft material-32", &material), ("luft random-256", &random)] {
-        let (nodes, secs) = run_quiet(depth, net, |_, _, _| {});
+        let (nodes, secs) = run_quiet(depth, net, |_, _, _| {}).unwrap();
         println!(
             "   {name:<22} {:>10} nodes {:>9.0} nps",
             nodes,
@@ -179,12 +106,12 @@ fn main() {
 
     println!("\n3. Lazy SMP against the machine's parallel capacity (random-256 net)");
     let smp_depth = depth.min(12);
-    let (n1, t1) = run_quiet(smp_depth, &random, |_, _, _| {});
+    let (n1, t1) = run_quiet(smp_depth, &random, |_, _, _| {}).unwrap();
     let start = Instant::now();
     let handles: Vec<_> = (0..2)
         .map(|_| {
             let net = random.clone();
-            std::thread::spawn(move || run_quiet(smp_depth, &net, |_, _, _| {}).0)
+            std::thread::spawn(move || run_quiet(smp_depth, &net, |_, _, _| {}).unwrap().0)
         })
         .collect();
     let n2: u64 = handles.into_iter().map(|h| h.join().unwrap()).sum();

@@ -11,29 +11,60 @@
 //! i16 (the loader guarantees |w| <= 128), and a 16-bit multiply-add with `clamp(acc)`
 //! accumulates into i32 lanes.
 
+use backend::Backend;
 use movegen::{Board, CastleSide, Color, Move, Piece, PieceType, Rank, Square};
 use nnue::{feature_index, Network, QA, QB, SCALE};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-/// Which code path evaluates.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Backend {
-    Portable,
-    Avx2,
-}
+/// Which code path evaluates. A submodule, so that nothing else in the crate can name the
+/// AVX2 variant: a [`Backend`] that uses AVX2 exists only after the CPU reported it.
+mod backend {
+    use std::sync::OnceLock;
 
-/// The best backend this CPU supports, detected once.
-pub fn detected_backend() -> Backend {
-    static BACKEND: OnceLock<Backend> = OnceLock::new();
-    *BACKEND.get_or_init(|| {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2") {
-                return Backend::Avx2;
+    /// A checked choice of code path.
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    pub struct Backend(Kind);
+
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    enum Kind {
+        Portable,
+        Avx2,
+    }
+
+    impl Backend {
+        /// The portable code path (any CPU).
+        pub fn portable() -> Backend {
+            Backend(Kind::Portable)
+        }
+
+        /// The best code path this CPU supports, detected once.
+        pub fn detect() -> Backend {
+            static BACKEND: OnceLock<Backend> = OnceLock::new();
+            *BACKEND.get_or_init(|| {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    if std::arch::is_x86_feature_detected!("avx2") {
+                        return Backend(Kind::Avx2);
+                    }
+                }
+                Backend::portable()
+            })
+        }
+
+        /// Whether this is the AVX2 path (then the CPU has AVX2).
+        #[inline(always)]
+        pub fn is_avx2(self) -> bool {
+            self.0 == Kind::Avx2
+        }
+
+        /// "avx2" or "portable".
+        pub fn name(self) -> &'static str {
+            match self.0 {
+                Kind::Portable => "portable",
+                Kind::Avx2 => "avx2",
             }
         }
-        Backend::Portable
-    })
+    }
 }
 
 /// Feature changes of one move: up to two rows removed and two added per perspective.
@@ -115,13 +146,19 @@ impl std::fmt::Debug for AccumulatorStack {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AccumulatorStack")
             .field("ply", &self.ply)
+            .field("backend", &self.backend.name())
             .finish_non_exhaustive()
     }
 }
 
 impl AccumulatorStack {
-    pub fn new(net: Arc<Network>, backend: Backend) -> Self {
-        let hidden = net.hidden;
+    /// A stack over `net` using the fastest code path this CPU supports.
+    pub fn new(net: Arc<Network>) -> Self {
+        AccumulatorStack::with_backend(net, Backend::detect())
+    }
+
+    fn with_backend(net: Arc<Network>, backend: Backend) -> Self {
+        let hidden = net.hidden();
         AccumulatorStack {
             net,
             backend,
@@ -131,8 +168,9 @@ impl AccumulatorStack {
         }
     }
 
-    pub fn net(&self) -> &Arc<Network> {
-        &self.net
+    /// The code path's name ("avx2" or "portable").
+    pub fn backend_name(&self) -> &'static str {
+        self.backend.name()
     }
 
     fn entry(&self, ply: usize) -> &[i16] {
@@ -198,14 +236,14 @@ impl AccumulatorStack {
             Color::Black => (black, white),
         };
         let bucket = self.net.output_bucket(board);
-        let weights = &self.net.output_weights[bucket * 2 * self.hidden..(bucket + 1) * 2 * self.hidden];
-        let (w_us, w_them) = weights.split_at(self.hidden);
+        let (w_us, w_them) = self.net.bucket_weights(bucket).split_at(self.hidden);
         let sum = forward_sum(self.backend, us, them, w_us, w_them);
-        (sum / QA + self.net.output_bias[bucket]) * SCALE / (QA * QB)
+        (sum / QA + self.net.output_bias()[bucket]) * SCALE / (QA * QB)
     }
 
     /// The current entry (white view, black view), for tests.
-    pub fn current(&self) -> (&[i16], &[i16]) {
+    #[cfg(test)]
+    fn current(&self) -> (&[i16], &[i16]) {
         self.entry(self.ply).split_at(self.hidden)
     }
 }
@@ -214,8 +252,9 @@ impl AccumulatorStack {
 #[inline]
 fn update(backend: Backend, child: &mut [i16], parent: &[i16], adds: &[&[i16]], subs: &[&[i16]]) {
     #[cfg(target_arch = "x86_64")]
-    if backend == Backend::Avx2 {
-        // SAFETY: `Backend::Avx2` is only chosen when the CPU reports AVX2.
+    if backend.is_avx2() {
+        // SAFETY: an AVX2 `Backend` exists only when the CPU reports AVX2 (see `backend`);
+        // the function is safe code compiled with AVX2 enabled (bounds-checked slices).
         unsafe { update_avx2(child, parent, adds, subs) };
         return;
     }
@@ -238,6 +277,10 @@ fn update_portable(child: &mut [i16], parent: &[i16], adds: &[&[i16]], subs: &[&
     }
 }
 
+/// [`update_portable`] compiled with AVX2.
+///
+/// # Safety
+/// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn update_avx2(child: &mut [i16], parent: &[i16], adds: &[&[i16]], subs: &[&[i16]]) {
@@ -245,12 +288,21 @@ unsafe fn update_avx2(child: &mut [i16], parent: &[i16], adds: &[&[i16]], subs: 
     update_portable(child, parent, adds, subs);
 }
 
+/// Whether the AVX2 forward pass may read these slices: all four of one length, a
+/// multiple of 16 (its loads take 16 lanes at a time). Every `Network` has such a width
+/// (its constructors check it); this keeps the unsafe code sound even if that changed.
+#[inline(always)]
+fn simd_shape_ok(us: &[i16], them: &[i16], w_us: &[i16], w_them: &[i16]) -> bool {
+    let n = us.len();
+    n % 16 == 0 && them.len() == n && w_us.len() == n && w_them.len() == n
+}
+
 #[inline]
 fn forward_sum(backend: Backend, us: &[i16], them: &[i16], w_us: &[i16], w_them: &[i16]) -> i32 {
     #[cfg(target_arch = "x86_64")]
-    if backend == Backend::Avx2 {
-        // SAFETY: `Backend::Avx2` is only chosen when the CPU reports AVX2; the loader
-        // guarantees the width is a multiple of 16.
+    if backend.is_avx2() && simd_shape_ok(us, them, w_us, w_them) {
+        // SAFETY: an AVX2 `Backend` exists only when the CPU reports AVX2; the lengths
+        // were just checked to be equal multiples of 16.
         return unsafe { forward_sum_avx2(us, them, w_us, w_them) };
     }
     let _ = backend;
@@ -266,6 +318,10 @@ fn forward_sum_portable(us: &[i16], them: &[i16], w_us: &[i16], w_them: &[i16]) 
     sum
 }
 
+/// The output layer's sum with AVX2.
+///
+/// # Safety
+/// The CPU must have AVX2, and the four slices must have one length, a multiple of 16.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn forward_sum_avx2(us: &[i16], them: &[i16], w_us: &[i16], w_them: &[i16]) -> i32 {
@@ -274,9 +330,9 @@ unsafe fn forward_sum_avx2(us: &[i16], them: &[i16], w_us: &[i16], w_them: &[i16
     let qa = _mm256_set1_epi16(QA as i16);
     let mut sum = _mm256_setzero_si256();
     for (acc, w) in [(us, w_us), (them, w_them)] {
-        debug_assert!(acc.len() % 16 == 0 && w.len() == acc.len());
         for i in (0..acc.len()).step_by(16) {
-            // SAFETY: i + 16 <= len for both slices (lengths are equal multiples of 16).
+            // SAFETY: i + 16 <= len for both slices (the caller checked that the lengths
+            // are equal multiples of 16).
             let (v, wv) = unsafe {
                 (
                     _mm256_loadu_si256(acc.as_ptr().add(i) as *const __m256i),
@@ -294,4 +350,116 @@ unsafe fn forward_sum_avx2(us: &[i16], them: &[i16], w_us: &[i16], w_them: &[i16
     let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b01_00_11_10));
     let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b10_11_00_01));
     _mm_cvtsi128_si32(s)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The incremental accumulator equals a refresh at every node of perft trees, and every
+    //! backend's evaluation equals the scalar reference of the `nnue` crate exactly.
+
+    use super::*;
+    use movegen::suite::parse_suite;
+
+    fn walk(stack: &mut AccumulatorStack, net: &Network, board: &Board, depth: u32, checked: &mut u64) {
+        let (white, black) = net.refresh(board);
+        let (cur_white, cur_black) = stack.current();
+        assert_eq!((cur_white, cur_black), (&white[..], &black[..]), "{board}");
+        assert_eq!(stack.evaluate(board), net.evaluate(board), "{board}");
+        *checked += 1;
+        if depth == 0 {
+            return;
+        }
+        for &mv in board.legal_moves().iter() {
+            let mut child = *board;
+            child.play(mv);
+            stack.push(board, mv);
+            walk(stack, net, &child, depth - 1, checked);
+            stack.pop();
+        }
+    }
+
+    #[test]
+    fn incremental_equals_refresh_along_perft_trees() {
+        let net = Arc::new(Network::random(64, 1, 11).unwrap());
+        let cases = parse_suite(include_str!("../../movegen/tests/data/standard.epd")).unwrap();
+        let mut checked = 0;
+        for backend in [Backend::portable(), Backend::detect()] {
+            for case in cases.iter().step_by(4) {
+                let board = Board::from_fen_relaxed(&case.fen).unwrap();
+                let mut stack = AccumulatorStack::with_backend(net.clone(), backend);
+                stack.refresh(&board);
+                walk(&mut stack, &net, &board, 3, &mut checked);
+            }
+        }
+        assert!(checked > 150_000, "{checked}");
+    }
+
+    #[test]
+    fn chess960_castling_and_promotions_update_exactly() {
+        let net = Arc::new(Network::random(32, 1, 5).unwrap());
+        let mut checked = 0;
+        for fen in [
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        ] {
+            let board = Board::from_fen(fen).unwrap();
+            let mut stack = AccumulatorStack::new(net.clone());
+            stack.refresh(&board);
+            walk(&mut stack, &net, &board, 3, &mut checked);
+        }
+        assert!(checked > 10_000);
+    }
+
+    #[test]
+    fn every_backend_matches_the_reference_on_thousands_of_positions() {
+        let fens = include_str!("../../movegen/tests/data/valid.fens");
+        for (hidden, buckets) in [(256, 1), (128, 8), (32, 1), (16, 3)] {
+            let net = Arc::new(Network::random(hidden, buckets, hidden as u64).unwrap());
+            let mut portable = AccumulatorStack::with_backend(net.clone(), Backend::portable());
+            let mut fast = AccumulatorStack::new(net.clone());
+            let mut count = 0;
+            for fen in fens.lines().take(3000) {
+                let board = Board::from_fen(fen).unwrap();
+                portable.refresh(&board);
+                fast.refresh(&board);
+                let reference = net.evaluate(&board);
+                assert_eq!(portable.evaluate(&board), reference, "{fen}");
+                assert_eq!(fast.evaluate(&board), reference, "{fen}");
+                count += 1;
+            }
+            assert_eq!(count, 3000);
+        }
+        // The material net gives exact material scores through the fast path too.
+        let net = Arc::new(Network::material(32).unwrap());
+        let mut fast = AccumulatorStack::new(net.clone());
+        let board = Board::from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w Qkq - 0 1").unwrap();
+        fast.refresh(&board);
+        assert_eq!(fast.evaluate(&board), -496, "five pawn units down");
+    }
+
+    #[test]
+    fn the_simd_path_refuses_slices_it_cannot_read_whole() {
+        // A net cannot be made 8 wide any more; should such slices reach the output layer
+        // anyway, the AVX2 path is skipped and the portable one gives the exact sum.
+        assert!(Network::random(8, 1, 0).is_err());
+        let acc: Vec<i16> = (0..24).map(|i| i * 9).collect();
+        let w: Vec<i16> = (0..24).map(|i| 60 - 5 * i).collect();
+        let (a8, w8) = (&acc[..8], &w[..8]);
+        assert!(!simd_shape_ok(a8, a8, w8, w8));
+        assert!(!simd_shape_ok(&acc[..16], &acc[..16], &w[..16], w8));
+        assert!(simd_shape_ok(&acc[..16], &acc[8..24], &w[..16], &w[8..24]));
+        for backend in [Backend::portable(), Backend::detect()] {
+            assert_eq!(
+                forward_sum(backend, a8, a8, w8, w8),
+                forward_sum_portable(a8, a8, w8, w8)
+            );
+            assert_eq!(
+                forward_sum(backend, &acc[..16], &acc[8..24], &w[..16], &w[8..24]),
+                forward_sum_portable(&acc[..16], &acc[8..24], &w[..16], &w[8..24])
+            );
+        }
+        assert_eq!(Backend::portable().name(), "portable");
+        assert!(!Backend::portable().is_avx2());
+    }
 }

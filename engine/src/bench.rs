@@ -2,39 +2,55 @@
 //! depth on one thread with a 16 MiB table cleared before each position, so the node count
 //! is the same on every machine and run: the signature a search change is identified by
 //! (`Bench: <N>` in commit messages, OpenBench's bench check). Prints one line per position
-//! and `<N> nodes <M> nps` last.
+//! and `<N> nodes <M> nps` last. It runs on a [`Searcher`], like every tool.
+//!
+//! [`eval_speed`] measures the NNUE's incremental update against a full refresh for the
+//! speed benchmark (`cargo bench -p engine --bench speed`).
 
-use crate::accumulator::{detected_backend, AccumulatorStack};
-use crate::search::{Limits, Shared, Worker};
-use crate::tt::TranspositionTable;
+use crate::accumulator::AccumulatorStack;
+use crate::report::Limits;
+use crate::searcher::Searcher;
+use crate::tt::TtAllocError;
 use movegen::Board;
 use nnue::Network;
-use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
 use std::time::Instant;
 
+/// The bench positions, one FEN a line.
 pub const BENCH_FENS: &str = include_str!("../bench.fens");
+/// The depth `luft bench` searches to without an argument.
 pub const DEFAULT_BENCH_DEPTH: i32 = 16;
+/// The bench's table size, in MiB.
+pub const BENCH_HASH_MIB: usize = 16;
 
-/// Runs the bench, sending a line per position to `out`; returns the final line.
-pub fn run(depth: Option<i32>, net: &Arc<Network>, out: &mut dyn FnMut(&str)) -> String {
+/// Runs the bench with `net` to `depth` plies (default [`DEFAULT_BENCH_DEPTH`]), sending a
+/// line per position to `out`; returns the final line, `<N> nodes <M> nps`. Errors: the
+/// 16 MiB table cannot be allocated.
+pub fn run(
+    depth: Option<i32>,
+    net: &Arc<Network>,
+    out: &mut dyn FnMut(&str),
+) -> Result<String, TtAllocError> {
     let depth = depth.unwrap_or(DEFAULT_BENCH_DEPTH);
     let (nodes, elapsed) = run_quiet(depth, net, |i, fen, nodes| {
         out(&format!("position {:>2}: {nodes:>9} nodes  {fen}", i + 1))
-    });
+    })?;
     let nps = (nodes as f64 / elapsed.max(1e-6)) as u64;
-    format!("{nodes} nodes {nps} nps")
+    Ok(format!("{nodes} nodes {nps} nps"))
 }
 
-/// Runs the bench and returns (total nodes, seconds), calling `each` per position.
-pub fn run_quiet(depth: i32, net: &Arc<Network>, mut each: impl FnMut(usize, &str, u64)) -> (u64, f64) {
-    let tt = Arc::new(TranspositionTable::new(16));
-    let shared = Arc::new(Shared {
-        tt: tt.clone(),
-        stop: AtomicBool::new(false),
-        nodes: vec![AtomicU64::new(0)],
-    });
-    let mut worker = Worker::new(0, shared, AccumulatorStack::new(net.clone(), detected_backend()));
+/// Runs the bench and returns (total nodes, seconds), calling `each` with the index, FEN
+/// and nodes of every position. Errors: the 16 MiB table cannot be allocated.
+pub fn run_quiet(
+    depth: i32,
+    net: &Arc<Network>,
+    mut each: impl FnMut(usize, &str, u64),
+) -> Result<(u64, f64), TtAllocError> {
+    let mut searcher = Searcher::new(net.clone(), BENCH_HASH_MIB)?;
+    let limits = Limits {
+        depth: Some(depth),
+        ..Limits::default()
+    };
     let mut total = 0;
     let start = Instant::now();
     for (i, fen) in BENCH_FENS
@@ -44,16 +60,76 @@ pub fn run_quiet(depth: i32, net: &Arc<Network>, mut each: impl FnMut(usize, &st
         .enumerate()
     {
         let Ok(board) = Board::from_fen(fen) else { continue };
-        tt.clear();
-        worker.history.clear();
-        let limits = Limits {
-            depth: Some(depth),
-            multipv: 1,
-            ..Limits::default()
-        };
-        worker.search(&board, &[], limits, None, |_, _| {});
-        each(i, fen, worker.nodes());
-        total += worker.nodes();
+        searcher.new_game();
+        let nodes = searcher.search(&board, &[], &limits).nodes;
+        each(i, fen, nodes);
+        total += nodes;
     }
-    (total, start.elapsed().as_secs_f64())
+    Ok((total, start.elapsed().as_secs_f64()))
+}
+
+/// Nanoseconds per evaluated node with `net` over the move trees of the bench positions
+/// (every grandchild): `(incremental update + evaluation, full refresh + evaluation)`.
+pub fn eval_speed(net: &Arc<Network>) -> (f64, f64) {
+    let boards: Vec<Board> = BENCH_FENS
+        .lines()
+        .filter_map(|l| Board::from_fen(l.trim()).ok())
+        .collect();
+    let mut stack = AccumulatorStack::new(net.clone());
+    let mut sink = 0i64;
+    let start = Instant::now();
+    let mut count = 0u64;
+    for board in &boards {
+        stack.refresh(board);
+        for &mv in board.legal_moves().iter() {
+            let mut child = *board;
+            child.play(mv);
+            stack.push(board, mv);
+            for &mv2 in child.legal_moves().iter() {
+                let mut grandchild = child;
+                grandchild.play(mv2);
+                stack.push(&child, mv2);
+                sink += i64::from(stack.evaluate(&grandchild));
+                stack.pop();
+                count += 1;
+            }
+            stack.pop();
+        }
+    }
+    let incremental = start.elapsed().as_secs_f64() * 1e9 / count.max(1) as f64;
+    let start = Instant::now();
+    count = 0;
+    for board in &boards {
+        for &mv in board.legal_moves().iter() {
+            let mut child = *board;
+            child.play(mv);
+            for &mv2 in child.legal_moves().iter() {
+                let mut grandchild = child;
+                grandchild.play(mv2);
+                stack.refresh(&grandchild);
+                sink += i64::from(stack.evaluate(&grandchild));
+                count += 1;
+            }
+        }
+    }
+    let refresh = start.elapsed().as_secs_f64() * 1e9 / count.max(1) as f64;
+    std::hint::black_box(sink);
+    (incremental, refresh)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bench_is_deterministic_and_counts_every_position() {
+        let net = crate::default_net();
+        let mut lines = Vec::new();
+        let (nodes, _) = run_quiet(5, &net, |i, _, n| lines.push((i, n))).unwrap();
+        assert_eq!(lines.len(), 50);
+        assert_eq!(lines.iter().map(|l| l.1).sum::<u64>(), nodes);
+        assert_eq!(run_quiet(5, &net, |_, _, _| {}).unwrap().0, nodes);
+        let last = run(Some(5), &net, &mut |_| {}).unwrap();
+        assert!(last.starts_with(&format!("{nodes} nodes ")) && last.ends_with(" nps"));
+    }
 }

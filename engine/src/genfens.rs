@@ -11,28 +11,35 @@
 //! positions), `dfrc true|false` (double Chess960), `maxscore M`. Anything else is an error
 //! naming the word.
 
-use crate::accumulator::{detected_backend, AccumulatorStack};
-use crate::search::{Limits, Shared, Worker};
-use crate::tt::TranspositionTable;
+use crate::report::Limits;
+use crate::searcher::Searcher;
 use movegen::openings::{random_plies, read_epd, StartPositions};
 use movegen::Board;
 use nnue::Network;
-use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
+
+/// The nodes of the search that checks each opening.
+pub const CHECK_NODES: u64 = 5000;
 
 /// Parsed `genfens` arguments.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GenfensArgs {
+    /// How many FENs.
     pub count: usize,
+    /// The seed: the same arguments give the same FENs.
     pub seed: u64,
+    /// An EPD book to start from (`None` for the start position).
     pub book: Option<String>,
+    /// Random plies from the start (P or P + 1, chosen per position).
     pub plies: usize,
+    /// The largest score (centipawns, either side) a kept opening may have.
     pub max_score: i32,
     /// Where openings start when there is no book.
     pub start: StartPositions,
 }
 
 /// Parses the words after `genfens` (OpenBench passes them as one or several arguments).
+/// Errors: a message naming the bad word, with the usage.
 pub fn parse_args(words: &[&str]) -> Result<GenfensArgs, String> {
     let usage = "usage: genfens N seed S book <None|FILE> [plies P] [maxscore M] \
                  [random_moves P] [frc true|false] [dfrc true|false]";
@@ -84,7 +91,8 @@ pub fn parse_args(words: &[&str]) -> Result<GenfensArgs, String> {
     Ok(args)
 }
 
-/// Generates the FENs (without the `info string genfens` prefix).
+/// Generates the FENs (without the `info string genfens` prefix). Errors: an unreadable
+/// book, a table that cannot be allocated, or too few playable positions found.
 pub fn generate(args: &GenfensArgs, net: &Arc<Network>) -> Result<Vec<String>, String> {
     let book: Vec<Board> = match &args.book {
         None => Vec::new(),
@@ -93,16 +101,11 @@ pub fn generate(args: &GenfensArgs, net: &Arc<Network>) -> Result<Vec<String>, S
             read_epd(&text).map_err(|e| format!("book {path}: {e}"))?
         }
     };
-    let shared = Arc::new(Shared {
-        tt: Arc::new(TranspositionTable::new(4)),
-        stop: AtomicBool::new(false),
-        nodes: vec![AtomicU64::new(0)],
-    });
-    let mut worker = Worker::new(
-        0,
-        shared.clone(),
-        AccumulatorStack::new(net.clone(), detected_backend()),
-    );
+    let mut searcher = Searcher::new(net.clone(), 4).map_err(|e| e.to_string())?;
+    let limits = Limits {
+        nodes: Some(CHECK_NODES),
+        ..Limits::default()
+    };
     let mut rng = movegen::rng::SplitMix64(args.seed ^ 0x0067_656E_6665_6E73);
     let mut out = Vec::with_capacity(args.count);
     let mut attempts = 0usize;
@@ -124,15 +127,13 @@ pub fn generate(args: &GenfensArgs, net: &Arc<Network>) -> Result<Vec<String>, S
             continue;
         };
         let board = *game.board();
-        shared.tt.clear();
-        shared.stop.store(false, std::sync::atomic::Ordering::Relaxed);
-        let limits = Limits {
-            nodes: Some(5000),
-            multipv: 1,
-            ..Limits::default()
+        // The histories carry over from position to position; only the table is emptied.
+        searcher.clear_hash();
+        let result = searcher.search(&board, &[], &limits);
+        let score = match (result.best_move, result.score) {
+            (Some(_), Some(score)) => score.value(),
+            _ => i32::MAX,
         };
-        worker.search(&board, &[], limits, None, |_, _| {});
-        let score = worker.completed.lines.first().map_or(i32::MAX, |l| l.score);
         if score.abs() <= args.max_score {
             out.push(board.to_fen());
         }
@@ -176,7 +177,7 @@ mod tests {
 
     #[test]
     fn chess960_openings_start_from_chess960_positions_and_are_seeded() {
-        let net = Arc::new(nnue::Network::from_bytes(crate::uci::DEFAULT_NET).unwrap());
+        let net = crate::default_net();
         let args = parse_args(&[
             "4",
             "seed",

@@ -1,20 +1,57 @@
 //! `engine`: Luft's search and evaluation. A multithreaded (Lazy SMP) alpha-beta search
 //! with a shared lock-free transposition table, a staged move picker, the usual pruning and
 //! reductions, and an NNUE evaluation updated incrementally on an accumulator stack; a UCI
-//! front end, `bench`, and the `luft` binary (`src/main.rs`).
+//! front end, `bench`, `genfens`, and the `luft` binary (`src/main.rs`).
+//!
+//! The public surface is a facade; the search's parts (workers, accumulators, tables,
+//! SIMD code paths) stay inside:
+//!
+//! - [`Engine`]: the engine as a front end drives it. It owns the net, the transposition
+//!   table, the search threads and the stop flag: [`Engine::set_position`],
+//!   [`Engine::start`] / [`Engine::go`] with a [`Listener`] that receives typed reports
+//!   ([`Iteration`]: depth, score, bound, PV, WDL when on) and the [`SearchResult`],
+//!   [`Engine::stop`], [`Engine::ponderhit`], [`Engine::new_game`], [`Engine::set_option`]
+//!   by the option table [`OPTIONS`].
+//! - [`Searcher`]: a one-thread, synchronous search that reuses its worker from call to
+//!   call, for tools (bench, genfens, datagen).
+//! - [`Evaluator`]: the engine's NNUE inference of one position.
+//! - [`uci`]: the UCI front end, the only place that writes UCI text.
+//! - [`wdl`] and [`strength`]: the win/draw/loss model and the strength limit.
+//!
+//! Units: scores are centipawns from the side to move's view ([`Score`]), depths plies,
+//! node counts nodes of all threads, times milliseconds ([`Clock`]) or [`std::time::Duration`].
 
-pub mod accumulator;
+#![warn(missing_docs)]
+
 pub mod bench;
-pub mod correction;
 pub mod genfens;
-pub mod history;
-pub mod move_picker;
-pub mod params;
-pub mod search;
-pub mod see;
 pub mod strength;
-pub mod threads;
-pub mod time_manager;
-pub mod tt;
 pub mod uci;
 pub mod wdl;
+
+mod accumulator;
+mod correction;
+mod engine;
+mod evaluator;
+mod history;
+mod move_picker;
+mod options;
+mod params;
+mod report;
+mod search;
+mod searcher;
+mod see;
+mod threads;
+mod time_manager;
+mod tt;
+
+pub use engine::{default_net, Engine, GoError, IllegalMoveError, DEFAULT_NET};
+pub use evaluator::Evaluator;
+pub use options::{
+    OptionError, OptionKind, OptionSpec, OptionValue, Options, EMBEDDED_NET_NAME, MAX_SEED, OPTIONS,
+};
+pub use params::MAX_DEPTH;
+pub use report::{Clock, Iteration, Limits, Line, Listener, Score, ScoreBound, SearchResult};
+pub use searcher::Searcher;
+pub use threads::SEARCH_STACK_BYTES;
+pub use tt::{memory_limit_bytes, TtAllocError, MAX_HASH_MIB};

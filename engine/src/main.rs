@@ -11,7 +11,8 @@
 //! exit code 2 and never a panic.
 
 use clap::{Parser, Subcommand};
-use engine::uci::{default_net, stdout_writer, UciEngine};
+use engine::default_net;
+use engine::uci::{stdout_writer, UciEngine};
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
@@ -89,9 +90,13 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some(Mode::Bench { depth }) => {
-            let last = engine::bench::run(depth, &default_net(), &mut |line| emit(line));
-            emit(&last);
-            ExitCode::SUCCESS
+            match engine::bench::run(depth, &default_net(), &mut |line| emit(line)) {
+                Ok(last) => {
+                    emit(&last);
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&format!("bench: {e}")),
+            }
         }
         Some(Mode::Genfens { words }) => {
             let words: Vec<&str> = words

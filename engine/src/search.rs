@@ -16,20 +16,26 @@ use movegen::{Board, Move, Piece, PieceType};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
+/// Larger than any score: the window of a full-width search.
 pub const INFINITY: i32 = 32000;
+/// The score of mating at once; a mate in `n` plies scores `MATE - n`.
 pub const MATE: i32 = 31000;
 /// Scores at or beyond this magnitude are mates.
 pub const MATE_BOUND: i32 = MATE - 2 * MAX_PLY as i32;
 
-/// Search limits of one `go`.
+/// Search limits of one search, as the threads see them (the facade's `crate::Limits`
+/// after the engine has resolved the clock, the strength limit and `searchmoves`).
 #[derive(Clone, Debug, Default)]
 pub struct Limits {
+    /// Deepest iteration.
     pub depth: Option<i32>,
+    /// Hard node limit over all threads.
     pub nodes: Option<u64>,
     /// Datagen's soft node budget: no new iteration once half of it is spent.
     pub soft_nodes: Option<u64>,
     /// Stop once a mate in this many moves (or fewer) is found.
     pub mate: Option<i32>,
+    /// Lines to search (at least 1).
     pub multipv: usize,
     /// Legal root moves not to search (`go searchmoves` names the others).
     pub root_excluded: Vec<Move>,
@@ -38,29 +44,69 @@ pub struct Limits {
 /// One principal variation found at a depth.
 #[derive(Clone, Debug, Default)]
 pub struct PvLine {
+    /// Its score (exact).
     pub score: i32,
+    /// Its moves from the root.
     pub pv: Vec<Move>,
-    pub bound: Option<Bound>,
 }
 
 /// What a finished iteration reports.
 #[derive(Clone, Debug, Default)]
 pub struct IterationReport {
+    /// The iteration's depth.
     pub depth: i32,
+    /// The deepest ply reached.
     pub seldepth: usize,
+    /// The lines, best first.
     pub lines: Vec<PvLine>,
+}
+
+/// What the main thread reports while it searches.
+#[derive(Debug)]
+pub enum Progress<'a> {
+    /// An iteration finished.
+    Iteration(&'a IterationReport),
+    /// A root search at `depth` failed outside its aspiration window: `score` is a lower
+    /// bound (`fail_high`) or an upper bound, and the window widens.
+    Bound {
+        /// The iteration's depth.
+        depth: i32,
+        /// The deepest ply reached so far.
+        seldepth: usize,
+        /// The MultiPV line being searched (0 for the best).
+        pv_index: usize,
+        /// The bound.
+        score: i32,
+        /// Whether the score is a lower bound (else an upper bound).
+        fail_high: bool,
+        /// The line behind it: the move that failed high, or on a fail low the previous
+        /// iteration's best line.
+        pv: Vec<Move>,
+    },
 }
 
 /// State shared by every thread of one search.
 #[derive(Debug)]
 pub struct Shared {
+    /// The transposition table.
     pub tt: Arc<TranspositionTable>,
+    /// Set to stop every thread.
     pub stop: AtomicBool,
     /// Node counters, one per thread.
     pub nodes: Vec<AtomicU64>,
 }
 
 impl Shared {
+    /// State for `threads` threads over `tt`, not stopped.
+    pub fn new(tt: Arc<TranspositionTable>, threads: usize) -> Shared {
+        Shared {
+            tt,
+            stop: AtomicBool::new(false),
+            nodes: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    /// Nodes searched by every thread.
     pub fn total_nodes(&self) -> u64 {
         self.nodes.iter().map(|n| n.load(Ordering::Relaxed)).sum()
     }
@@ -75,9 +121,13 @@ struct PlyState {
 
 /// One search thread's private state.
 pub struct Worker {
+    /// 0 for the main thread.
     pub id: usize,
+    /// What the threads share.
     pub shared: Arc<Shared>,
+    /// The NNUE accumulators.
     pub nnue: AccumulatorStack,
+    /// Move ordering and correction histories (kept between searches of a game).
     pub history: History,
     /// Keys of the game so far (up to the root) and then of the search path.
     keys: Vec<u64>,
@@ -117,6 +167,7 @@ pub fn is_mate(score: i32) -> bool {
 }
 
 impl Worker {
+    /// Thread `id`'s state over `shared`, evaluating with `nnue`.
     pub fn new(id: usize, shared: Arc<Shared>, nnue: AccumulatorStack) -> Self {
         Worker {
             id,
@@ -138,6 +189,7 @@ impl Worker {
         }
     }
 
+    /// Nodes this thread searched in the current (or last) search.
     pub fn nodes(&self) -> u64 {
         self.nodes
     }
@@ -147,14 +199,15 @@ impl Worker {
     }
 
     /// Runs iterative deepening on `root` with the game's earlier keys `history`, calling
-    /// `report` after each completed iteration (main thread only).
+    /// `report` after each completed iteration and each root fail high or low (main thread
+    /// only).
     pub fn search(
         &mut self,
         root: &Board,
         history: &[u64],
         limits: Limits,
         time: Option<TimeManager>,
-        mut report: impl FnMut(&Worker, &IterationReport),
+        mut report: impl FnMut(Progress<'_>),
     ) {
         self.limits = limits;
         self.limits.multipv = self.limits.multipv.max(1);
@@ -191,17 +244,15 @@ impl Worker {
                     root,
                     depth,
                     if pv_index == 0 { previous_score } else { -INFINITY },
+                    pv_index,
+                    &mut report,
                 );
                 if self.stopped() && !(depth == 1 && self.completed.lines.is_empty()) {
                     break;
                 }
                 let pv: Vec<Move> = self.pv[0][..self.pv_len[0]].to_vec();
                 let Some(&best) = pv.first() else { break };
-                lines.push(PvLine {
-                    score,
-                    pv,
-                    bound: None,
-                });
+                lines.push(PvLine { score, pv });
                 self.root_excluded.push(best);
             }
             if lines.len() < multipv && (self.stopped() && !self.completed.lines.is_empty()) {
@@ -218,7 +269,7 @@ impl Worker {
                 lines,
             };
             if self.is_main() {
-                report(self, &self.completed);
+                report(Progress::Iteration(&self.completed));
                 if self.should_stop_after_iteration() {
                     break;
                 }
@@ -276,8 +327,16 @@ impl Worker {
         }
     }
 
-    /// Step 0. Aspiration windows around the previous iteration's score.
-    fn aspiration(&mut self, root: &Board, depth: i32, previous: i32) -> i32 {
+    /// Step 0. Aspiration windows around the previous iteration's score. The main thread
+    /// reports each fail high or low through `report`.
+    fn aspiration(
+        &mut self,
+        root: &Board,
+        depth: i32,
+        previous: i32,
+        pv_index: usize,
+        report: &mut impl FnMut(Progress<'_>),
+    ) -> i32 {
         let mut delta = ASPIRATION_INITIAL_WINDOW;
         let (mut alpha, mut beta) =
             if depth >= ASPIRATION_MIN_DEPTH && previous > -INFINITY && !is_mate(previous) {
@@ -292,6 +351,22 @@ impl Worker {
             let score = self.negamax(root, alpha, beta, depth, 0, false);
             if self.stopped() {
                 return score;
+            }
+            let failed_low = score <= alpha && alpha > -INFINITY;
+            let failed_high = score >= beta && beta < INFINITY;
+            if self.is_main() && (failed_low || failed_high) {
+                let pv = match self.completed.lines.first() {
+                    Some(line) if failed_low && pv_index == 0 => line.pv.clone(),
+                    _ => self.pv[0][..self.pv_len[0]].to_vec(),
+                };
+                report(Progress::Bound {
+                    depth,
+                    seldepth: self.seldepth,
+                    pv_index,
+                    score,
+                    fail_high: failed_high,
+                    pv,
+                });
             }
             if score <= alpha {
                 beta = (alpha + beta) / 2;

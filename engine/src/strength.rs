@@ -19,20 +19,19 @@
 //! the seed and the position, so the same search gives the same move (for whole games,
 //! also use `Threads 1`). With seed 0 it comes from a generator seeded at start-up.
 //!
-//! The search itself is untouched: the UCI front end sets the node limit and MultiPV in
-//! `Limits`, [`run`] runs the ordinary threaded search, holds back its `bestmove`, and
-//! answers with the chosen line (printed as `multipv 1` first, so the `bestmove` is
-//! always the first move of the last `pv` printed).
+//! The search itself is untouched: the engine (`crate::Engine`, with `UCI_LimitStrength`
+//! on) sets the node limit and MultiPV, runs the ordinary threaded search, and answers with
+//! the line [`StrengthLimit::choose`] picks, reported alone as the best line (so in UCI the
+//! `bestmove` is always the first move of the last `pv` printed).
 //!
 //! The Elo scale is provisional until `scripts/calibrate-elo.sh` (games against
 //! Stockfish's own `UCI_Elo` at 10+0.1) has been run; see the README.
 
-use crate::search::{is_mate, IterationReport, PvLine, Shared, Worker, MATE};
-use crate::threads::{self, Job};
-use crate::wdl::{material, MODEL};
+use crate::report::Score;
+use crate::search::{is_mate, MATE};
+use crate::wdl::MODEL;
 use movegen::rng::{hash, SplitMix64};
-use movegen::{Board, Move};
-use std::sync::{Arc, Mutex};
+use movegen::Board;
 
 /// The lowest `UCI_Elo`.
 pub const ELO_MIN: i32 = 1320;
@@ -65,7 +64,9 @@ const SCORE_CLAMP: i32 = 2500;
 /// A strength limit: the Elo asked for and the seed (0: not reproducible).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StrengthLimit {
+    /// The Elo asked for, in `ELO_MIN..=ELO_MAX`.
     pub elo: i32,
+    /// The seed of the choice; 0 for a different choice each time.
     pub seed: u64,
 }
 
@@ -95,7 +96,7 @@ impl StrengthLimit {
 
     /// Sets the node limit (the smaller of the budget and any `go nodes`) and MultiPV (at
     /// least [`LINES`]) of a search.
-    pub fn apply(&self, limits: &mut crate::search::Limits) {
+    pub(crate) fn apply(&self, limits: &mut crate::search::Limits) {
         limits.nodes = Some(limits.nodes.map_or(self.nodes(), |n| n.min(self.nodes())));
         limits.multipv = limits.multipv.max(LINES);
     }
@@ -110,22 +111,24 @@ impl StrengthLimit {
         }
     }
 
-    /// The probability of choosing each line (same order), with `material` on the board.
-    pub fn probabilities(&self, lines: &[PvLine], material: i32) -> Vec<f64> {
-        let Some(best) = lines.iter().map(|l| utility(l.score, material)).reduce(f64::max) else {
+    /// The probability of choosing each line, given the lines' scores (same order), with
+    /// `material` on the board (pawn 1, minor 3, rook 5, queen 9, both sides: see
+    /// `crate::wdl::material`). Empty for no lines.
+    pub fn probabilities(&self, scores: &[Score], material: i32) -> Vec<f64> {
+        let Some(best) = scores.iter().map(|&s| utility(s, material)).reduce(f64::max) else {
             return Vec::new();
         };
         let temperature = self.temperature();
         // A mate the search found is always played (one of them, when there are several).
-        let mates = |score: i32| is_mate(score) && score > 0;
-        let mating = lines.iter().any(|l| mates(l.score));
-        let weights: Vec<f64> = lines
+        let mates = |score: Score| score.is_mate() && score.value() > 0;
+        let mating = scores.iter().any(|&s| mates(s));
+        let weights: Vec<f64> = scores
             .iter()
-            .map(|l| {
-                if mating && !mates(l.score) {
+            .map(|&s| {
+                if mating && !mates(s) {
                     0.0
                 } else {
-                    (-(best - utility(l.score, material)) / temperature).exp()
+                    (-(best - utility(s, material)) / temperature).exp()
                 }
             })
             .collect();
@@ -133,10 +136,10 @@ impl StrengthLimit {
         weights.iter().map(|w| w / total).collect()
     }
 
-    /// The index of the line to play, given a uniform random 64-bit number; `None` when
-    /// there are no lines.
-    pub fn choose(&self, lines: &[PvLine], material: i32, random: u64) -> Option<usize> {
-        let probabilities = self.probabilities(lines, material);
+    /// The index of the line to play among lines with `scores`, given a uniform random
+    /// 64-bit number (see [`StrengthLimit::random_for`]); `None` when there are no lines.
+    pub fn choose(&self, scores: &[Score], material: i32, random: u64) -> Option<usize> {
+        let probabilities = self.probabilities(scores, material);
         let mut left = (random >> 11) as f64 / (1u64 << 53) as f64;
         for (i, p) in probabilities.iter().enumerate() {
             if left < *p {
@@ -155,7 +158,8 @@ impl StrengthLimit {
 
 /// How good a score is for the choice: the expected score by the WDL model plus a small
 /// centipawn term; a mate ranks above every other score, a shorter one higher.
-fn utility(score: i32, material: i32) -> f64 {
+fn utility(score: Score, material: i32) -> f64 {
+    let score = score.value();
     let centipawns = if is_mate(score) {
         let distance = MATE - score.abs();
         score.signum() * (2 * SCORE_CLAMP - distance)
@@ -165,88 +169,12 @@ fn utility(score: i32, material: i32) -> f64 {
     MODEL.expected_score(score, material) + f64::from(centipawns) / CENTIPAWNS_PER_POINT
 }
 
-/// Runs `job` (whose limits [`StrengthLimit::apply`] has set) like [`threads::run`], but
-/// answers with the line `limit` chooses from the main thread's last iteration, using
-/// `random` (see [`StrengthLimit::random_for`]). Exactly one `bestmove`, always legal.
-pub fn run(
-    workers: &mut [Worker],
-    shared: &Arc<Shared>,
-    job: &Job,
-    limit: &StrengthLimit,
-    random: u64,
-    out: &(dyn Fn(&str) + Sync),
-) -> Move {
-    let held: Mutex<Option<String>> = Mutex::new(None);
-    let searched = threads::run(workers, shared, job, &|line| {
-        if line.starts_with("bestmove") {
-            if let Ok(mut held) = held.lock() {
-                *held = Some(line.to_string());
-            }
-        } else {
-            out(line);
-        }
-    });
-    let held = held.lock().ok().and_then(|mut h| h.take());
-    let fallback = |out: &(dyn Fn(&str) + Sync)| {
-        let text = held
-            .clone()
-            .unwrap_or_else(|| format!("bestmove {}", job.board.to_uci(searched, job.chess960)));
-        out(&text);
-        searched
-    };
-    if searched.is_null() {
-        return fallback(out);
-    }
-    let board = job.board;
-    let report = workers.first().map(|w| w.completed.clone()).unwrap_or_default();
-    let lines: Vec<PvLine> = report
-        .lines
-        .iter()
-        .filter(|l| {
-            l.pv.first()
-                .is_some_and(|&m| board.is_legal(m) && !job.limits.root_excluded.contains(&m))
-        })
-        .cloned()
-        .collect();
-    let Some(index) = limit.choose(&lines, material(&board), random) else {
-        return fallback(out);
-    };
-    let chosen = lines[index].clone();
-    let best = chosen.pv[0];
-    let single = IterationReport {
-        depth: report.depth,
-        seldepth: report.seldepth,
-        lines: vec![chosen.clone()],
-    };
-    for text in threads::info_lines(&single, shared, job) {
-        out(&text);
-    }
-    let mut text = format!("bestmove {}", board.to_uci(best, job.chess960));
-    if let Some(&ponder) = chosen.pv.get(1) {
-        let mut next = board;
-        next.play(best);
-        if next.is_legal(ponder) {
-            text.push_str(&format!(" ponder {}", next.to_uci(ponder, job.chess960)));
-        }
-    }
-    out(&text);
-    best
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn line(score: i32) -> PvLine {
-        PvLine {
-            score,
-            pv: Vec::new(),
-            bound: None,
-        }
-    }
-
-    fn lines(scores: &[i32]) -> Vec<PvLine> {
-        scores.iter().map(|&s| line(s)).collect()
+    fn lines(scores: &[i32]) -> Vec<Score> {
+        scores.iter().map(|&s| Score::new(s)).collect()
     }
 
     /// How often each line is chosen over `n` evenly spread random numbers.

@@ -1,165 +1,215 @@
 //! Lazy SMP: every thread runs its own iterative deepening on the same root, sharing only
 //! the transposition table, the stop flag and per-thread node counters. Helpers start at
 //! staggered depths; what they store in the table steers the main thread. The main thread
-//! alone watches the clock and the node limit, reports `info` lines, and when it stops it
-//! stops the helpers, waits for them, and reports the best move of the thread that
-//! completed the deepest iteration (the main thread on ties). The `bestmove` is always the
-//! first move of the last `pv` printed: when a helper's iteration wins, its `info` line is
-//! printed before the `bestmove`. `go searchmoves` reaches the threads as the root moves
-//! they must not search (`Limits::root_excluded`).
+//! alone watches the clock and the node limit and reports to the [`Listener`]; when it
+//! stops it stops the helpers, waits for them, and answers with the best move of the thread
+//! that completed the deepest iteration (the main thread on ties). The answer's move is
+//! always the first move of the last `multipv 1` line reported: when a helper's iteration
+//! wins (or a bound was reported last), its line is reported again first. With a strength
+//! limit (`crate::strength`) the answer is the line the limit chooses among the main
+//! thread's last lines, reported alone as the best line.
+//!
+//! This module builds typed reports ([`Iteration`], [`SearchResult`]); turning them into
+//! text is the UCI front end's business.
 
-use crate::search::{is_mate, IterationReport, Limits, Shared, Worker, MATE};
+use crate::report::{Iteration, Line, Listener, Score, ScoreBound, SearchResult};
+use crate::search::{IterationReport, Limits, Progress, PvLine, Shared, Worker, MATE};
+use crate::strength::StrengthLimit;
 use crate::time_manager::TimeManager;
 use movegen::{Board, Move};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Stack size for search threads (the search recurses up to `MAX_PLY` with move lists
 /// on the stack).
 pub const SEARCH_STACK_BYTES: usize = 64 * 1024 * 1024;
 
-/// Everything one `go` needs.
+/// Everything one search needs.
 #[derive(Clone, Debug)]
 pub struct Job {
+    /// The root.
     pub board: Board,
     /// Keys of the positions before `board` in the game (for repetitions).
     pub history: Vec<u64>,
+    /// The limits, with the strength limit and `searchmoves` applied.
     pub limits: Limits,
+    /// The clock, if the search has one.
     pub time: Option<TimeManager>,
-    /// `go infinite`: report `bestmove` only after `stop`.
+    /// Answer only after `stop` (`go infinite`, or a search without limits).
     pub infinite: bool,
-    /// `go ponder`: report `bestmove` only after `stop` or `ponderhit`.
+    /// Answer only after `stop` or `ponderhit`.
     pub ponder: bool,
     /// Set while pondering; cleared by `ponderhit`.
     pub pondering: Arc<AtomicBool>,
-    pub chess960: bool,
+    /// When the search started.
     pub start: Instant,
-    /// `UCI_ShowWDL`: `info` lines carry `wdl W D L` after the score.
+    /// Reports carry win/draw/loss chances.
     pub show_wdl: bool,
+    /// A strength limit and the random number its choice uses.
+    pub strength: Option<(StrengthLimit, u64)>,
 }
 
-/// Formats a score for UCI: `cp N` or `mate N` (moves, negative when being mated).
-pub fn uci_score(score: i32) -> String {
-    if is_mate(score) {
-        let moves = if score > 0 {
-            (MATE - score + 1) / 2
-        } else {
-            -(MATE + score) / 2
-        };
-        format!("mate {moves}")
-    } else {
-        format!("cp {score}")
+/// A report of `lines` at `depth`, each PV cut at its first move that is not legal.
+fn iteration(job: &Job, shared: &Shared, depth: i32, seldepth: usize, lines: Vec<Line>) -> Iteration {
+    Iteration {
+        depth,
+        seldepth,
+        nodes: shared.total_nodes(),
+        elapsed: job.start.elapsed(),
+        hashfull: shared.tt.hashfull(),
+        lines,
     }
 }
 
-/// The `info` lines of one iteration's report (one per PV line), for `job`'s root.
-pub fn info_lines(report: &IterationReport, shared: &Shared, job: &Job) -> Vec<String> {
-    let (board, start, chess960) = (&job.board, job.start, job.chess960);
-    let nodes = shared.total_nodes();
-    let elapsed = start.elapsed();
-    let nps = (nodes as f64 / elapsed.as_secs_f64().max(1e-3)) as u64;
-    let hashfull = shared.tt.hashfull();
-    report
+/// A typed line at `root`: rank, score, bound, WDL (when `show_wdl`) and the legal
+/// prefix of `pv`.
+pub fn line(
+    root: &Board,
+    show_wdl: bool,
+    multipv: usize,
+    score: i32,
+    bound: Option<ScoreBound>,
+    pv: &[Move],
+) -> Line {
+    let mut board = *root;
+    let mut legal = Vec::with_capacity(pv.len());
+    for &mv in pv {
+        if !board.is_legal(mv) {
+            break;
+        }
+        legal.push(mv);
+        board.play(mv);
+    }
+    Line {
+        multipv,
+        score: Score::new(score),
+        bound,
+        wdl: show_wdl.then(|| crate::wdl::wdl(score, root)),
+        pv: legal,
+    }
+}
+
+fn iteration_of(job: &Job, shared: &Shared, report: &IterationReport) -> Iteration {
+    let lines = report
         .lines
         .iter()
         .enumerate()
-        .map(|(i, line)| {
-            let mut pv_board = *board;
-            let mut pv = String::new();
-            for &mv in &line.pv {
-                if !pv_board.is_legal(mv) {
-                    break;
-                }
-                pv.push(' ');
-                pv.push_str(&pv_board.to_uci(mv, chess960));
-                pv_board.play(mv);
-            }
-            let wdl = if job.show_wdl {
-                format!(" {}", crate::wdl::uci_wdl(line.score, board))
-            } else {
-                String::new()
-            };
-            format!(
-                "info depth {} seldepth {} multipv {} score {}{wdl} nodes {} nps {} hashfull {} time {} pv{}",
-                report.depth,
-                report.seldepth,
-                i + 1,
-                uci_score(line.score),
-                nodes,
-                nps,
-                hashfull,
-                elapsed.as_millis(),
-                pv
-            )
-        })
-        .collect()
+        .map(|(i, l)| line(&job.board, job.show_wdl, i + 1, l.score, None, &l.pv))
+        .collect();
+    iteration(job, shared, report.depth, report.seldepth, lines)
 }
 
-/// Runs one search on `workers` (the first is the main thread), printing `info` lines and
-/// the final `bestmove` through `out`. Returns the best move (`Move::NULL` with no legal
-/// move).
-pub fn run(workers: &mut [Worker], shared: &Arc<Shared>, job: &Job, out: &(dyn Fn(&str) + Sync)) -> Move {
+/// Runs one search on `workers` (the first is the main thread, run on this thread; the
+/// helpers get their own), reporting to `listener`, and returns the answer (also given to
+/// `listener.best_move`).
+pub fn run(
+    workers: &mut [Worker],
+    shared: &Arc<Shared>,
+    job: &Job,
+    listener: &mut dyn Listener,
+) -> SearchResult {
     shared.tt.new_search();
     let board = job.board;
     let legal = board.legal_moves();
     if legal.is_empty() {
-        // Checkmated or stalemated: report the score, then the null move.
+        // Checkmated or stalemated: report the score, then no move.
         let (score, wdl) = if board.in_check() {
-            ("mate 0", "wdl 0 0 1000")
+            (-MATE, [0, 0, 1000])
         } else {
-            ("cp 0", "wdl 0 1000 0")
+            (0, [0, 1000, 0])
         };
-        if job.show_wdl {
-            out(&format!("info depth 0 score {score} {wdl}"));
-        } else {
-            out(&format!("info depth 0 score {score}"));
-        }
+        let lines = vec![Line {
+            multipv: 1,
+            score: Score::new(score),
+            bound: None,
+            wdl: job.show_wdl.then_some(wdl),
+            pv: Vec::new(),
+        }];
+        listener.iteration(&iteration(job, shared, 0, 0, lines.clone()));
         wait_until_released(shared, job);
-        out("bestmove 0000");
-        return Move::NULL;
+        let result = SearchResult {
+            score: Some(Score::new(score)),
+            elapsed: job.start.elapsed(),
+            lines,
+            ..SearchResult::default()
+        };
+        listener.best_move(&result);
+        return result;
     }
 
-    // The root moves this search may play (`go searchmoves` excludes the others).
-    let allowed: Vec<Move> = legal
+    // The root moves this search may play (the engine leaves at least one).
+    let mut allowed: Vec<Move> = legal
         .iter()
         .copied()
         .filter(|m| !job.limits.root_excluded.contains(m))
         .collect();
-    let Some(&first_allowed) = allowed.first() else {
-        // Nothing left to search (the UCI front end keeps this from happening).
-        out("info string error: searchmoves excludes every legal move");
-        wait_until_released(shared, job);
-        out(&format!("bestmove {}", board.to_uci(legal[0], job.chess960)));
-        return legal[0];
-    };
-    // The first move of the `multipv 1` line printed last.
-    let last_printed: Mutex<Option<Move>> = Mutex::new(None);
+    if allowed.is_empty() {
+        allowed = legal.iter().copied().collect();
+    }
+    let first_allowed = allowed[0];
+    // The first move of the `multipv 1` line reported last.
+    let mut last_reported: Option<Move> = None;
 
-    let (main, helpers) = workers.split_first_mut().expect("at least one worker");
+    let Some((main, helpers)) = workers.split_first_mut() else {
+        return answer(
+            job,
+            shared,
+            listener,
+            IterationReport::default(),
+            first_allowed,
+            true,
+        );
+    };
     std::thread::scope(|scope| {
         let mut handles = Vec::new();
         for helper in helpers.iter_mut() {
             let builder = std::thread::Builder::new().stack_size(SEARCH_STACK_BYTES);
-            let handle = builder
-                .spawn_scoped(scope, move || {
-                    helper.search(&board, &job.history, job.limits.clone(), None, |_, _| {});
-                })
-                .expect("spawn a search thread");
-            handles.push(handle);
+            // A helper that cannot be started only makes the search narrower.
+            if let Ok(handle) = builder.spawn_scoped(scope, move || {
+                helper.search(&board, &job.history, job.limits.clone(), None, |_| {});
+            }) {
+                handles.push(handle);
+            }
         }
         main.search(
             &board,
             &job.history,
             job.limits.clone(),
             job.time.clone(),
-            |worker, report| {
-                for line in info_lines(report, &worker.shared, job) {
-                    out(&line);
+            |progress| match progress {
+                Progress::Iteration(report) => {
+                    listener.iteration(&iteration_of(job, shared, report));
+                    last_reported = report.lines.first().and_then(|l| l.pv.first().copied());
                 }
-                if let Ok(mut last) = last_printed.lock() {
-                    *last = report.lines.first().and_then(|l| l.pv.first().copied());
+                Progress::Bound {
+                    depth,
+                    seldepth,
+                    pv_index,
+                    score,
+                    fail_high,
+                    pv,
+                } => {
+                    if pv.is_empty() {
+                        return;
+                    }
+                    let bound = if fail_high {
+                        ScoreBound::Lower
+                    } else {
+                        ScoreBound::Upper
+                    };
+                    let lines = vec![line(
+                        &job.board,
+                        job.show_wdl,
+                        pv_index + 1,
+                        score,
+                        Some(bound),
+                        &pv,
+                    )];
+                    listener.bound(&iteration(job, shared, depth, seldepth, lines));
+                    if pv_index == 0 {
+                        last_reported = pv.first().copied();
+                    }
                 }
             },
         );
@@ -170,65 +220,124 @@ pub fn run(workers: &mut [Worker], shared: &Arc<Shared>, job: &Job, out: &(dyn F
         }
     });
 
-    // The deepest completed iteration wins; the main thread on ties.
+    let choice = job
+        .strength
+        .and_then(|(limit, random)| strength_choice(&workers[0].completed, &board, &allowed, &limit, random));
+    let (report, best, from_helper) = match choice {
+        // The chosen line is always reported, as the best line.
+        Some((report, best)) => (report, Some(best), true),
+        None => best_of(workers, &allowed),
+    };
+    let best = best.unwrap_or(first_allowed);
+    // The line behind the answer must be the last one reported: report it again when it
+    // comes from a helper (or a choice), or when a bound or another move was reported last.
+    answer(
+        job,
+        shared,
+        listener,
+        report,
+        best,
+        from_helper || last_reported != Some(best),
+    )
+}
+
+/// Reports the line behind `best` (from `report`, or `best` alone when `report` does not
+/// start with it) when `report_again`, then gives the answer to `listener`.
+fn answer(
+    job: &Job,
+    shared: &Shared,
+    listener: &mut dyn Listener,
+    mut report: IterationReport,
+    best: Move,
+    report_again: bool,
+) -> SearchResult {
+    let board = job.board;
+    if report.lines.first().and_then(|l| l.pv.first()) != Some(&best) {
+        // No iteration stands behind this move: report it alone.
+        report.lines = vec![PvLine {
+            score: 0,
+            pv: vec![best],
+        }];
+    }
+    let typed = iteration_of(job, shared, &report);
+    if report_again {
+        listener.iteration(&typed);
+    }
+    let ponder_move = report.lines[0].pv.get(1).copied().filter(|&reply| {
+        let mut next = board;
+        next.play(best);
+        next.is_legal(reply)
+    });
+    let result = SearchResult {
+        best_move: Some(best),
+        ponder_move,
+        score: typed.lines.first().map(|l| l.score),
+        depth: report.depth,
+        seldepth: report.seldepth,
+        nodes: shared.total_nodes(),
+        elapsed: job.start.elapsed(),
+        lines: typed.lines,
+    };
+    listener.best_move(&result);
+    result
+}
+
+/// The deepest completed iteration of any thread (the main thread on ties), its best move
+/// when the search may play it, and whether it comes from a helper.
+fn best_of(workers: &[Worker], allowed: &[Move]) -> (IterationReport, Option<Move>, bool) {
     let best_worker = workers
         .iter()
         .enumerate()
         .filter(|(_, w)| !w.completed.lines.is_empty())
         .max_by_key(|(i, w)| (w.completed.depth, usize::from(*i == 0)));
     let from_helper = best_worker.is_some_and(|(i, _)| i != 0);
-    let best_worker = best_worker.map(|(_, w)| w);
-    let line = best_worker.and_then(|w| w.completed.lines.first());
-    let best = line
+    let report = best_worker.map(|(_, w)| w.completed.clone()).unwrap_or_default();
+    let best = report
+        .lines
+        .first()
         .and_then(|l| l.pv.first().copied())
         .filter(|m| allowed.contains(m));
-    let best = best.unwrap_or(first_allowed);
-    // The GUI takes the last `pv` as the line behind the `bestmove` (and its ponder move):
-    // when the move comes from a helper's iteration (or from no iteration), print that line.
-    let printed = last_printed.lock().ok().and_then(|last| *last);
-    if from_helper || printed != Some(best) {
-        let mut report = best_worker.map(|w| w.completed.clone()).unwrap_or_default();
-        if report.lines.first().and_then(|l| l.pv.first()) != Some(&best) {
-            // No iteration stands behind this move: report it alone.
-            report.lines = vec![crate::search::PvLine {
-                score: 0,
-                pv: vec![best],
-                bound: None,
-            }];
-        }
-        for text in info_lines(&report, shared, job) {
-            out(&text);
-        }
-    }
-    let mut text = format!("bestmove {}", board.to_uci(best, job.chess960));
-    let ponder = line
-        .filter(|l| l.pv.first() == Some(&best))
-        .and_then(|l| l.pv.get(1));
-    if let Some(&ponder) = ponder {
-        let mut next = board;
-        next.play(best);
-        if next.is_legal(ponder) {
-            text.push_str(&format!(" ponder {}", next.to_uci(ponder, job.chess960)));
-        }
-    }
-    out(&text);
-    best
+    (report, best, from_helper)
 }
 
-/// With `go infinite` the answer waits for `stop`; with `go ponder` for `stop` or
-/// `ponderhit` (a ponder search that already finished then answers at once).
+/// The line `limit` chooses among the main thread's last lines (legal, allowed ones),
+/// as a one-line report, and its move.
+fn strength_choice(
+    completed: &IterationReport,
+    board: &Board,
+    allowed: &[Move],
+    limit: &StrengthLimit,
+    random: u64,
+) -> Option<(IterationReport, Move)> {
+    let lines: Vec<PvLine> = completed
+        .lines
+        .iter()
+        .filter(|l| {
+            l.pv.first()
+                .is_some_and(|&m| board.is_legal(m) && allowed.contains(&m))
+        })
+        .cloned()
+        .collect();
+    let scores: Vec<Score> = lines.iter().map(|l| Score::new(l.score)).collect();
+    let index = limit.choose(&scores, crate::wdl::material(board), random)?;
+    let chosen = lines.get(index)?.clone();
+    let best = *chosen.pv.first()?;
+    let report = IterationReport {
+        depth: completed.depth,
+        seldepth: completed.seldepth,
+        lines: vec![chosen],
+    };
+    Some((report, best))
+}
+
+/// With `infinite` the answer waits for `stop`; with `ponder` for `stop` or `ponderhit`
+/// (a ponder search that already finished then answers at once).
 fn wait_until_released(shared: &Shared, job: &Job) {
-    wait_for_release(&shared.stop, job.infinite, job.ponder, &job.pondering);
-}
-
-/// Waits as [`run`] does before its `bestmove`: for `stop` (`infinite`), or for `stop` or
-/// the end of `pondering` (`ponder`); returns at once otherwise.
-pub fn wait_for_release(stop: &AtomicBool, infinite: bool, ponder: bool, pondering: &AtomicBool) {
-    if !infinite && !ponder {
+    if !job.infinite && !job.ponder {
         return;
     }
-    while !stop.load(Ordering::Relaxed) {
-        if ponder && !pondering.load(Ordering::Relaxed) {
+    while !shared.stop.load(Ordering::Relaxed) {
+        if job.ponder && !job.pondering.load(Ordering::Relaxed) {
             return;
         }
         std::thread::sleep(Duration::from_millis(1));

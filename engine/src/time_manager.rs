@@ -23,15 +23,21 @@ pub const MAX_TIME_MS: u64 = 1_000_000_000_000;
 /// The time left assumed when a `go` has clock fields but no time for either side.
 pub const ASSUMED_TIME_MS: u64 = 1000;
 
-/// The clock part of a `go` command.
+/// The side to move's clock, as a `go` command gives it. All values in milliseconds;
+/// the arithmetic saturates, so no value overflows (UCI clamps them to 31 years).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Clock {
+    /// Time left on the side to move's clock (`wtime` or `btime`).
     pub time_ms: Option<u64>,
+    /// Its increment per move (`winc` or `binc`), 0 for none.
     pub increment_ms: u64,
+    /// Moves until the next time control (`movestogo`); none for sudden death.
     pub moves_to_go: Option<u64>,
+    /// A fixed time for this move (`movetime`); it wins over `time_ms`.
     pub movetime_ms: Option<u64>,
 }
 
+/// The soft and hard limits of one search, and the clock they are measured on.
 #[derive(Clone, Debug)]
 pub struct TimeManager {
     start: Instant,
@@ -76,10 +82,6 @@ impl TimeManager {
         self.ponderhit_at.clone()
     }
 
-    pub fn start(&self) -> Instant {
-        self.start
-    }
-
     /// Time on our clock so far (zero while pondering).
     fn used(&self) -> Option<Duration> {
         if self.pondering.load(Ordering::Relaxed) {
@@ -89,19 +91,23 @@ impl TimeManager {
         Some(self.start.elapsed().saturating_sub(hit))
     }
 
+    /// Whether the soft limit is used up (start no new iteration).
     pub fn soft_limit_reached(&self) -> bool {
         self.used().is_some_and(|u| u >= self.soft)
     }
 
+    /// Whether the hard limit is used up (stop at once).
     pub fn hard_limit_reached(&self) -> bool {
         self.used().is_some_and(|u| u >= self.hard)
     }
 
-    pub fn soft_limit(&self) -> Duration {
+    #[cfg(test)]
+    fn soft_limit(&self) -> Duration {
         self.soft
     }
 
-    pub fn hard_limit(&self) -> Duration {
+    #[cfg(test)]
+    fn hard_limit(&self) -> Duration {
         self.hard
     }
 }

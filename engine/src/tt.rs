@@ -30,11 +30,22 @@ pub const MAX_HASH_MIB: usize = 1 << 20;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TtAllocError {
     /// The size does not fit this platform's address space.
-    TooLarge { mib: usize },
+    TooLarge {
+        /// The size asked for, in MiB.
+        mib: usize,
+    },
     /// The size exceeds the memory of this machine (or of its container).
-    ExceedsMemory { mib: usize, memory_mib: u64 },
+    ExceedsMemory {
+        /// The size asked for, in MiB.
+        mib: usize,
+        /// The memory there is, in MiB.
+        memory_mib: u64,
+    },
     /// The allocator refused.
-    AllocationFailed { mib: usize },
+    AllocationFailed {
+        /// The size asked for, in MiB.
+        mib: usize,
+    },
 }
 
 impl std::fmt::Display for TtAllocError {

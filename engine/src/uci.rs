@@ -18,42 +18,32 @@
 //! Searches run on their own thread, so `isready`, `stop` and `ponderhit` are answered while
 //! one runs.
 //!
-//! `UCI_ShowWDL` adds `wdl W D L` (per mille, from `crate::wdl`) to every `info ... score`
-//! line; `UCI_LimitStrength` with `UCI_Elo` (and `Strength Seed`) weakens the play
-//! (`crate::strength`): a node budget and MultiPV set here in `Limits`, and the move chosen
-//! among the final lines.
+//! The engine itself is [`crate::Engine`]: this module parses lines, hands the engine typed
+//! values (a position, [`crate::Limits`], option names and values), and is the only place
+//! that turns the engine's typed reports into text: `info` lines (with `wdl W D L` when
+//! `UCI_ShowWDL` is on, and a fail high or low as `lowerbound`/`upperbound` once a search
+//! has run [`BOUND_LINES_AFTER`]), `bestmove`, and the `option` declarations, printed from
+//! the engine's option table ([`crate::OPTIONS`]).
 
-use crate::accumulator::{detected_backend, AccumulatorStack};
+use crate::engine::Engine;
+use crate::options::{truncate, OptionKind, OPTIONS};
 use crate::params::MAX_DEPTH;
-use crate::search::{Limits, Shared, Worker};
-use crate::strength::{self, StrengthLimit, ELO_DEFAULT, ELO_MAX, ELO_MIN};
-use crate::threads::{self, Job, SEARCH_STACK_BYTES};
-use crate::time_manager::{Clock, TimeManager, ASSUMED_TIME_MS, MAX_TIME_MS};
-use crate::tt::{TranspositionTable, MAX_HASH_MIB};
-use movegen::rng::SplitMix64;
+use crate::report::{Clock, Iteration, Limits, Line, Listener, Score, ScoreBound, SearchResult};
+use crate::time_manager::{ASSUMED_TIME_MS, MAX_TIME_MS};
 use movegen::{Board, Color, Move};
-use nnue::Network;
+use std::fmt;
 use std::io::{BufRead, Write};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::Duration;
 
+/// The engine's name, as `id name` gives it.
 pub const NAME: &str = concat!("Luft ", env!("CARGO_PKG_VERSION"));
+/// The authors, as `id author` gives them.
 pub const AUTHOR: &str = "The Luft developers";
 
-/// The embedded default net's bytes.
-pub static DEFAULT_NET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/default.nnue"));
-
-/// The `EvalFile` value that names the embedded net: its default, and what returns to it.
-/// A word, not `<default>`: python-chess reads `default <default>` as `>` and sends that
-/// back when it restores the default. `<default>` and `default` are still accepted.
-pub const EMBEDDED_NET_NAME: &str = "embedded";
-
-/// Parses the embedded net (it was validated when the binary was built and tested).
-pub fn default_net() -> Arc<Network> {
-    Arc::new(Network::from_bytes(DEFAULT_NET).expect("the embedded default net is valid"))
-}
+/// Fail-high and fail-low `info` lines are printed only once a search has run this long
+/// (as Stockfish does): in short searches they would only be noise.
+pub const BOUND_LINES_AFTER: Duration = Duration::from_secs(3);
 
 const MAX_LINE_BYTES: usize = 1 << 20;
 
@@ -76,17 +66,29 @@ pub const HELP: &[&str] = &[
 /// Parameters of `go`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GoParams {
+    /// White's time left, ms.
     pub wtime: Option<u64>,
+    /// Black's time left, ms.
     pub btime: Option<u64>,
+    /// White's increment, ms.
     pub winc: Option<u64>,
+    /// Black's increment, ms.
     pub binc: Option<u64>,
+    /// Moves to the next time control.
     pub movestogo: Option<u64>,
+    /// Depth limit, plies.
     pub depth: Option<i32>,
+    /// Node limit.
     pub nodes: Option<u64>,
+    /// Search for a mate in this many moves.
     pub mate: Option<i32>,
+    /// Time for this move, ms.
     pub movetime: Option<u64>,
+    /// `infinite`: answer only after `stop`.
     pub infinite: bool,
+    /// `ponder`: search on the opponent's time until `ponderhit` or `stop`.
     pub ponder: bool,
+    /// `perft N`: count leaf nodes to depth N instead of searching.
     pub perft: Option<u32>,
     /// The moves after `searchmoves`, as text (checked against the position at `go`).
     pub searchmoves: Vec<String>,
@@ -110,46 +112,88 @@ impl GoParams {
 /// One parsed input line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
+    /// `uci`: identify and declare the options.
     Uci,
+    /// `isready`.
     IsReady,
+    /// `ucinewgame`.
     UciNewGame,
     /// A position with the moves that led to it from `start`, all checked legal; `error`
     /// says why the move list was cut short (the moves before the bad one are kept).
     Position {
+        /// The start position (`startpos` or the FEN).
         start: Board,
+        /// The legal moves from it.
         moves: Vec<Move>,
+        /// Why the list was cut short, if it was.
         error: Option<String>,
     },
     /// A `position` line whose start position was refused, with the reason.
     PositionRefused(String),
+    /// `go ...`.
     Go(GoParams),
+    /// `stop`.
     Stop,
+    /// `ponderhit`.
     PonderHit,
+    /// `setoption name <name> [value <value>]`.
     SetOption {
+        /// The name (any case).
         name: String,
+        /// The value, if given.
         value: Option<String>,
     },
     /// `debug on|off` (accepted; Luft has no debug output).
     Debug,
     /// `register ...` (accepted; Luft needs no registration).
     Register,
+    /// `quit`.
     Quit,
+    /// `d`: show the board.
     Display,
+    /// `eval`: the static evaluation.
     Eval,
+    /// `bench [depth]`.
     Bench {
+        /// The depth (1 to 64), or the default.
         depth: Option<i32>,
     },
+    /// `help`.
     Help,
     /// An empty line: nothing to do.
     Nothing,
 }
 
-/// Why a line was refused.
-pub type ParseError = String;
-
-fn truncate(text: &str) -> String {
-    text.chars().take(40).collect()
+/// Why a line was refused (nothing is done for it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParseError {
+    /// The first word is no command (the word, cut to 40 characters).
+    UnknownCommand(String),
+    /// `debug` without `on` or `off`.
+    BadDebug,
+    /// `bench` with a depth that is not 1 to 64 (the text, cut to 40 characters).
+    BadBenchDepth(String),
+    /// `setoption` not followed by `name`.
+    SetOptionSyntax,
+    /// `setoption name` without a name.
+    SetOptionNoName,
 }
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::UnknownCommand(word) => {
+                write!(f, "unknown command {word:?}; Luft understands: {COMMANDS}")
+            }
+            ParseError::BadDebug => write!(f, "expected 'debug on' or 'debug off'"),
+            ParseError::BadBenchDepth(text) => write!(f, "bad bench depth {text:?} (1 to 64)"),
+            ParseError::SetOptionSyntax => write!(f, "expected 'setoption name <name> [value <value>]'"),
+            ParseError::SetOptionNoName => write!(f, "setoption without an option name"),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
 
 /// Reads an integer, saturating at the bounds of `i64` ("99999999999999999999" is huge,
 /// not unreadable); `None` for anything else.
@@ -184,7 +228,7 @@ pub fn parse_command(line: &str) -> Result<Command, ParseError> {
         "quit" => Ok(Command::Quit),
         "debug" => match rest {
             ["on"] | ["off"] => Ok(Command::Debug),
-            _ => Err("expected 'debug on' or 'debug off'".into()),
+            _ => Err(ParseError::BadDebug),
         },
         "register" => Ok(Command::Register),
         "d" => Ok(Command::Display),
@@ -194,16 +238,13 @@ pub fn parse_command(line: &str) -> Result<Command, ParseError> {
             None => Ok(Command::Bench { depth: None }),
             Some(d) => match d.parse::<i32>() {
                 Ok(depth) if (1..=64).contains(&depth) => Ok(Command::Bench { depth: Some(depth) }),
-                _ => Err(format!("bad bench depth {:?} (1 to 64)", truncate(d))),
+                _ => Err(ParseError::BadBenchDepth(truncate(d))),
             },
         },
         "position" => Ok(parse_position(rest)),
         "go" => Ok(Command::Go(parse_go(rest))),
         "setoption" => parse_setoption(rest),
-        other => Err(format!(
-            "unknown command {:?}; Luft understands: {COMMANDS}",
-            truncate(other)
-        )),
+        other => Err(ParseError::UnknownCommand(truncate(other))),
     }
 }
 
@@ -376,7 +417,7 @@ fn set_go_value(go: &mut GoParams, word: &str, value: i64, text: &str) {
 
 fn parse_setoption(tokens: &[&str]) -> Result<Command, ParseError> {
     if tokens.first() != Some(&"name") {
-        return Err("expected 'setoption name <name> [value <value>]'".into());
+        return Err(ParseError::SetOptionSyntax);
     }
     let rest = &tokens[1..];
     let value_at = rest.iter().position(|&t| t == "value");
@@ -385,78 +426,34 @@ fn parse_setoption(tokens: &[&str]) -> Result<Command, ParseError> {
         None => (rest.join(" "), None),
     };
     if name.is_empty() {
-        return Err("setoption without an option name".into());
+        return Err(ParseError::SetOptionNoName);
     }
     Ok(Command::SetOption { name, value })
 }
 
-/// Engine options.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Options {
-    pub hash_mib: usize,
-    pub threads: usize,
-    pub multipv: usize,
-    pub move_overhead_ms: u64,
-    pub eval_file: String,
-    pub chess960: bool,
-    pub ponder: bool,
-    /// `UCI_ShowWDL`.
-    pub show_wdl: bool,
-    /// `UCI_LimitStrength`.
-    pub limit_strength: bool,
-    /// `UCI_Elo` (used while `limit_strength`).
-    pub elo: i32,
-    /// `Strength Seed`: 0 for a different choice each time, else reproducible choices.
-    pub strength_seed: u64,
+/// A `go` answered `bestmove 0000` because there is no position, held back until `stop`
+/// (or `ponderhit`, for `ponder`) as the protocol wants for `infinite` and `ponder`.
+#[derive(Clone, Copy, Debug)]
+struct HeldNullMove {
+    ponder: bool,
 }
 
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            hash_mib: 16,
-            threads: 1,
-            multipv: 1,
-            move_overhead_ms: 10,
-            eval_file: EMBEDDED_NET_NAME.into(),
-            chess960: false,
-            ponder: false,
-            show_wdl: false,
-            limit_strength: false,
-            elo: ELO_DEFAULT,
-            strength_seed: 0,
-        }
-    }
-}
-
-struct RunningSearch {
-    handle: JoinHandle<()>,
-    shared: Arc<Shared>,
-    pondering: Arc<AtomicBool>,
-    ponderhit_at: Option<Arc<AtomicU64>>,
-    start: Instant,
-}
-
-/// The engine as the UCI loop drives it.
+/// The engine as the UCI loop drives it: an [`Engine`] and what only UCI has (a refused
+/// position, the output).
 pub struct UciEngine {
-    options: Options,
-    start: Board,
-    moves: Vec<Move>,
+    engine: Engine,
     /// Why the last `position` was refused: there is no position to search until the next
     /// `position` or `ucinewgame`.
     refused: Option<String>,
-    net: Arc<Network>,
-    tt: Arc<TranspositionTable>,
-    workers: Arc<Mutex<Vec<Worker>>>,
-    search: Option<RunningSearch>,
+    /// A `bestmove 0000` waiting for `stop` or `ponderhit`.
+    held: Option<HeldNullMove>,
     out: Arc<dyn Fn(&str) + Send + Sync>,
-    /// Random numbers for the strength limit's choice when `Strength Seed` is 0.
-    rng: SplitMix64,
 }
 
 impl std::fmt::Debug for UciEngine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("UciEngine")
-            .field("options", &self.options)
+            .field("engine", &self.engine)
             .finish_non_exhaustive()
     }
 }
@@ -470,23 +467,6 @@ pub fn stdout_writer() -> Arc<dyn Fn(&str) + Send + Sync> {
     })
 }
 
-fn build_workers(count: usize, net: &Arc<Network>, tt: &Arc<TranspositionTable>) -> Vec<Worker> {
-    let shared = Arc::new(Shared {
-        tt: tt.clone(),
-        stop: AtomicBool::new(false),
-        nodes: (0..count).map(|_| AtomicU64::new(0)).collect(),
-    });
-    (0..count)
-        .map(|id| {
-            Worker::new(
-                id,
-                shared.clone(),
-                AccumulatorStack::new(net.clone(), detected_backend()),
-            )
-        })
-        .collect()
-}
-
 fn color_name(color: Color) -> &'static str {
     match color {
         Color::White => "white",
@@ -494,23 +474,116 @@ fn color_name(color: Color) -> &'static str {
     }
 }
 
+/// A score for UCI: `cp N` or `mate N` (moves, negative when being mated).
+pub fn score_text(score: Score) -> String {
+    match score.mate_in() {
+        Some(moves) => format!("mate {moves}"),
+        None => format!("cp {}", score.value()),
+    }
+}
+
+/// The `option name ...` line of every option, from the engine's option table.
+pub fn option_lines() -> Vec<String> {
+    OPTIONS
+        .iter()
+        .map(|o| {
+            let kind = match o.kind {
+                OptionKind::Spin { default, min, max } => {
+                    format!("spin default {default} min {min} max {max}")
+                }
+                OptionKind::Check { default } => format!("check default {default}"),
+                OptionKind::String { default } => format!("string default {default}"),
+                OptionKind::Button => "button".to_string(),
+            };
+            format!("option name {} type {kind}", o.name)
+        })
+        .collect()
+}
+
+/// The `info` line of one line of a report at `root`.
+fn info_line(report: &Iteration, line: &Line, root: &Board, chess960: bool) -> String {
+    if report.depth == 0 {
+        // No legal move: only the score.
+        let wdl = line
+            .wdl
+            .map_or(String::new(), |[w, d, l]| format!(" wdl {w} {d} {l}"));
+        return format!("info depth 0 score {}{wdl}", score_text(line.score));
+    }
+    let bound = match line.bound {
+        Some(ScoreBound::Lower) => " lowerbound",
+        Some(ScoreBound::Upper) => " upperbound",
+        None => "",
+    };
+    let wdl = line
+        .wdl
+        .map_or(String::new(), |[w, d, l]| format!(" wdl {w} {d} {l}"));
+    let mut pv = String::new();
+    let mut board = *root;
+    for &mv in &line.pv {
+        pv.push(' ');
+        pv.push_str(&board.to_uci(mv, chess960));
+        board.play(mv);
+    }
+    format!(
+        "info depth {} seldepth {} multipv {} score {}{bound}{wdl} nodes {} nps {} hashfull {} time {} pv{pv}",
+        report.depth,
+        report.seldepth,
+        line.multipv,
+        score_text(line.score),
+        report.nodes,
+        report.nps(),
+        report.hashfull,
+        report.elapsed.as_millis(),
+    )
+}
+
+/// The `bestmove` line of an answer at `root`.
+fn bestmove_line(result: &SearchResult, root: &Board, chess960: bool) -> String {
+    let Some(best) = result.best_move else {
+        return "bestmove 0000".to_string();
+    };
+    let mut text = format!("bestmove {}", root.to_uci(best, chess960));
+    if let Some(reply) = result.ponder_move {
+        let mut next = *root;
+        next.play(best);
+        text.push_str(&format!(" ponder {}", next.to_uci(reply, chess960)));
+    }
+    text
+}
+
+/// Turns a search's reports into UCI text.
+struct Printer {
+    out: Arc<dyn Fn(&str) + Send + Sync>,
+    root: Board,
+    chess960: bool,
+}
+
+impl Listener for Printer {
+    fn iteration(&mut self, report: &Iteration) {
+        for line in &report.lines {
+            (self.out)(&info_line(report, line, &self.root, self.chess960));
+        }
+    }
+
+    fn bound(&mut self, report: &Iteration) {
+        if report.elapsed >= BOUND_LINES_AFTER {
+            self.iteration(report);
+        }
+    }
+
+    fn best_move(&mut self, result: &SearchResult) {
+        (self.out)(&bestmove_line(result, &self.root, self.chess960));
+    }
+}
+
 impl UciEngine {
+    /// A UCI engine writing its lines to `out`, with the embedded net and default options.
     pub fn new(out: Arc<dyn Fn(&str) + Send + Sync>) -> Self {
-        let options = Options::default();
-        let net = default_net();
-        let tt = Arc::new(TranspositionTable::new(options.hash_mib));
-        let workers = build_workers(options.threads, &net, &tt);
         UciEngine {
-            options,
-            start: Board::startpos(),
-            moves: Vec::new(),
+            engine: Engine::new(),
             refused: None,
-            net,
-            tt,
-            workers: Arc::new(Mutex::new(workers)),
-            search: None,
+            held: None,
             out,
-            rng: SplitMix64(start_up_seed()),
         }
     }
 
@@ -520,17 +593,6 @@ impl UciEngine {
 
     fn error(&self, message: &str) {
         self.say(&format!("info string error: {message}"));
-    }
-
-    /// The current position and the keys of the positions before it.
-    fn position(&self) -> (Board, Vec<u64>) {
-        let mut board = self.start;
-        let mut keys = Vec::with_capacity(self.moves.len());
-        for &mv in &self.moves {
-            keys.push(board.hash());
-            board.play(mv);
-        }
-        (board, keys)
     }
 
     /// The error for commands that need a position when the last `position` was refused.
@@ -561,69 +623,46 @@ impl UciEngine {
                 break;
             }
         }
-        self.finish_search(true);
+        self.finish_search();
     }
 
     /// Handles one line; returns `false` on `quit`.
     pub fn handle_line(&mut self, line: &str) -> bool {
         match parse_command(line) {
             Ok(Command::Quit) => {
-                self.finish_search(true);
+                self.finish_search();
                 false
             }
             Ok(command) => {
                 self.execute(command);
                 true
             }
-            Err(message) => {
-                self.error(&message);
+            Err(error) => {
+                self.error(&error.to_string());
                 true
             }
         }
     }
 
-    /// Stops (when `stop`) and waits for a running search.
-    fn finish_search(&mut self, stop: bool) {
-        if let Some(search) = self.search.take() {
-            if stop {
-                search.shared.stop.store(true, Ordering::Relaxed);
-                search.pondering.store(false, Ordering::Relaxed);
-            }
-            let _ = search.handle.join();
+    /// Stops a running search and waits for its `bestmove` (or gives a held one).
+    fn finish_search(&mut self) {
+        if self.held.take().is_some() {
+            self.say("bestmove 0000");
         }
-    }
-
-    fn searching(&self) -> bool {
-        self.search.as_ref().is_some_and(|s| !s.handle.is_finished())
+        self.engine.stop();
+        self.engine.wait();
     }
 
     fn execute(&mut self, command: Command) {
         match command {
             Command::Nothing | Command::Debug | Command::Register => {}
-            Command::Quit => self.finish_search(true),
+            Command::Quit => self.finish_search(),
             Command::Uci => {
                 self.say(&format!("id name {NAME}"));
                 self.say(&format!("id author {AUTHOR}"));
-                self.say(&format!(
-                    "option name Hash type spin default 16 min 1 max {MAX_HASH_MIB}"
-                ));
-                self.say("option name Threads type spin default 1 min 1 max 256");
-                self.say("option name MultiPV type spin default 1 min 1 max 256");
-                self.say("option name Move Overhead type spin default 10 min 0 max 5000");
-                self.say(&format!(
-                    "option name EvalFile type string default {EMBEDDED_NET_NAME}"
-                ));
-                self.say("option name UCI_Chess960 type check default false");
-                self.say("option name Ponder type check default false");
-                self.say("option name Clear Hash type button");
-                self.say("option name UCI_ShowWDL type check default false");
-                self.say("option name UCI_LimitStrength type check default false");
-                self.say(&format!(
-                    "option name UCI_Elo type spin default {ELO_DEFAULT} min {ELO_MIN} max {ELO_MAX}"
-                ));
-                self.say(&format!(
-                    "option name Strength Seed type spin default 0 min 0 max {MAX_SEED}"
-                ));
+                for line in option_lines() {
+                    self.say(&line);
+                }
                 self.say("uciok");
             }
             Command::IsReady => self.say("readyok"),
@@ -632,29 +671,25 @@ impl UciEngine {
                     self.say(&format!("info string {line}"));
                 }
             }
-            Command::Stop => self.finish_search(true),
+            Command::Stop => self.finish_search(),
             Command::PonderHit => {
-                if let Some(search) = &self.search {
-                    if let Some(cell) = &search.ponderhit_at {
-                        cell.store(search.start.elapsed().as_millis() as u64, Ordering::Relaxed);
-                    }
-                    search.pondering.store(false, Ordering::Relaxed);
+                if self.held.is_some_and(|held| held.ponder) {
+                    self.held = None;
+                    self.say("bestmove 0000");
                 }
+                self.engine.ponderhit();
             }
             Command::Display => match self.no_position() {
                 Some(message) => self.error(&message),
-                None => {
-                    let (board, _) = self.position();
-                    self.say(&display(&board));
-                }
+                None => self.say(&display(self.engine.position())),
             },
             Command::Eval => {
                 if let Some(message) = self.no_position() {
                     self.error(&message);
                     return;
                 }
-                let (board, _) = self.position();
-                let eval = self.net.evaluate(&board);
+                let board = *self.engine.position();
+                let eval = self.engine.evaluate(&board);
                 let white = if board.side_to_move() == Color::White {
                     eval
                 } else {
@@ -665,151 +700,56 @@ impl UciEngine {
                 ));
             }
             Command::UciNewGame => {
-                self.finish_search(true);
-                self.tt.clear();
-                for worker in self.workers.lock().expect("workers lock").iter_mut() {
-                    worker.history.clear();
-                }
-                self.start = Board::startpos();
-                self.moves.clear();
+                self.finish_search();
+                self.engine.new_game();
                 self.refused = None;
             }
             Command::Position { start, moves, error } => {
-                self.finish_search(true);
-                self.start = start;
-                self.moves = moves;
+                self.finish_search();
                 self.refused = None;
+                if let Err(e) = self.engine.set_position(start, &moves) {
+                    self.error(&e.to_string());
+                }
                 if let Some(message) = error {
                     self.error(&message);
                 }
             }
             Command::PositionRefused(reason) => {
-                self.finish_search(true);
+                self.finish_search();
                 self.error(&format!(
                     "position refused: {reason}; 'go' answers bestmove 0000 until a position is set"
                 ));
                 self.refused = Some(reason);
             }
             Command::SetOption { name, value } => {
-                self.finish_search(true);
-                if let Err(message) = self.set_option(&name, value.as_deref()) {
-                    self.error(&message);
+                self.finish_search();
+                match self.engine.set_option(&name, value.as_deref()) {
+                    Ok(spec) if spec.name == "EvalFile" => {
+                        let net = self.engine.network();
+                        self.say(&format!(
+                            "info string EvalFile {} loaded: hidden {}, fingerprint {:016x}",
+                            self.engine.options().eval_file,
+                            net.hidden(),
+                            net.fingerprint()
+                        ));
+                    }
+                    Ok(_) => {}
+                    Err(e) => self.error(&e.to_string()),
                 }
             }
             Command::Bench { depth } => {
-                self.finish_search(true);
-                let report = crate::bench::run(depth, &self.net, &mut |line| (self.out)(line));
-                self.say(&report);
+                self.finish_search();
+                let net = self.engine.network().clone();
+                match crate::bench::run(depth, &net, &mut |line| (self.out)(line)) {
+                    Ok(report) => self.say(&report),
+                    Err(e) => self.error(&format!("bench: {e}")),
+                }
             }
             Command::Go(go) => {
-                self.finish_search(true);
+                self.finish_search();
                 self.go(go);
             }
         }
-    }
-
-    fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<(), String> {
-        let spin = |value: Option<&str>, min: u64, max: u64| -> Result<u64, String> {
-            let text = value.ok_or_else(|| format!("option {name:?} needs a value"))?;
-            match text.parse::<u64>() {
-                Ok(v) if (min..=max).contains(&v) => Ok(v),
-                _ => Err(format!(
-                    "bad value {:?} for {name} (integer from {min} to {max})",
-                    truncate(text)
-                )),
-            }
-        };
-        let check = |value: Option<&str>| -> Result<bool, String> {
-            match value {
-                Some("true") => Ok(true),
-                Some("false") => Ok(false),
-                Some(other) => Err(format!(
-                    "bad value {:?} for {name} (true or false)",
-                    truncate(other)
-                )),
-                None => Err(format!("option {name:?} needs a value (true or false)")),
-            }
-        };
-        match name.to_ascii_lowercase().as_str() {
-            "hash" => {
-                let mib = spin(value, 1, MAX_HASH_MIB as u64)? as usize;
-                // The old table stays until the new one exists: a refused size keeps it.
-                let table = TranspositionTable::try_new(mib)
-                    .map_err(|e| format!("{e}; keeping the {} MiB table", self.options.hash_mib))?;
-                self.options.hash_mib = mib;
-                self.tt = Arc::new(table);
-                self.rebuild_workers();
-            }
-            "threads" => {
-                self.options.threads = spin(value, 1, 256)? as usize;
-                self.rebuild_workers();
-            }
-            "multipv" => self.options.multipv = spin(value, 1, 256)? as usize,
-            "move overhead" => self.options.move_overhead_ms = spin(value, 0, 5000)?,
-            "uci_chess960" => self.options.chess960 = check(value)?,
-            "ponder" => self.options.ponder = check(value)?,
-            "uci_showwdl" => self.options.show_wdl = check(value)?,
-            "uci_limitstrength" => self.options.limit_strength = check(value)?,
-            "uci_elo" => self.options.elo = spin(value, ELO_MIN as u64, ELO_MAX as u64)? as i32,
-            "strength seed" => self.options.strength_seed = spin(value, 0, MAX_SEED)?,
-            "clear hash" => self.tt.clear(),
-            "evalfile" => {
-                let path = value.unwrap_or("").trim();
-                if path.is_empty() {
-                    return Err("EvalFile needs a path".into());
-                }
-                let net = if [EMBEDDED_NET_NAME, "<default>", "default"].contains(&path) {
-                    default_net()
-                } else {
-                    Arc::new(Network::load(std::path::Path::new(path)).map_err(|e| e.to_string())?)
-                };
-                self.net = net;
-                self.options.eval_file = path.to_string();
-                self.rebuild_workers();
-                self.say(&format!(
-                    "info string EvalFile {path} loaded: hidden {}, fingerprint {:016x}",
-                    self.net.hidden,
-                    self.net.fingerprint()
-                ));
-            }
-            _ => return Err(format!("unknown option {:?}", truncate(name))),
-        }
-        Ok(())
-    }
-
-    fn rebuild_workers(&mut self) {
-        *self.workers.lock().expect("workers lock") =
-            build_workers(self.options.threads, &self.net, &self.tt);
-    }
-
-    /// Runs `task` on the search thread, with the stop flag cleared, as the running search.
-    fn spawn_search(
-        &mut self,
-        pondering: Arc<AtomicBool>,
-        ponderhit_at: Option<Arc<AtomicU64>>,
-        start: Instant,
-        task: impl FnOnce(&mut [Worker], &Arc<Shared>) + Send + 'static,
-    ) {
-        let workers = self.workers.clone();
-        let shared = workers.lock().expect("workers lock")[0].shared.clone();
-        shared.stop.store(false, Ordering::Relaxed);
-        shared.nodes.iter().for_each(|n| n.store(0, Ordering::Relaxed));
-        let handle = std::thread::Builder::new()
-            .name("search".into())
-            .stack_size(SEARCH_STACK_BYTES)
-            .spawn(move || {
-                let mut workers = workers.lock().expect("workers lock");
-                let shared = workers[0].shared.clone();
-                task(&mut workers, &shared);
-            })
-            .expect("spawn the search thread");
-        self.search = Some(RunningSearch {
-            handle,
-            shared,
-            pondering,
-            ponderhit_at,
-            start,
-        });
     }
 
     fn go(&mut self, go: GoParams) {
@@ -820,27 +760,25 @@ impl UciEngine {
             self.error(&format!("go: {reason}; nothing done"));
             return;
         }
-        let start = Instant::now();
-        let pondering = Arc::new(AtomicBool::new(go.ponder));
         if let Some(message) = self.no_position() {
             self.error(&format!("{message}; answering bestmove 0000"));
             if go.perft.is_some() {
                 return;
             }
             // Still the protocol's timing: after `stop` or `ponderhit` for infinite or ponder.
-            let out = self.out.clone();
-            let (infinite, ponder, flag) = (go.infinite, go.ponder, pondering.clone());
-            self.spawn_search(pondering, None, start, move |_, shared| {
-                threads::wait_for_release(&shared.stop, infinite, ponder, &flag);
-                out("bestmove 0000");
-            });
+            if go.infinite || go.ponder {
+                self.held = Some(HeldNullMove { ponder: go.ponder });
+            } else {
+                self.say("bestmove 0000");
+            }
             return;
         }
-        let (board, history) = self.position();
+        let board = *self.engine.position();
+        let chess960 = self.engine.options().chess960;
         if let Some(depth) = go.perft {
             let mut total = 0;
             for (mv, count) in movegen::perft_divide(&board, depth) {
-                self.say(&format!("{}: {count}", board.to_uci(mv, self.options.chess960)));
+                self.say(&format!("{}: {count}", board.to_uci(mv, chess960)));
                 total += count;
             }
             self.say(&format!("Nodes searched: {total}"));
@@ -848,23 +786,17 @@ impl UciEngine {
         }
 
         // searchmoves: the legal ones restrict the root; none legal means no restriction.
-        let legal = board.legal_moves();
-        let mut root_excluded = Vec::new();
+        let mut search_moves: Vec<Move> = Vec::new();
         if !go.searchmoves.is_empty() {
-            let mut allowed: Vec<Move> = Vec::new();
             for text in &go.searchmoves {
                 match board.parse_uci(text) {
-                    Ok(mv) if !allowed.contains(&mv) => allowed.push(mv),
+                    Ok(mv) if !search_moves.contains(&mv) => search_moves.push(mv),
                     Ok(_) => {}
                     Err(e) => self.error(&format!("go: searchmoves: {e}, ignored")),
                 }
             }
-            if allowed.is_empty() {
-                if !legal.is_empty() {
-                    self.error("go: no legal move in searchmoves; searching every move");
-                }
-            } else {
-                root_excluded = legal.iter().copied().filter(|m| !allowed.contains(m)).collect();
+            if search_moves.is_empty() && board.has_legal_move() {
+                self.error("go: no legal move in searchmoves; searching every move");
             }
         }
 
@@ -895,81 +827,31 @@ impl UciEngine {
             moves_to_go: go.movestogo,
             movetime_ms: go.movetime,
         };
-        let time_manager = if go.infinite {
-            None
-        } else {
-            TimeManager::new(clock, self.options.move_overhead_ms, start, pondering.clone())
-        };
-        let ponderhit_at = time_manager.as_ref().map(|t| t.ponderhit_cell());
-        let no_limit =
-            time_manager.is_none() && go.depth.is_none() && go.nodes.is_none() && go.mate.is_none();
-        let mut limits = Limits {
+        let limits = Limits {
             depth: go.depth,
             nodes: go.nodes,
             soft_nodes: None,
             mate: go.mate,
-            multipv: self.options.multipv,
-            root_excluded,
-        };
-        let strength = self
-            .options
-            .limit_strength
-            .then(|| StrengthLimit::new(self.options.elo, self.options.strength_seed));
-        let random = match &strength {
-            Some(limit) => {
-                limit.apply(&mut limits);
-                limit.random_for(&board, &mut self.rng)
-            }
-            None => 0,
-        };
-        let job = Job {
-            board,
-            history,
-            limits,
-            time: time_manager,
-            infinite: go.infinite || no_limit,
+            clock: (clock.time_ms.is_some() || clock.movetime_ms.is_some()).then_some(clock),
+            infinite: go.infinite,
             ponder: go.ponder,
-            pondering: pondering.clone(),
-            chess960: self.options.chess960,
-            start,
-            show_wdl: self.options.show_wdl,
+            search_moves,
         };
-        let out = self.out.clone();
-        self.spawn_search(
-            pondering,
-            ponderhit_at,
-            start,
-            move |workers, shared| match strength {
-                Some(limit) => {
-                    strength::run(workers, shared, &job, &limit, random, &|line| out(line));
-                }
-                None => {
-                    threads::run(workers, shared, &job, &|line| out(line));
-                }
-            },
-        );
+        let printer = Printer {
+            out: self.out.clone(),
+            root: board,
+            chess960,
+        };
+        if let Err(e) = self.engine.start(limits, Box::new(printer)) {
+            self.error(&format!("go: {e}"));
+            self.say("bestmove 0000");
+        }
     }
 
-    /// Whether a search is running (for tests).
-    pub fn is_searching(&self) -> bool {
-        self.searching()
+    /// The engine's options as set.
+    pub fn options(&self) -> &crate::Options {
+        self.engine.options()
     }
-
-    /// The options as set (for tests).
-    pub fn options(&self) -> &Options {
-        &self.options
-    }
-}
-
-/// The largest `Strength Seed` (the largest spin value GUIs are sure to accept).
-pub const MAX_SEED: u64 = i32::MAX as u64;
-
-/// A seed that differs from run to run (for the strength limit's choice with seed 0).
-fn start_up_seed() -> u64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    movegen::rng::hash(nanos ^ u64::from(std::process::id()) << 32)
 }
 
 /// The board as text, with its FEN and key (the `d` command).
@@ -999,6 +881,7 @@ pub fn display(board: &Board) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Mutex;
 
     fn uci_moves(moves: &[Move]) -> Vec<String> {
         moves.iter().map(|m| m.to_string()).collect()
@@ -1252,8 +1135,17 @@ mod tests {
         assert!(parse_command("debug maybe").is_err());
         assert_eq!(
             parse_command("uciok"),
-            Err(format!("unknown command \"uciok\"; Luft understands: {COMMANDS}"))
+            Err(ParseError::UnknownCommand("uciok".into()))
         );
+        assert_eq!(
+            parse_command("uciok").unwrap_err().to_string(),
+            format!("unknown command \"uciok\"; Luft understands: {COMMANDS}")
+        );
+        assert_eq!(
+            parse_command("bench 0"),
+            Err(ParseError::BadBenchDepth("0".into()))
+        );
+        assert_eq!(parse_command("setoption name"), Err(ParseError::SetOptionNoName));
     }
 
     #[test]
@@ -1310,7 +1202,11 @@ mod tests {
                 "setoption name UCI_Chess960",
                 "option \"UCI_Chess960\" needs a value (true or false)",
             ),
-            ("setoption name Hash", "option \"Hash\" needs a value"),
+            (
+                "setoption name Hash",
+                "option \"Hash\" needs a value (integer from 1 to 1048576)",
+            ),
+            ("setoption name Contempt value 3", "unknown option \"Contempt\""),
         ] {
             engine.handle_line(line);
             assert_eq!(
@@ -1318,11 +1214,11 @@ mod tests {
                 format!("info string error: {error}")
             );
         }
-        assert_eq!(engine.options, Options::default());
+        assert_eq!(*engine.options(), crate::Options::default());
         engine.handle_line("setoption name threads value 3");
         engine.handle_line("setoption name MultiPV value 4");
-        assert_eq!((engine.options.threads, engine.options.multipv), (3, 4));
-        assert_eq!(engine.workers.lock().unwrap().len(), 3);
+        assert_eq!((engine.options().threads, engine.options().multipv), (3, 4));
+        assert!(lines.lock().unwrap().is_empty());
     }
 
     #[test]
@@ -1332,7 +1228,7 @@ mod tests {
         engine.handle_line("setoption name UCI_LimitStrength value true");
         engine.handle_line("setoption name UCI_Elo value 2100");
         engine.handle_line("setoption name Strength Seed value 99");
-        let o = engine.options.clone();
+        let o = engine.options().clone();
         assert_eq!(
             (o.show_wdl, o.limit_strength, o.elo, o.strength_seed),
             (true, true, 2100, 99)
@@ -1349,27 +1245,110 @@ mod tests {
             let error = lines.lock().unwrap().pop().unwrap();
             assert!(error.starts_with("info string error: "), "{line}: {error}");
         }
-        assert_eq!(engine.options, o, "a refused value changes nothing");
+        assert_eq!(*engine.options(), o, "a refused value changes nothing");
     }
 
     #[test]
-    fn a_hash_that_cannot_be_allocated_keeps_the_old_table() {
+    fn options_are_declared_from_the_table() {
         let (mut engine, lines) = captured();
-        engine.handle_line("setoption name Hash value 2");
-        assert_eq!(engine.tt.slot_count(), 2 * 1024 * 1024 / 16);
-        let old = Arc::as_ptr(&engine.tt);
-        engine.handle_line(&format!("setoption name Hash value {MAX_HASH_MIB}"));
-        let error = lines.lock().unwrap().pop().unwrap();
-        assert!(
-            error.starts_with("info string error: hash of 1048576 MiB")
-                && error.ends_with("; keeping the 2 MiB table"),
-            "{error}"
+        engine.handle_line("uci");
+        let lines = lines.lock().unwrap().clone();
+        assert_eq!(lines.len(), 2 + OPTIONS.len() + 1);
+        for want in [
+            "option name Hash type spin default 16 min 1 max 1048576",
+            "option name Threads type spin default 1 min 1 max 256",
+            "option name MultiPV type spin default 1 min 1 max 256",
+            "option name Move Overhead type spin default 10 min 0 max 5000",
+            "option name EvalFile type string default embedded",
+            "option name UCI_Chess960 type check default false",
+            "option name Ponder type check default false",
+            "option name Clear Hash type button",
+            "option name UCI_ShowWDL type check default false",
+            "option name UCI_LimitStrength type check default false",
+            "option name UCI_Elo type spin default 1320 min 1320 max 3000",
+            "option name Strength Seed type spin default 0 min 0 max 2147483647",
+        ] {
+            assert!(lines.iter().any(|l| l == want), "{want} missing from {lines:?}");
+        }
+        assert_eq!(lines.last().map(String::as_str), Some("uciok"));
+    }
+
+    #[test]
+    fn reports_become_uci_text() {
+        let board = Board::startpos();
+        let e4 = board.parse_uci("e2e4").unwrap();
+        let mut after = board;
+        after.play(e4);
+        let e5 = after.parse_uci("e7e5").unwrap();
+        let line = Line {
+            multipv: 1,
+            score: Score::new(24),
+            bound: None,
+            wdl: Some([358, 330, 312]),
+            pv: vec![e4, e5],
+        };
+        let report = Iteration {
+            depth: 9,
+            seldepth: 13,
+            nodes: 20_000,
+            elapsed: Duration::from_millis(40),
+            hashfull: 12,
+            lines: vec![line.clone()],
+        };
+        assert_eq!(
+            info_line(&report, &line, &board, false),
+            "info depth 9 seldepth 13 multipv 1 score cp 24 wdl 358 330 312 nodes 20000 nps 500000 \
+             hashfull 12 time 40 pv e2e4 e7e5"
         );
-        assert_eq!(engine.options.hash_mib, 2);
-        assert_eq!(Arc::as_ptr(&engine.tt), old, "the old table stays");
-        assert!(Arc::ptr_eq(
-            &engine.workers.lock().unwrap()[0].shared.tt,
-            &engine.tt
-        ));
+        let bound = Line {
+            bound: Some(ScoreBound::Lower),
+            wdl: None,
+            score: Score::new(crate::search::MATE - 3),
+            ..line.clone()
+        };
+        assert!(info_line(&report, &bound, &board, false).contains(" score mate 2 lowerbound nodes "));
+        let mated = Iteration {
+            depth: 0,
+            lines: vec![Line {
+                score: Score::new(-crate::search::MATE),
+                wdl: Some([0, 0, 1000]),
+                pv: vec![],
+                ..line.clone()
+            }],
+            ..report.clone()
+        };
+        assert_eq!(
+            info_line(&mated, &mated.lines[0], &board, false),
+            "info depth 0 score mate 0 wdl 0 0 1000"
+        );
+        let result = SearchResult {
+            best_move: Some(e4),
+            ponder_move: Some(e5),
+            ..SearchResult::default()
+        };
+        assert_eq!(bestmove_line(&result, &board, false), "bestmove e2e4 ponder e7e5");
+        assert_eq!(
+            bestmove_line(&SearchResult::default(), &board, false),
+            "bestmove 0000"
+        );
+    }
+
+    #[test]
+    fn a_held_null_move_is_given_at_stop_or_ponderhit() {
+        let (mut engine, lines) = captured();
+        engine.handle_line("position fen 8/8 w - - 0 1");
+        lines.lock().unwrap().clear();
+        engine.handle_line("go infinite");
+        assert_eq!(lines.lock().unwrap().len(), 1, "only the error");
+        engine.handle_line("stop");
+        assert_eq!(lines.lock().unwrap().pop().unwrap(), "bestmove 0000");
+        engine.handle_line("go ponder");
+        engine.handle_line("ponderhit");
+        assert_eq!(lines.lock().unwrap().pop().unwrap(), "bestmove 0000");
+        engine.handle_line("go infinite");
+        engine.handle_line("ponderhit");
+        assert_ne!(lines.lock().unwrap().last().unwrap(), "bestmove 0000");
+        engine.handle_line("quit");
+        assert_eq!(lines.lock().unwrap().pop().unwrap(), "bestmove 0000");
     }
 }

@@ -49,7 +49,9 @@ pub fn sigmoid(t: f64) -> f64 {
 /// A WDL model: the cubic coefficients (constant term first) of `a(x)` and `b(x)`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WdlModel {
+    /// `a(x)`: the score (centipawns) at which a win is as likely as not.
     pub a: [f64; 4],
+    /// `b(x)`: how many centipawns change the odds by a factor of e.
     pub b: [f64; 4],
 }
 

@@ -318,9 +318,9 @@ fn evalfile_swap_and_bad_evalfile() {
     let dir = std::env::temp_dir().join(format!("luft-evalfile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let random = dir.join("random.nnue");
-    std::fs::write(&random, nnue::Network::random(64, 1, 3).to_bytes()).unwrap();
+    std::fs::write(&random, nnue::Network::random(64, 1, 3).unwrap().to_bytes()).unwrap();
     let corrupt = dir.join("corrupt.nnue");
-    let mut bytes = nnue::Network::random(64, 1, 3).to_bytes();
+    let mut bytes = nnue::Network::random(64, 1, 3).unwrap().to_bytes();
     bytes[500] ^= 0x40;
     std::fs::write(&corrupt, &bytes).unwrap();
 
@@ -330,7 +330,7 @@ fn evalfile_swap_and_bad_evalfile() {
     let default = e.until("info string eval", 5 * SECOND).pop().unwrap();
     let after_e4 =
         movegen::Board::from_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").unwrap();
-    let expected = engine::uci::default_net().evaluate(&after_e4);
+    let expected = engine::default_net().evaluate(&after_e4);
     assert_eq!(
         default,
         format!(
@@ -344,7 +344,7 @@ fn evalfile_swap_and_bad_evalfile() {
     assert!(loaded.contains("loaded: hidden 64"), "{loaded}");
     e.send("eval");
     let swapped = e.until("info string eval", 5 * SECOND).pop().unwrap();
-    let expected = nnue::Network::random(64, 1, 3).evaluate(
+    let expected = nnue::Network::random(64, 1, 3).unwrap().evaluate(
         &movegen::Board::from_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").unwrap(),
     );
     assert!(
@@ -383,7 +383,7 @@ fn evalfile_default_is_a_name_that_returns_to_the_embedded_net() {
     let dir = std::env::temp_dir().join(format!("luft-evalfile-default-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let random = dir.join("random.nnue");
-    std::fs::write(&random, nnue::Network::random(32, 1, 9).to_bytes()).unwrap();
+    std::fs::write(&random, nnue::Network::random(32, 1, 9).unwrap().to_bytes()).unwrap();
 
     let mut e = Engine::start();
     e.send("uci");

@@ -310,7 +310,7 @@ fn a_hash_too_large_is_refused_and_the_engine_carries_on() {
     );
     // 65536 MiB is the size that once aborted the engine on a 24 GiB machine; it is only
     // too large where the machine has less memory than that.
-    let memory_mib = engine::tt::memory_limit_bytes().map_or(u64::MAX, |b| b >> 20);
+    let memory_mib = engine::memory_limit_bytes().map_or(u64::MAX, |b| b >> 20);
     let values: Vec<&str> = ["1048576", "65536", "1000000"]
         .into_iter()
         .filter(|v| v.parse::<u64>().unwrap() > memory_mib || *v == "1048576")

@@ -6,7 +6,13 @@ fn main() {
         eprintln!("usage: write_material_net OUT.nnue");
         std::process::exit(2);
     };
-    let net = nnue::Network::material(32);
+    let net = match nnue::Network::material(32) {
+        Ok(net) => net,
+        Err(e) => {
+            eprintln!("cannot make the material net: {e}");
+            std::process::exit(2);
+        }
+    };
     if let Err(e) = std::fs::write(&path, net.to_bytes()) {
         eprintln!("cannot write {path}: {e}");
         std::process::exit(2);

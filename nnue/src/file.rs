@@ -20,8 +20,8 @@
 //! The loader checks every field and the length before reading any array, so a truncated,
 //! corrupt or foreign file is an error, never a panic or a half-loaded net.
 
-use crate::network::Network;
-use crate::{INPUTS, MAX_HIDDEN, MAX_OUTPUT_BUCKETS, QA, QB, SCALE};
+use crate::network::{check_shape, Network};
+use crate::{INPUTS, QA, QB, SCALE};
 use std::fmt;
 
 pub const MAGIC: &[u8; 8] = b"LUFTNNUE";
@@ -45,6 +45,15 @@ pub enum NetError {
     /// The file length disagrees with the header.
     WrongLength {
         expected: usize,
+        found: usize,
+    },
+    /// An array of a net made in memory whose length disagrees with its shape.
+    ShapeMismatch {
+        /// Which array: "feature weights", "feature bias", "output weights" or "output bias".
+        array: &'static str,
+        /// The length the shape implies.
+        expected: usize,
+        /// The length given.
         found: usize,
     },
     /// An output weight outside [-128, 127]: inference multiplies clamp(acc) (0..=255) by
@@ -72,6 +81,11 @@ impl fmt::Display for NetError {
                     "net file truncated or padded: expected {expected} bytes, found {found}"
                 )
             }
+            NetError::ShapeMismatch {
+                array,
+                expected,
+                found,
+            } => write!(f, "net {array}: {found} values where the shape needs {expected}"),
             NetError::OutputWeightOutOfRange(w) => {
                 write!(
                     f,
@@ -183,14 +197,7 @@ impl Network {
         if inputs != INPUTS {
             return unsupported(format!("{inputs} inputs (this build reads {INPUTS})"));
         }
-        if hidden == 0 || hidden > MAX_HIDDEN || hidden % 16 != 0 {
-            return unsupported(format!(
-                "hidden width {hidden} (must be a multiple of 16 up to {MAX_HIDDEN})"
-            ));
-        }
-        if buckets == 0 || buckets > MAX_OUTPUT_BUCKETS {
-            return unsupported(format!("{buckets} output buckets (1 to {MAX_OUTPUT_BUCKETS})"));
-        }
+        check_shape(hidden, buckets)?;
         if (qa, qb, scale) != (QA as u32, QB as u32, SCALE as u32) {
             return unsupported(format!(
                 "quantisation QA={qa} QB={qb} scale={scale} (expected {QA}/{QB}/{SCALE})"
@@ -225,22 +232,19 @@ impl Network {
         let feature_weights = read_i16(INPUTS * hidden);
         let feature_bias = read_i16(hidden);
         let output_weights = read_i16(buckets * 2 * hidden);
-        if let Some(&w) = output_weights.iter().find(|w| !(-128..=127).contains(*w)) {
-            return Err(NetError::OutputWeightOutOfRange(w));
-        }
         let bias_start = HEADER_LEN + payload - padded(buckets * 4);
         let output_bias = bytes[bias_start..bias_start + buckets * 4]
             .chunks_exact(4)
             .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
-        Ok(Network {
+        Network::new(
             hidden,
-            output_buckets: buckets,
+            buckets,
             feature_weights,
             feature_bias,
             output_weights,
             output_bias,
-        })
+        )
     }
 
     /// Reads a net file from disk.
@@ -262,7 +266,7 @@ mod tests {
 
     #[test]
     fn round_trip_and_every_corruption_is_refused() {
-        let net = Network::random(32, 2, 7);
+        let net = Network::random(32, 2, 7).unwrap();
         let bytes = net.to_bytes();
         assert_eq!(bytes.len(), 64 + payload_len(32, 2) + 8);
         assert_eq!(Network::from_bytes(&bytes), Ok(net.clone()));

@@ -8,7 +8,7 @@
 //! `sum = Σ clamp(acc, 0, QA)² · w` over both halves (i32), then
 //! `((sum / QA + bias) · SCALE) / (QA · QB)` centipawns, from the side to move's view.
 
-use crate::{INPUTS, QA, QB, SCALE};
+use crate::{NetError, INPUTS, MAX_HIDDEN, MAX_OUTPUT_BUCKETS, QA, QB, SCALE};
 use movegen::{Board, Color, Piece, PieceType};
 
 /// Index of `piece` on `sq` in the input layer as seen by `perspective`: own pieces first,
@@ -22,19 +22,25 @@ pub fn feature_index(perspective: Color, piece: Piece, sq: movegen::Square) -> u
     side * 384 + piece.kind.index() * 64 + square
 }
 
-/// A quantised network.
+/// A quantised network whose shape has been checked: every `Network` that exists has a
+/// hidden width that is a multiple of 16 in `16..=MAX_HIDDEN`, `1..=MAX_OUTPUT_BUCKETS`
+/// output buckets, arrays of exactly the lengths that shape implies, and output weights in
+/// `[-128, 127]`. The constructors ([`Network::new`], [`Network::zeroed`],
+/// [`Network::random`], [`Network::material`], [`Network::from_bytes`]) are the only way to
+/// make one and each refuses anything else with a [`NetError`], so SIMD inference can rely
+/// on the shape (16 lanes of i16 per step) without checking it again.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Network {
-    pub hidden: usize,
-    pub output_buckets: usize,
+    pub(crate) hidden: usize,
+    pub(crate) output_buckets: usize,
     /// `INPUTS * hidden`, feature-major.
-    pub feature_weights: Vec<i16>,
+    pub(crate) feature_weights: Vec<i16>,
     /// `hidden`.
-    pub feature_bias: Vec<i16>,
+    pub(crate) feature_bias: Vec<i16>,
     /// `output_buckets * 2 * hidden`.
-    pub output_weights: Vec<i16>,
+    pub(crate) output_weights: Vec<i16>,
     /// `output_buckets`, at scale `QA * QB`.
-    pub output_bias: Vec<i32>,
+    pub(crate) output_bias: Vec<i32>,
 }
 
 impl std::fmt::Debug for Network {
@@ -46,17 +52,130 @@ impl std::fmt::Debug for Network {
     }
 }
 
+/// Checks a hidden width and an output bucket count: the width a multiple of 16 (one AVX2
+/// register of i16) from 16 to [`MAX_HIDDEN`], the buckets from 1 to [`MAX_OUTPUT_BUCKETS`].
+pub(crate) fn check_shape(hidden: usize, output_buckets: usize) -> Result<(), NetError> {
+    if hidden == 0 || hidden > MAX_HIDDEN || hidden % 16 != 0 {
+        return Err(NetError::UnsupportedArchitecture(format!(
+            "hidden width {hidden} (must be a multiple of 16 up to {MAX_HIDDEN})"
+        )));
+    }
+    if output_buckets == 0 || output_buckets > MAX_OUTPUT_BUCKETS {
+        return Err(NetError::UnsupportedArchitecture(format!(
+            "{output_buckets} output buckets (1 to {MAX_OUTPUT_BUCKETS})"
+        )));
+    }
+    Ok(())
+}
+
 impl Network {
-    /// A network of the given shape with every weight zero.
-    pub fn zeroed(hidden: usize, output_buckets: usize) -> Network {
-        Network {
+    /// A network from its arrays, checked: `hidden` a multiple of 16 in `16..=MAX_HIDDEN`,
+    /// `output_buckets` in `1..=MAX_OUTPUT_BUCKETS`, `feature_weights` of
+    /// `INPUTS * hidden` values (feature-major: each feature's `hidden` weights together),
+    /// `feature_bias` of `hidden`, `output_weights` of `output_buckets * 2 * hidden` (per
+    /// bucket the side to move's `hidden` weights, then the other side's), each in
+    /// `[-128, 127]`, and `output_bias` of `output_buckets` values at scale `QA * QB`.
+    ///
+    /// Errors: [`NetError::UnsupportedArchitecture`] for a width or bucket count out of
+    /// range, [`NetError::ShapeMismatch`] for an array of the wrong length,
+    /// [`NetError::OutputWeightOutOfRange`] for an output weight outside `[-128, 127]`.
+    pub fn new(
+        hidden: usize,
+        output_buckets: usize,
+        feature_weights: Vec<i16>,
+        feature_bias: Vec<i16>,
+        output_weights: Vec<i16>,
+        output_bias: Vec<i32>,
+    ) -> Result<Network, NetError> {
+        check_shape(hidden, output_buckets)?;
+        for (array, expected, found) in [
+            ("feature weights", INPUTS * hidden, feature_weights.len()),
+            ("feature bias", hidden, feature_bias.len()),
+            (
+                "output weights",
+                output_buckets * 2 * hidden,
+                output_weights.len(),
+            ),
+            ("output bias", output_buckets, output_bias.len()),
+        ] {
+            if expected != found {
+                return Err(NetError::ShapeMismatch {
+                    array,
+                    expected,
+                    found,
+                });
+            }
+        }
+        if let Some(&w) = output_weights.iter().find(|w| !(-128..=127).contains(*w)) {
+            return Err(NetError::OutputWeightOutOfRange(w));
+        }
+        Ok(Network {
+            hidden,
+            output_buckets,
+            feature_weights,
+            feature_bias,
+            output_weights,
+            output_bias,
+        })
+    }
+
+    /// A network of the given shape with every weight zero. Errors as [`Network::new`].
+    pub fn zeroed(hidden: usize, output_buckets: usize) -> Result<Network, NetError> {
+        check_shape(hidden, output_buckets)?;
+        Ok(Network {
             hidden,
             output_buckets,
             feature_weights: vec![0; INPUTS * hidden],
             feature_bias: vec![0; hidden],
             output_weights: vec![0; output_buckets * 2 * hidden],
             output_bias: vec![0; output_buckets],
-        }
+        })
+    }
+
+    /// The hidden width N (the feature transformer's outputs per perspective).
+    #[inline(always)]
+    pub fn hidden(&self) -> usize {
+        self.hidden
+    }
+
+    /// The number of output buckets.
+    #[inline(always)]
+    pub fn output_buckets(&self) -> usize {
+        self.output_buckets
+    }
+
+    /// The feature transformer's weights: `INPUTS * hidden` values, feature-major, at
+    /// scale `QA`.
+    #[inline(always)]
+    pub fn feature_weights(&self) -> &[i16] {
+        &self.feature_weights
+    }
+
+    /// The feature transformer's biases: `hidden` values at scale `QA`.
+    #[inline(always)]
+    pub fn feature_bias(&self) -> &[i16] {
+        &self.feature_bias
+    }
+
+    /// The output weights: `output_buckets * 2 * hidden` values at scale `QB`, per bucket
+    /// first the side to move's `hidden`, then the other side's.
+    #[inline(always)]
+    pub fn output_weights(&self) -> &[i16] {
+        &self.output_weights
+    }
+
+    /// The output weights of `bucket` (`2 * hidden` values; the last bucket's for a
+    /// larger index).
+    #[inline(always)]
+    pub fn bucket_weights(&self, bucket: usize) -> &[i16] {
+        let bucket = bucket.min(self.output_buckets - 1);
+        &self.output_weights[bucket * 2 * self.hidden..(bucket + 1) * 2 * self.hidden]
+    }
+
+    /// The output biases: `output_buckets` values at scale `QA * QB`.
+    #[inline(always)]
+    pub fn output_bias(&self) -> &[i32] {
+        &self.output_bias
     }
 
     /// The output bucket for a position: see [`output_bucket`].
@@ -65,7 +184,7 @@ impl Network {
         output_bucket(board.occupied().len() as usize, self.output_buckets)
     }
 
-    /// The row of N weights of input `feature`.
+    /// The row of N weights of input `feature` (below [`INPUTS`]; panics beyond).
     #[inline(always)]
     pub fn feature_row(&self, feature: usize) -> &[i16] {
         &self.feature_weights[feature * self.hidden..(feature + 1) * self.hidden]
@@ -91,9 +210,11 @@ impl Network {
         (white, black)
     }
 
-    /// The output layer on two accumulators (side to move first), in centipawns.
+    /// The output layer on two accumulators of `hidden` values (side to move first), in
+    /// centipawns; `bucket` beyond the last is read as the last.
     pub fn forward(&self, us: &[i16], them: &[i16], bucket: usize) -> i32 {
-        let weights = &self.output_weights[bucket * 2 * self.hidden..(bucket + 1) * 2 * self.hidden];
+        let bucket = bucket.min(self.output_buckets - 1);
+        let weights = self.bucket_weights(bucket);
         let (w_us, w_them) = weights.split_at(self.hidden);
         let mut sum: i32 = 0;
         for (acc, w) in us.iter().zip(w_us).chain(them.iter().zip(w_them)) {
@@ -122,10 +243,12 @@ impl Network {
     /// `[0, QA]`. With `b = 127` that holds for `|m| <= 127` pawn units, beyond any legal
     /// material difference (at most 103). 16 such pairs with output weights ±127 scale the
     /// result to centipawns; ±127 keeps `clamp(acc) · w` inside i16 for the SIMD path.
-    pub fn material(hidden: usize) -> Network {
-        assert!(hidden >= 2 && hidden % 2 == 0, "material net needs an even width");
+    ///
+    /// Errors: a width [`Network::new`] refuses (the material pairs need at least 32 for
+    /// the scale above; 16 works at half the scale).
+    pub fn material(hidden: usize) -> Result<Network, NetError> {
         let pairs = 16.min(hidden / 2);
-        let mut net = Network::zeroed(hidden, 1);
+        let mut net = Network::zeroed(hidden, 1)?;
         let values = [1i16, 3, 3, 5, 9, 0];
         for pair in 0..pairs {
             let (plus, minus) = (2 * pair, 2 * pair + 1);
@@ -141,12 +264,14 @@ impl Network {
             net.output_weights[plus] = 127;
             net.output_weights[minus] = -127;
         }
-        net
+        Ok(net)
     }
 
     /// A network with pseudo-random weights in the ranges a trained net uses (for speed
-    /// measurements and SIMD tests), reproducible from `seed`.
-    pub fn random(hidden: usize, output_buckets: usize, seed: u64) -> Network {
+    /// measurements and SIMD tests), reproducible from `seed`. Errors as
+    /// [`Network::zeroed`]: `Network::random(8, 1, 0)` is refused, since 8 is no multiple
+    /// of 16.
+    pub fn random(hidden: usize, output_buckets: usize, seed: u64) -> Result<Network, NetError> {
         let mut state = seed ^ 0x9E37_79B9_7F4A_7C15;
         let mut next = move |range: i32| {
             state ^= state << 13;
@@ -154,12 +279,12 @@ impl Network {
             state ^= state << 17;
             ((state >> 33) as i32 % (2 * range + 1)) - range
         };
-        let mut net = Network::zeroed(hidden, output_buckets);
+        let mut net = Network::zeroed(hidden, output_buckets)?;
         net.feature_weights.iter_mut().for_each(|w| *w = next(60) as i16);
         net.feature_bias.iter_mut().for_each(|w| *w = next(200) as i16);
         net.output_weights.iter_mut().for_each(|w| *w = next(127) as i16);
         net.output_bias.iter_mut().for_each(|w| *w = next(QA * QB));
-        net
+        Ok(net)
     }
 }
 
@@ -193,8 +318,62 @@ mod tests {
     }
 
     #[test]
+    fn shapes_simd_cannot_run_are_refused_where_a_net_is_made() {
+        // 8 is no multiple of 16: the AVX2 forward pass would read past its slices.
+        for (hidden, buckets) in [(8, 1), (0, 1), (24, 1), (MAX_HIDDEN + 16, 1), (32, 0), (32, 17)] {
+            assert!(
+                matches!(
+                    Network::random(hidden, buckets, 0),
+                    Err(NetError::UnsupportedArchitecture(_))
+                ),
+                "{hidden} x {buckets}"
+            );
+            assert!(Network::zeroed(hidden, buckets).is_err(), "{hidden} x {buckets}");
+        }
+        assert!(Network::material(8).is_err());
+        assert!(Network::material(16).is_ok());
+        let good = Network::random(32, 2, 1).unwrap();
+        let parts = || {
+            (
+                good.feature_weights().to_vec(),
+                good.feature_bias().to_vec(),
+                good.output_weights().to_vec(),
+                good.output_bias().to_vec(),
+            )
+        };
+        let (fw, fb, ow, ob) = parts();
+        assert_eq!(Network::new(32, 2, fw, fb, ow, ob), Ok(good.clone()));
+        let (fw, fb, ow, ob) = parts();
+        assert_eq!(
+            Network::new(32, 2, fw[1..].to_vec(), fb, ow, ob),
+            Err(NetError::ShapeMismatch {
+                array: "feature weights",
+                expected: INPUTS * 32,
+                found: INPUTS * 32 - 1
+            })
+        );
+        let (fw, fb, ow, ob) = parts();
+        assert!(matches!(
+            Network::new(16, 2, fw, fb, ow, ob),
+            Err(NetError::ShapeMismatch { .. })
+        ));
+        let (fw, fb, mut ow, ob) = parts();
+        ow[5] = 300;
+        assert_eq!(
+            Network::new(32, 2, fw, fb, ow, ob),
+            Err(NetError::OutputWeightOutOfRange(300))
+        );
+        // Accessors give the shapes the constructors promise.
+        assert_eq!(
+            (good.hidden(), good.output_buckets(), good.bucket_weights(1).len()),
+            (32, 2, 64)
+        );
+        assert_eq!(good.bucket_weights(9), good.bucket_weights(1));
+    }
+
+    #[test]
     fn material_net_is_linear_in_material() {
-        let net = Network::material(32);
+        let net = Network::material(32).unwrap();
         let eval = |fen: &str| net.evaluate(&Board::from_fen(fen).unwrap());
         // The exact integer pipeline for a material difference of m pawn units.
         let expected = |m: i32| (16 * 127 * 4 * 127 * m / QA) * SCALE / (QA * QB);

@@ -192,7 +192,7 @@ fn datagen_train_export_play_and_read_back() {
     );
     let said = text(&out.stdout);
     let net = nnue::Network::load(Path::new(&net_path)).unwrap();
-    assert_eq!(net.hidden, 16);
+    assert_eq!(net.hidden(), 16);
     assert!(
         said.contains(&format!("fingerprint {:016x}", net.fingerprint())),
         "{said}"

@@ -66,8 +66,8 @@ fn main() {
         .build()
         .unwrap();
     println!(
-        "forward + backward, batches of 16384, {threads} thread(s), kernel {:?}",
-        Kernel::detect()
+        "forward + backward, batches of 16384, {threads} thread(s), kernel {}",
+        Kernel::detect().name()
     );
     println!(
         "{:>6} {:>14} {:>14} {:>7}",

@@ -356,7 +356,7 @@ fn export(checkpoint: &Path, out: &Path) -> Result<()> {
     println!(
         "wrote {} (hidden {}, fingerprint {:016x})",
         out.display(),
-        net.hidden,
+        net.hidden(),
         net.fingerprint()
     );
     Ok(())

@@ -96,7 +96,7 @@ impl Model {
 
     /// The float model a quantised net stands for (to fine-tune from it with `--init`).
     pub fn from_network(net: &Network) -> Result<Model, String> {
-        Model::grown_from_network(net, net.hidden, net.output_buckets, 0)
+        Model::grown_from_network(net, net.hidden(), net.output_buckets(), 0)
     }
 
     /// The float model of `net` grown to `hidden` units and `buckets` output buckets with the
@@ -111,14 +111,16 @@ impl Model {
         buckets: usize,
         seed: u64,
     ) -> Result<Model, String> {
-        let old = net.hidden;
+        let old = net.hidden();
+        let (feature_weights, feature_bias) = (net.feature_weights(), net.feature_bias());
+        let (output_weights, output_bias) = (net.output_weights(), net.output_bias());
         if hidden < old {
             return Err(format!("cannot shrink a {old}-wide net to {hidden}"));
         }
-        if net.output_buckets != buckets && net.output_buckets != 1 {
+        if net.output_buckets() != buckets && net.output_buckets() != 1 {
             return Err(format!(
                 "cannot turn a net with {} output buckets into one with {buckets}",
-                net.output_buckets
+                net.output_buckets()
             ));
         }
         let layout = Layout::bucketed(hidden, buckets);
@@ -126,7 +128,7 @@ impl Model {
         let p = params.as_slice_mut().expect("contiguous");
         for f in 0..INPUTS {
             for j in 0..old {
-                p[f * hidden + j] = f32::from(net.feature_weights[f * old + j]) / QA as f32;
+                p[f * hidden + j] = f32::from(feature_weights[f * old + j]) / QA as f32;
             }
             // New units start small so they barely move the accumulators' clipping.
             for j in old..hidden {
@@ -134,20 +136,20 @@ impl Model {
             }
         }
         for j in 0..hidden {
-            p[layout.ft_bias + j] = net.feature_bias.get(j).map_or(0.0, |&b| f32::from(b) / QA as f32);
+            p[layout.ft_bias + j] = feature_bias.get(j).map_or(0.0, |&b| f32::from(b) / QA as f32);
         }
         for k in 0..buckets {
-            let src = if net.output_buckets == 1 { 0 } else { k };
+            let src = if net.output_buckets() == 1 { 0 } else { k };
             for view in 0..2 {
                 for j in 0..hidden {
                     p[layout.out_w + k * 2 * hidden + view * hidden + j] = if j < old {
-                        f32::from(net.output_weights[src * 2 * old + view * old + j]) / QB as f32
+                        f32::from(output_weights[src * 2 * old + view * old + j]) / QB as f32
                     } else {
                         0.0
                     };
                 }
             }
-            p[layout.out_b + k] = net.output_bias[src] as f32 / (QA * QB) as f32;
+            p[layout.out_b + k] = output_bias[src] as f32 / (QA * QB) as f32;
         }
         Ok(Model {
             hidden,
@@ -207,58 +209,130 @@ impl Model {
             }
             Ok(q as i64)
         };
-        let mut net = Network::zeroed(h, self.buckets);
-        for (i, &w) in p[..l.ft_bias].iter().enumerate() {
-            net.feature_weights[i] = quantise(w, QA, "feature weight", -32768, 32767)? as i16;
-        }
-        for (i, &b) in p[l.ft_bias..l.out_w].iter().enumerate() {
-            net.feature_bias[i] = quantise(b, QA, "feature bias", -32768, 32767)? as i16;
-        }
-        for (i, &w) in p[l.out_w..l.out_b].iter().enumerate() {
-            net.output_weights[i] = quantise(w, QB, "output weight", -128, 127)? as i16;
-        }
-        for (k, &b) in p[l.out_b..l.len].iter().enumerate() {
-            net.output_bias[k] = quantise(
-                b,
-                QA * QB,
-                "output bias",
-                i64::from(i32::MIN),
-                i64::from(i32::MAX),
-            )? as i32;
-        }
+        let quantise_all = |values: &[f32], what: &str| -> Result<Vec<i16>, String> {
+            let (min, max) = if what == "output weight" {
+                (-128, 127)
+            } else {
+                (-32768, 32767)
+            };
+            let scale = if what == "output weight" { QB } else { QA };
+            values
+                .iter()
+                .map(|&v| quantise(v, scale, what, min, max).map(|q| q as i16))
+                .collect()
+        };
+        let feature_weights = quantise_all(&p[..l.ft_bias], "feature weight")?;
+        let feature_bias = quantise_all(&p[l.ft_bias..l.out_w], "feature bias")?;
+        let output_weights = quantise_all(&p[l.out_w..l.out_b], "output weight")?;
+        let output_bias = p[l.out_b..l.len]
+            .iter()
+            .map(|&b| {
+                quantise(
+                    b,
+                    QA * QB,
+                    "output bias",
+                    i64::from(i32::MIN),
+                    i64::from(i32::MAX),
+                )
+                .map(|q| q as i32)
+            })
+            .collect::<Result<Vec<i32>, String>>()?;
         // Worst case of an accumulator: the bias plus the 32 largest rows of one unit.
         for unit in 0..h {
             let mut magnitudes: Vec<i32> = (0..INPUTS)
-                .map(|f| i32::from(net.feature_weights[f * h + unit]).abs())
+                .map(|f| i32::from(feature_weights[f * h + unit]).abs())
                 .collect();
             magnitudes.sort_unstable_by(|a, b| b.cmp(a));
-            let worst = i32::from(net.feature_bias[unit]).abs() + magnitudes[..32].iter().sum::<i32>();
+            let worst = i32::from(feature_bias[unit]).abs() + magnitudes[..32].iter().sum::<i32>();
             if worst > 32767 {
                 return Err(format!(
                     "hidden unit {unit} could reach {worst} and overflow an i16 accumulator"
                 ));
             }
         }
-        Ok(net)
+        // The net checks its own shape (a width the engine's SIMD path can run).
+        Network::new(
+            h,
+            self.buckets,
+            feature_weights,
+            feature_bias,
+            output_weights,
+            output_bias,
+        )
+        .map_err(|e| e.to_string())
     }
 }
 
-/// Which compiled version of the kernel runs.
+/// Which compiled version of the kernel runs. The AVX2 + FMA build can only be had from
+/// [`Kernel::detect`] or [`Kernel::avx2_fma`], which check the CPU, so no safe call runs
+/// instructions the CPU lacks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kernel {
+pub struct Kernel(Isa);
+
+/// The instruction sets a [`Kernel`] may use (private: only checked constructors make one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Isa {
     Portable,
     Avx2Fma,
 }
 
+/// The CPU lacks what a kernel needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelError {
+    /// The kernel asked for.
+    pub kernel: &'static str,
+}
+
+impl std::fmt::Display for KernelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "this CPU cannot run the {} kernel", self.kernel)
+    }
+}
+
+impl std::error::Error for KernelError {}
+
+/// Whether this CPU has AVX2 and FMA.
+fn cpu_has_avx2_fma() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 impl Kernel {
+    /// The fastest kernel this CPU runs: AVX2 + FMA when it has both, else the portable one.
     pub fn detect() -> Kernel {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-                return Kernel::Avx2Fma;
-            }
+        if cpu_has_avx2_fma() {
+            Kernel(Isa::Avx2Fma)
+        } else {
+            Kernel(Isa::Portable)
         }
-        Kernel::Portable
+    }
+
+    /// The portable kernel (any CPU).
+    pub fn portable() -> Kernel {
+        Kernel(Isa::Portable)
+    }
+
+    /// The AVX2 + FMA kernel. Errors: the CPU lacks AVX2 or FMA.
+    pub fn avx2_fma() -> Result<Kernel, KernelError> {
+        if cpu_has_avx2_fma() {
+            Ok(Kernel(Isa::Avx2Fma))
+        } else {
+            Err(KernelError { kernel: "AVX2 + FMA" })
+        }
+    }
+
+    /// The kernel's name: "avx2+fma" or "portable".
+    pub fn name(self) -> &'static str {
+        match self.0 {
+            Isa::Portable => "portable",
+            Isa::Avx2Fma => "avx2+fma",
+        }
     }
 
     /// Forward and backward for `positions`, adding gradients (not yet divided by the
@@ -273,8 +347,9 @@ impl Kernel {
         scratch: &mut [f32],
     ) -> f64 {
         #[cfg(target_arch = "x86_64")]
-        if self == Kernel::Avx2Fma {
-            // SAFETY: chosen only when the CPU reports AVX2 and FMA.
+        if self.0 == Isa::Avx2Fma {
+            // SAFETY: `Isa::Avx2Fma` is only made by `detect` and `avx2_fma`, after the CPU
+            // reported AVX2 and FMA.
             return unsafe { accumulate_avx2(params, layout, positions, wdl, grad, scratch) };
         }
         accumulate_portable(params, layout, positions, wdl, grad, scratch)
@@ -476,4 +551,32 @@ pub fn loss_only(model: &Model, positions: &[Position], wdl: f32) -> f64 {
         })
         .sum::<f64>()
         / positions.len().max(1) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_simd_kernel_only_comes_from_a_cpu_check() {
+        let has = cpu_has_avx2_fma();
+        assert_eq!(Kernel::avx2_fma().is_ok(), has);
+        assert_eq!(Kernel::detect() == Kernel(Isa::Avx2Fma), has);
+        assert_eq!(Kernel::portable().name(), "portable");
+        if !has {
+            assert_eq!(
+                Kernel::avx2_fma().unwrap_err().to_string(),
+                "this CPU cannot run the AVX2 + FMA kernel"
+            );
+        }
+    }
+
+    #[test]
+    fn export_refuses_widths_the_engine_cannot_run() {
+        let model = Model::random(8, 1);
+        assert_eq!(
+            model.to_network().unwrap_err(),
+            "hidden width 8 is not a multiple of 16"
+        );
+    }
 }

@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use engine::accumulator::{detected_backend, AccumulatorStack};
+use engine::Evaluator;
 use movegen::Board;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -243,13 +243,12 @@ fn exported_net_runs_in_the_engine_exactly() {
     let net = trained.model.to_network().unwrap();
     let bytes = net.to_bytes();
     let loaded = Arc::new(nnue::Network::from_bytes(&bytes).unwrap());
-    let mut stack = AccumulatorStack::new(loaded.clone(), detected_backend());
+    let mut evaluator = Evaluator::new(loaded.clone());
     let fens = include_str!("../../movegen/tests/data/valid.fens");
     let mut worst = 0.0f32;
     for fen in fens.lines().take(2000) {
         let board = Board::from_fen(fen).unwrap();
-        stack.refresh(&board);
-        let engine_eval = stack.evaluate(&board);
+        let engine_eval = evaluator.evaluate(&board);
         assert_eq!(engine_eval, loaded.evaluate(&board), "{fen}");
         let float = trained.model.output(&Position::from_board(&board, 0.0, 0.5)) * nnue::SCALE as f32;
         worst = worst.max((float - engine_eval as f32).abs());
@@ -329,17 +328,16 @@ fn a_grown_net_keeps_its_output_and_exports_with_buckets() {
     let grown = Model::grown_from_network(&net, 64, 8, 3).unwrap();
     assert_eq!((grown.hidden, grown.buckets), (64, 8));
     let exported = Arc::new(grown.to_network().unwrap());
-    assert_eq!(exported.output_buckets, 8);
+    assert_eq!(exported.output_buckets(), 8);
     let loaded = Arc::new(nnue::Network::from_bytes(&exported.to_bytes()).unwrap());
-    let mut stack = AccumulatorStack::new(loaded.clone(), detected_backend());
+    let mut evaluator = Evaluator::new(loaded.clone());
     let fens = include_str!("../../movegen/tests/data/valid.fens");
     for fen in fens.lines().take(500) {
         let board = Board::from_fen(fen).unwrap();
         let pos = Position::from_board(&board, 0.0, 0.5);
         let (a, b) = (small.output(&pos), grown.output(&pos));
         assert!((a - b).abs() < 0.02, "{fen}: {a} vs {b}");
-        stack.refresh(&board);
-        assert_eq!(stack.evaluate(&board), loaded.evaluate(&board), "{fen}");
+        assert_eq!(evaluator.evaluate(&board), loaded.evaluate(&board), "{fen}");
         assert_eq!(
             loaded.output_bucket(&board),
             nnue::output_bucket(pos.count as usize, 8)

@@ -1,0 +1,800 @@
+//! The engine as one object, in the spirit of Stockfish's `engine.h`: [`Engine`] owns the
+//! net, the transposition table, the search threads (Lazy SMP workers with their
+//! histories) and the stop flag, and offers what a front end needs: set a position, start
+//! a search with typed reports to a [`Listener`], stop it, `ponderhit`, start a new game,
+//! set an option. Nothing else in or out of the crate assembles workers.
+//!
+//! A search runs on its own thread ([`Engine::start`]); every other call that changes the
+//! engine (a position, an option, a new game, another search) first stops it and waits for
+//! its answer, so the listener's `best_move` of one search always comes before anything of
+//! the next. [`Engine::go`] is the blocking form for searches that end by themselves.
+//! Tools that search many positions one by one (bench, genfens, datagen) use the lighter
+//! [`crate::Searcher`].
+
+use crate::accumulator::AccumulatorStack;
+use crate::options::{OptionError, OptionSpec, Options, EMBEDDED_NET_NAME};
+use crate::report::{Limits, Listener, SearchResult};
+use crate::search::{self, Shared, Worker};
+use crate::strength::StrengthLimit;
+use crate::threads::{self, Job, SEARCH_STACK_BYTES};
+use crate::time_manager::TimeManager;
+use crate::tt::TranspositionTable;
+use movegen::rng::SplitMix64;
+use movegen::{Board, Move};
+use nnue::Network;
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+/// The embedded default net's bytes.
+pub static DEFAULT_NET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/default.nnue"));
+
+/// The embedded default net. It is read with the same loader as any `EvalFile`; the
+/// default one is checked by the tests, and a bad file embedded with `EVALFILE=` at build
+/// time fails here, at start-up, with the loader's reason.
+pub fn default_net() -> Arc<Network> {
+    match Network::from_bytes(DEFAULT_NET) {
+        Ok(net) => Arc::new(net),
+        Err(e) => panic!("the embedded net is not valid: {e}"),
+    }
+}
+
+/// The search threads and what they share.
+#[derive(Debug)]
+pub(crate) struct Pool {
+    pub shared: Arc<Shared>,
+    pub workers: Vec<Worker>,
+}
+
+impl Pool {
+    /// `threads` workers (at least one) over `net` and `tt`.
+    pub fn new(threads: usize, net: &Arc<Network>, tt: &Arc<TranspositionTable>) -> Pool {
+        let shared = Arc::new(Shared::new(tt.clone(), threads));
+        let workers = (0..threads.max(1))
+            .map(|id| Worker::new(id, shared.clone(), AccumulatorStack::new(net.clone())))
+            .collect();
+        Pool { shared, workers }
+    }
+
+    /// Clears the stop flag and the node counters before a search.
+    fn reset(&self) {
+        self.shared.stop.store(false, Ordering::Relaxed);
+        self.shared
+            .nodes
+            .iter()
+            .for_each(|n| n.store(0, Ordering::Relaxed));
+    }
+}
+
+/// A search running on its thread.
+#[derive(Debug)]
+struct Running {
+    handle: JoinHandle<(Pool, SearchResult)>,
+    shared: Arc<Shared>,
+    pondering: Arc<AtomicBool>,
+    ponderhit_at: Option<Arc<AtomicU64>>,
+    start: Instant,
+}
+
+/// Why a search was not run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GoError {
+    /// [`Engine::go`] waits for the end of the search, so it refuses one that would end
+    /// only on `stop`: `infinite`, `ponder`, or no limit at all. Use [`Engine::start`].
+    Unbounded,
+    /// The search thread could not be started (the reason from the system).
+    Thread(String),
+}
+
+impl fmt::Display for GoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GoError::Unbounded => write!(
+                f,
+                "a blocking search needs a limit (depth, nodes, mate or a clock) and neither infinite nor ponder"
+            ),
+            GoError::Thread(e) => write!(f, "cannot start the search thread: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for GoError {}
+
+/// A move of [`Engine::set_position`]'s list that is not legal where it stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IllegalMoveError {
+    /// Its index in the list (the moves before it were played).
+    pub index: usize,
+    /// The move.
+    pub mv: Move,
+}
+
+impl fmt::Display for IllegalMoveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "move {} of the list ({}) is illegal; the position is the one after the moves before it",
+            self.index + 1,
+            self.mv
+        )
+    }
+}
+
+impl std::error::Error for IllegalMoveError {}
+
+/// The engine: net, transposition table, search threads, position and options. See the
+/// module documentation for how a search runs.
+pub struct Engine {
+    net: Arc<Network>,
+    tt: Arc<TranspositionTable>,
+    /// `None` only while a search runs (its thread holds the workers).
+    pool: Option<Pool>,
+    running: Option<Running>,
+    options: Options,
+    board: Board,
+    /// Keys of the positions before `board` (for repetitions).
+    history: Vec<u64>,
+    /// Random numbers for the strength limit's choice when `Strength Seed` is 0.
+    rng: SplitMix64,
+}
+
+impl fmt::Debug for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Engine")
+            .field("options", &self.options)
+            .field("position", &self.board.to_fen())
+            .field("searching", &self.running.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new()
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// A seed that differs from run to run (for the strength limit's choice with seed 0).
+fn start_up_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    movegen::rng::hash(nanos ^ u64::from(std::process::id()) << 32)
+}
+
+impl Engine {
+    /// An engine with the embedded net and the default options (16 MiB hash, one thread),
+    /// at the start position.
+    pub fn new() -> Engine {
+        Engine::with_network(default_net())
+    }
+
+    /// An engine evaluating with `net`, otherwise as [`Engine::new`].
+    pub fn with_network(net: Arc<Network>) -> Engine {
+        let options = Options::default();
+        let tt = Arc::new(TranspositionTable::new(options.hash_mib));
+        let pool = Pool::new(options.threads, &net, &tt);
+        Engine {
+            net,
+            tt,
+            pool: Some(pool),
+            running: None,
+            options,
+            board: Board::startpos(),
+            history: Vec::new(),
+            rng: SplitMix64(start_up_seed()),
+        }
+    }
+
+    /// The options as set.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The net the engine evaluates with.
+    pub fn network(&self) -> &Arc<Network> {
+        &self.net
+    }
+
+    /// The position searches start from.
+    pub fn position(&self) -> &Board {
+        &self.board
+    }
+
+    /// The reference evaluation of `board` by the engine's net, in centipawns from the side
+    /// to move's view (the search's static evaluation before correction history).
+    pub fn evaluate(&self, board: &Board) -> i32 {
+        self.net.evaluate(board)
+    }
+
+    /// Sets option `name` (case-insensitive; see [`crate::OPTIONS`]) from `value` as text,
+    /// stopping a running search first, and returns its declaration. A refused value
+    /// changes nothing.
+    pub fn set_option(
+        &mut self,
+        name: &str,
+        value: Option<&str>,
+    ) -> Result<&'static OptionSpec, OptionError> {
+        self.finish();
+        let spec =
+            OptionSpec::find(name).ok_or_else(|| OptionError::Unknown(crate::options::truncate(name)))?;
+        spec.set(self, value)?;
+        Ok(spec)
+    }
+
+    /// Searches will start from `start` after `moves` (the game so far, for repetitions),
+    /// after stopping a running search. Errors: a move that is not legal where it stands;
+    /// the position is then the one after the moves before it.
+    pub fn set_position(&mut self, start: Board, moves: &[Move]) -> Result<(), IllegalMoveError> {
+        self.finish();
+        self.board = start;
+        self.history.clear();
+        for (index, &mv) in moves.iter().enumerate() {
+            if !self.board.is_legal(mv) {
+                return Err(IllegalMoveError { index, mv });
+            }
+            self.history.push(self.board.hash());
+            self.board.play(mv);
+        }
+        Ok(())
+    }
+
+    /// A new game: stops a running search, empties the transposition table and every
+    /// thread's histories, and returns to the start position.
+    pub fn new_game(&mut self) {
+        self.finish();
+        self.tt.clear();
+        if let Some(pool) = &mut self.pool {
+            pool.workers.iter_mut().for_each(|w| w.history.clear());
+        }
+        self.board = Board::startpos();
+        self.history.clear();
+    }
+
+    /// Starts a search of the current position on its own thread and returns at once
+    /// (after stopping a running one). `listener` receives the reports and, exactly once,
+    /// the answer; [`Engine::wait`] returns it too. With `infinite`, `ponder` or no limit
+    /// the answer waits for [`Engine::stop`] (or [`Engine::ponderhit`]).
+    pub fn start(&mut self, limits: Limits, listener: Box<dyn Listener + Send>) -> Result<(), GoError> {
+        self.finish();
+        let job = self.job(limits);
+        let mut listener = listener;
+        let pool = self.take_pool();
+        pool.reset();
+        let running_shared = pool.shared.clone();
+        let (pondering, ponderhit_at, start) = (
+            job.pondering.clone(),
+            job.time.as_ref().map(TimeManager::ponderhit_cell),
+            job.start,
+        );
+        let spawned = std::thread::Builder::new()
+            .name("search".into())
+            .stack_size(SEARCH_STACK_BYTES)
+            .spawn(move || {
+                let mut pool = pool;
+                let result = threads::run(&mut pool.workers, &pool.shared, &job, &mut *listener);
+                (pool, result)
+            });
+        match spawned {
+            Ok(handle) => {
+                self.running = Some(Running {
+                    handle,
+                    shared: running_shared,
+                    pondering,
+                    ponderhit_at,
+                    start,
+                });
+                Ok(())
+            }
+            Err(e) => {
+                self.pool = Some(self.new_pool());
+                Err(GoError::Thread(e.to_string()))
+            }
+        }
+    }
+
+    /// Searches the current position and returns the answer, reporting to `listener` on
+    /// the way. Only for searches that end by themselves: errors with
+    /// [`GoError::Unbounded`] for `infinite`, `ponder`, or limits that have none of depth,
+    /// nodes, soft nodes, mate or a clock with a time.
+    pub fn go(
+        &mut self,
+        limits: Limits,
+        listener: &mut (dyn Listener + Send),
+    ) -> Result<SearchResult, GoError> {
+        if limits.infinite || limits.ponder {
+            return Err(GoError::Unbounded);
+        }
+        self.finish();
+        let job = self.job(limits);
+        if job.infinite {
+            return Err(GoError::Unbounded);
+        }
+        if self.pool.is_none() {
+            self.pool = Some(self.new_pool());
+        }
+        let Some(pool) = self.pool.as_mut() else {
+            return Err(GoError::Thread("no search threads".into()));
+        };
+        pool.reset();
+        std::thread::scope(|scope| {
+            let handle = std::thread::Builder::new()
+                .name("search".into())
+                .stack_size(SEARCH_STACK_BYTES)
+                .spawn_scoped(scope, || {
+                    threads::run(&mut pool.workers, &pool.shared, &job, listener)
+                })
+                .map_err(|e| GoError::Thread(e.to_string()))?;
+            handle
+                .join()
+                .map_err(|_| GoError::Thread("the search thread failed".into()))
+        })
+    }
+
+    /// Stops a running search (its answer follows at once). Does nothing when none runs.
+    pub fn stop(&self) {
+        if let Some(running) = &self.running {
+            running.shared.stop.store(true, Ordering::Relaxed);
+            running.pondering.store(false, Ordering::Relaxed);
+        }
+    }
+
+    /// The opponent played the expected move: a `ponder` search becomes a normal one, its
+    /// clock starting now. Does nothing when no search runs.
+    pub fn ponderhit(&self) {
+        if let Some(running) = &self.running {
+            if let Some(cell) = &running.ponderhit_at {
+                cell.store(running.start.elapsed().as_millis() as u64, Ordering::Relaxed);
+            }
+            running.pondering.store(false, Ordering::Relaxed);
+        }
+    }
+
+    /// Waits for a running search to end and returns its answer; `None` when none was
+    /// running. Waits forever for an `infinite` search nobody stops.
+    pub fn wait(&mut self) -> Option<SearchResult> {
+        let running = self.running.take()?;
+        match running.handle.join() {
+            Ok((pool, result)) => {
+                self.pool = Some(pool);
+                Some(result)
+            }
+            Err(_) => {
+                self.pool = Some(self.new_pool());
+                None
+            }
+        }
+    }
+
+    /// Stops and waits for a running search.
+    fn finish(&mut self) {
+        self.stop();
+        self.wait();
+    }
+
+    fn new_pool(&self) -> Pool {
+        Pool::new(self.options.threads, &self.net, &self.tt)
+    }
+
+    /// The workers (made afresh should a failed search have lost them).
+    fn take_pool(&mut self) -> Pool {
+        match self.pool.take() {
+            Some(pool) => pool,
+            None => self.new_pool(),
+        }
+    }
+
+    /// The search job for `limits` on the current position: `searchmoves` resolved against
+    /// the legal moves, the clock turned into limits, the strength limit applied.
+    fn job(&mut self, limits: Limits) -> Job {
+        let start = Instant::now();
+        let board = self.board;
+        let legal = board.legal_moves();
+        let allowed: Vec<Move> = limits
+            .search_moves
+            .iter()
+            .copied()
+            .filter(|m| legal.iter().any(|l| l == m))
+            .collect();
+        let root_excluded = if allowed.is_empty() {
+            Vec::new()
+        } else {
+            legal.iter().copied().filter(|m| !allowed.contains(m)).collect()
+        };
+        let pondering = Arc::new(AtomicBool::new(limits.ponder));
+        let time = if limits.infinite {
+            None
+        } else {
+            limits.clock.and_then(|clock| {
+                TimeManager::new(clock, self.options.move_overhead_ms, start, pondering.clone())
+            })
+        };
+        let unlimited = time.is_none()
+            && limits.depth.is_none()
+            && limits.nodes.is_none()
+            && limits.soft_nodes.is_none()
+            && limits.mate.is_none();
+        let mut search_limits = search::Limits {
+            depth: limits.depth,
+            nodes: limits.nodes,
+            soft_nodes: limits.soft_nodes,
+            mate: limits.mate,
+            multipv: self.options.multipv,
+            root_excluded,
+        };
+        let strength = self.options.limit_strength.then(|| {
+            let limit = StrengthLimit::new(self.options.elo, self.options.strength_seed);
+            limit.apply(&mut search_limits);
+            (limit, limit.random_for(&board, &mut self.rng))
+        });
+        Job {
+            board,
+            history: self.history.clone(),
+            limits: search_limits,
+            time,
+            infinite: limits.infinite || unlimited,
+            ponder: limits.ponder,
+            pondering,
+            start,
+            show_wdl: self.options.show_wdl,
+            strength,
+        }
+    }
+
+    // The actions of the options table (`crate::options`); the search is already stopped.
+
+    pub(crate) fn options_mut(&mut self) -> &mut Options {
+        &mut self.options
+    }
+
+    /// `Hash`: a new table of `mib` MiB; the old one stays when it cannot be made.
+    pub(crate) fn resize_hash(&mut self, mib: usize) -> Result<(), OptionError> {
+        let table = TranspositionTable::try_new(mib).map_err(|error| OptionError::Hash {
+            error,
+            kept_mib: self.options.hash_mib,
+        })?;
+        self.options.hash_mib = mib;
+        self.tt = Arc::new(table);
+        self.pool = Some(self.new_pool());
+        Ok(())
+    }
+
+    /// `Threads`.
+    pub(crate) fn set_threads(&mut self, threads: usize) {
+        self.options.threads = threads;
+        self.pool = Some(self.new_pool());
+    }
+
+    /// `Clear Hash`.
+    pub(crate) fn clear_hash(&mut self) {
+        self.tt.clear();
+    }
+
+    /// `EvalFile`: [`EMBEDDED_NET_NAME`] (or `<default>`, or `default`) for the embedded
+    /// net, else a net file; the old net stays when the file is refused.
+    pub(crate) fn load_eval_file(&mut self, path: &str) -> Result<(), OptionError> {
+        let net = if [EMBEDDED_NET_NAME, "<default>", "default"].contains(&path) {
+            default_net()
+        } else {
+            Arc::new(Network::load(std::path::Path::new(path)).map_err(OptionError::EvalFile)?)
+        };
+        self.net = net;
+        self.options.eval_file = path.to_string();
+        self.pool = Some(self.new_pool());
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{Iteration, ScoreBound};
+    use crate::tt::MAX_HASH_MIB;
+    use std::sync::Mutex;
+
+    #[derive(Default)]
+    struct Collect {
+        iterations: Vec<Iteration>,
+        bounds: Vec<Iteration>,
+        answers: Vec<SearchResult>,
+    }
+
+    impl Listener for Collect {
+        fn iteration(&mut self, report: &Iteration) {
+            self.iterations.push(report.clone());
+        }
+        fn bound(&mut self, report: &Iteration) {
+            self.bounds.push(report.clone());
+        }
+        fn best_move(&mut self, result: &SearchResult) {
+            self.answers.push(result.clone());
+        }
+    }
+
+    fn depth(d: i32) -> Limits {
+        Limits {
+            depth: Some(d),
+            ..Limits::default()
+        }
+    }
+
+    #[test]
+    fn go_reports_typed_iterations_and_answers_once() {
+        let mut engine = Engine::new();
+        let mut seen = Collect::default();
+        let result = engine.go(depth(6), &mut seen).unwrap();
+        assert_eq!(seen.answers, std::slice::from_ref(&result));
+        assert_eq!(
+            seen.iterations.iter().map(|i| i.depth).collect::<Vec<_>>(),
+            [1, 2, 3, 4, 5, 6]
+        );
+        let last = seen.iterations.last().unwrap();
+        let best = result.best_move.unwrap();
+        assert_eq!(last.lines[0].pv[0], best);
+        assert_eq!(result.lines, last.lines);
+        assert!(Board::startpos().is_legal(best));
+        assert!(result.nodes > 100 && result.depth == 6 && result.score.is_some());
+        assert!(last.lines[0].wdl.is_none() && last.lines[0].bound.is_none());
+        // Every PV is a legal sequence.
+        for it in &seen.iterations {
+            let mut board = Board::startpos();
+            for &mv in &it.lines[0].pv {
+                assert!(board.is_legal(mv));
+                board.play(mv);
+            }
+        }
+    }
+
+    #[test]
+    fn a_blocking_search_needs_a_limit() {
+        let mut engine = Engine::new();
+        for limits in [
+            Limits::default(),
+            Limits {
+                infinite: true,
+                ..depth(3)
+            },
+            Limits {
+                ponder: true,
+                ..depth(3)
+            },
+        ] {
+            assert_eq!(engine.go(limits, &mut ()), Err(GoError::Unbounded));
+        }
+    }
+
+    #[test]
+    fn options_multipv_wdl_and_searchmoves_shape_the_reports() {
+        let mut engine = Engine::new();
+        engine.set_option("multipv", Some("3")).unwrap();
+        engine.set_option("UCI_ShowWDL", Some("true")).unwrap();
+        let mut seen = Collect::default();
+        let result = engine.go(depth(4), &mut seen).unwrap();
+        assert_eq!(result.lines.len(), 3);
+        assert_eq!(
+            result.lines.iter().map(|l| l.multipv).collect::<Vec<_>>(),
+            [1, 2, 3]
+        );
+        assert!(result.lines.windows(2).all(|w| w[0].score >= w[1].score));
+        for line in &result.lines {
+            let wdl = line.wdl.unwrap();
+            assert_eq!(wdl.iter().sum::<u32>(), 1000);
+        }
+        engine.set_option("MultiPV", Some("1")).unwrap();
+        let board = Board::startpos();
+        let a3 = board.parse_uci("a2a3").unwrap();
+        let only = Limits {
+            search_moves: vec![a3],
+            ..depth(5)
+        };
+        assert_eq!(engine.go(only, &mut ()).unwrap().best_move, Some(a3));
+        // No legal move among them: every move is searched.
+        let mut after = board;
+        after.play(board.parse_uci("e2e4").unwrap());
+        let black_move = after.parse_uci("e7e5").unwrap();
+        let illegal = Limits {
+            search_moves: vec![black_move],
+            ..depth(3)
+        };
+        assert!(engine.go(illegal, &mut ()).unwrap().best_move.is_some());
+    }
+
+    #[test]
+    fn positions_without_moves_answer_none_with_a_depth_0_report() {
+        let mut engine = Engine::new();
+        engine.set_option("UCI_ShowWDL", Some("true")).unwrap();
+        for (fen, mate, wdl) in [
+            ("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", true, [0, 0, 1000]),
+            ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", false, [0, 1000, 0]),
+        ] {
+            engine.set_position(Board::from_fen(fen).unwrap(), &[]).unwrap();
+            let mut seen = Collect::default();
+            let result = engine.go(depth(5), &mut seen).unwrap();
+            assert_eq!(result.best_move, None);
+            assert_eq!(result.score.unwrap().mate_in(), mate.then_some(0));
+            assert_eq!(seen.iterations.len(), 1);
+            assert_eq!(seen.iterations[0].depth, 0);
+            assert_eq!(seen.iterations[0].lines[0].wdl, Some(wdl));
+        }
+    }
+
+    #[test]
+    fn set_position_plays_the_legal_prefix() {
+        let mut engine = Engine::new();
+        let board = Board::startpos();
+        let e4 = board.parse_uci("e2e4").unwrap();
+        let mut after = board;
+        after.play(e4);
+        let e5 = after.parse_uci("e7e5").unwrap();
+        assert_eq!(
+            engine.set_position(board, &[e4, e4, e5]),
+            Err(IllegalMoveError { index: 1, mv: e4 })
+        );
+        assert_eq!(*engine.position(), after);
+        assert_eq!(engine.history, [board.hash()]);
+        engine.new_game();
+        assert_eq!(*engine.position(), Board::startpos());
+    }
+
+    #[test]
+    fn start_stop_and_ponderhit_control_the_answer() {
+        let mut engine = Engine::new();
+        let answers = Arc::new(Mutex::new(Vec::new()));
+        struct Shared(Arc<Mutex<Vec<SearchResult>>>);
+        impl Listener for Shared {
+            fn best_move(&mut self, result: &SearchResult) {
+                self.0.lock().unwrap().push(result.clone());
+            }
+        }
+        // Infinite: no answer until stop, even after the depth limit ended the search.
+        let infinite = Limits {
+            infinite: true,
+            ..depth(2)
+        };
+        engine.start(infinite, Box::new(Shared(answers.clone()))).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert!(answers.lock().unwrap().is_empty());
+        engine.stop();
+        let result = engine.wait().unwrap();
+        assert_eq!(*answers.lock().unwrap(), [result]);
+        assert_eq!(engine.wait(), None);
+        // Ponder: the answer follows ponderhit once the search is done.
+        let ponder = Limits {
+            ponder: true,
+            ..depth(2)
+        };
+        engine.start(ponder, Box::new(Shared(answers.clone()))).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert_eq!(answers.lock().unwrap().len(), 1);
+        engine.ponderhit();
+        assert!(engine.wait().unwrap().best_move.is_some());
+        assert_eq!(answers.lock().unwrap().len(), 2);
+        // Another call stops a running search first; dropping the engine stops it too.
+        engine
+            .start(Limits::default(), Box::new(Shared(answers.clone())))
+            .unwrap();
+        engine.new_game();
+        assert_eq!(answers.lock().unwrap().len(), 3);
+        engine.start(Limits::default(), Box::new(())).unwrap();
+        drop(engine);
+    }
+
+    #[test]
+    fn option_values_are_checked_and_refusals_change_nothing() {
+        let mut engine = Engine::new();
+        for (name, value, error) in [
+            (
+                "Hash",
+                Some("0"),
+                "bad value \"0\" for Hash (integer from 1 to 1048576)",
+            ),
+            (
+                "Threads",
+                Some("x"),
+                "bad value \"x\" for Threads (integer from 1 to 256)",
+            ),
+            (
+                "Ponder",
+                Some("yes"),
+                "bad value \"yes\" for Ponder (true or false)",
+            ),
+            (
+                "UCI_Chess960",
+                None,
+                "option \"UCI_Chess960\" needs a value (true or false)",
+            ),
+            (
+                "Hash",
+                None,
+                "option \"Hash\" needs a value (integer from 1 to 1048576)",
+            ),
+            ("EvalFile", Some(" "), "option \"EvalFile\" needs a value (text)"),
+            ("Contempt", Some("5"), "unknown option \"Contempt\""),
+        ] {
+            assert_eq!(engine.set_option(name, value).unwrap_err().to_string(), error);
+        }
+        assert!(matches!(
+            engine.set_option("EvalFile", Some("/nonexistent/net.nnue")),
+            Err(OptionError::EvalFile(nnue::NetError::Io(_)))
+        ));
+        assert_eq!(*engine.options(), Options::default());
+        assert_eq!(engine.set_option("threads", Some("3")).unwrap().name, "Threads");
+        engine.set_option("MultiPV", Some("4")).unwrap();
+        assert_eq!((engine.options.threads, engine.options.multipv), (3, 4));
+        assert_eq!(engine.pool.as_ref().unwrap().workers.len(), 3);
+        let result = engine.go(depth(5), &mut ()).unwrap();
+        assert_eq!(result.lines.len(), 4);
+    }
+
+    #[test]
+    fn a_hash_that_cannot_be_allocated_keeps_the_old_table() {
+        let mut engine = Engine::new();
+        engine.set_option("Hash", Some("2")).unwrap();
+        assert_eq!(engine.tt.slot_count(), 2 * 1024 * 1024 / 16);
+        let old = Arc::as_ptr(&engine.tt);
+        let error = engine
+            .set_option("Hash", Some(&MAX_HASH_MIB.to_string()))
+            .unwrap_err();
+        assert!(
+            matches!(error, OptionError::Hash { kept_mib: 2, .. }),
+            "{error:?}"
+        );
+        let text = error.to_string();
+        assert!(
+            text.starts_with("hash of 1048576 MiB") && text.ends_with("; keeping the 2 MiB table"),
+            "{text}"
+        );
+        assert_eq!(engine.options.hash_mib, 2);
+        assert_eq!(Arc::as_ptr(&engine.tt), old, "the old table stays");
+        assert!(Arc::ptr_eq(&engine.pool.as_ref().unwrap().shared.tt, &engine.tt));
+    }
+
+    #[test]
+    fn fail_highs_and_lows_are_reported_with_their_bound() {
+        // A position where the score swings between iterations (a tactic is found), at a
+        // depth where aspiration windows are used.
+        let mut engine = Engine::new();
+        let mut bounds = 0;
+        for fen in crate::bench::BENCH_FENS.lines().take(12) {
+            engine
+                .set_position(Board::from_fen(fen.trim()).unwrap(), &[])
+                .unwrap();
+            let mut seen = Collect::default();
+            let result = engine.go(depth(11), &mut seen).unwrap();
+            let mut first_at_depth = std::collections::HashSet::new();
+            for report in &seen.bounds {
+                bounds += 1;
+                let line = &report.lines[0];
+                assert!(line.bound.is_some() && !line.pv.is_empty());
+                let mut board = Board::from_fen(fen.trim()).unwrap();
+                for &mv in &line.pv {
+                    assert!(board.is_legal(mv), "{fen}");
+                    board.play(mv);
+                }
+                // The first failure of an iteration is outside the window around the
+                // score of the iteration before: above it when high, below when low.
+                if first_at_depth.insert(report.depth) {
+                    let previous = seen.iterations.iter().find(|i| i.depth == report.depth - 1);
+                    let before = previous.unwrap().lines[0].score;
+                    match line.bound {
+                        Some(ScoreBound::Lower) => assert!(line.score > before, "{fen}"),
+                        Some(ScoreBound::Upper) => assert!(line.score < before, "{fen}"),
+                        None => unreachable!(),
+                    }
+                }
+            }
+            // The answer is the first move of the last `multipv 1` line reported.
+            let last = seen.iterations.last().unwrap();
+            assert_eq!(Some(last.lines[0].pv[0]), result.best_move, "{fen}");
+        }
+        assert!(bounds > 0, "no fail high or low in twelve searches");
+    }
+}

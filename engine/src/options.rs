@@ -1,0 +1,463 @@
+//! The engine's options, each declared once in [`OPTIONS`]: its name, its kind with default
+//! and range, and the action that sets it. `crate::Engine::set_option` reads a value by the
+//! declaration (case-insensitive name, integer in range, `true`/`false`, non-empty text)
+//! and applies it; the UCI front end prints the `option name ...` lines from the same table,
+//! so a name, default or range can never disagree between the two. Refusals are typed
+//! ([`OptionError`]) and change nothing: a `Hash` that cannot be allocated keeps the old
+//! table, a net file that does not load keeps the old net.
+
+use crate::engine::Engine;
+use crate::strength::{ELO_DEFAULT, ELO_MAX, ELO_MIN};
+use crate::tt::{TtAllocError, MAX_HASH_MIB};
+use nnue::NetError;
+use std::fmt;
+
+/// The largest `Strength Seed` (the largest spin value GUIs are sure to accept).
+pub const MAX_SEED: u64 = i32::MAX as u64;
+
+/// The `EvalFile` value that names the embedded net: its default, and what returns to it.
+/// A word, not `<default>`: python-chess reads `default <default>` as `>` and sends that
+/// back when it restores the default. `<default>` and `default` are still accepted.
+pub const EMBEDDED_NET_NAME: &str = "embedded";
+
+/// The current value of every option.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// `Hash`: transposition table size in MiB.
+    pub hash_mib: usize,
+    /// `Threads`: search threads.
+    pub threads: usize,
+    /// `MultiPV`: lines searched and reported.
+    pub multipv: usize,
+    /// `Move Overhead`: milliseconds kept back from every move for communication.
+    pub move_overhead_ms: u64,
+    /// `EvalFile`: the net's path, or [`EMBEDDED_NET_NAME`] for the embedded net.
+    pub eval_file: String,
+    /// `UCI_Chess960`: castling moves are written king-takes-rook (for the front end).
+    pub chess960: bool,
+    /// `Ponder`: the GUI may send `go ponder` (no effect on the search).
+    pub ponder: bool,
+    /// `UCI_ShowWDL`: reports carry win/draw/loss chances.
+    pub show_wdl: bool,
+    /// `UCI_LimitStrength`: play at `elo`.
+    pub limit_strength: bool,
+    /// `UCI_Elo` (used while `limit_strength`).
+    pub elo: i32,
+    /// `Strength Seed`: 0 for a different choice each time, else reproducible choices.
+    pub strength_seed: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            hash_mib: 16,
+            threads: 1,
+            multipv: 1,
+            move_overhead_ms: 10,
+            eval_file: EMBEDDED_NET_NAME.into(),
+            chess960: false,
+            ponder: false,
+            show_wdl: false,
+            limit_strength: false,
+            elo: ELO_DEFAULT,
+            strength_seed: 0,
+        }
+    }
+}
+
+/// An option's type, default and range (UCI's `type spin|check|string|button`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// An integer in `min..=max`.
+    Spin {
+        /// The value at start-up.
+        default: i64,
+        /// The smallest value.
+        min: i64,
+        /// The largest value.
+        max: i64,
+    },
+    /// `true` or `false`.
+    Check {
+        /// The value at start-up.
+        default: bool,
+    },
+    /// Non-empty text.
+    String {
+        /// The value at start-up.
+        default: &'static str,
+    },
+    /// An action without a value.
+    Button,
+}
+
+impl OptionKind {
+    /// What a value must be, in words ("integer from 1 to 256").
+    pub fn expected(&self) -> String {
+        match self {
+            OptionKind::Spin { min, max, .. } => format!("integer from {min} to {max}"),
+            OptionKind::Check { .. } => "true or false".into(),
+            OptionKind::String { .. } => "text".into(),
+            OptionKind::Button => "no value".into(),
+        }
+    }
+
+    /// Reads `value` for option `name` by this kind.
+    fn parse(&self, name: &'static str, value: Option<&str>) -> Result<OptionValue, OptionError> {
+        let missing = || OptionError::MissingValue {
+            option: name,
+            expected: self.expected(),
+        };
+        let bad = |text: &str| OptionError::BadValue {
+            option: name,
+            value: truncate(text),
+            expected: self.expected(),
+        };
+        match *self {
+            OptionKind::Spin { min, max, .. } => {
+                let text = value.ok_or_else(missing)?;
+                match text.trim().parse::<i64>() {
+                    Ok(v) if (min..=max).contains(&v) => Ok(OptionValue::Spin(v)),
+                    _ => Err(bad(text)),
+                }
+            }
+            OptionKind::Check { .. } => match value.map(str::trim) {
+                Some("true") => Ok(OptionValue::Check(true)),
+                Some("false") => Ok(OptionValue::Check(false)),
+                Some(other) => Err(bad(other)),
+                None => Err(missing()),
+            },
+            OptionKind::String { .. } => match value.map(str::trim) {
+                Some(text) if !text.is_empty() => Ok(OptionValue::String(text.to_string())),
+                _ => Err(missing()),
+            },
+            OptionKind::Button => Ok(OptionValue::Button),
+        }
+    }
+}
+
+/// A value read by an option's kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionValue {
+    /// For [`OptionKind::Spin`], in range.
+    Spin(i64),
+    /// For [`OptionKind::Check`].
+    Check(bool),
+    /// For [`OptionKind::String`], trimmed and not empty.
+    String(String),
+    /// For [`OptionKind::Button`].
+    Button,
+}
+
+impl OptionValue {
+    fn int(&self) -> i64 {
+        match self {
+            OptionValue::Spin(v) => *v,
+            _ => 0,
+        }
+    }
+
+    fn flag(&self) -> bool {
+        matches!(self, OptionValue::Check(true))
+    }
+
+    fn text(&self) -> &str {
+        match self {
+            OptionValue::String(s) => s,
+            _ => "",
+        }
+    }
+}
+
+/// Why an option was not set (nothing changed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionError {
+    /// No option has this name (the name, cut to 40 characters).
+    Unknown(String),
+    /// The option needs a value and got none.
+    MissingValue {
+        /// The option's declared name.
+        option: &'static str,
+        /// What a value must be.
+        expected: String,
+    },
+    /// The value is not of the option's type, or out of its range.
+    BadValue {
+        /// The option's declared name.
+        option: &'static str,
+        /// The value given (cut to 40 characters).
+        value: String,
+        /// What a value must be.
+        expected: String,
+    },
+    /// A transposition table of the size asked for cannot be made; the old one stays.
+    Hash {
+        /// Why.
+        error: TtAllocError,
+        /// The size of the table kept, in MiB.
+        kept_mib: usize,
+    },
+    /// The net file was refused; the old net stays.
+    EvalFile(NetError),
+}
+
+impl fmt::Display for OptionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OptionError::Unknown(name) => write!(f, "unknown option {name:?}"),
+            OptionError::MissingValue { option, expected } => {
+                write!(f, "option {option:?} needs a value ({expected})")
+            }
+            OptionError::BadValue {
+                option,
+                value,
+                expected,
+            } => write!(f, "bad value {value:?} for {option} ({expected})"),
+            OptionError::Hash { error, kept_mib } => {
+                write!(f, "{error}; keeping the {kept_mib} MiB table")
+            }
+            OptionError::EvalFile(error) => write!(f, "{error}"),
+        }
+    }
+}
+
+impl std::error::Error for OptionError {}
+
+/// The first 40 characters of `text` (for error messages).
+pub(crate) fn truncate(text: &str) -> String {
+    text.chars().take(40).collect()
+}
+
+/// One option: name, kind (type, default, range) and what setting it does.
+#[derive(Clone, Copy)]
+pub struct OptionSpec {
+    /// The name, as UCI declares it (set case-insensitively).
+    pub name: &'static str,
+    /// Its type, default and range.
+    pub kind: OptionKind,
+    apply: fn(&mut Engine, &OptionValue) -> Result<(), OptionError>,
+}
+
+impl fmt::Debug for OptionSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OptionSpec")
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OptionSpec {
+    /// The declaration named `name` (case-insensitive).
+    pub fn find(name: &str) -> Option<&'static OptionSpec> {
+        OPTIONS.iter().find(|o| o.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Reads `value` by the kind and applies it to `engine`.
+    pub(crate) fn set(&self, engine: &mut Engine, value: Option<&str>) -> Result<(), OptionError> {
+        let value = self.kind.parse(self.name, value)?;
+        (self.apply)(engine, &value)
+    }
+}
+
+/// Every option, in the order UCI lists them.
+pub static OPTIONS: [OptionSpec; 12] = [
+    OptionSpec {
+        name: "Hash",
+        kind: OptionKind::Spin {
+            default: 16,
+            min: 1,
+            max: MAX_HASH_MIB as i64,
+        },
+        apply: |e, v| e.resize_hash(v.int() as usize),
+    },
+    OptionSpec {
+        name: "Threads",
+        kind: OptionKind::Spin {
+            default: 1,
+            min: 1,
+            max: 256,
+        },
+        apply: |e, v| {
+            e.set_threads(v.int() as usize);
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "MultiPV",
+        kind: OptionKind::Spin {
+            default: 1,
+            min: 1,
+            max: 256,
+        },
+        apply: |e, v| {
+            e.options_mut().multipv = v.int() as usize;
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "Move Overhead",
+        kind: OptionKind::Spin {
+            default: 10,
+            min: 0,
+            max: 5000,
+        },
+        apply: |e, v| {
+            e.options_mut().move_overhead_ms = v.int() as u64;
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "EvalFile",
+        kind: OptionKind::String {
+            default: EMBEDDED_NET_NAME,
+        },
+        apply: |e, v| e.load_eval_file(v.text()),
+    },
+    OptionSpec {
+        name: "UCI_Chess960",
+        kind: OptionKind::Check { default: false },
+        apply: |e, v| {
+            e.options_mut().chess960 = v.flag();
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "Ponder",
+        kind: OptionKind::Check { default: false },
+        apply: |e, v| {
+            e.options_mut().ponder = v.flag();
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "Clear Hash",
+        kind: OptionKind::Button,
+        apply: |e, _| {
+            e.clear_hash();
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "UCI_ShowWDL",
+        kind: OptionKind::Check { default: false },
+        apply: |e, v| {
+            e.options_mut().show_wdl = v.flag();
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "UCI_LimitStrength",
+        kind: OptionKind::Check { default: false },
+        apply: |e, v| {
+            e.options_mut().limit_strength = v.flag();
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "UCI_Elo",
+        kind: OptionKind::Spin {
+            default: ELO_DEFAULT as i64,
+            min: ELO_MIN as i64,
+            max: ELO_MAX as i64,
+        },
+        apply: |e, v| {
+            e.options_mut().elo = v.int() as i32;
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "Strength Seed",
+        kind: OptionKind::Spin {
+            default: 0,
+            min: 0,
+            max: MAX_SEED as i64,
+        },
+        apply: |e, v| {
+            e.options_mut().strength_seed = v.int() as u64;
+            Ok(())
+        },
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_agrees_with_the_defaults() {
+        let defaults = Options::default();
+        let spin = |name: &str| match OptionSpec::find(name).unwrap().kind {
+            OptionKind::Spin { default, .. } => default,
+            other => panic!("{name}: {other:?}"),
+        };
+        let check = |name: &str| match OptionSpec::find(name).unwrap().kind {
+            OptionKind::Check { default } => default,
+            other => panic!("{name}: {other:?}"),
+        };
+        assert_eq!(spin("hash"), defaults.hash_mib as i64);
+        assert_eq!(spin("Threads"), defaults.threads as i64);
+        assert_eq!(spin("MultiPV"), defaults.multipv as i64);
+        assert_eq!(spin("Move Overhead"), defaults.move_overhead_ms as i64);
+        assert_eq!(spin("UCI_Elo"), i64::from(defaults.elo));
+        assert_eq!(spin("Strength Seed"), defaults.strength_seed as i64);
+        assert_eq!(check("UCI_Chess960"), defaults.chess960);
+        assert_eq!(check("Ponder"), defaults.ponder);
+        assert_eq!(check("UCI_ShowWDL"), defaults.show_wdl);
+        assert_eq!(check("UCI_LimitStrength"), defaults.limit_strength);
+        assert_eq!(
+            OptionSpec::find("EVALFILE").unwrap().kind,
+            OptionKind::String { default: "embedded" }
+        );
+        assert_eq!(defaults.eval_file, EMBEDDED_NET_NAME);
+        assert!(OptionSpec::find("Contempt").is_none());
+        // Every name once.
+        for (i, a) in OPTIONS.iter().enumerate() {
+            assert!(OPTIONS[i + 1..]
+                .iter()
+                .all(|b| !b.name.eq_ignore_ascii_case(a.name)));
+        }
+    }
+
+    #[test]
+    fn values_are_read_by_kind_with_typed_errors() {
+        let spin = OptionKind::Spin {
+            default: 1,
+            min: 1,
+            max: 256,
+        };
+        assert_eq!(spin.parse("Threads", Some("3")), Ok(OptionValue::Spin(3)));
+        assert_eq!(
+            spin.parse("Threads", Some("0")),
+            Err(OptionError::BadValue {
+                option: "Threads",
+                value: "0".into(),
+                expected: "integer from 1 to 256".into()
+            })
+        );
+        assert_eq!(
+            spin.parse("Threads", None).unwrap_err().to_string(),
+            "option \"Threads\" needs a value (integer from 1 to 256)"
+        );
+        let check = OptionKind::Check { default: false };
+        assert_eq!(check.parse("Ponder", Some("true")), Ok(OptionValue::Check(true)));
+        assert_eq!(
+            check.parse("Ponder", Some("yes")).unwrap_err().to_string(),
+            "bad value \"yes\" for Ponder (true or false)"
+        );
+        let text = OptionKind::String { default: "" };
+        assert!(matches!(
+            text.parse("EvalFile", Some("  ")),
+            Err(OptionError::MissingValue { .. })
+        ));
+        assert_eq!(
+            OptionKind::Button.parse("Clear Hash", Some("x")),
+            Ok(OptionValue::Button)
+        );
+        let long = "9".repeat(100);
+        match spin.parse("Threads", Some(&long)) {
+            Err(OptionError::BadValue { value, .. }) => assert_eq!(value.len(), 40),
+            other => panic!("{other:?}"),
+        }
+    }
+}
