@@ -24,7 +24,9 @@ use crate::network::{check_shape, Network};
 use crate::{INPUTS, QA, QB, SCALE};
 use std::fmt;
 
+/// The first 8 bytes of every net file.
 pub const MAGIC: &[u8; 8] = b"LUFTNNUE";
+/// The format version this build reads and writes.
 pub const VERSION: u32 = 1;
 const HEADER_LEN: usize = 64;
 
@@ -37,6 +39,7 @@ pub enum NetError {
     TooShort(usize),
     /// Not a Luft net file.
     BadMagic,
+    /// A format version this build does not read.
     UnsupportedVersion(u32),
     /// An architecture this build cannot run.
     UnsupportedArchitecture(String),
@@ -44,7 +47,9 @@ pub enum NetError {
     HeaderCorrupt,
     /// The file length disagrees with the header.
     WrongLength {
+        /// The length the header implies, in bytes.
         expected: usize,
+        /// The file's length.
         found: usize,
     },
     /// An array of a net made in memory whose length disagrees with its shape.
@@ -61,7 +66,9 @@ pub enum NetError {
     OutputWeightOutOfRange(i16),
     /// The checksum does not match the contents.
     ChecksumMismatch {
+        /// The checksum in the file.
         stored: u64,
+        /// The checksum of the contents.
         computed: u64,
     },
 }
