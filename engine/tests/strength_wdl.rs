@@ -31,6 +31,11 @@ fn score_and_wdl(line: &str) -> Option<(String, i32, Option<[u32; 3]>)> {
     let at = tokens.iter().position(|&t| t == "score")?;
     let kind = tokens[at + 1].to_string();
     let value: i32 = tokens[at + 2].parse().unwrap();
+    // A fail high or low (printed in long searches) puts its bound before the wdl.
+    let at = match tokens.get(at + 3) {
+        Some(&"lowerbound") | Some(&"upperbound") => at + 1,
+        _ => at,
+    };
     let wdl = (tokens.get(at + 3) == Some(&"wdl")).then(|| {
         let n = |i: usize| {
             tokens[at + 3 + i]

@@ -101,10 +101,22 @@ fn gradients_match_finite_differences() {
 }
 
 #[test]
-fn fast_kernel_matches_the_plain_implementation() {
+fn every_kernel_matches_the_plain_implementation() {
+    // The portable kernel, and the one `detect` picks (AVX2 + FMA where the CPU has it).
+    for kernel in [Kernel::portable(), Kernel::detect()] {
+        kernel_matches_the_plain_implementation(kernel);
+    }
+    // The SIMD kernel is only handed out after a CPU check.
+    if let Ok(simd) = Kernel::avx2_fma() {
+        assert_eq!(simd, Kernel::detect());
+        kernel_matches_the_plain_implementation(simd);
+    }
+}
+
+fn kernel_matches_the_plain_implementation(kernel: Kernel) {
     let model = Model::random(64, 4);
     let batch = positions(500, 8);
-    let mut ws = Workspace::new(64, 1, Kernel::detect());
+    let mut ws = Workspace::new(64, 1, kernel);
     let loss_fast = gradient(&model, &batch, 0.5, &mut ws);
     let plain = PlainNet::<64>::from_flat(model.params.as_slice().unwrap());
     let mut grads = vec![PlainGrad::<64>::zeroed()];
@@ -112,7 +124,8 @@ fn fast_kernel_matches_the_plain_implementation() {
     let loss_plain = pool.install(|| plain.batch(&batch, 0.5, &mut grads)) / batch.len() as f64;
     assert!(
         (loss_fast - loss_plain).abs() < 1e-6,
-        "{loss_fast} vs {loss_plain}"
+        "{}: {loss_fast} vs {loss_plain}",
+        kernel.name()
     );
     let g = ws.mean_gradient();
     let n = batch.len() as f32;
@@ -121,7 +134,8 @@ fn fast_kernel_matches_the_plain_implementation() {
             let (a, b) = (g[f * 64 + j], grads[0].ft_w[f][j] / n);
             assert!(
                 (a - b).abs() <= 1e-5 * a.abs().max(b.abs()).max(1e-3),
-                "row {f} lane {j}: {a} vs {b}"
+                "{}: row {f} lane {j}: {a} vs {b}",
+                kernel.name()
             );
         }
     }
