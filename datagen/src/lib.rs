@@ -10,6 +10,8 @@
 //! rerun resumes; [`store`] keeps the files safe (directory lock, atomic creation, repair
 //! that moves damage aside instead of deleting it).
 
+#![warn(missing_docs)]
+
 pub mod store;
 
 use engine::{Limits, Searcher, TtAllocError};
@@ -24,22 +26,31 @@ pub const HASH_MIB: usize = 16;
 /// Settings of one generation run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GenSettings {
-    /// Soft and hard node limits per move.
+    /// Soft node limit per move (no new iteration past half of it).
     pub nodes: u64,
+    /// Hard node limit per move.
     pub hard_nodes: u64,
+    /// Random plies after the start position (this or one more, per game).
     pub random_plies: usize,
     /// The opening check: a search at these limits must score within `opening_max_score`.
     pub opening_nodes: u64,
+    /// The opening check's hard node limit.
     pub opening_hard_nodes: u64,
+    /// The largest opening score kept, centipawns (either side).
     pub opening_max_score: i32,
+    /// Whether games end by adjudication (off for a material-only net).
     pub adjudicate: bool,
-    /// A win at |score| >= `win_score` for `win_plies` plies in a row.
+    /// A win at |score| >= `win_score` (centipawns) for `win_plies` plies in a row.
     pub win_score: i32,
+    /// Plies in a row for a win.
     pub win_plies: usize,
     /// A draw at |score| <= `draw_score` for `draw_plies` plies from ply `draw_min_ply`.
     pub draw_score: i32,
+    /// Plies in a row for a draw.
     pub draw_plies: usize,
+    /// The first ply a draw may be adjudicated at.
     pub draw_min_ply: usize,
+    /// Plies after which a game is a draw.
     pub max_plies: usize,
 }
 

@@ -83,6 +83,7 @@ fn check_generation_name(name: &str) -> Result<()> {
 #[derive(Debug)]
 pub struct DirLock {
     _file: File,
+    /// The lock file (`datagen.lock` in the directory).
     pub path: PathBuf,
 }
 
@@ -283,20 +284,26 @@ pub fn repair(path: &Path, scan: &DataScan, header: Option<&[u8]>) -> Result<Opt
 /// One writer's file: its stream number, path and the sequence number of its next game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stream {
+    /// The stream number N of `games-N.bin`.
     pub stream: u32,
+    /// The file.
     pub path: PathBuf,
+    /// The sequence number of the next game written to it.
     pub next_seq: u64,
 }
 
 /// An output directory made ready for a run.
 #[derive(Debug)]
 pub struct Prepared {
+    /// The directory's lock, held for the run.
     pub lock: DirLock,
     /// One per thread.
     pub writers: Vec<Stream>,
-    /// Games and positions already in the directory (every stream file, whatever `threads`).
+    /// Games already in the directory (every stream file, whatever `threads`).
     pub games: u64,
+    /// Positions already in the directory.
     pub positions: u64,
+    /// Stream files in the directory.
     pub files: usize,
 }
 

@@ -140,12 +140,6 @@ pub fn wdl(score: i32, board: &Board) -> [u32; 3] {
     MODEL.permille(score, material(board))
 }
 
-/// The `wdl W D L` field of an `info` line.
-pub fn uci_wdl(score: i32, board: &Board) -> String {
-    let [w, d, l] = wdl(score, board);
-    format!("wdl {w} {d} {l}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,7 +219,7 @@ mod tests {
         let board = Board::startpos();
         assert_eq!(wdl(MATE - 5, &board), [1000, 0, 0]);
         assert_eq!(wdl(-MATE + 4, &board), [0, 0, 1000]);
-        assert_eq!(uci_wdl(MATE - 1, &board), "wdl 1000 0 0");
+        assert_eq!(wdl(MATE - 1, &board), [1000, 0, 0]);
         assert_eq!(MODEL.expected_score(MATE - 1, 78), 1.0);
         assert_eq!(MODEL.expected_score(-MATE + 2, 78), 0.0);
     }

@@ -27,9 +27,11 @@ pub const MAX_FEATURES: usize = 32;
 /// One position, ready for the network.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Position {
+    /// Active features (pieces on the board), at most [`MAX_FEATURES`].
     pub count: u8,
-    /// Feature indices from the side to move's view, then from the other side's view.
+    /// Feature indices from the side to move's view (the first `count`).
     pub stm: [u16; MAX_FEATURES],
+    /// Feature indices from the other side's view (the first `count`).
     pub nstm: [u16; MAX_FEATURES],
     /// Search score, side to move's view, centipawns.
     pub score: f32,
@@ -38,6 +40,8 @@ pub struct Position {
 }
 
 impl Position {
+    /// The position of `board` with its search score (centipawns) and game result (0, 0.5
+    /// or 1), both from the side to move's view.
     pub fn from_board(board: &Board, score_stm: f32, result_stm: f32) -> Position {
         let mut p = Position::empty(score_stm, result_stm);
         let us = board.side_to_move();
@@ -80,6 +84,7 @@ impl Position {
     }
 }
 
+/// The logistic function `1 / (1 + e^-x)`.
 #[inline]
 pub fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())

@@ -12,6 +12,8 @@
 //! Loss plots are drawn with `plotters` (`plot`), and the command line shows an
 //! `indicatif` progress bar when stderr is a terminal.
 
+#![warn(missing_docs)]
+
 pub mod data;
 pub mod model;
 pub mod plain;

@@ -21,22 +21,32 @@ use nnue::{output_bucket, Network, INPUTS, QA, QB};
 /// Weights are clipped to this magnitude so they quantise into their integer types.
 pub const WEIGHT_CLIP: f32 = 1.98;
 
+/// The float model: its shape and its flat parameter vector (layout in the module
+/// documentation and [`Layout`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Model {
+    /// Hidden width N.
     pub hidden: usize,
     /// Output buckets (1 ..= `nnue::MAX_OUTPUT_BUCKETS`).
     pub buckets: usize,
+    /// All parameters, `Layout::len` of them.
     pub params: Array1<f32>,
 }
 
 /// Offsets into the flat parameter vector.
 #[derive(Clone, Copy, Debug)]
 pub struct Layout {
+    /// Hidden width N.
     pub hidden: usize,
+    /// Output buckets.
     pub buckets: usize,
+    /// Where the feature biases start (the feature weights start at 0).
     pub ft_bias: usize,
+    /// Where the output weights start.
     pub out_w: usize,
+    /// Where the output biases start.
     pub out_b: usize,
+    /// The number of parameters.
     pub len: usize,
 }
 
@@ -158,6 +168,7 @@ impl Model {
         })
     }
 
+    /// Where each part of the parameters lies.
     pub fn layout(&self) -> Layout {
         Layout::bucketed(self.hidden, self.buckets)
     }

@@ -11,21 +11,31 @@ use rayon::prelude::*;
 /// Weights of a width-`N` network in plain form.
 #[derive(Clone, Debug)]
 pub struct PlainNet<const N: usize> {
+    /// Feature weights: `INPUTS` rows of N.
     pub ft_w: Vec<[f32; N]>,
+    /// Feature biases.
     pub ft_b: [f32; N],
+    /// Output weights: side to move's N, then the other side's.
     pub out_w: [[f32; N]; 2],
+    /// Output bias.
     pub out_b: f32,
 }
 
+/// Gradients of a [`PlainNet`], in the same shape.
 #[derive(Clone, Debug)]
 pub struct PlainGrad<const N: usize> {
+    /// Of the feature weights.
     pub ft_w: Vec<[f32; N]>,
+    /// Of the feature biases.
     pub ft_b: [f32; N],
+    /// Of the output weights.
     pub out_w: [[f32; N]; 2],
+    /// Of the output bias.
     pub out_b: f32,
 }
 
 impl<const N: usize> PlainGrad<N> {
+    /// All zero.
     pub fn zeroed() -> Self {
         PlainGrad {
             ft_w: vec![[0.0; N]; nnue::INPUTS],
@@ -43,6 +53,7 @@ impl<const N: usize> PlainGrad<N> {
 }
 
 impl<const N: usize> PlainNet<N> {
+    /// The net of a flat one-bucket parameter vector (`crate::model::Layout::new(N)`).
     pub fn from_flat(params: &[f32]) -> Self {
         let l = crate::model::Layout::new(N);
         let mut net = PlainNet {

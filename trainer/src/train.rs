@@ -27,24 +27,36 @@ use std::time::Instant;
 /// Settings of a run (stored in checkpoints).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TrainConfig {
+    /// Hidden width N.
     pub hidden: usize,
     /// Output buckets by material (`nnue::output_bucket`); 1 for none.
     pub buckets: usize,
+    /// Superbatches to train (the run's length).
     pub superbatches: u32,
+    /// Batches per superbatch (after each superbatch: validation, a loss row, a checkpoint).
     pub batches_per_superbatch: u32,
+    /// Positions per batch.
     pub batch_size: usize,
+    /// Weight of the game result in the target (0: score only, 1: result only).
     pub wdl: f32,
+    /// Peak learning rate (cosine schedule).
     pub lr: f32,
+    /// Seed of the initial weights and the shuffles.
     pub seed: u64,
 }
 
 /// Everything needed to continue a run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Checkpoint {
+    /// The run's settings.
     pub config: TrainConfig,
+    /// Superbatches done so far.
     pub superbatches_done: u32,
+    /// The model so far.
     pub model: Model,
+    /// AdamW's first moments.
     pub m: Array1<f32>,
+    /// AdamW's second moments.
     pub v: Array1<f32>,
     /// (training loss, validation loss) per superbatch.
     pub history: Vec<(f64, f64)>,
@@ -94,6 +106,7 @@ fn borrowed(array: &Array1<f32>) -> Cow<'_, [f32]> {
 }
 
 impl Checkpoint {
+    /// A run with `config` starting from `model`.
     pub fn new(config: TrainConfig, model: Model) -> Self {
         let len = model.params.len();
         Checkpoint {
@@ -189,6 +202,7 @@ impl Checkpoint {
         Ok(())
     }
 
+    /// Reads a checkpoint file. Errors: unreadable, not a checkpoint, or damaged.
     pub fn load(path: &Path) -> Result<Checkpoint> {
         let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
         Checkpoint::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
@@ -455,6 +469,7 @@ impl Workspace {
         &self.total
     }
 
+    /// Buffers for a one-bucket net of width `hidden` on `threads` threads.
     pub fn new(hidden: usize, threads: usize, kernel: Kernel) -> Self {
         Workspace::bucketed(hidden, 1, threads, kernel)
     }
