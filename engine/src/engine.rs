@@ -2,7 +2,7 @@
 //! net, the transposition table, the search threads (Lazy SMP workers with their
 //! histories) and the stop flag, and offers what a front end needs: set a position, start
 //! a search with typed reports to a [`Listener`], stop it, `ponderhit`, start a new game,
-//! set an option. Nothing else in or out of the crate assembles workers.
+//! set an option. Only it and [`crate::Searcher`] build search workers.
 //!
 //! A search runs on its own thread ([`Engine::start`]); every other call that changes the
 //! engine (a position, an option, a new game, another search) first stops it and waits for
