@@ -155,4 +155,36 @@ mod tests {
         assert_eq!(searcher.search(&mate, &[], &limits).best_move, None);
         assert!(Searcher::new(crate::default_net(), crate::MAX_HASH_MIB).is_err());
     }
+
+    #[test]
+    fn one_thread_of_the_engine_searches_exactly_like_a_searcher() {
+        let mut searcher = Searcher::new(crate::default_net(), 16).unwrap();
+        let mut engine = crate::Engine::new();
+        let limits = Limits {
+            depth: Some(8),
+            ..Limits::default()
+        };
+        for fen in crate::bench::BENCH_FENS.lines().take(5) {
+            let board = Board::from_fen(fen.trim()).unwrap();
+            searcher.new_game();
+            let alone = searcher.search(&board, &[], &limits);
+            engine.new_game();
+            engine.set_position(board, &[]).unwrap();
+            let driven = engine.go(limits.clone(), &mut ()).unwrap();
+            assert_eq!(
+                (alone.nodes, alone.best_move, alone.score, alone.depth),
+                (driven.nodes, driven.best_move, driven.score, driven.depth),
+                "{fen}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_facade_types_cross_threads() {
+        fn send<T: Send>() {}
+        send::<Searcher>();
+        send::<crate::Engine>();
+        send::<crate::Evaluator>();
+        send::<SearchResult>();
+    }
 }
