@@ -1,5 +1,5 @@
 //! Engine speed, measured side by side in one run:
-//! 1. `bench` nps with the embedded material net and with a random 256-wide net, next to
+//! 1. `bench` nps with the embedded default net and with a random 256-wide net, next to
 //!    `stockfish bench` (when a `stockfish` binary is on PATH or in /usr/games);
 //! 2. NNUE incremental update + evaluation against full refresh + evaluation, over the move
 //!    trees of the bench positions;
@@ -74,12 +74,12 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|d| d.parse().ok())
         .unwrap_or(engine::bench::DEFAULT_BENCH_DEPTH);
-    let material = engine::default_net();
+    let default = engine::default_net();
     let random = Arc::new(Network::random(256, 1, 256).unwrap());
     println!("backend: {}", Evaluator::new(random.clone()).backend());
 
     println!("\n1. bench nps (depth {depth}, one thread)");
-    for (name, net) in [("luft material-32", &material), ("luft random-256", &random)] {
+    for (name, net) in [("luft default net", &default), ("luft random-256", &random)] {
         let (nodes, secs) = run_quiet(depth, net, |_, _, _| {}).unwrap();
         println!(
             "   {name:<22} {:>10} nodes {:>9.0} nps",
@@ -96,7 +96,7 @@ fn main() {
     }
 
     println!("\n2. NNUE per evaluated node: incremental update vs full refresh (ns)");
-    for (name, net) in [("material-32", &material), ("random-256", &random)] {
+    for (name, net) in [("default net", &default), ("random-256", &random)] {
         let (inc, refresh) = eval_speed(net);
         println!(
             "   {name:<12} incremental {inc:>7.1} ns  refresh {refresh:>7.1} ns  speed-up {:.2}x",
