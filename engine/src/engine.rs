@@ -15,6 +15,7 @@ use crate::accumulator::AccumulatorStack;
 use crate::options::{OptionError, OptionSpec, Options, EMBEDDED_NET_NAME};
 use crate::report::{Limits, Listener, SearchResult};
 use crate::search::{self, Shared, Worker};
+use crate::searcher::root_exclusions;
 use crate::strength::StrengthLimit;
 use crate::threads::{self, Job, SEARCH_STACK_BYTES};
 use crate::time_manager::TimeManager;
@@ -398,17 +399,7 @@ impl Engine {
         let start = Instant::now();
         let board = self.board;
         let legal = board.legal_moves();
-        let allowed: Vec<Move> = limits
-            .search_moves
-            .iter()
-            .copied()
-            .filter(|m| legal.iter().any(|l| l == m))
-            .collect();
-        let root_excluded = if allowed.is_empty() {
-            Vec::new()
-        } else {
-            legal.iter().copied().filter(|m| !allowed.contains(m)).collect()
-        };
+        let root_excluded = root_exclusions(&legal, &limits.search_moves);
         let pondering = Arc::new(AtomicBool::new(limits.ponder));
         let time = if limits.infinite {
             None

@@ -65,17 +65,7 @@ impl Searcher {
         let start = Instant::now();
         self.shared.stop.store(false, Ordering::Relaxed);
         let legal = board.legal_moves();
-        let allowed: Vec<Move> = limits
-            .search_moves
-            .iter()
-            .copied()
-            .filter(|m| legal.iter().any(|l| l == m))
-            .collect();
-        let root_excluded = if allowed.is_empty() {
-            Vec::new()
-        } else {
-            legal.iter().copied().filter(|m| !allowed.contains(m)).collect()
-        };
+        let root_excluded = root_exclusions(&legal, &limits.search_moves);
         let time = limits
             .clock
             .and_then(|clock| TimeManager::new(clock, 0, start, Arc::new(AtomicBool::new(false))));
@@ -113,6 +103,22 @@ impl Searcher {
                 .map(|(i, l)| threads::line(board, false, i + 1, l.score, None, &l.pv))
                 .collect(),
         }
+    }
+}
+
+/// The root moves a search leaves out for `go searchmoves`: every legal move not in
+/// `search_moves` (illegal entries ignored); none when no listed move is legal, so the
+/// whole position is searched.
+pub(crate) fn root_exclusions(legal: &[Move], search_moves: &[Move]) -> Vec<Move> {
+    let allowed: Vec<Move> = search_moves
+        .iter()
+        .copied()
+        .filter(|m| legal.contains(m))
+        .collect();
+    if allowed.is_empty() {
+        Vec::new()
+    } else {
+        legal.iter().copied().filter(|m| !allowed.contains(m)).collect()
     }
 }
 
