@@ -9,7 +9,9 @@
 //! Quiescence search uses stages 1 and 2 only (plus the bad captures, which it prunes).
 
 use crate::history::{History, PieceTo};
-use crate::params::SEE_VALUES;
+use crate::params::{
+    mp_good_noisy_see_margin, mp_mvv_multiplier, mp_queen_promotion, mp_under_promotion, see_value,
+};
 use crate::see::see;
 use movegen::{Board, Move, PieceType};
 
@@ -159,13 +161,17 @@ impl MovePicker {
                         };
                         let moving = board.piece_type_on(mv.from()).unwrap_or(PieceType::Pawn);
                         let mvv = if board.is_capture(mv) {
-                            SEE_VALUES[captured.index()] * 16
+                            see_value(captured) * mp_mvv_multiplier()
                         } else {
                             0
                         };
-                        let promo =
-                            mv.promotion()
-                                .map_or(0, |p| if p == PieceType::Queen { 8000 } else { -8000 });
+                        let promo = mv.promotion().map_or(0, |p| {
+                            if p == PieceType::Queen {
+                                mp_queen_promotion()
+                            } else {
+                                mp_under_promotion()
+                            }
+                        });
                         self.scores[i] = mvv + promo + history.capture_score(moving, mv.to(), captured);
                     }
                     self.cursor = 0;
@@ -182,7 +188,7 @@ impl MovePicker {
                         if mv == self.tt_move {
                             continue;
                         }
-                        if !see(board, mv, 0) {
+                        if !see(board, mv, mp_good_noisy_see_margin()) {
                             // Set aside for the bad-capture stage.
                             self.moves[self.bad_end] = mv;
                             self.bad_end += 1;

@@ -3,22 +3,22 @@
 //! `threshold` centipawns. X-rays are found by recomputing slider attacks as pieces leave
 //! the board. Used to split good from bad captures and to prune losing moves.
 
-use crate::params::SEE_VALUES;
+use crate::params::see_value;
 use movegen::attacks::{bishop_attacks, rook_attacks};
 use movegen::{Board, Move, PieceType};
 
 /// Value of what `mv` captures (a pawn for en passant) plus promotion gain.
 pub fn gain(board: &Board, mv: Move) -> i32 {
     let captured = if board.is_en_passant(mv) {
-        SEE_VALUES[PieceType::Pawn.index()]
+        see_value(PieceType::Pawn)
     } else if board.is_castling(mv) {
         0
     } else {
-        board.piece_type_on(mv.to()).map_or(0, |p| SEE_VALUES[p.index()])
+        board.piece_type_on(mv.to()).map_or(0, see_value)
     };
     captured
         + mv.promotion()
-            .map_or(0, |p| SEE_VALUES[p.index()] - SEE_VALUES[0])
+            .map_or(0, |p| see_value(p) - see_value(PieceType::Pawn))
 }
 
 /// Whether `mv` wins at least `threshold` by static exchange.
@@ -36,7 +36,7 @@ pub fn see(board: &Board, mv: Move, threshold: i32) -> bool {
         .promotion()
         .or_else(|| board.piece_type_on(from))
         .unwrap_or(PieceType::Pawn);
-    balance -= SEE_VALUES[moving.index()];
+    balance -= see_value(moving);
     if balance >= 0 {
         return true;
     }
@@ -70,7 +70,7 @@ pub fn see(board: &Board, mv: Move, threshold: i32) -> bool {
         }
         attackers &= occupied;
         side = !side;
-        balance = -balance - 1 - SEE_VALUES[kind.index()];
+        balance = -balance - 1 - see_value(kind);
         if balance >= 0 {
             // A king may not capture onto a square the other side still attacks.
             if kind == PieceType::King && (attackers & board.colored(side)).is_nonempty() {

@@ -8,7 +8,8 @@
 //! "lockless hashing" scheme of Hyatt and Mann). Any move read back is still checked for
 //! legality before it is played, so even a 64-bit key collision cannot corrupt the search.
 //!
-//! Replacement: a slot is overwritten unless it holds a deeper entry of the same position
+//! Replacement: a slot is overwritten unless it holds a deeper entry (by more than
+//! `tt_replace_depth_margin` plies, against a result that is not exact) of the same position
 //! from the current search; entries from earlier searches (older age) always give way.
 //! Mate scores are stored relative to the node, not the root (see `score_to_tt`).
 //!
@@ -277,7 +278,11 @@ impl TranspositionTable {
         let same_position = old_check ^ old_data == key;
         let old_age = ((old_data >> 58) & 63) as u8;
         let old_depth = i32::from((old_data >> 48) as u8);
-        if same_position && old_age == age && bound != Bound::Exact && depth + 4 < old_depth {
+        if same_position
+            && old_age == age
+            && bound != Bound::Exact
+            && depth + crate::params::tt_replace_depth_margin() < old_depth
+        {
             return;
         }
         // Keep a known best move when this result has none.
