@@ -1,7 +1,9 @@
 //! SplitMix64, the small seedable generator every Luft tool uses where it needs
 //! reproducible randomness (Zobrist keys at compile time, opening shuffles, random opening
-//! plies, weight initialisation, batch sampling): one definition, so a seed means the same
-//! sequence everywhere.
+//! plies, the trainer's weight initialisation and `nnue::Network::random`, batch sampling):
+//! one definition, so a seed means the same sequence everywhere. The one exception is the
+//! build script's magic-number search (`movegen/build.rs`), which keeps its own xorshift64*:
+//! it runs before this crate exists, and only the magics it finds (checked there) leave it.
 
 /// The golden-ratio increment of SplitMix64.
 pub const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
