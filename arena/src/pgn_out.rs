@@ -18,6 +18,7 @@
 //! EPD output is the final position of each game, one FEN per line.
 
 use crate::play::{score_text, FinishedGame, MoveRecord};
+use movegen::pgn::{comment_token, write_movetext, write_tags};
 use movegen::{Board, Color, Move, PieceType};
 use std::time::{Duration, SystemTime};
 
@@ -209,11 +210,7 @@ pub fn write_game(game: &FinishedGame, tags: &GameTags, options: &PgnOptions) ->
         }
     }
     let mut out = String::new();
-    for (k, v) in &list {
-        let escaped = v.replace('\\', "\\\\").replace('"', "\\\"");
-        out.push_str(&format!("[{k} \"{escaped}\"]\n"));
-    }
-    out.push('\n');
+    write_tags(&mut out, &list);
 
     let end_comment = match &game.illegal_move {
         Some(mv) if game.reason.ends_with(mv.as_str()) => game.reason.clone(),
@@ -224,7 +221,7 @@ pub fn write_game(game: &FinishedGame, tags: &GameTags, options: &PgnOptions) ->
     let mut board = game.start;
     let count = game.moves.len();
     if count == 0 && !options.min {
-        tokens.push(format!("{{{}}}", end_comment.replace('}', ")")));
+        tokens.push(comment_token(&end_comment));
     }
     let mut after_comment = false;
     for (i, record) in game.moves.iter().enumerate() {
@@ -251,25 +248,13 @@ pub fn write_game(game: &FinishedGame, tags: &GameTags, options: &PgnOptions) ->
                 comment.push_str(", ");
                 comment.push_str(&end_comment);
             }
-            tokens.push(format!("{{{}}}", comment.replace('}', ")")));
+            tokens.push(comment_token(&comment));
             after_comment = true;
         }
         board.play(mv);
     }
     tokens.push(result.to_string());
-    let mut line_len = 0;
-    for token in tokens {
-        if line_len > 0 && line_len + 1 + token.len() > 79 {
-            out.push('\n');
-            line_len = 0;
-        } else if line_len > 0 {
-            out.push(' ');
-            line_len += 1;
-        }
-        out.push_str(&token);
-        line_len += token.len();
-    }
-    out.push_str("\n\n");
+    write_movetext(&mut out, &tokens);
     out
 }
 
