@@ -23,7 +23,7 @@
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use datagen::store::{self, DirLock};
-use datagen::{GenSettings, Rng, SelfPlayer};
+use datagen::{adjudication_text, GenSettings, Rng, SelfPlayer};
 use indicatif::{ProgressBar, ProgressStyle};
 use movegen::{Board, Color};
 use nnue::file::fnv1a;
@@ -210,7 +210,7 @@ fn read_file(path: &Path, mut each: impl FnMut(&GameRecord)) -> Result<FileRead>
 fn provenance(header: &Header) -> String {
     match header {
         Header::V2(h) => format!(
-            "format 2; net {:016x} (hidden {}, {}), {} nodes (hard {}), seed {}, book {}, {} random plies, adjudication {}",
+            "format 2; net {:016x} (hidden {}, {}), {} nodes (hard {}), seed {}, book {}, {} random plies, {}",
             h.net_fingerprint,
             h.net_hidden,
             h.net_source,
@@ -219,14 +219,14 @@ fn provenance(header: &Header) -> String {
             h.seed,
             h.book,
             h.random_plies,
-            if h.adjudicate { "on" } else { "off" }
+            adjudication_text(header)
         ),
         Header::V1 { settings } => {
             let fields: Vec<&str> = settings
                 .lines()
                 .filter(|l| !l.is_empty() && !l.starts_with("format="))
                 .collect();
-            format!("format 1; {}", fields.join(", "))
+            format!("format 1; {}; {}", fields.join(", "), adjudication_text(header))
         }
     }
 }
