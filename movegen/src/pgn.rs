@@ -28,6 +28,8 @@ pub struct PgnGame {
     pub tags: Vec<(String, String)>,
     /// The start position (from the `FEN` tag, else the standard one).
     pub start: Board,
+    /// The moves played from `start`, in order (stopping before a null move: see
+    /// [`PgnGame::truncated`]).
     pub moves: Vec<Move>,
     /// The comment after each move (`comments[i]` follows `moves[i]`).
     pub comments: Vec<Option<String>>,
@@ -158,6 +160,7 @@ pub struct PgnError {
     pub game: usize,
     /// 1-based line.
     pub line: usize,
+    /// What is wrong, e.g. the illegal move and why.
     pub message: String,
 }
 

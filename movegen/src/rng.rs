@@ -21,6 +21,7 @@ pub const fn mix(mut z: u64) -> u64 {
 pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
+    /// The next 64 pseudo-random bits (advances the state by [`GOLDEN`] and mixes it).
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(GOLDEN);

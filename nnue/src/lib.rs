@@ -14,8 +14,6 @@
 pub mod file;
 pub mod network;
 pub mod quantise;
-// The training record format: its public items are not all documented yet.
-#[allow(missing_docs)]
 pub mod record;
 
 pub use file::NetError;
