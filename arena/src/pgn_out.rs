@@ -25,32 +25,48 @@ use std::time::{Duration, SystemTime};
 /// Move notation in the PGN.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Notation {
+    /// Standard algebraic notation (`Nf3`).
     #[default]
     San,
+    /// Long algebraic notation (`Ng1f3`, `Nb1xd2`, `e7e8=Q`).
     Lan,
+    /// UCI coordinates (`g1f3`).
     Uci,
 }
 
 /// What `-pgnout` writes besides the moves.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PgnOptions {
+    /// The move notation (`notation=`).
     pub notation: Notation,
+    /// Add each move's node count (`n=`).
     pub nodes: bool,
+    /// Add its selective depth (`sd=`).
     pub seldepth: bool,
+    /// Add its nodes per second (`nps=`).
     pub nps: bool,
+    /// Add the hash fill, in permille (`hashfull=`).
     pub hashfull: bool,
+    /// Add tablebase hits (`tbhits=`).
     pub tbhits: bool,
+    /// Add the principal variation (`pv=`).
     pub pv: bool,
+    /// Add the clock after the move (`tl=`).
     pub timeleft: bool,
+    /// Add the latency: measured time minus the engine's reported time (`latency=`).
     pub latency: bool,
+    /// Write only the seven standard tags and bare moves, no comments (`min=true`).
     pub min: bool,
 }
 
 /// The tags a game gets from the tournament.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GameTags {
+    /// The `Event` tag.
     pub event: String,
+    /// The `Site` tag.
     pub site: String,
+    /// The `Round` tag: the game's round, 1-based.
     pub round: u64,
 }
 

@@ -31,8 +31,11 @@ pub const H0_COLOUR: RGBColor = RGBColor(205, 50, 40);
 /// The state of the test after some games.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SprtPoint {
+    /// Games played so far.
     pub games: u64,
+    /// The log-likelihood ratio after them.
     pub llr: f64,
+    /// The Elo estimate after them.
     pub elo: f64,
     /// Half the width of the 95% interval.
     pub elo_error: f64,
@@ -41,10 +44,13 @@ pub struct SprtPoint {
 /// Everything a picture shows.
 #[derive(Clone, Debug)]
 pub struct SprtPlot<'a> {
+    /// The trajectory, in the order the games were played.
     pub points: &'a [SprtPoint],
+    /// The test's `elo0`, `elo1` and error rates.
     pub sprt: &'a SprtConfig,
     /// The LLR bounds (lower: H0, upper: H1).
     pub bounds: (f64, f64),
+    /// The picture's title.
     pub title: String,
 }
 
