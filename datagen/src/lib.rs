@@ -19,7 +19,7 @@ pub mod store;
 
 use engine::{Limits, Searcher, TtAllocError};
 use movegen::{Board, Color, Game, Outcome};
-use nnue::record::{GameRecord, Header, Wdl};
+use nnue::record::{GameRecord, GenHeader, Header, Wdl};
 use nnue::Network;
 use std::sync::Arc;
 
@@ -124,6 +124,30 @@ impl GenSettings {
             draw_plies: DRAW_PLIES,
             draw_min_ply: DRAW_MIN_PLY,
             max_plies: MAX_PLIES,
+        }
+    }
+}
+
+impl GenSettings {
+    /// `header` with every field these settings decide written into it: the node limits,
+    /// the random plies, the opening check, adjudication and the ply cap. The net, the
+    /// book, the seed, the stream and the generator's name are the caller's.
+    pub fn fill_header(&self, header: GenHeader) -> GenHeader {
+        GenHeader {
+            soft_nodes: self.nodes,
+            hard_nodes: self.hard_nodes,
+            random_plies: self.random_plies as u32,
+            opening_soft_nodes: self.opening_nodes,
+            opening_hard_nodes: self.opening_hard_nodes,
+            opening_max_score: self.opening_max_score as u32,
+            adjudicate: self.adjudicate,
+            win_score: self.win_score as u32,
+            win_plies: self.win_plies as u32,
+            draw_score: self.draw_score as u32,
+            draw_plies: self.draw_plies as u32,
+            draw_min_ply: self.draw_min_ply as u32,
+            max_plies: self.max_plies as u32,
+            ..header
         }
     }
 }
@@ -269,21 +293,10 @@ impl SelfPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nnue::record::GenHeader;
 
     #[test]
     fn the_adjudication_rules_of_both_formats_are_shown() {
-        let settings = GenSettings::new(5000, 8, true);
-        let header = Header::V2(GenHeader {
-            adjudicate: true,
-            win_score: settings.win_score as u32,
-            win_plies: settings.win_plies as u32,
-            draw_score: settings.draw_score as u32,
-            draw_plies: settings.draw_plies as u32,
-            draw_min_ply: settings.draw_min_ply as u32,
-            max_plies: settings.max_plies as u32,
-            ..GenHeader::default()
-        });
+        let header = Header::V2(GenSettings::new(5000, 8, true).fill_header(GenHeader::default()));
         let rules = "adjudication on (win at |score| >= 2000 cp for 4 plies, draw at |score| <= 5 cp \
                      for 12 plies from ply 40), draw at 400 plies";
         assert_eq!(adjudication_text(&header), rules);

@@ -691,36 +691,24 @@ fn run_header(
     book_positions: usize,
     book_fingerprint: u64,
 ) -> GenHeader {
-    GenHeader {
+    gen_settings.fill_header(GenHeader {
         generator: format!("luft-datagen {}", env!("CARGO_PKG_VERSION")),
         stream: 0,
         seed: args.seed,
-        soft_nodes: gen_settings.nodes,
-        hard_nodes: gen_settings.hard_nodes,
         net_fingerprint: net.fingerprint(),
         net_hidden: net.hidden() as u32,
         net_source: args
             .net
             .as_ref()
             .map_or("embedded".to_string(), |p| p.display().to_string()),
-        random_plies: gen_settings.random_plies as u32,
-        opening_soft_nodes: gen_settings.opening_nodes,
-        opening_hard_nodes: gen_settings.opening_hard_nodes,
-        opening_max_score: gen_settings.opening_max_score as u32,
         book: args
             .book
             .as_ref()
             .map_or("none".to_string(), |b| b.display().to_string()),
         book_fingerprint,
         book_positions: book_positions as u32,
-        adjudicate: gen_settings.adjudicate,
-        win_score: gen_settings.win_score as u32,
-        win_plies: gen_settings.win_plies as u32,
-        draw_score: gen_settings.draw_score as u32,
-        draw_plies: gen_settings.draw_plies as u32,
-        draw_min_ply: gen_settings.draw_min_ply as u32,
-        max_plies: gen_settings.max_plies as u32,
-    }
+        ..GenHeader::default()
+    })
 }
 
 /// What every stream thread shares: the run's settings, its targets, the stop flag and the

@@ -310,35 +310,25 @@ mod tests {
         let mut f = float_net(16, 1);
         f.output_weights[0] = -128.4 / QB as f32;
         assert_eq!(f.quantise().unwrap().output_weights()[0], OUTPUT_WEIGHT_MIN);
-        let mut f = float_net(16, 1);
-        f.feature_bias[1] = f32::NAN;
-        assert!(matches!(
-            f.quantise(),
-            Err(QuantiseError::OutOfRange {
-                array: "feature bias",
-                index: 1,
-                ..
-            })
-        ));
-        let mut f = float_net(16, 1);
-        f.feature_weights[7] = 200.0; // 51000 > 32767
-        assert!(matches!(
-            f.quantise(),
-            Err(QuantiseError::OutOfRange {
-                array: "feature weight",
-                index: 7,
-                ..
-            })
-        ));
-        let mut f = float_net(16, 1);
-        f.output_bias[0] = 1e6;
-        assert!(matches!(
-            f.quantise(),
-            Err(QuantiseError::OutOfRange {
-                array: "output bias",
-                ..
-            })
-        ));
+        // Which array and index refuses, for one value set out of range in each array.
+        let refused = |edit: fn(&mut FloatNet)| {
+            let mut f = float_net(16, 1);
+            edit(&mut f);
+            match f.quantise() {
+                Err(QuantiseError::OutOfRange { array, index, .. }) => Some((array, index)),
+                _ => None,
+            }
+        };
+        assert_eq!(
+            refused(|f| f.feature_bias[1] = f32::NAN),
+            Some(("feature bias", 1))
+        );
+        // 200 · 255 = 51000 > 32767.
+        assert_eq!(
+            refused(|f| f.feature_weights[7] = 200.0),
+            Some(("feature weight", 7))
+        );
+        assert_eq!(refused(|f| f.output_bias[0] = 1e6), Some(("output bias", 0)));
     }
 
     #[test]
