@@ -8,8 +8,8 @@
 
 use crate::history::PieceTo;
 use crate::params::{
-    CORR_CONTINUATION_WEIGHT, CORR_GRAIN, CORR_MAX, CORR_NON_PAWN_WEIGHT, CORR_PAWN_WEIGHT, CORR_SIZE,
-    CORR_WEIGHT_SCALE,
+    corr_continuation_weight, corr_max, corr_non_pawn_weight, corr_pawn_weight, corr_update_max_weight,
+    CORR_GRAIN, CORR_SIZE, CORR_WEIGHT_SCALE,
 };
 use movegen::{Board, Color, PieceType};
 
@@ -84,7 +84,8 @@ fn continuation_index(stm: Color, previous: [PieceTo; 2]) -> Option<usize> {
 /// Moves `entry` towards `target` (both in grains) with weight `weight / 256`.
 #[inline]
 fn blend(entry: &mut i32, target: i32, weight: i32) {
-    *entry = ((*entry * (256 - weight) + target * weight) / 256).clamp(-CORR_MAX, CORR_MAX);
+    let max = corr_max() * CORR_GRAIN;
+    *entry = ((*entry * (256 - weight) + target * weight) / 256).clamp(-max, max);
 }
 
 impl Correction {
@@ -92,11 +93,11 @@ impl Correction {
     /// and the two moves before it (`previous[0]` the last).
     pub fn correction(&self, stm: Color, keys: &CorrectionKeys, previous: [PieceTo; 2]) -> i32 {
         let s = stm.index() * CORR_SIZE;
-        let mut sum = CORR_PAWN_WEIGHT * self.pawn[s + keys.pawn]
-            + CORR_NON_PAWN_WEIGHT * self.non_pawn[0][s + keys.non_pawn[0]]
-            + CORR_NON_PAWN_WEIGHT * self.non_pawn[1][s + keys.non_pawn[1]];
+        let mut sum = corr_pawn_weight() * self.pawn[s + keys.pawn]
+            + corr_non_pawn_weight() * self.non_pawn[0][s + keys.non_pawn[0]]
+            + corr_non_pawn_weight() * self.non_pawn[1][s + keys.non_pawn[1]];
         if let Some(i) = continuation_index(stm, previous) {
-            sum += CORR_CONTINUATION_WEIGHT * self.continuation[i];
+            sum += corr_continuation_weight() * self.continuation[i];
         }
         sum / (CORR_WEIGHT_SCALE * CORR_GRAIN)
     }
@@ -112,8 +113,9 @@ impl Correction {
         score: i32,
         raw_eval: i32,
     ) {
-        let target = ((score - raw_eval) * CORR_GRAIN).clamp(-CORR_MAX, CORR_MAX);
-        let weight = (depth + 1).pow(2).min(128);
+        let max = corr_max() * CORR_GRAIN;
+        let target = ((score - raw_eval) * CORR_GRAIN).clamp(-max, max);
+        let weight = (depth + 1).pow(2).min(corr_update_max_weight());
         let s = stm.index() * CORR_SIZE;
         blend(&mut self.pawn[s + keys.pawn], target, weight);
         blend(&mut self.non_pawn[0][s + keys.non_pawn[0]], target, weight);
@@ -139,7 +141,7 @@ mod tests {
         }
         let w = c.correction(Color::White, &keys, [PieceTo::NONE; 2]);
         // Three tables at full strength, weighted, out of the weight scale.
-        let expected = 80 * (CORR_PAWN_WEIGHT + 2 * CORR_NON_PAWN_WEIGHT) / CORR_WEIGHT_SCALE;
+        let expected = 80 * (corr_pawn_weight() + 2 * corr_non_pawn_weight()) / CORR_WEIGHT_SCALE;
         assert!((w - expected).abs() <= 1, "{w} vs {expected}");
         // The other side to move is untouched.
         assert_eq!(c.correction(Color::Black, &keys, [PieceTo::NONE; 2]), 0);
@@ -148,7 +150,7 @@ mod tests {
         }
         let max = c.correction(Color::White, &keys, [PieceTo::NONE; 2]);
         assert!(
-            max <= CORR_MAX * (CORR_PAWN_WEIGHT + 2 * CORR_NON_PAWN_WEIGHT)
+            max <= corr_max() * CORR_GRAIN * (corr_pawn_weight() + 2 * corr_non_pawn_weight())
                 / (CORR_WEIGHT_SCALE * CORR_GRAIN)
         );
     }

@@ -5,7 +5,7 @@
 //! `h += bonus - h·|bonus| / MAX`, which keeps every value inside ±MAX without clamping.
 
 use crate::correction::Correction;
-use crate::params::{HISTORY_MAX, MAX_PLY};
+use crate::params::{history_bonus_max, history_bonus_mul, history_bonus_offset, history_max, MAX_PLY};
 use movegen::{Color, Move, Piece, PieceType, Square};
 
 /// A piece and the square it moved to: the key of continuation history and counter moves.
@@ -57,13 +57,14 @@ impl Default for History {
 
 fn gravity(entry: &mut i16, bonus: i32) {
     let value = i32::from(*entry);
-    let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
-    *entry = (value + bonus - value * bonus.abs() / HISTORY_MAX) as i16;
+    let max = history_max();
+    let bonus = bonus.clamp(-max, max);
+    *entry = (value + bonus - value * bonus.abs() / max) as i16;
 }
 
 /// The history bonus for a cutoff at `depth`.
 pub fn bonus(depth: i32) -> i32 {
-    (160 * depth - 80).clamp(0, 1600)
+    (history_bonus_mul() * depth - history_bonus_offset()).clamp(0, history_bonus_max())
 }
 
 impl History {

@@ -17,6 +17,9 @@
 //! - [`Evaluator`]: the engine's NNUE inference of one position.
 //! - [`uci`]: the UCI front end, the only place that writes UCI text.
 //! - [`wdl`] and [`strength`]: the win/draw/loss model and the strength limit.
+//! - [`TUNABLES`]: the search's tunable constants with their ranges, and [`spsa_lines`],
+//!   their list for OpenBench's SPSA tuner. Built with the `tune` feature
+//!   ([`TUNE_BUILD`]), the engine offers each as a UCI spin option ([`all_options`]).
 //!
 //! Units: scores are centipawns from the side to move's view ([`Score`]), depths plies,
 //! node counts nodes of all threads, times milliseconds ([`Clock`]) or [`std::time::Duration`].
@@ -48,10 +51,15 @@ mod tt;
 pub use engine::{default_net, Engine, GoError, IllegalMoveError, DEFAULT_NET};
 pub use evaluator::Evaluator;
 pub use options::{
-    OptionError, OptionKind, OptionSpec, OptionValue, Options, EMBEDDED_NET_NAME, MAX_SEED, OPTIONS,
+    all_options, OptionError, OptionKind, OptionSpec, OptionValue, Options, EMBEDDED_NET_NAME, MAX_SEED,
+    OPTIONS,
 };
-pub use params::MAX_DEPTH;
+pub use params::{spsa_lines, Tunable, MAX_DEPTH, SPSA_R_END, TUNABLES};
 pub use report::{Clock, Iteration, Limits, Line, Listener, Score, ScoreBound, SearchResult};
 pub use searcher::Searcher;
+
+/// Whether this build has the `tune` feature: the search tunables are UCI options and
+/// `luft spsa` prints them.
+pub const TUNE_BUILD: bool = cfg!(feature = "tune");
 pub use threads::SEARCH_STACK_BYTES;
 pub use tt::{memory_limit_bytes, TtAllocError, MAX_HASH_MIB};

@@ -1,5 +1,6 @@
 //! The `luft` binary: UCI by default; `luft bench [depth]`; `luft perft <depth> [fen]`;
-//! `luft genfens N seed S book <None|FILE> [plies P] [maxscore M]` (OpenBench);
+//! `luft genfens N seed S book <None|FILE> [plies P] [maxscore M]` (OpenBench); `luft spsa`
+//! (the tunables for OpenBench's SPSA tuner, in a build with the `tune` feature);
 //! `luft --help`, `luft --version`.
 //!
 //! The command line is declared with clap (which gives `--help`, `help <command>`,
@@ -49,6 +50,9 @@ enum Mode {
         #[arg(num_args = 0.., trailing_var_arg = true, allow_hyphen_values = true)]
         fen: Vec<String>,
     },
+    /// The search tunables in OpenBench's SPSA input format, one a line: "name, int, start,
+    /// min, max, c_end, r_end" (needs a build with `--features tune`).
+    Spsa,
     /// Opening positions for OpenBench: N seed S book <None|FILE> [plies P] [maxscore M]
     /// [random_moves P] [frc B] [dfrc B]; each printed as "info string genfens FEN".
     Genfens {
@@ -97,6 +101,19 @@ fn main() -> ExitCode {
                 }
                 Err(e) => fail(&format!("bench: {e}")),
             }
+        }
+        Some(Mode::Spsa) => {
+            if !engine::TUNE_BUILD {
+                return fail(
+                    "spsa: this luft was built without the tune feature, so its tunables are not \
+                     UCI options; build it with `cargo build --release -p engine --features tune` \
+                     (or `make EXE=<path> FEATURES=tune`)",
+                );
+            }
+            for line in engine::spsa_lines() {
+                emit(&line);
+            }
+            ExitCode::SUCCESS
         }
         Some(Mode::Genfens { words }) => {
             let words: Vec<&str> = words
@@ -164,6 +181,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(parse("perft").is_err() && parse("perft 21").is_err());
+        assert!(matches!(parse("spsa"), Ok(Some(Mode::Spsa))));
         match parse("genfens 10 seed -4 book None quit") {
             Ok(Some(Mode::Genfens { words })) => {
                 assert_eq!(words, ["10", "seed", "-4", "book", "None", "quit"])

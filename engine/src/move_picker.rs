@@ -9,7 +9,9 @@
 //! Quiescence search uses stages 1 and 2 only (plus the bad captures, which it prunes).
 
 use crate::history::{History, PieceTo};
-use crate::params::SEE_VALUES;
+use crate::params::{
+    mp_good_noisy_see_margin, mp_mvv_multiplier, mp_queen_promotion, mp_under_promotion, see_value,
+};
 use crate::see::see;
 use movegen::{Board, Move, PieceType};
 
@@ -159,13 +161,17 @@ impl MovePicker {
                         };
                         let moving = board.piece_type_on(mv.from()).unwrap_or(PieceType::Pawn);
                         let mvv = if board.is_capture(mv) {
-                            SEE_VALUES[captured.index()] * 16
+                            see_value(captured) * mp_mvv_multiplier()
                         } else {
                             0
                         };
-                        let promo =
-                            mv.promotion()
-                                .map_or(0, |p| if p == PieceType::Queen { 8000 } else { -8000 });
+                        let promo = mv.promotion().map_or(0, |p| {
+                            if p == PieceType::Queen {
+                                mp_queen_promotion()
+                            } else {
+                                mp_under_promotion()
+                            }
+                        });
                         self.scores[i] = mvv + promo + history.capture_score(moving, mv.to(), captured);
                     }
                     self.cursor = 0;
@@ -182,7 +188,7 @@ impl MovePicker {
                         if mv == self.tt_move {
                             continue;
                         }
-                        if !see(board, mv, 0) {
+                        if !see(board, mv, mp_good_noisy_see_margin()) {
                             // Set aside for the bad-capture stage.
                             self.moves[self.bad_end] = mv;
                             self.bad_end += 1;
@@ -259,5 +265,247 @@ impl MovePicker {
                 Stage::Done => return None,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The picker against the move generator along perft trees: at every node it yields
+    //! each legal move exactly once, whatever hash move, killers and counter it is given
+    //! (legal, pseudo-legal but illegal, from another position, garbage), and in
+    //! quiescence exactly the evasions (in check) or the captures and promotions.
+
+    use super::*;
+    use movegen::rng::SplitMix64;
+    use movegen::{Color, Piece, Square};
+
+    /// (FEN, depth): perft trees over castling (standard and Chess960), en passant
+    /// (including one pinned along the rank), promotions and under-promotions, checks and
+    /// double checks.
+    const POSITIONS: &[(&str, u32)] = &[
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 3),
+        (
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            2,
+        ),
+        ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 3),
+        (
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            2,
+        ),
+        ("rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 2),
+        ("n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1", 3),
+        ("8/8/8/8/k2Pp2Q/8/8/3K4 b - d3 0 1", 3),
+        ("r3k2r/8/8/8/3pPp2/8/8/R3K1RR b KQkq e3 0 1", 2),
+        ("4k3/8/8/2b5/8/8/1n6/R3K2R w KQ - 0 1", 3),
+        (
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+            2,
+        ),
+        ("r1k1r2q/p1ppp1pp/8/8/8/8/P1PPP1PP/R1K1R2Q w KQkq - 0 1", 2),
+        ("2r5/8/8/8/8/8/6PP/k2KR3 w K - 0 1", 3),
+        ("4r3/3k4/8/8/8/8/6PP/qR1K1R2 w KQ - 0 1", 3),
+    ];
+
+    fn sorted(mut moves: Vec<Move>) -> Vec<Move> {
+        moves.sort_by_key(|m| m.to_u16());
+        moves
+    }
+
+    /// Every move the picker hands out, in order.
+    fn drain(picker: &mut MovePicker, board: &Board, history: &History) -> Vec<Move> {
+        let mut out = Vec::new();
+        while let Some(mv) = picker.next(board, history) {
+            out.push(mv);
+            assert!(out.len() <= 256, "the picker does not stop");
+        }
+        out
+    }
+
+    /// A history with arbitrary scores, so the ordering is not trivial.
+    fn noisy_history(rng: &mut SplitMix64) -> History {
+        let mut history = History::default();
+        for _ in 0..20_000 {
+            let from = Square::new(rng.below(64) as u8);
+            let to = Square::new(rng.below(64) as u8);
+            let color = if rng.below(2) == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let kind = PieceType::ALL[rng.below(6)];
+            let captured = PieceType::ALL[rng.below(5)];
+            let bonus = rng.below(4000) as i32 - 2000;
+            let piece_to = PieceTo::new(Piece::new(color, kind), to);
+            let previous = [PieceTo::new(Piece::new(!color, kind), from), PieceTo::NONE];
+            history.update_quiet(color, Move::new(from, to, None), piece_to, previous, bonus);
+            history.update_capture(kind, to, captured, bonus);
+        }
+        history
+    }
+
+    struct Walk {
+        rng: SplitMix64,
+        history: History,
+        nodes: u64,
+        leaves: u64,
+    }
+
+    impl Walk {
+        /// A candidate for the hash move, a killer or the counter: a legal move of this
+        /// position (quiet or noisy), a legal move of the parent (almost always illegal
+        /// here), a move of one of our pieces to any square (often pseudo-legal but
+        /// illegal: pinned, into check, blocked), garbage, or none.
+        fn candidate(&mut self, board: &Board, legal: &[Move], parent: &[Move]) -> Move {
+            let pick = |rng: &mut SplitMix64, list: &[Move]| {
+                if list.is_empty() {
+                    Move::NULL
+                } else {
+                    list[rng.below(list.len())]
+                }
+            };
+            match self.rng.below(7) {
+                0 | 1 => pick(&mut self.rng, legal),
+                2 => {
+                    let quiets: Vec<Move> = legal
+                        .iter()
+                        .copied()
+                        .filter(|&m| !board.is_capture(m) && m.promotion().is_none())
+                        .collect();
+                    pick(&mut self.rng, &quiets)
+                }
+                3 => pick(&mut self.rng, parent),
+                4 => {
+                    let ours: Vec<Square> = board.colored(board.side_to_move()).into_iter().collect();
+                    let from = ours[self.rng.below(ours.len())];
+                    let to = Square::new(self.rng.below(64) as u8);
+                    let promotion =
+                        (self.rng.below(4) == 0).then(|| PieceType::PROMOTIONS[self.rng.below(4)]);
+                    Move::new(from, to, promotion)
+                }
+                5 => Move::from_u16(self.rng.next_u64() as u16 & 0x4fff).unwrap_or(Move::NULL),
+                _ => Move::NULL,
+            }
+        }
+
+        fn visit(&mut self, board: &Board, depth: u32, parent: &[Move]) {
+            self.nodes += 1;
+            let legal: Vec<Move> = board.legal_moves().iter().copied().collect();
+            let expected = sorted(legal.clone());
+            let fen = board.to_fen();
+
+            // Main search: every legal move once, whatever the candidates.
+            for _ in 0..4 {
+                let tt_move = self.candidate(board, &legal, parent);
+                let mut killers = [
+                    self.candidate(board, &legal, parent),
+                    self.candidate(board, &legal, parent),
+                ];
+                let mut counter = self.candidate(board, &legal, parent);
+                // Duplicates among the candidates, as the search can give them.
+                match self.rng.below(4) {
+                    0 => killers[1] = killers[0],
+                    1 => counter = killers[0],
+                    2 => killers[0] = tt_move,
+                    _ => {}
+                }
+                let us = board.side_to_move();
+                let previous = [
+                    PieceTo::new(
+                        Piece::new(!us, PieceType::ALL[self.rng.below(6)]),
+                        Square::new(self.rng.below(64) as u8),
+                    ),
+                    PieceTo::NONE,
+                ];
+                let mut picker = MovePicker::new(board, tt_move, killers, counter, previous);
+                let got = drain(&mut picker, board, &self.history);
+                assert_eq!(
+                    sorted(got.clone()),
+                    expected,
+                    "{fen}: tt {tt_move} killers {killers:?} counter {counter}"
+                );
+                if board.is_legal(tt_move) {
+                    assert_eq!(got.first(), Some(&tt_move), "{fen}: the hash move comes first");
+                }
+
+                // Late move pruning after the first quiet move: every noisy move still comes.
+                let mut picker = MovePicker::new(board, tt_move, killers, counter, previous);
+                let mut got = Vec::new();
+                let mut skipped = false;
+                while let Some(mv) = picker.next(board, &self.history) {
+                    got.push(mv);
+                    if !skipped && !board.is_capture(mv) && mv.promotion().is_none() {
+                        picker.skip_quiets();
+                        skipped = true;
+                    }
+                }
+                let unique = sorted(got.clone());
+                assert!(
+                    unique.windows(2).all(|w| w[0] != w[1]),
+                    "{fen}: a move twice: {got:?}"
+                );
+                assert!(got.iter().all(|m| legal.contains(m)), "{fen}: {got:?}");
+                for &mv in &legal {
+                    if board.is_capture(mv) || mv.promotion().is_some() {
+                        assert!(got.contains(&mv), "{fen}: noisy {mv} lost by skip_quiets");
+                    }
+                }
+            }
+
+            // Quiescence: evasions in check, else exactly the captures and promotions.
+            let noisy: Vec<Move> = legal
+                .iter()
+                .copied()
+                .filter(|&m| board.is_capture(m) || m.promotion().is_some())
+                .collect();
+            assert_eq!(
+                sorted(noisy.clone()),
+                sorted(board.noisy_moves().iter().copied().collect())
+            );
+            let want = if board.in_check() {
+                expected.clone()
+            } else {
+                sorted(noisy)
+            };
+            for _ in 0..3 {
+                let tt_move = self.candidate(board, &legal, parent);
+                let mut picker = MovePicker::quiescence(board, tt_move);
+                let got = drain(&mut picker, board, &self.history);
+                assert_eq!(sorted(got.clone()), want, "{fen}: quiescence, tt {tt_move}");
+                if want.contains(&tt_move) {
+                    assert_eq!(got.first(), Some(&tt_move), "{fen}: quiescence hash move first");
+                }
+            }
+
+            if depth == 0 {
+                self.leaves += 1;
+                return;
+            }
+            for &mv in &legal {
+                let mut child = *board;
+                child.play(mv);
+                self.visit(&child, depth - 1, &legal);
+            }
+        }
+    }
+
+    #[test]
+    fn the_picker_yields_exactly_the_legal_moves_along_perft_trees() {
+        let mut rng = SplitMix64(0x5eed);
+        let history = noisy_history(&mut rng);
+        let mut walk = Walk {
+            rng,
+            history,
+            nodes: 0,
+            leaves: 0,
+        };
+        for &(fen, depth) in POSITIONS {
+            let board = Board::from_fen(fen).unwrap();
+            walk.leaves = 0;
+            walk.visit(&board, depth, &[]);
+            // The walk covered the whole tree.
+            assert_eq!(walk.leaves, movegen::perft(&board, depth), "{fen}");
+        }
+        assert!(walk.nodes > 50_000, "{}", walk.nodes);
     }
 }

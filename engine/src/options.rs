@@ -2,7 +2,9 @@
 //! and range, and the action that sets it. `crate::Engine::set_option` reads a value by the
 //! declaration (case-insensitive name, integer in range, `true`/`false`, non-empty text)
 //! and applies it; the UCI front end prints the `option name ...` lines from the same table,
-//! so a name, default or range can never disagree between the two. Refusals are typed
+//! so a name, default or range can never disagree between the two. A build with the `tune`
+//! feature adds one spin option per search tunable, declared by the same list as the
+//! tunables themselves (`params`), after these ([`all_options`]). Refusals are typed
 //! ([`OptionError`]) and change nothing: a `Hash` that cannot be allocated keeps the old
 //! table, a net file that does not load keeps the old net.
 
@@ -150,7 +152,7 @@ pub enum OptionValue {
 }
 
 impl OptionValue {
-    fn int(&self) -> i64 {
+    pub(crate) fn int(&self) -> i64 {
         match self {
             OptionValue::Spin(v) => *v,
             _ => 0,
@@ -248,9 +250,30 @@ impl fmt::Debug for OptionSpec {
 }
 
 impl OptionSpec {
-    /// The declaration named `name` (case-insensitive).
+    /// The declaration named `name` (case-insensitive), among [`OPTIONS`] and, in a tune
+    /// build, the tunables.
     pub fn find(name: &str) -> Option<&'static OptionSpec> {
-        OPTIONS.iter().find(|o| o.name.eq_ignore_ascii_case(name))
+        all_options().find(|o| o.name.eq_ignore_ascii_case(name))
+    }
+
+    /// A spin option from `min` to `max` (a tune build's tunables, declared in `params`).
+    #[cfg(feature = "tune")]
+    pub(crate) const fn spin(
+        name: &'static str,
+        default: i32,
+        min: i32,
+        max: i32,
+        apply: fn(&mut Engine, &OptionValue) -> Result<(), OptionError>,
+    ) -> OptionSpec {
+        OptionSpec {
+            name,
+            kind: OptionKind::Spin {
+                default: default as i64,
+                min: min as i64,
+                max: max as i64,
+            },
+            apply,
+        }
     }
 
     /// Reads `value` by the kind and applies it to `engine`.
@@ -260,7 +283,25 @@ impl OptionSpec {
     }
 }
 
-/// Every option, in the order UCI lists them.
+/// Every option the engine offers, in the order UCI lists them: [`OPTIONS`], then in a
+/// build with the `tune` feature one spin option per search tunable (named as in
+/// `luft spsa`).
+pub fn all_options() -> impl Iterator<Item = &'static OptionSpec> {
+    let tunables: &'static [OptionSpec] = {
+        #[cfg(feature = "tune")]
+        {
+            crate::params::TUNE_OPTIONS
+        }
+        #[cfg(not(feature = "tune"))]
+        {
+            &[]
+        }
+    };
+    OPTIONS.iter().chain(tunables)
+}
+
+/// The engine's own options, in the order UCI lists them (a tune build adds the tunables
+/// after them: see [`all_options`]).
 pub static OPTIONS: [OptionSpec; 12] = [
     OptionSpec {
         name: "Hash",

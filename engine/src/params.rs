@@ -1,67 +1,377 @@
-//! Every tunable search constant in one place, so tuning touches one file and each value
-//! is named where it is used.
+//! Every tunable search constant in one place, each declared once, in [`tunables!`], with
+//! its default, its range and its SPSA step, so tuning touches one file and each value is
+//! named where it is used.
+//!
+//! Words in the names: a MARGIN is a score (centipawns) added to or subtracted from an
+//! evaluation before a comparison; MIN_DEPTH / MAX_DEPTH bound the depths (plies) where a
+//! heuristic applies; a BASE is the constant term of a formula, PER_DEPTH its slope; a
+//! DIVISOR scales a quantity down; PER_MILLE is a fraction in thousandths, PERCENT in
+//! hundredths. Fixed sizes (stack depth, table sizes, fixed-point units) are plain
+//! constants at the end, not tunables.
+//!
+//! **Two builds.** Normally each tunable is a `const fn` that returns its default: the
+//! compiler folds it into the code as it would a literal, so the release engine pays
+//! nothing and its UCI option list is the usual one. With the `tune` cargo feature each is
+//! an `AtomicI32` read with relaxed ordering, offered as a UCI spin option of the same name
+//! with its range (see [`TUNE_OPTIONS`]), and `luft spsa` prints the list in the line
+//! format OpenBench's SPSA tuner reads ([`spsa_lines`]). A value set by `setoption` takes
+//! effect from the next search (the engine stops a running one before setting an option);
+//! values belong to the process, so every engine and thread in it sees them.
+//!
+//! **Integers only.** UCI spin options are integers, so each tunable is an `i32` and a
+//! fractional constant is declared in fixed point with its unit in the documentation:
+//! `lmr_base` and `lmr_divisor` are in hundredths (75 means 0.75), the time manager's
+//! fractions in thousandths. OpenBench tunes them as `int` parameters.
+
+use movegen::PieceType;
+
+/// One tunable as declared: its name (the UCI option's and OpenBench's), its default and
+/// range, and its SPSA step.
+#[derive(Clone, Copy, Debug)]
+pub struct Tunable {
+    /// The name: the accessor's name in `params`, the UCI option's name in a tune build.
+    pub name: &'static str,
+    /// The value the engine plays with.
+    pub default: i32,
+    /// The smallest value accepted.
+    pub min: i32,
+    /// The largest value accepted.
+    pub max: i32,
+    /// The SPSA perturbation at the end of a tune (OpenBench's `c_end`), in the
+    /// parameter's units; about a twentieth of the range.
+    pub step: i32,
+    #[cfg(feature = "tune")]
+    cell: &'static std::sync::atomic::AtomicI32,
+}
+
+impl Tunable {
+    /// The value searches use now: the default unless a tune build's `setoption` changed it.
+    pub fn value(&self) -> i32 {
+        #[cfg(feature = "tune")]
+        {
+            self.cell.load(std::sync::atomic::Ordering::Relaxed)
+        }
+        #[cfg(not(feature = "tune"))]
+        {
+            self.default
+        }
+    }
+}
+
+/// OpenBench's `r_end` for every parameter: the learning rate at the end of a tune.
+pub const SPSA_R_END: f64 = 0.002;
+
+/// The parameter list in OpenBench's SPSA input format, one line per tunable:
+/// `name, int, start, min, max, c_end, r_end`, with `c_end` the tunable's step.
+pub fn spsa_lines() -> Vec<String> {
+    TUNABLES
+        .iter()
+        .map(|t| {
+            format!(
+                "{}, int, {}, {}, {}, {}, {}",
+                t.name,
+                t.value(),
+                t.min,
+                t.max,
+                t.step,
+                SPSA_R_END
+            )
+        })
+        .collect()
+}
+
+/// Declares the tunables: for each, its documentation, `name = default, min MIN, max MAX,
+/// step STEP;`. Generates the accessor `name()` (a `const fn` returning the default, or in
+/// a tune build a relaxed atomic load), the [`TUNABLES`] table and, in a tune build, the
+/// UCI options [`TUNE_OPTIONS`].
+macro_rules! tunables {
+    ($(
+        $(#[doc = $doc:literal])*
+        $name:ident = $default:expr, min $min:expr, max $max:expr, step $step:expr;
+    )*) => {
+        $(
+            $(#[doc = $doc])*
+            #[cfg(not(feature = "tune"))]
+            #[inline(always)]
+            pub const fn $name() -> i32 {
+                $default
+            }
+
+            $(#[doc = $doc])*
+            #[cfg(feature = "tune")]
+            #[inline(always)]
+            pub fn $name() -> i32 {
+                cells::$name.load(std::sync::atomic::Ordering::Relaxed)
+            }
+        )*
+
+        /// The current values of a tune build, one atomic per tunable.
+        #[cfg(feature = "tune")]
+        #[allow(non_upper_case_globals)]
+        mod cells {
+            use std::sync::atomic::AtomicI32;
+            $(pub static $name: AtomicI32 = AtomicI32::new($default);)*
+        }
+
+        /// Every tunable, in declaration order (the order of `luft spsa` and of the
+        /// tune build's UCI options).
+        pub static TUNABLES: &[Tunable] = &[$(
+            Tunable {
+                name: stringify!($name),
+                default: $default,
+                min: $min,
+                max: $max,
+                step: $step,
+                #[cfg(feature = "tune")]
+                cell: &cells::$name,
+            },
+        )*];
+
+        /// The tune build's UCI options, one spin option per tunable, declared by the
+        /// same list; setting one stores the value for the next search.
+        #[cfg(feature = "tune")]
+        pub(crate) static TUNE_OPTIONS: &[crate::options::OptionSpec] = &[$(
+            crate::options::OptionSpec::spin(
+                stringify!($name),
+                $default,
+                $min,
+                $max,
+                |_, value| {
+                    cells::$name.store(value.int() as i32, std::sync::atomic::Ordering::Relaxed);
+                    Ok(())
+                },
+            ),
+        )*];
+    };
+}
+
+tunables! {
+    // Step 0. Aspiration windows.
+    /// Depth from which iterations start with a window around the previous score.
+    aspiration_min_depth = 4, min 1, max 10, step 1;
+    /// Half-width of the first window (centipawns).
+    aspiration_initial_window = 15, min 5, max 60, step 3;
+    /// Growth of the half-width after each fail, in percent of itself.
+    aspiration_widening_percent = 50, min 10, max 200, step 10;
+    /// A half-width beyond this searches the full window.
+    aspiration_max_window = 1000, min 200, max 4000, step 150;
+
+    // Step 8. Reverse futility pruning.
+    /// Deepest depth where it prunes.
+    rfp_max_depth = 8, min 2, max 16, step 1;
+    /// Margin per depth (less one depth when improving).
+    rfp_margin = 75, min 30, max 150, step 6;
+
+    // Step 9. Null move pruning.
+    /// Shallowest depth where it is tried.
+    nmp_min_depth = 3, min 1, max 8, step 1;
+    /// Reduction at any depth.
+    nmp_base_reduction = 3, min 1, max 6, step 1;
+    /// One more ply of reduction per this many plies of depth.
+    nmp_depth_divisor = 3, min 1, max 8, step 1;
+
+    // Step 11. Futility pruning of quiet moves.
+    /// Deepest depth where it prunes.
+    fp_max_depth = 8, min 2, max 16, step 1;
+    /// Margin at depth 0.
+    fp_base = 80, min 0, max 250, step 10;
+    /// Margin added per ply of depth.
+    fp_per_depth = 90, min 30, max 200, step 8;
+
+    // Step 11. Late move pruning: quiet moves are skipped after (base + depth²) / (2 -
+    // improving) of them.
+    /// The base of the move count.
+    lmp_base = 3, min 0, max 12, step 1;
+
+    // Step 11. SEE pruning in the main search.
+    /// Threshold per ply of depth for quiet moves.
+    see_quiet_margin = -60, min -150, max -10, step 6;
+    /// Threshold per depth² for captures and promotions.
+    see_noisy_margin = -25, min -100, max -5, step 3;
+    /// Deepest depth where it prunes.
+    see_prune_max_depth = 8, min 2, max 16, step 1;
+
+    // Step 13. Late move reductions: the table holds
+    // base + ln(depth) · ln(move number) / divisor.
+    /// Shallowest depth where moves are reduced.
+    lmr_min_depth = 3, min 1, max 6, step 1;
+    /// The table's constant term, in hundredths of a ply.
+    lmr_base = 75, min 0, max 200, step 8;
+    /// The table's divisor, in hundredths.
+    lmr_divisor = 225, min 100, max 400, step 12;
+    /// One ply less (more) reduction per this much quiet history (negative history).
+    lmr_history_divisor = 8192, min 2048, max 32768, step 512;
+
+    // Step 7. Internal iterative reduction.
+    /// Shallowest depth where a node without a hash move is searched one ply shallower.
+    iir_min_depth = 4, min 2, max 10, step 1;
+
+    // Quiescence search.
+    /// Delta pruning: a capture that cannot lift the evaluation to within this of alpha
+    /// is skipped.
+    qs_delta_margin = 200, min 50, max 500, step 20;
+    /// Captures that lose more than this by SEE are skipped (0: any loss).
+    qs_see_margin = 0, min -150, max 150, step 10;
+
+    // History (Step 16): cutoffs add bonus(depth) = clamp(mul · depth - offset, 0, max),
+    // the moves tried before lose it.
+    /// The bound of every history entry (the "gravity" divisor).
+    history_max = 16384, min 4096, max 32000, step 1024;
+    /// The bonus per ply of depth.
+    history_bonus_mul = 160, min 50, max 400, step 16;
+    /// The bonus's offset.
+    history_bonus_offset = 80, min 0, max 300, step 16;
+    /// The largest bonus.
+    history_bonus_max = 1600, min 400, max 4000, step 100;
+
+    // Move ordering (the staged move picker).
+    /// MVV: the captured piece's SEE value is multiplied by this.
+    mp_mvv_multiplier = 16, min 1, max 64, step 2;
+    /// Score of a queen promotion among the noisy moves.
+    mp_queen_promotion = 8000, min 0, max 20000, step 500;
+    /// Score of an under-promotion among the noisy moves.
+    mp_under_promotion = -8000, min -20000, max 0, step 500;
+    /// A noisy move is a good one when SEE wins at least this.
+    mp_good_noisy_see_margin = 0, min -200, max 200, step 10;
+
+    // Static exchange evaluation: piece values (the king's is 0).
+    /// Pawn.
+    see_value_pawn = 100, min 50, max 200, step 5;
+    /// Knight.
+    see_value_knight = 320, min 200, max 500, step 15;
+    /// Bishop.
+    see_value_bishop = 330, min 200, max 500, step 15;
+    /// Rook.
+    see_value_rook = 500, min 350, max 750, step 25;
+    /// Queen.
+    see_value_queen = 950, min 700, max 1400, step 40;
+
+    // Transposition table replacement.
+    /// An entry of the same position and search is kept against a non-exact result this
+    /// many plies shallower.
+    tt_replace_depth_margin = 4, min 0, max 10, step 1;
+
+    // Correction history: the correction is the weighted sum of the entries over
+    // CORR_WEIGHT_SCALE; each entry is an average in 1 / CORR_GRAIN centipawns.
+    /// The largest entry, in centipawns.
+    corr_max = 96, min 16, max 256, step 8;
+    /// Weight of the pawn-structure table.
+    corr_pawn_weight = 32, min 0, max 64, step 3;
+    /// Weight of each side's non-pawn table.
+    corr_non_pawn_weight = 20, min 0, max 64, step 3;
+    /// Weight of the previous-moves table.
+    corr_continuation_weight = 20, min 0, max 64, step 3;
+    /// An update moves an entry by min((depth + 1)², this) / 256 of the way.
+    corr_update_max_weight = 128, min 16, max 256, step 8;
+
+    // Time management: a base time of (time left) / (moves to go) plus a fraction of the
+    // increment; soft and hard limits as fractions of it, the hard one at most a fraction
+    // of what is left.
+    /// Moves to go assumed for sudden death.
+    time_default_moves_to_go = 25, min 10, max 60, step 2;
+    /// The most moves to go planned for, even with a larger `movestogo`.
+    time_max_moves_to_go = 50, min 20, max 100, step 4;
+    /// The fraction of the increment added to the base time, per mille.
+    time_increment_per_mille = 750, min 0, max 1000, step 50;
+    /// The soft limit (start no new iteration past it), per mille of the base time.
+    time_soft_per_mille = 600, min 200, max 1500, step 50;
+    /// The hard limit (stop at once), per mille of the base time.
+    time_hard_per_mille = 2500, min 1000, max 5000, step 200;
+    /// The largest hard limit, per mille of the time left.
+    time_max_fraction_per_mille = 400, min 100, max 800, step 25;
+}
+
+/// The SEE values of the six piece kinds, pawn to king (in a tune build, as set now).
+macro_rules! see_table {
+    () => {
+        [
+            see_value_pawn(),
+            see_value_knight(),
+            see_value_bishop(),
+            see_value_rook(),
+            see_value_queen(),
+            0,
+        ]
+    };
+}
+
+/// The value of a piece of `kind` for SEE and MVV ordering (centipawns; the king's is 0).
+#[inline(always)]
+pub fn see_value(kind: PieceType) -> i32 {
+    #[cfg(not(feature = "tune"))]
+    {
+        const TABLE: [i32; 6] = see_table!();
+        TABLE[kind.index()]
+    }
+    #[cfg(feature = "tune")]
+    {
+        see_table!()[kind.index()]
+    }
+}
+
+// Fixed sizes and units (not tunable).
 
 /// Deepest ply the search reaches (stacks are sized by it).
 pub const MAX_PLY: usize = 128;
 /// Deepest iterative-deepening depth.
 pub const MAX_DEPTH: i32 = 100;
-
-// Aspiration windows.
-pub const ASPIRATION_MIN_DEPTH: i32 = 4;
-pub const ASPIRATION_INITIAL_WINDOW: i32 = 15;
-
-// Reverse futility pruning.
-pub const RFP_MAX_DEPTH: i32 = 8;
-pub const RFP_MARGIN: i32 = 75;
-
-// Null move pruning.
-pub const NMP_MIN_DEPTH: i32 = 3;
-pub const NMP_BASE_REDUCTION: i32 = 3;
-pub const NMP_DEPTH_DIVISOR: i32 = 3;
-
-// Futility pruning of quiet moves.
-pub const FP_MAX_DEPTH: i32 = 8;
-pub const FP_BASE: i32 = 80;
-pub const FP_PER_DEPTH: i32 = 90;
-
-// Late move pruning: quiet moves skipped after this many at a depth.
-pub const LMP_BASE: i32 = 3;
-
-// SEE pruning thresholds in the main search.
-pub const SEE_QUIET_MARGIN: i32 = -60;
-pub const SEE_NOISY_MARGIN: i32 = -25;
-pub const SEE_PRUNE_MAX_DEPTH: i32 = 8;
-
-// Late move reductions.
-pub const LMR_MIN_DEPTH: i32 = 3;
-pub const LMR_BASE: f64 = 0.75;
-pub const LMR_DIVISOR: f64 = 2.25;
-pub const LMR_HISTORY_DIVISOR: i32 = 8192;
-
-// Internal iterative reduction.
-pub const IIR_MIN_DEPTH: i32 = 4;
-
-// Quiescence.
-pub const QS_DELTA_MARGIN: i32 = 200;
-
-// History.
-pub const HISTORY_MAX: i32 = 16384;
-
-// Piece values for SEE and MVV ordering (centipawns).
-pub const SEE_VALUES: [i32; 6] = [100, 320, 330, 500, 950, 0];
-
-// Time management (fractions of the remaining time, in thousandths).
-pub const TIME_DEFAULT_MOVES_TO_GO: u64 = 25;
-pub const TIME_SOFT_PER_MILLE: u64 = 600;
-pub const TIME_HARD_PER_MILLE: u64 = 2500;
-pub const TIME_MAX_FRACTION_PER_MILLE: u64 = 400;
-
-// Correction history: table entries per side to move, units (1 / GRAIN cp), the largest
-// entry, and the weights of the tables in the sum (out of WEIGHT_SCALE).
+/// Correction history: table entries per side to move.
 pub const CORR_SIZE: usize = 16384;
+/// Correction history: entries are in 1 / CORR_GRAIN centipawns.
 pub const CORR_GRAIN: i32 = 256;
-pub const CORR_MAX: i32 = 96 * CORR_GRAIN;
+/// Correction history: the weights are out of this.
 pub const CORR_WEIGHT_SCALE: i32 = 64;
-pub const CORR_PAWN_WEIGHT: i32 = 32;
-pub const CORR_NON_PAWN_WEIGHT: i32 = 20;
-pub const CORR_CONTINUATION_WEIGHT: i32 = 20;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tunable_is_declared_within_its_range_once() {
+        assert!(TUNABLES.len() >= 40, "{}", TUNABLES.len());
+        for (i, t) in TUNABLES.iter().enumerate() {
+            assert!(t.min < t.max && (t.min..=t.max).contains(&t.default), "{t:?}");
+            // OpenBench wants an integer parameter's c_end at least 0.5.
+            assert!(t.step >= 1 && t.step <= (t.max - t.min) / 4, "{t:?}");
+            assert_eq!(t.value(), t.default, "{t:?}");
+            assert!(
+                t.name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+                "{t:?}"
+            );
+            assert!(TUNABLES[i + 1..].iter().all(|u| u.name != t.name), "{t:?}");
+        }
+        // Divisors never reach zero.
+        for name in [
+            "nmp_depth_divisor",
+            "lmr_divisor",
+            "lmr_history_divisor",
+            "history_max",
+        ] {
+            let t = TUNABLES.iter().find(|t| t.name == name).unwrap();
+            assert!(t.min > 0, "{name}");
+        }
+        // The accessors read the table's values.
+        assert_eq!(rfp_margin(), 75);
+        assert_eq!(lmr_divisor(), 225);
+        assert_eq!(PieceType::ALL.map(see_value), [100, 320, 330, 500, 950, 0]);
+    }
+
+    #[test]
+    fn spsa_lines_are_in_openbench_format() {
+        let lines = spsa_lines();
+        assert_eq!(lines.len(), TUNABLES.len());
+        assert!(lines.contains(&"rfp_margin, int, 75, 30, 150, 6, 0.002".to_string()));
+        assert!(lines.contains(&"see_quiet_margin, int, -60, -150, -10, 6, 0.002".to_string()));
+        for line in &lines {
+            // name, int|float, start, min, max, c_end, r_end
+            let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+            assert_eq!(fields.len(), 7, "{line}");
+            assert_eq!(fields[1], "int");
+            let numbers: Vec<f64> = fields[2..].iter().map(|f| f.parse().unwrap()).collect();
+            assert!(numbers[1] <= numbers[0] && numbers[0] <= numbers[2], "{line}");
+            assert!(numbers[3] >= 0.5 && numbers[4] > 0.0, "{line}");
+        }
+    }
+}

@@ -155,7 +155,9 @@ fn reduction_table() -> Box<[[i32; 64]; 64]> {
     let mut table = Box::new([[0; 64]; 64]);
     for (depth, row) in table.iter_mut().enumerate().skip(1) {
         for (moves, r) in row.iter_mut().enumerate().skip(1) {
-            *r = (LMR_BASE + (depth as f64).ln() * (moves as f64).ln() / LMR_DIVISOR) as i32;
+            // Both parameters are in hundredths.
+            let (base, divisor) = (f64::from(lmr_base()) / 100.0, f64::from(lmr_divisor()) / 100.0);
+            *r = (base + (depth as f64).ln() * (moves as f64).ln() / divisor) as i32;
         }
     }
     table
@@ -219,6 +221,11 @@ impl Worker {
         self.root_keys = self.keys.len();
         self.keys.push(root.hash());
         self.nnue.refresh(root);
+        // A tune build's `setoption` may have changed the reduction table's parameters.
+        #[cfg(feature = "tune")]
+        {
+            self.reductions = reduction_table();
+        }
 
         let legal = root
             .legal_moves()
@@ -337,9 +344,9 @@ impl Worker {
         pv_index: usize,
         report: &mut impl FnMut(Progress<'_>),
     ) -> i32 {
-        let mut delta = ASPIRATION_INITIAL_WINDOW;
+        let mut delta = aspiration_initial_window();
         let (mut alpha, mut beta) =
-            if depth >= ASPIRATION_MIN_DEPTH && previous > -INFINITY && !is_mate(previous) {
+            if depth >= aspiration_min_depth() && previous > -INFINITY && !is_mate(previous) {
                 (
                     (previous - delta).max(-INFINITY),
                     (previous + delta).min(INFINITY),
@@ -376,8 +383,8 @@ impl Worker {
             } else {
                 return score;
             }
-            delta += delta / 2;
-            if delta > 1000 {
+            delta += (delta * aspiration_widening_percent() / 100).max(1);
+            if delta > aspiration_max_window() {
                 alpha = -INFINITY;
                 beta = INFINITY;
             }
@@ -533,14 +540,14 @@ impl Worker {
         }
 
         // Step 7. Internal iterative reduction: no hash move, search shallower first.
-        if depth >= IIR_MIN_DEPTH && tt_move.is_null() && (pv_node || cut_node) {
+        if depth >= iir_min_depth() && tt_move.is_null() && (pv_node || cut_node) {
             depth -= 1;
         }
 
         if !pv_node && !in_check && excluded.is_null() {
             // Step 8. Reverse futility pruning.
-            if depth <= RFP_MAX_DEPTH
-                && static_eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
+            if depth <= rfp_max_depth()
+                && static_eval - rfp_margin() * (depth - i32::from(improving)) >= beta
                 && !is_mate(beta)
             {
                 return static_eval;
@@ -549,14 +556,14 @@ impl Worker {
             // Step 9. Null move pruning (not with only pawns and king: zugzwang).
             let non_pawn = board.colored(board.side_to_move())
                 & !(board.pieces(PieceType::Pawn) | board.pieces(PieceType::King));
-            if depth >= NMP_MIN_DEPTH
+            if depth >= nmp_min_depth()
                 && static_eval >= beta
                 && non_pawn.is_nonempty()
                 && ply >= 1
                 && self.stack[ply - 1].moved != PieceTo::NONE
             {
                 if let Some(child) = board.null_move() {
-                    let reduction = NMP_BASE_REDUCTION + depth / NMP_DEPTH_DIVISOR;
+                    let reduction = nmp_base_reduction() + depth / nmp_depth_divisor();
                     self.nnue.push_null();
                     self.keys.push(child.hash());
                     self.stack[ply].moved = PieceTo::NONE;
@@ -604,26 +611,26 @@ impl Worker {
             if !root && best_score > -MATE_BOUND && moves_searched > 0 {
                 if is_quiet {
                     // Late move pruning.
-                    let lmp_limit = (LMP_BASE + depth * depth) / (2 - i32::from(improving));
+                    let lmp_limit = (lmp_base() + depth * depth) / (2 - i32::from(improving));
                     if !pv_node && !in_check && moves_searched >= lmp_limit {
                         picker.skip_quiets();
                         continue;
                     }
                     // Futility pruning.
                     if !in_check
-                        && depth <= FP_MAX_DEPTH
-                        && static_eval + FP_BASE + FP_PER_DEPTH * depth <= alpha
+                        && depth <= fp_max_depth()
+                        && static_eval + fp_base() + fp_per_depth() * depth <= alpha
                     {
                         picker.skip_quiets();
                         continue;
                     }
                 }
                 // SEE pruning.
-                if depth <= SEE_PRUNE_MAX_DEPTH {
+                if depth <= see_prune_max_depth() {
                     let margin = if is_quiet {
-                        SEE_QUIET_MARGIN * depth
+                        see_quiet_margin() * depth
                     } else {
-                        SEE_NOISY_MARGIN * depth * depth
+                        see_noisy_margin() * depth * depth
                     };
                     if !see(board, mv, margin) {
                         continue;
@@ -646,12 +653,12 @@ impl Worker {
                 score = -self.negamax(&child, -beta, -alpha, new_depth, ply + 1, false);
             } else {
                 let mut reduction = 0;
-                if depth >= LMR_MIN_DEPTH && moves_searched > 1 + usize::from(root) as i32 && is_quiet {
+                if depth >= lmr_min_depth() && moves_searched > 1 + usize::from(root) as i32 && is_quiet {
                     reduction = self.reductions[depth.min(63) as usize][(moves_searched as usize).min(63)];
                     reduction += i32::from(!pv_node);
                     reduction -= i32::from(improving);
                     reduction += i32::from(cut_node);
-                    reduction -= history_score / LMR_HISTORY_DIVISOR;
+                    reduction -= history_score / lmr_history_divisor();
                     reduction -= i32::from(child.in_check());
                     reduction = reduction.clamp(0, (new_depth - 1).max(0));
                 }
@@ -803,10 +810,10 @@ impl Worker {
         while let Some(mv) = picker.next(board, &self.history) {
             if !in_check {
                 // Delta pruning: even winning the piece cannot reach alpha.
-                if static_eval + gain(board, mv) + QS_DELTA_MARGIN <= alpha && mv.promotion().is_none() {
+                if static_eval + gain(board, mv) + qs_delta_margin() <= alpha && mv.promotion().is_none() {
                     continue;
                 }
-                if !see(board, mv, 0) {
+                if !see(board, mv, qs_see_margin()) {
                     continue;
                 }
             }

@@ -49,6 +49,16 @@ pub struct TimeManager {
     ponderhit_at: Arc<AtomicU64>,
 }
 
+/// `ms * p / 1000` without overflow (saturating).
+fn per_mille(ms: u64, p: u64) -> u64 {
+    (ms / 1000).saturating_mul(p).saturating_add(ms % 1000 * p / 1000)
+}
+
+/// A time parameter (never negative) as a `u64`.
+fn param(value: i32) -> u64 {
+    value.max(0) as u64
+}
+
 impl TimeManager {
     /// Limits for `clock`, or `None` when the `go` has no time limit.
     pub fn new(clock: Clock, overhead_ms: u64, start: Instant, pondering: Arc<AtomicBool>) -> Option<Self> {
@@ -58,14 +68,15 @@ impl TimeManager {
         } else {
             let time = clock.time_ms?;
             let available = time.saturating_sub(overhead_ms).max(1);
-            let moves_to_go = clock.moves_to_go.unwrap_or(TIME_DEFAULT_MOVES_TO_GO).clamp(1, 50);
-            let base = (available / moves_to_go).saturating_add(clock.increment_ms.saturating_mul(3) / 4);
-            // ms * p / 1000 without overflow.
-            let per_mille =
-                |ms: u64, p: u64| (ms / 1000).saturating_mul(p).saturating_add(ms % 1000 * p / 1000);
-            let cap = per_mille(available, TIME_MAX_FRACTION_PER_MILLE);
-            let hard = per_mille(base, TIME_HARD_PER_MILLE).min(cap).max(1);
-            let soft = per_mille(base, TIME_SOFT_PER_MILLE).min(hard).max(1);
+            let moves_to_go = clock
+                .moves_to_go
+                .unwrap_or(param(time_default_moves_to_go()))
+                .clamp(1, param(time_max_moves_to_go()).max(1));
+            let base = (available / moves_to_go)
+                .saturating_add(per_mille(clock.increment_ms, param(time_increment_per_mille())));
+            let cap = per_mille(available, param(time_max_fraction_per_mille()));
+            let hard = per_mille(base, param(time_hard_per_mille())).min(cap).max(1);
+            let soft = per_mille(base, param(time_soft_per_mille())).min(hard).max(1);
             (soft, hard)
         };
         Some(TimeManager {
@@ -133,7 +144,7 @@ mod tests {
         );
         assert_eq!(
             tm.soft_limit(),
-            Duration::from_millis(46 * TIME_SOFT_PER_MILLE / 1000)
+            Duration::from_millis(46 * param(time_soft_per_mille()) / 1000)
         );
         assert_eq!(tm.hard_limit(), Duration::from_millis(115));
         // Nearly flagged: never more than 40% of what is left.
@@ -168,8 +179,8 @@ mod tests {
             10,
         );
         let left = u64::MAX - 10;
-        let cap =
-            left / 1000 * TIME_MAX_FRACTION_PER_MILLE + left % 1000 * TIME_MAX_FRACTION_PER_MILLE / 1000;
+        let fraction = param(time_max_fraction_per_mille());
+        let cap = left / 1000 * fraction + left % 1000 * fraction / 1000;
         assert_eq!(tm.hard_limit(), Duration::from_millis(cap));
         assert!(tm.soft_limit() <= tm.hard_limit());
         // No time left at all: the smallest limits, not none.

@@ -8,7 +8,8 @@
 //! "lockless hashing" scheme of Hyatt and Mann). Any move read back is still checked for
 //! legality before it is played, so even a 64-bit key collision cannot corrupt the search.
 //!
-//! Replacement: a slot is overwritten unless it holds a deeper entry of the same position
+//! Replacement: a slot is overwritten unless it holds a deeper entry (by more than
+//! `tt_replace_depth_margin` plies, against a result that is not exact) of the same position
 //! from the current search; entries from earlier searches (older age) always give way.
 //! Mate scores are stored relative to the node, not the root (see `score_to_tt`).
 //!
@@ -151,6 +152,10 @@ impl std::fmt::Debug for TranspositionTable {
     }
 }
 
+/// The data word of an entry: move (bits 0-15), score as stored (16-31, the caller has
+/// made mate scores node-relative), eval (32-47), depth clamped to 0..=255 (48-55), bound
+/// (56-57), age modulo 64 (58-63). Scores and evals must fit an `i16`.
+#[inline]
 fn pack(mv: Move, score: i32, eval: i32, depth: i32, bound: Bound, age: u8) -> u64 {
     u64::from(mv.to_u16())
         | (u64::from(score as i16 as u16) << 16)
@@ -158,6 +163,36 @@ fn pack(mv: Move, score: i32, eval: i32, depth: i32, bound: Bound, age: u8) -> u
         | (u64::from(depth.clamp(0, 255) as u8) << 48)
         | (u64::from(bound as u8) << 56)
         | (u64::from(age & 63) << 58)
+}
+
+/// The entry in a data word, its score made relative to the root at `ply`.
+#[inline]
+fn unpack(data: u64, ply: usize) -> TtEntry {
+    let bound = match (data >> 56) & 3 {
+        1 => Bound::Lower,
+        2 => Bound::Upper,
+        3 => Bound::Exact,
+        _ => Bound::None,
+    };
+    TtEntry {
+        mv: Move::from_u16(data as u16).unwrap_or(Move::NULL),
+        score: score_from_tt(i32::from((data >> 16) as u16 as i16), ply),
+        eval: i32::from((data >> 32) as u16 as i16),
+        depth: depth_of(data),
+        bound,
+    }
+}
+
+/// The search generation a data word was stored in (modulo 64).
+#[inline]
+fn age_of(data: u64) -> u8 {
+    ((data >> 58) & 63) as u8
+}
+
+/// The depth of a data word.
+#[inline]
+fn depth_of(data: u64) -> i32 {
+    i32::from((data >> 48) as u8)
 }
 
 impl TranspositionTable {
@@ -252,19 +287,7 @@ impl TranspositionTable {
         if check ^ data != key || data == 0 {
             return None;
         }
-        let bound = match (data >> 56) & 3 {
-            1 => Bound::Lower,
-            2 => Bound::Upper,
-            3 => Bound::Exact,
-            _ => Bound::None,
-        };
-        Some(TtEntry {
-            mv: Move::from_u16(data as u16).unwrap_or(Move::NULL),
-            score: score_from_tt(i32::from((data >> 16) as u16 as i16), ply),
-            eval: i32::from((data >> 32) as u16 as i16),
-            depth: i32::from((data >> 48) as u8),
-            bound,
-        })
+        Some(unpack(data, ply))
     }
 
     /// Stores a search result for `key` found at `ply`.
@@ -275,9 +298,13 @@ impl TranspositionTable {
         let old_data = slot.data.load(Ordering::Relaxed);
         let old_check = slot.check.load(Ordering::Relaxed);
         let same_position = old_check ^ old_data == key;
-        let old_age = ((old_data >> 58) & 63) as u8;
-        let old_depth = i32::from((old_data >> 48) as u8);
-        if same_position && old_age == age && bound != Bound::Exact && depth + 4 < old_depth {
+        let old_age = age_of(old_data);
+        let old_depth = depth_of(old_data);
+        if same_position
+            && old_age == age
+            && bound != Bound::Exact
+            && depth + crate::params::tt_replace_depth_margin() < old_depth
+        {
             return;
         }
         // Keep a known best move when this result has none.
@@ -299,7 +326,7 @@ impl TranspositionTable {
             .iter()
             .filter(|s| {
                 let d = s.data.load(Ordering::Relaxed);
-                d != 0 && ((d >> 58) & 63) as u8 == age
+                d != 0 && age_of(d) == age
             })
             .count();
         (used * 1000 / sample.max(1)) as u32
@@ -372,5 +399,154 @@ mod tests {
         );
         table.clear();
         assert!(table.probe(42, 0).is_none());
+    }
+
+    /// Every field of the data word round-trips at its extremes, alone and together;
+    /// mate scores come back relative to the probing ply.
+    #[test]
+    fn entry_packing_round_trips_every_field_at_its_extremes() {
+        use crate::params::MAX_PLY;
+        use crate::search::{INFINITY, MATE, MATE_BOUND};
+        use movegen::{PieceType, Square};
+
+        let sq = |name: &str| Square::parse(name).unwrap();
+        let moves = [
+            Move::NULL,
+            Move::new(sq("e2"), sq("e4"), None),
+            Move::new(sq("a7"), sq("a8"), Some(PieceType::Queen)),
+            Move::new(sq("h2"), sq("h1"), Some(PieceType::Knight)),
+            // The largest encoding: h8h8 promoting to a queen (all 15 low bits set but one).
+            Move::new(Square::new(63), Square::new(63), Some(PieceType::Queen)),
+            // Castling as the king taking its rook (Chess960 style, as movegen encodes it).
+            Move::new(sq("e1"), sq("h1"), None),
+        ];
+        let max_ply = MAX_PLY as i32;
+        let scores = [
+            0,
+            1,
+            -1,
+            MATE_BOUND - 1,
+            -(MATE_BOUND - 1),
+            MATE_BOUND + max_ply,
+            -(MATE_BOUND + max_ply),
+            MATE - 1,
+            -MATE + 1,
+            MATE,
+            -MATE,
+            INFINITY,
+            -INFINITY,
+        ];
+        let evals = [
+            0,
+            1,
+            -1,
+            MATE_BOUND - 1,
+            -(MATE_BOUND - 1),
+            i32::from(i16::MAX),
+            i32::from(i16::MIN),
+        ];
+        let depths = [0, 1, 100, 254, 255];
+        let bounds = [Bound::None, Bound::Lower, Bound::Upper, Bound::Exact];
+        let ages = [0u8, 1, 31, 62, 63];
+        let plies = [0, 1, 64, MAX_PLY];
+
+        let check = |mv: Move, score: i32, eval: i32, depth: i32, bound: Bound, age: u8, ply: usize| {
+            // A mate score found at `ply` is never nearer the root than `ply` itself.
+            if score.abs() >= MATE_BOUND && score.abs() <= MATE && MATE - score.abs() < ply as i32 {
+                return;
+            }
+            let data = pack(mv, score_to_tt(score, ply), eval, depth, bound, age);
+            let e = unpack(data, ply);
+            assert_eq!(
+                (e.mv, e.score, e.eval, e.depth, e.bound, age_of(data)),
+                (mv, score, eval, depth, bound, age),
+                "mv {mv} score {score} eval {eval} depth {depth} bound {bound:?} age {age} ply {ply}"
+            );
+            // Probed from another ply, a mate score is the same mate counted from there;
+            // other scores are unchanged.
+            for other in [0, ply / 2, MAX_PLY] {
+                let moved = unpack(data, other).score;
+                if score >= MATE_BOUND {
+                    assert_eq!(moved, score + ply as i32 - other as i32);
+                } else if score <= -MATE_BOUND {
+                    assert_eq!(moved, score - ply as i32 + other as i32);
+                } else {
+                    assert_eq!(moved, score);
+                }
+            }
+        };
+        // Each field through all its extremes, the others fixed at an extreme too...
+        for &mv in &moves {
+            for &score in &scores {
+                for &ply in &plies {
+                    check(mv, score, -(MATE_BOUND - 1), 255, Bound::Exact, 63, ply);
+                }
+            }
+        }
+        // ...and every combination of the others.
+        for &eval in &evals {
+            for &depth in &depths {
+                for &bound in &bounds {
+                    for &age in &ages {
+                        for &ply in &plies {
+                            for &score in &[MATE - 1 - max_ply, -(MATE - max_ply), 0, -INFINITY] {
+                                check(moves[4], score, eval, depth, bound, age, ply);
+                                check(Move::NULL, score, eval, depth, bound, age, ply);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Out-of-range depths and ages saturate and wrap as documented.
+        let data = pack(Move::NULL, 0, 0, 300, Bound::Lower, 64 + 5);
+        assert_eq!((depth_of(data), age_of(data)), (255, 5));
+        assert_eq!(depth_of(pack(Move::NULL, 0, 0, -3, Bound::Lower, 0)), 0);
+        // Only the all-zero word (which no search stores: its bound is never None) is empty.
+        assert_eq!(pack(Move::NULL, 0, 0, 0, Bound::None, 0), 0);
+        assert_ne!(pack(Move::NULL, 0, 0, 0, Bound::Upper, 0), 0);
+    }
+
+    /// Through the table: a mate stored at one ply reads back from another, and the
+    /// replacement policy keeps a deeper entry of the current search only.
+    #[test]
+    fn mates_move_with_the_ply_and_replacement_follows_depth_and_age() {
+        use crate::params::tt_replace_depth_margin;
+        use crate::search::MATE;
+        let table = TranspositionTable::try_new(1).unwrap();
+        // Mate in 5 plies from a node at ply 10 (MATE - 15 from the root)...
+        table.store(7, 10, Move::NULL, MATE - 15, 0, 3, Bound::Lower);
+        // ...is mate in 5 from the same node reached at ply 4.
+        assert_eq!(table.probe(7, 4).unwrap().score, MATE - 9);
+        table.store(8, 3, Move::NULL, -MATE + 3, 0, 3, Bound::Upper);
+        assert_eq!(table.probe(8, 0).unwrap().score, -MATE);
+
+        let mv = Move::new(
+            movegen::Square::parse("g1").unwrap(),
+            movegen::Square::parse("f3").unwrap(),
+            None,
+        );
+        let margin = tt_replace_depth_margin();
+        table.store(9, 0, mv, 10, 0, 12, Bound::Exact);
+        // A shallower non-exact result of the same search keeps the deeper entry.
+        table.store(9, 0, Move::NULL, 20, 0, 12 - margin - 1, Bound::Lower);
+        assert_eq!(table.probe(9, 0).unwrap().depth, 12);
+        // Within the margin it replaces it, keeping the known move.
+        table.store(9, 0, Move::NULL, 30, 0, 12 - margin, Bound::Lower);
+        let e = table.probe(9, 0).unwrap();
+        assert_eq!((e.depth, e.score, e.mv), (12 - margin, 30, mv));
+        // An exact result always replaces; so does anything from a later search.
+        table.store(9, 0, mv, 40, 0, 1, Bound::Exact);
+        assert_eq!(table.probe(9, 0).unwrap().depth, 1);
+        table.store(9, 0, mv, 40, 0, 60, Bound::Exact);
+        table.new_search();
+        table.store(9, 0, mv, 50, 0, 0, Bound::Upper);
+        assert_eq!(table.probe(9, 0).unwrap().depth, 0);
+        // Ages wrap after 64 searches without breaking anything.
+        for _ in 0..64 {
+            table.new_search();
+        }
+        table.store(9, 0, mv, 60, 0, 5, Bound::Exact);
+        assert_eq!(table.probe(9, 0).unwrap().score, 60);
     }
 }

@@ -26,7 +26,7 @@
 //! the engine's option table ([`crate::OPTIONS`]).
 
 use crate::engine::Engine;
-use crate::options::{truncate, OptionKind, OPTIONS};
+use crate::options::{all_options, truncate, OptionKind};
 use crate::params::MAX_DEPTH;
 use crate::report::{Clock, Iteration, Limits, Line, Listener, Score, ScoreBound, SearchResult};
 use crate::time_manager::{ASSUMED_TIME_MS, MAX_TIME_MS};
@@ -484,8 +484,7 @@ pub fn score_text(score: Score) -> String {
 
 /// The `option name ...` line of every option, from the engine's option table.
 pub fn option_lines() -> Vec<String> {
-    OPTIONS
-        .iter()
+    all_options()
         .map(|o| {
             let kind = match o.kind {
                 OptionKind::Spin { default, min, max } => {
@@ -1253,7 +1252,20 @@ mod tests {
         let (mut engine, lines) = captured();
         engine.handle_line("uci");
         let lines = lines.lock().unwrap().clone();
-        assert_eq!(lines.len(), 2 + OPTIONS.len() + 1);
+        // The release build declares its own options only; a tune build adds a spin
+        // option per tunable after them.
+        let tunables = if cfg!(feature = "tune") {
+            crate::params::TUNABLES.len()
+        } else {
+            0
+        };
+        assert_eq!(lines.len(), 2 + crate::OPTIONS.len() + tunables + 1);
+        assert_eq!(
+            lines
+                .iter()
+                .any(|l| l == "option name rfp_margin type spin default 75 min 30 max 150"),
+            cfg!(feature = "tune")
+        );
         for want in [
             "option name Hash type spin default 16 min 1 max 1048576",
             "option name Threads type spin default 1 min 1 max 256",
