@@ -49,9 +49,13 @@ pub fn num(x: f64, decimals: usize) -> String {
 /// Elo, nElo and LOS as fastchess computes them (IEEE arithmetic, nothing clamped).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Estimate {
+    /// Elo difference of the first engine (logistic model).
     pub elo: f64,
+    /// Half-width of its 95% interval.
     pub elo_error: f64,
+    /// Normalized Elo difference.
     pub nelo: f64,
+    /// Half-width of its 95% interval.
     pub nelo_error: f64,
     /// In percent.
     pub los: f64,
@@ -96,7 +100,9 @@ pub fn estimate(tally: &Tally, penta: bool) -> Estimate {
 pub struct MatchLabel {
     /// Each side's limit, `Threads` and `Hash` texts.
     pub limits: [String; 2],
+    /// Each side's `Threads` option value, as text.
     pub threads: [String; 2],
+    /// Each side's `Hash` option value (MiB), as text.
     pub hash: [String; 2],
     /// The book's file name, if any.
     pub book: Option<String>,
