@@ -18,4 +18,5 @@ pub mod data;
 pub mod model;
 pub mod plain;
 pub mod plot;
+mod simd;
 pub mod train;

@@ -8,15 +8,34 @@
 //! `k = nnue::output_bucket(pieces, B)`; a position's prediction is `sigmoid(output)`, its
 //! centipawn evaluation `output · 400`.
 //!
-//! The hot loop is [`Kernel::accumulate`]: per position, gather ~2x30 rows of N weights
-//! forward and scatter ~2x30 rows of gradients backward, into a gradient buffer private to
-//! the thread. It is written over `chunks_exact(8)` lanes without bounds checks and compiled
-//! twice, once with AVX2 and FMA enabled (chosen at run time), so the compiler emits full
-//! 8-wide fused multiply-adds.
+//! The hot loop is [`Kernel::accumulate`] (forward and backward over a share of a batch,
+//! into a gradient buffer private to the thread). A plain per-sample loop gathers ~2x30 rows
+//! of N weights per position out of the 768-row matrix and scatters as many gradient rows
+//! back, at the speed of L2 or memory. The kernel instead works on columns of 16 hidden
+//! units: the weights are laid out column by column ([`Columns`], a 48 KiB slab of 768 rows
+//! per column, made once per batch), and a block of 128 positions is summed through one
+//! slab at a time, two positions and both perspectives at once, with the accumulators in
+//! registers; the backward pass inverts the block into the slots each feature feeds and sums
+//! each gradient row over them from the column's lane gradients, which fit in L1. The
+//! steps are described at `kernel`. The loops are written against a small vector
+//! interface (`crate::simd`), because the compiler's vectoriser did not keep the
+//! accumulators in registers, and compiled three times: portable, with AVX2 + FMA (two
+//! 256-bit registers a vector), and with AVX-512 (one 512-bit register a vector, and with
+//! 32 registers four columns at a time), chosen at run time by [`Kernel::detect`]. Rows and
+//! slots are cache-line aligned (`Line`): unaligned, every 64-byte row straddled two
+//! lines, which cost a fifth of the speed. Results equal the plain sums up to the order of
+//! additions.
 
-use crate::data::{sigmoid, Position};
+use crate::data::{sigmoid, Position, MAX_FEATURES};
+#[cfg(target_arch = "x86_64")]
+use crate::simd::Avx2;
+#[cfg(target_arch = "x86_64")]
+#[rustversion::since(1.89)]
+use crate::simd::Avx512;
+use crate::simd::{F32x16, Portable};
 use ndarray::Array1;
 use nnue::{output_bucket, FloatNet, Network, QuantiseError, INPUTS};
+use rayon::prelude::*;
 
 /// Weights are clipped to this magnitude so they quantise into their integer types and
 /// ranges: `1.98 · QB` rounds to 127, the largest output weight a net may hold
@@ -234,17 +253,22 @@ impl Model {
     }
 }
 
-/// Which compiled version of the kernel runs. The AVX2 + FMA build can only be had from
-/// [`Kernel::detect`] or [`Kernel::avx2_fma`], which check the CPU, so no safe call runs
-/// instructions the CPU lacks.
+/// Which compiled version of the kernel runs. The SIMD builds can only be had from
+/// [`Kernel::detect`], [`Kernel::avx2_fma`] and [`Kernel::avx512`], which check the CPU
+/// first, so no safe call runs instructions the CPU lacks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Kernel(Isa);
 
-/// The instruction sets a [`Kernel`] may use (private: only checked constructors make one).
+/// The instruction sets a [`Kernel`] may use (only checked constructors make the SIMD
+/// ones; `plain` reads it to build its reference code for the same CPU features).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Isa {
+pub(crate) enum Isa {
+    /// The target's baseline (SSE2 on x86-64).
     Portable,
+    /// AVX2 and FMA: 16 vector registers.
     Avx2Fma,
+    /// AVX-512 F, VL, BW and DQ besides AVX2 and FMA: 32 vector registers.
+    Avx512,
 }
 
 /// The CPU lacks what a kernel needs.
@@ -274,14 +298,50 @@ fn cpu_has_avx2_fma() -> bool {
     }
 }
 
+/// Whether this CPU has everything the AVX-512 build enables: AVX-512 F, VL, BW and DQ,
+/// AVX2 and FMA.
+#[rustversion::since(1.89)]
+fn cpu_has_avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        cpu_has_avx2_fma()
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512dq")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Compilers before 1.89 cannot build AVX-512 code (its `target_feature` names were
+/// unstable), so a trainer they built offers no AVX-512 kernel.
+#[rustversion::before(1.89)]
+fn cpu_has_avx512() -> bool {
+    false
+}
+
 impl Kernel {
-    /// The fastest kernel this CPU runs: AVX2 + FMA when it has both, else the portable one.
+    /// The fastest kernel this CPU runs: AVX-512 where it has it, else AVX2 + FMA where it
+    /// has both, else the portable one.
     pub fn detect() -> Kernel {
-        if cpu_has_avx2_fma() {
+        if cpu_has_avx512() {
+            Kernel(Isa::Avx512)
+        } else if cpu_has_avx2_fma() {
             Kernel(Isa::Avx2Fma)
         } else {
             Kernel(Isa::Portable)
         }
+    }
+
+    /// Every kernel this CPU runs, the portable one first and [`Kernel::detect`]'s last.
+    pub fn available() -> Vec<Kernel> {
+        let mut all = vec![Kernel::portable()];
+        all.extend(Kernel::avx2_fma().ok());
+        all.extend(Kernel::avx512().ok());
+        all
     }
 
     /// The portable kernel (any CPU).
@@ -298,218 +358,561 @@ impl Kernel {
         }
     }
 
-    /// The kernel's name: "avx2+fma" or "portable".
+    /// The AVX-512 kernel. Errors: the CPU lacks AVX-512 F, VL, BW or DQ, AVX2 or FMA (or
+    /// the trainer was built by a compiler before 1.89, which cannot build it).
+    pub fn avx512() -> Result<Kernel, KernelError> {
+        if cpu_has_avx512() {
+            Ok(Kernel(Isa::Avx512))
+        } else {
+            Err(KernelError { kernel: "AVX-512" })
+        }
+    }
+
+    /// The kernel's name: "avx512", "avx2+fma" or "portable".
     pub fn name(self) -> &'static str {
         match self.0 {
             Isa::Portable => "portable",
             Isa::Avx2Fma => "avx2+fma",
+            Isa::Avx512 => "avx512",
         }
     }
 
+    /// The instruction set (for builds of other code with the same CPU features).
+    pub(crate) fn isa(self) -> Isa {
+        self.0
+    }
+
     /// Forward and backward for `positions`, adding gradients (not yet divided by the
-    /// count) into `grad`. `scratch` holds [`scratch_len`] floats. Returns the summed loss.
+    /// count) into `grad`; returns the summed loss. `columns` holds the feature weights of
+    /// `params` ([`Columns::load`]); `scratch` is the calling thread's.
+    ///
+    /// Panics when the pieces do not fit together: the width must be a positive multiple
+    /// of 16, `params` and `grad` must hold `Layout::bucketed(hidden, buckets).len` floats,
+    /// `columns` and `scratch` must be made for the width, and every position must have at
+    /// most 32 features, each below `nnue::INPUTS`.
+    #[allow(clippy::too_many_arguments)]
     pub fn accumulate(
         self,
         params: &[f32],
+        columns: &Columns,
         layout: Layout,
         positions: &[Position],
         wdl: f32,
         grad: &mut [f32],
-        scratch: &mut [f32],
+        scratch: &mut Scratch,
     ) -> f64 {
-        #[cfg(target_arch = "x86_64")]
-        if self.0 == Isa::Avx2Fma {
+        let h = layout.hidden;
+        assert!(
+            h > 0 && h % LANES == 0,
+            "hidden width {h} is no positive multiple of {LANES}"
+        );
+        assert!(
+            (1..=nnue::MAX_OUTPUT_BUCKETS).contains(&layout.buckets),
+            "{} output buckets",
+            layout.buckets
+        );
+        let layout = Layout::bucketed(h, layout.buckets);
+        assert_eq!(params.len(), layout.len, "parameters for the layout");
+        assert_eq!(grad.len(), layout.len, "gradients for the layout");
+        assert_eq!(columns.hidden, h, "columns for width {h}");
+        assert_eq!(scratch.hidden, h, "scratch for width {h}");
+        let net = Net::split(params, layout);
+        let g = Grad::split(grad, layout);
+        match self.0 {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Isa::Avx512` is only made by `detect` and `avx512`, after the CPU
+            // reported every feature `accumulate_avx512` enables.
+            Isa::Avx512 => unsafe { accumulate_avx512(net, columns, positions, wdl, g, scratch) },
+            #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx2Fma` is only made by `detect` and `avx2_fma`, after the CPU
             // reported AVX2 and FMA.
-            return unsafe { accumulate_avx2(params, layout, positions, wdl, grad, scratch) };
+            Isa::Avx2Fma => unsafe { accumulate_avx2(net, columns, positions, wdl, g, scratch) },
+            _ => kernel::<_, 1>(Portable, net, columns, positions, wdl, g, scratch),
         }
-        accumulate_portable(params, layout, positions, wdl, grad, scratch)
     }
 }
 
+/// The kernel built with AVX2 and FMA: two 256-bit registers a vector, one column at a time
+/// in the forward pass (8 of the 16 registers hold the accumulators).
+///
+/// # Safety
+/// The CPU must have AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn accumulate_avx2(
-    params: &[f32],
-    layout: Layout,
+    net: Net<'_>,
+    columns: &Columns,
     positions: &[Position],
     wdl: f32,
-    grad: &mut [f32],
-    scratch: &mut [f32],
+    grad: Grad<'_>,
+    scratch: &mut Scratch,
 ) -> f64 {
-    accumulate_portable(params, layout, positions, wdl, grad, scratch)
+    // SAFETY: the caller promises AVX2.
+    let s = unsafe { Avx2::new() };
+    kernel::<_, 1>(s, net, columns, positions, wdl, grad, scratch)
 }
 
-/// Dispatches to a copy of the kernel specialised for the width, so every loop has a
-/// compile-time trip count (fully unrolled, no bounds checks); other widths use `N = 0`.
-#[inline(always)]
-fn accumulate_portable(
-    params: &[f32],
-    layout: Layout,
+/// The kernel built with AVX-512: one 512-bit register a vector, four columns at a time in
+/// the forward pass (16 of the 32 registers hold the accumulators).
+///
+/// # Safety
+/// The CPU must have AVX-512 F, VL, BW and DQ, AVX2 and FMA.
+#[rustversion::since(1.89)]
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+unsafe fn accumulate_avx512(
+    net: Net<'_>,
+    columns: &Columns,
     positions: &[Position],
     wdl: f32,
-    grad: &mut [f32],
-    scratch: &mut [f32],
+    grad: Grad<'_>,
+    scratch: &mut Scratch,
 ) -> f64 {
-    match layout.hidden {
-        32 => kernel::<32>(params, layout, positions, wdl, grad, scratch),
-        64 => kernel::<64>(params, layout, positions, wdl, grad, scratch),
-        128 => kernel::<128>(params, layout, positions, wdl, grad, scratch),
-        256 => kernel::<256>(params, layout, positions, wdl, grad, scratch),
-        512 => kernel::<512>(params, layout, positions, wdl, grad, scratch),
-        1024 => kernel::<1024>(params, layout, positions, wdl, grad, scratch),
-        _ => kernel::<0>(params, layout, positions, wdl, grad, scratch),
+    // SAFETY: the caller promises AVX-512.
+    let s = unsafe { Avx512::new() };
+    kernel::<_, 4>(s, net, columns, positions, wdl, grad, scratch)
+}
+
+/// Compilers before 1.89 cannot build the AVX-512 kernel, and `Isa::Avx512` is never made
+/// there; this stand-in (the AVX2 build) only keeps `accumulate` the same everywhere.
+///
+/// # Safety
+/// The CPU must have AVX2 and FMA.
+#[rustversion::before(1.89)]
+#[cfg(target_arch = "x86_64")]
+unsafe fn accumulate_avx512(
+    net: Net<'_>,
+    columns: &Columns,
+    positions: &[Position],
+    wdl: f32,
+    grad: Grad<'_>,
+    scratch: &mut Scratch,
+) -> f64 {
+    // SAFETY: the caller promises more than AVX2 and FMA.
+    unsafe { accumulate_avx2(net, columns, positions, wdl, grad, scratch) }
+}
+
+/// Hidden units per column: one vector of 16 floats.
+const LANES: usize = 16;
+/// Rows of a column's slab: the 768 features, a row of zeros that pads feature lists
+/// ([`ZERO_ROW`]), and unused rows up to a power of two, so that a masked row index needs
+/// no bounds check.
+const SLAB_ROWS: usize = 1024;
+/// The row of zeros.
+const ZERO_ROW: u16 = INPUTS as u16;
+/// Positions per block.
+const BLOCK: usize = 128;
+/// Accumulators per block, (position, perspective) pairs: `2 · position + perspective`.
+const SLOTS: usize = 2 * BLOCK;
+/// Rows from one column's slots to the next: the slots and a row of zeros ([`ZERO_SLOT`]).
+/// The odd count also puts a position's slots in successive columns (16 KiB apart
+/// otherwise) into different L1 sets.
+const COLUMN_STRIDE: usize = SLOTS + 1;
+/// The row of zeros after a column's slots; it pads each feature's slot list to an even
+/// length, so that the backward pass sums pairs without a branch for the odd one.
+const ZERO_SLOT: u16 = SLOTS as u16;
+/// A column's slots as the backward pass indexes them: a power of two above
+/// [`ZERO_SLOT`], so that a masked index needs no bounds check (the rows past the zero
+/// slot, which belong to the next column, are never named).
+const COLUMN_WINDOW: usize = 2 * SLOTS;
+
+/// 16 floats: a column of one row.
+type Lanes = [f32; LANES];
+
+/// 16 floats on a cache line of their own (64 bytes, aligned), so that reading a row or a
+/// slot reads exactly one line.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+struct Line(Lanes);
+
+/// The feature weights by column, as the forward pass reads them: for each 16 hidden units,
+/// a slab of 1024 rows of 16 floats, each row on a cache line of its own (row f the
+/// weights of feature f, row 768 zeros, the rest unused). The 48 KiB a slab uses stay in
+/// L1 and L2 while a block of positions is summed through it. Made once per batch
+/// ([`Columns::load`]) and shared by the threads.
+#[derive(Clone, Debug)]
+pub struct Columns {
+    hidden: usize,
+    slabs: Vec<Line>,
+}
+
+impl Columns {
+    /// Room for a net of width `hidden` (a multiple of 16).
+    pub fn new(hidden: usize) -> Columns {
+        Columns {
+            hidden,
+            slabs: vec![Line([0.0; LANES]); hidden / LANES * SLAB_ROWS],
+        }
+    }
+
+    /// Copies the feature weights out of `params` (a net of this width; its first
+    /// `768 · hidden` floats), one column per rayon task.
+    pub fn load(&mut self, params: &[f32]) {
+        let h = self.hidden;
+        let weights = &params[..INPUTS * h];
+        self.slabs
+            .par_chunks_exact_mut(SLAB_ROWS)
+            .enumerate()
+            .for_each(|(c, slab)| {
+                for (f, row) in slab[..INPUTS].iter_mut().enumerate() {
+                    *row = Line(*tile(weights, f * h + c * LANES));
+                }
+            });
     }
 }
 
-/// Positions per block: the block's accumulators and gradients (2 x 2N floats each per
-/// position) stay in L2 while each weight row and gradient row is touched once per block.
-fn block_size(h: usize) -> usize {
-    (32 * 1024 / h).clamp(16, 512)
+/// One thread's buffers for the kernel, allocated once.
+#[derive(Clone, Debug)]
+pub struct Scratch {
+    hidden: usize,
+    /// By column, then slot: the block's accumulators, overwritten by their gradients.
+    slots: Vec<Line>,
+    /// Per position and perspective, the features padded with [`ZERO_ROW`].
+    lists: Vec<[[u16; MAX_FEATURES]; 2]>,
+    /// Per position, its share of the output so far, lane by lane.
+    outputs: Vec<Line>,
+    /// The slots each feature feeds, feature after feature (`starts` says where).
+    entries: Vec<u16>,
+    starts: Vec<u32>,
+    fill: Vec<u32>,
 }
 
-/// Floats of scratch the kernel needs per thread: a block's accumulators and lane gradients.
-pub fn scratch_len(hidden: usize) -> usize {
-    2 * block_size(hidden) * 2 * hidden
+impl Scratch {
+    /// Buffers for a net of width `hidden`.
+    pub fn new(hidden: usize) -> Scratch {
+        Scratch {
+            hidden,
+            slots: vec![Line([0.0; LANES]); hidden / LANES * COLUMN_STRIDE + COLUMN_WINDOW],
+            lists: vec![[[ZERO_ROW; MAX_FEATURES]; 2]; BLOCK],
+            outputs: vec![Line([0.0; LANES]); BLOCK],
+            entries: vec![0; SLOTS * MAX_FEATURES + INPUTS],
+            starts: vec![0; INPUTS + 1],
+            fill: vec![0; INPUTS],
+        }
+    }
 }
 
-/// The kernel, loop-interchanged for the cache. Per position, the naive order gathers ~60
-/// weight rows and scatters ~60 gradient rows, all over a 768-row matrix that does not fit
-/// in L2, so it runs at memory speed. Here a block of positions is first inverted into a
-/// list of (position, view) per feature; then each weight row is read once and added into
-/// every accumulator that needs it, and each gradient row is summed once over every
-/// position that touched it: the large matrices stream once per block, and the per-position
-/// work hits the small block buffers in L2.
-// `max(0).min(1)` rather than `clamp`: it vectorises (clamp's NaN checks did not).
-#[allow(clippy::manual_clamp)]
+/// The parameters, split by kind.
+#[derive(Clone, Copy)]
+struct Net<'a> {
+    hidden: usize,
+    buckets: usize,
+    ft_b: &'a [f32],
+    out_w: &'a [f32],
+    out_b: &'a [f32],
+}
+
+impl<'a> Net<'a> {
+    fn split(params: &'a [f32], l: Layout) -> Net<'a> {
+        Net {
+            hidden: l.hidden,
+            buckets: l.buckets,
+            ft_b: &params[l.ft_bias..l.out_w],
+            out_w: &params[l.out_w..l.out_b],
+            out_b: &params[l.out_b..l.len],
+        }
+    }
+}
+
+/// The gradients, split by kind.
+struct Grad<'a> {
+    ft_w: &'a mut [f32],
+    ft_b: &'a mut [f32],
+    out_w: &'a mut [f32],
+    out_b: &'a mut [f32],
+}
+
+impl<'a> Grad<'a> {
+    fn split(grad: &'a mut [f32], l: Layout) -> Grad<'a> {
+        let (ft_w, rest) = grad.split_at_mut(l.ft_bias);
+        let (ft_b, rest) = rest.split_at_mut(l.hidden);
+        let (out_w, out_b) = rest.split_at_mut(l.buckets * 2 * l.hidden);
+        Grad {
+            ft_w,
+            ft_b,
+            out_w,
+            out_b,
+        }
+    }
+}
+
+/// The kernel, a block of [`BLOCK`] positions at a time, in four steps.
+///
+/// 1. Lists: each position's features, padded with the zero row; and the inverse, the
+///    slots each feature feeds.
+/// 2. Forward, `CP` columns (16 hidden units each; 1, 2 or 4) at a time, through their slabs
+///    of weights (48 KiB each, in L1 and L2), two positions at a time, both perspectives:
+///    4·CP accumulators in registers, each summed over its ~30 rows (lists padded to the
+///    pair's longer one; each row index read serves all CP columns), stored into the
+///    column's slots, and their share of the output, `clamp(a)² · w`, added to the
+///    position's output lanes.
+/// 3. Output layer, position by position: loss, output gradients, and each slot's lane
+///    gradients (SCReLU's derivative) written over its accumulators.
+/// 4. Backward, two columns at a time: their lane gradients (`2 · BLOCK` slots, 16 KiB a
+///    column, in L1) summed into the feature biases, and for each feature over the slots
+///    that used it (two chains a column) into its gradient row, touched once per block.
+///
+/// Every operation in the loops is a vector operation on a row read in one piece from L1
+/// (or L2); the per-position gathers of ~60 rows of N floats out of the 768-row matrices,
+/// which run at the speed of L2 or memory, are gone. Results differ from the plain
+/// per-sample sums only by the order of additions (float rounding).
 #[inline(always)]
-fn kernel<const N: usize>(
-    params: &[f32],
-    layout: Layout,
+fn kernel<S: F32x16, const CP: usize>(
+    s: S,
+    net: Net<'_>,
+    columns: &Columns,
     positions: &[Position],
     wdl: f32,
-    grad: &mut [f32],
-    scratch: &mut [f32],
+    mut grad: Grad<'_>,
+    scratch: &mut Scratch,
 ) -> f64 {
-    let h = if N > 0 { N } else { layout.hidden };
-    let buckets = layout.buckets;
-    let l = Layout::bucketed(h, buckets);
-    let (ft_w, rest) = params.split_at(l.ft_bias);
-    let (ft_b, rest) = rest.split_at(h);
-    let (out_w_all, out_b_all) = rest.split_at(buckets * 2 * h);
-    let (g_ft_w, g_rest) = grad.split_at_mut(l.ft_bias);
-    let (g_ft_b, g_rest) = g_rest.split_at_mut(h);
-    let (g_out_w_all, g_out_b_all) = g_rest.split_at_mut(buckets * 2 * h);
-    let block = block_size(h);
-    let (acc, delta) = scratch[..2 * block * 2 * h].split_at_mut(block * 2 * h);
-    let mut starts = vec![0u32; INPUTS + 1];
-    let mut entries = vec![0u32; block * 64];
     let mut loss = 0.0f64;
-    for chunk in positions.chunks(block) {
-        // Invert: for each feature, the accumulator slots (2 per position) it feeds.
-        starts.iter_mut().for_each(|s| *s = 0);
-        for pos in chunk {
-            for i in 0..pos.count as usize {
-                starts[pos.stm[i] as usize + 1] += 1;
-                starts[pos.nstm[i] as usize + 1] += 1;
+    for chunk in positions.chunks(BLOCK) {
+        lists(chunk, scratch);
+        forward::<S, CP>(s, net, columns, chunk, scratch);
+        loss += output_layer(s, net, chunk, wdl, &mut grad, scratch);
+        backward(s, net.hidden, chunk.len(), &mut grad, scratch);
+    }
+    loss
+}
+
+/// Step 1: the padded feature lists and the inverse lists of a block. Panics on a position
+/// with more than 32 features or a feature index of 768 or more.
+#[inline(always)]
+fn lists(chunk: &[Position], sc: &mut Scratch) {
+    sc.starts.fill(0);
+    for (pos, lists) in chunk.iter().zip(sc.lists.iter_mut()) {
+        let count = usize::from(pos.count);
+        for (list, features) in lists.iter_mut().zip([&pos.stm[..count], &pos.nstm[..count]]) {
+            list[..count].copy_from_slice(features);
+            list[count..].fill(ZERO_ROW);
+            for &f in features {
+                sc.starts[usize::from(f) + 1] += 1;
             }
         }
-        for f in 0..INPUTS {
-            starts[f + 1] += starts[f];
+    }
+    // Each feature's list rounded up to an even length; the last entry of an odd one is
+    // the zero slot.
+    for f in 0..INPUTS {
+        let count = sc.starts[f + 1];
+        sc.starts[f + 1] = sc.starts[f] + count + (count & 1);
+        if count & 1 == 1 {
+            sc.entries[sc.starts[f + 1] as usize - 1] = ZERO_SLOT;
         }
-        let mut fill = starts.clone();
-        for (p, pos) in chunk.iter().enumerate() {
-            for i in 0..pos.count as usize {
-                for (view, f) in [(0, pos.stm[i]), (1, pos.nstm[i])] {
-                    let slot = &mut fill[f as usize];
-                    entries[*slot as usize] = (2 * p + view) as u32;
-                    *slot += 1;
+    }
+    sc.fill.copy_from_slice(&sc.starts[..INPUTS]);
+    for (p, (pos, lists)) in chunk.iter().zip(&sc.lists).enumerate() {
+        let count = usize::from(pos.count);
+        for (view, list) in lists.iter().enumerate() {
+            for &f in &list[..count] {
+                let at = &mut sc.fill[usize::from(f)];
+                sc.entries[*at as usize] = (2 * p + view) as u16;
+                *at += 1;
+            }
+        }
+    }
+}
+
+/// The slab of column `c`.
+#[inline(always)]
+fn slab(columns: &Columns, c: usize) -> &[Line; SLAB_ROWS] {
+    columns.slabs[c * SLAB_ROWS..(c + 1) * SLAB_ROWS]
+        .try_into()
+        .expect("a slab")
+}
+
+/// The row of a slab a (masked) index names.
+#[inline(always)]
+fn row<S: F32x16>(s: S, slab: &[Line; SLAB_ROWS], i: u16) -> S::V {
+    s.load(&slab[usize::from(i) & (SLAB_ROWS - 1)].0)
+}
+
+/// Step 2: the accumulators and the output lanes of a block, `CP` (1, 2 or 4) columns and
+/// two positions at a time.
+#[inline(always)]
+fn forward<S: F32x16, const CP: usize>(
+    s: S,
+    net: Net<'_>,
+    columns: &Columns,
+    chunk: &[Position],
+    sc: &mut Scratch,
+) {
+    let h = net.hidden;
+    let cols = h / LANES;
+    let n = chunk.len();
+    for out in &mut sc.outputs[..n] {
+        *out = Line([0.0; LANES]);
+    }
+    for c in (0..cols).step_by(CP) {
+        // With fewer than CP columns left, the last pass sums its last column again and
+        // keeps it once.
+        let here = CP.min(cols - c);
+        let cc = |d: usize| c + d.min(here - 1);
+        let slabs = [
+            slab(columns, cc(0)),
+            slab(columns, cc(1)),
+            slab(columns, cc(2)),
+            slab(columns, cc(3)),
+        ];
+        let bias = |d: usize| s.load(tile(net.ft_b, cc(d) * LANES));
+        let biases = [bias(0), bias(1), bias(2), bias(3)];
+        for g in (0..n).step_by(2) {
+            let pair = &chunk[g..(g + 2).min(n)];
+            let len = pair.iter().map(|p| usize::from(p.count)).max().unwrap_or(0);
+            let [l0, l1] = &sc.lists[g];
+            let [l2, l3] = &sc.lists[g + 1];
+            // Four accumulators a column: (position g, g + 1) x (perspective 0, 1).
+            let mut acc = [[s.zero(); 4]; 4];
+            for d in 0..CP {
+                acc[d] = [biases[d]; 4];
+            }
+            let [mut a0, mut a1, mut a2, mut a3] = acc[0];
+            let [mut b0, mut b1, mut b2, mut b3] = acc[1];
+            let [mut c0, mut c1, mut c2, mut c3] = acc[2];
+            let [mut e0, mut e1, mut e2, mut e3] = acc[3];
+            for i in 0..len.min(MAX_FEATURES) {
+                let (i0, i1, i2, i3) = (l0[i], l1[i], l2[i], l3[i]);
+                a0 = s.add(a0, row(s, slabs[0], i0));
+                a1 = s.add(a1, row(s, slabs[0], i1));
+                a2 = s.add(a2, row(s, slabs[0], i2));
+                a3 = s.add(a3, row(s, slabs[0], i3));
+                if CP >= 2 {
+                    b0 = s.add(b0, row(s, slabs[1], i0));
+                    b1 = s.add(b1, row(s, slabs[1], i1));
+                    b2 = s.add(b2, row(s, slabs[1], i2));
+                    b3 = s.add(b3, row(s, slabs[1], i3));
+                }
+                if CP >= 4 {
+                    c0 = s.add(c0, row(s, slabs[2], i0));
+                    c1 = s.add(c1, row(s, slabs[2], i1));
+                    c2 = s.add(c2, row(s, slabs[2], i2));
+                    c3 = s.add(c3, row(s, slabs[2], i3));
+                    e0 = s.add(e0, row(s, slabs[3], i0));
+                    e1 = s.add(e1, row(s, slabs[3], i1));
+                    e2 = s.add(e2, row(s, slabs[3], i2));
+                    e3 = s.add(e3, row(s, slabs[3], i3));
                 }
             }
-        }
-        // Forward: biases, then each weight row into every slot that uses it.
-        let slots = &mut acc[..chunk.len() * 2 * h];
-        for slot in slots.chunks_exact_mut(h) {
-            slot.copy_from_slice(ft_b);
-        }
-        for f in 0..INPUTS {
-            let (a, b) = (starts[f] as usize, starts[f + 1] as usize);
-            if a == b {
-                continue;
-            }
-            let row = &ft_w[f * h..(f + 1) * h];
-            for &e in &entries[a..b] {
-                let e = e as usize;
-                add_row(&mut slots[e * h..(e + 1) * h], row);
-            }
-        }
-        // Output layer, loss, and the gradient at every accumulator lane.
-        for (p, pos) in chunk.iter().enumerate() {
-            let a = &slots[p * 2 * h..(p + 1) * 2 * h];
-            let k = output_bucket(pos.count as usize, buckets);
-            let out_w = &out_w_all[k * 2 * h..(k + 1) * 2 * h];
-            let g_out_w = &mut g_out_w_all[k * 2 * h..(k + 1) * 2 * h];
-            let out_b = out_b_all[k];
-            let mut lanes = [0.0f32; 8];
-            for (a, w) in a.chunks_exact(8).zip(out_w.chunks_exact(8)) {
-                for k in 0..8 {
-                    let x = a[k].max(0.0).min(1.0);
-                    lanes[k] += x * x * w[k];
+            let sums = [
+                [a0, a1, a2, a3],
+                [b0, b1, b2, b3],
+                [c0, c1, c2, c3],
+                [e0, e1, e2, e3],
+            ];
+            for (q, pos) in pair.iter().enumerate() {
+                let p = g + q;
+                let k = output_bucket(usize::from(pos.count), net.buckets);
+                let mut lanes = s.load(&sc.outputs[p].0);
+                for (d, sums) in sums.iter().enumerate().take(here) {
+                    for view in 0..2 {
+                        let a = sums[2 * q + view];
+                        s.store(&mut sc.slots[(c + d) * COLUMN_STRIDE + 2 * p + view].0, a);
+                        let x = s.clamp01(a);
+                        let w = s.load(tile(net.out_w, k * 2 * h + view * h + (c + d) * LANES));
+                        lanes = s.add(lanes, s.mul(s.mul(x, x), w));
+                    }
                 }
-            }
-            let out = out_b + lanes.iter().sum::<f32>();
-            let prob = sigmoid(out);
-            let t = pos.target(wdl);
-            loss += f64::from((prob - t) * (prob - t));
-            let d = 2.0 * (prob - t) * prob * (1.0 - prob);
-            g_out_b_all[k] += d;
-            let da = &mut delta[p * 2 * h..(p + 1) * 2 * h];
-            // Two simple loops (each vectorises; the fused four-way one did not): output
-            // weight gradients, then the SCReLU derivative, 2x inside (0, 1), else zero.
-            for (a, gw) in a.chunks_exact(8).zip(g_out_w.chunks_exact_mut(8)) {
-                for k in 0..8 {
-                    let x = a[k].max(0.0).min(1.0);
-                    gw[k] += d * x * x;
-                }
-            }
-            for ((a, w), da) in a
-                .chunks_exact(8)
-                .zip(out_w.chunks_exact(8))
-                .zip(da.chunks_exact_mut(8))
-            {
-                for k in 0..8 {
-                    let inside = f32::from(u8::from((a[k] > 0.0) & (a[k] < 1.0)));
-                    da[k] = 2.0 * d * w[k] * a[k] * inside;
-                }
-            }
-            for half in da.chunks_exact(h) {
-                add_row(g_ft_b, half);
+                s.store(&mut sc.outputs[p].0, lanes);
             }
         }
-        // Backward: each gradient row sums the lanes of every slot that used the feature.
-        let deltas = &delta[..chunk.len() * 2 * h];
-        for f in 0..INPUTS {
-            let (a, b) = (starts[f] as usize, starts[f + 1] as usize);
-            if a == b {
-                continue;
-            }
-            let row = &mut g_ft_w[f * h..(f + 1) * h];
-            for &e in &entries[a..b] {
-                let e = e as usize;
-                add_row(row, &deltas[e * h..(e + 1) * h]);
+    }
+}
+
+/// Step 3: loss and output layer of a block; returns the block's summed loss.
+#[inline(always)]
+fn output_layer<S: F32x16>(
+    s: S,
+    net: Net<'_>,
+    chunk: &[Position],
+    wdl: f32,
+    grad: &mut Grad<'_>,
+    sc: &mut Scratch,
+) -> f64 {
+    let h = net.hidden;
+    let cols = h / LANES;
+    let mut loss = 0.0f64;
+    for (p, (pos, lanes)) in chunk.iter().zip(&sc.outputs).enumerate() {
+        let k = output_bucket(usize::from(pos.count), net.buckets);
+        let prob = sigmoid(net.out_b[k] + s.sum(s.load(&lanes.0)));
+        let target = pos.target(wdl);
+        loss += f64::from((prob - target) * (prob - target));
+        let d = 2.0 * (prob - target) * prob * (1.0 - prob);
+        grad.out_b[k] += d;
+        let (d1, d2) = (s.splat(d), s.splat(2.0 * d));
+        for view in 0..2 {
+            for c in 0..cols {
+                let at = k * 2 * h + view * h + c * LANES;
+                let slot = &mut sc.slots[c * COLUMN_STRIDE + 2 * p + view].0;
+                let a = s.load(slot);
+                let x = s.clamp01(a);
+                let gw = tile_mut(grad.out_w, at);
+                s.store(gw, s.add(s.load(gw), s.mul(s.mul(d1, x), x)));
+                // SCReLU's derivative: 2x inside (0, 1), else zero.
+                let w = s.load(tile(net.out_w, at));
+                s.store(slot, s.inside01(a, s.mul(s.mul(d2, w), a)));
             }
         }
     }
     loss
 }
 
+/// The slots of column `c` (and rows past them, never named beyond the zero slot).
 #[inline(always)]
-fn add_row(acc: &mut [f32], row: &[f32]) {
-    for (a, w) in acc.chunks_exact_mut(8).zip(row.chunks_exact(8)) {
-        for k in 0..8 {
-            a[k] += w[k];
+fn column(sc: &Scratch, c: usize) -> &[Line; COLUMN_WINDOW] {
+    sc.slots[c * COLUMN_STRIDE..c * COLUMN_STRIDE + COLUMN_WINDOW]
+        .try_into()
+        .expect("a column")
+}
+
+/// Step 4: the feature biases' and weights' gradients of a block of `n` positions.
+#[inline(always)]
+fn backward<S: F32x16>(s: S, h: usize, n: usize, grad: &mut Grad<'_>, sc: &Scratch) {
+    let cols = h / LANES;
+    for c in 0..cols {
+        let gb = tile_mut(grad.ft_b, c * LANES);
+        let mut sum = s.load(gb);
+        for delta in &column(sc, c)[..2 * n] {
+            sum = s.add(sum, s.load(&delta.0));
+        }
+        s.store(gb, sum);
+    }
+    for c in (0..cols).step_by(2) {
+        // With an odd count, the last pass sums its column twice and keeps one.
+        let here = 2.min(cols - c);
+        let next = if here == 2 { c + 1 } else { c };
+        let (col0, col1) = (column(sc, c), column(sc, next));
+        let slot = |col: &[Line; COLUMN_WINDOW], e: u16| s.load(&col[usize::from(e) & (COLUMN_WINDOW - 1)].0);
+        for f in 0..INPUTS {
+            let used = &sc.entries[sc.starts[f] as usize..sc.starts[f + 1] as usize];
+            if used.is_empty() {
+                continue;
+            }
+            // Two chains a column; the list's length is even.
+            let (mut a0, mut a1, mut b0, mut b1) = (s.zero(), s.zero(), s.zero(), s.zero());
+            for pair in used.chunks_exact(2) {
+                a0 = s.add(a0, slot(col0, pair[0]));
+                b0 = s.add(b0, slot(col1, pair[0]));
+                a1 = s.add(a1, slot(col0, pair[1]));
+                b1 = s.add(b1, slot(col1, pair[1]));
+            }
+            for (d, sum) in [s.add(a0, a1), s.add(b0, b1)].into_iter().enumerate().take(here) {
+                let g = tile_mut(grad.ft_w, f * h + (c + d) * LANES);
+                s.store(g, s.add(s.load(g), sum));
+            }
         }
     }
+}
+
+/// The 16 floats of `s` from `at`.
+#[inline(always)]
+fn tile(s: &[f32], at: usize) -> &Lanes {
+    s[at..at + LANES].try_into().expect("16 floats")
+}
+
+/// The 16 floats of `s` from `at`, to write.
+#[inline(always)]
+fn tile_mut(s: &mut [f32], at: usize) -> &mut Lanes {
+    (&mut s[at..at + LANES]).try_into().expect("16 floats")
 }
 
 /// The loss of `positions` without gradients (validation).
@@ -529,17 +932,123 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_simd_kernel_only_comes_from_a_cpu_check() {
-        let has = cpu_has_avx2_fma();
-        assert_eq!(Kernel::avx2_fma().is_ok(), has);
-        assert_eq!(Kernel::detect() == Kernel(Isa::Avx2Fma), has);
-        assert_eq!(Kernel::portable().name(), "portable");
-        if !has {
+    fn the_simd_kernels_only_come_from_a_cpu_check() {
+        let (avx2, avx512) = (cpu_has_avx2_fma(), cpu_has_avx512());
+        assert_eq!(Kernel::avx2_fma().is_ok(), avx2);
+        assert_eq!(Kernel::avx512().is_ok(), avx512);
+        let best = if avx512 {
+            Isa::Avx512
+        } else if avx2 {
+            Isa::Avx2Fma
+        } else {
+            Isa::Portable
+        };
+        assert_eq!(Kernel::detect(), Kernel(best));
+        assert_eq!(Kernel::available().last(), Some(&Kernel::detect()));
+        assert_eq!(Kernel::available()[0].name(), "portable");
+        if !avx2 {
             assert_eq!(
                 Kernel::avx2_fma().unwrap_err().to_string(),
                 "this CPU cannot run the AVX2 + FMA kernel"
             );
         }
+        if !avx512 {
+            assert_eq!(
+                Kernel::avx512().unwrap_err().to_string(),
+                "this CPU cannot run the AVX-512 kernel"
+            );
+        }
+    }
+
+    /// Random positions: random pieces on random squares (features of both views).
+    fn scattered(count: usize, seed: u64) -> Vec<Position> {
+        let mut rng = movegen::rng::SplitMix64(seed);
+        (0..count)
+            .map(|i| {
+                let pieces = 2 + (rng.next_u64() % 31) as usize;
+                let mut stm = [0u16; MAX_FEATURES];
+                let mut nstm = [0u16; MAX_FEATURES];
+                for j in 0..pieces {
+                    let f = (rng.next_u64() % INPUTS as u64) as u16;
+                    stm[j] = f;
+                    nstm[j] = (f + 384) % 768;
+                }
+                Position {
+                    count: pieces as u8,
+                    stm,
+                    nstm,
+                    score: (i % 200) as f32 - 100.0,
+                    result: (i % 3) as f32 / 2.0,
+                }
+            })
+            .collect()
+    }
+
+    /// Gradients and loss of `kernel` on a model of `hidden` x `buckets`.
+    fn run(kernel: Kernel, model: &Model, positions: &[Position]) -> (f64, Vec<f32>) {
+        let layout = model.layout();
+        let params = model.params.as_slice().unwrap();
+        let mut columns = Columns::new(model.hidden);
+        columns.load(params);
+        let mut grad = vec![0.0; layout.len];
+        let mut scratch = Scratch::new(model.hidden);
+        let loss = kernel.accumulate(params, &columns, layout, positions, 0.3, &mut grad, &mut scratch);
+        (loss, grad)
+    }
+
+    #[test]
+    fn every_kernel_this_cpu_runs_matches_the_portable_one() {
+        // Widths of 1, 3, 5 and 8 columns (the AVX-512 build sums four at a time); a count of
+        // positions that leaves a partial block and a partial group; one and 8 buckets.
+        let positions = scattered(2 * BLOCK + 37, 5);
+        for (hidden, buckets) in [(16, 1), (48, 8), (80, 2), (128, 8)] {
+            let model = Model::random_bucketed(hidden, buckets, 3);
+            let (loss, grad) = run(Kernel::portable(), &model, &positions);
+            for kernel in Kernel::available() {
+                let (l, g) = run(kernel, &model, &positions);
+                assert!(
+                    (l - loss).abs() <= 1e-9 * loss.abs().max(1.0),
+                    "{}: {l} vs {loss}",
+                    kernel.name()
+                );
+                for (i, (a, b)) in g.iter().zip(&grad).enumerate() {
+                    assert!(
+                        (a - b).abs() <= 1e-5 * a.abs().max(b.abs()).max(1e-2),
+                        "{} hidden {hidden}: gradient {i}: {a} vs {b}",
+                        kernel.name()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "parameters for the layout")]
+    fn a_kernel_refuses_parameters_of_another_shape() {
+        let model = Model::random(32, 1);
+        let params = model.params.as_slice().unwrap();
+        let mut columns = Columns::new(32);
+        columns.load(params);
+        let mut grad = vec![0.0; model.layout().len];
+        let layout = Layout::new(48);
+        Kernel::detect().accumulate(
+            params,
+            &columns,
+            layout,
+            &[],
+            0.5,
+            &mut grad,
+            &mut Scratch::new(48),
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "index out of bounds")]
+    fn a_kernel_refuses_a_feature_past_the_inputs() {
+        let model = Model::random(32, 1);
+        let mut positions = scattered(3, 1);
+        positions[1].nstm[0] = INPUTS as u16;
+        run(Kernel::detect(), &model, &positions);
     }
 
     #[test]

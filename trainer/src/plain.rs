@@ -2,10 +2,18 @@
 //! sample, f32, rows as fixed-size arrays, one gradient buffer per thread allocated once,
 //! one chunk of the batch per thread, no hand-tuned loops and no CPU-specific code. It
 //! computes the same function and gradient as [`crate::model::Kernel`].
+//!
+//! A comparison is only fair when both sides are compiled for the same CPU:
+//! [`PlainNet::batch_for`] runs this same code built with the target features of a given
+//! [`Kernel`] (the per-thread loop is a `#[target_feature]` function into which
+//! [`PlainNet::sample`] is inlined), chosen by the same CPU check, so that the compiler
+//! vectorises it as it would with `-C target-cpu=native`. [`PlainNet::batch`] is the
+//! portable build.
 
 #![allow(clippy::needless_range_loop)] // plain indexed loops, on purpose
 
 use crate::data::{sigmoid, Position};
+use crate::model::{Isa, Kernel};
 use rayon::prelude::*;
 
 /// Weights of a width-`N` network in plain form.
@@ -71,7 +79,9 @@ impl<const N: usize> PlainNet<N> {
         net
     }
 
-    /// Forward and backward of one sample into `g`; returns its loss.
+    /// Forward and backward of one sample into `g`; returns its loss. (Always inlined, so
+    /// that each build of [`PlainNet::batch_for`] compiles it with its CPU features.)
+    #[inline(always)]
     pub fn sample(&self, pos: &Position, wdl: f32, g: &mut PlainGrad<N>) -> f32 {
         let mut acc = [self.ft_b, self.ft_b];
         for i in 0..pos.count as usize {
@@ -115,18 +125,89 @@ impl<const N: usize> PlainNet<N> {
     }
 
     /// One batch on the current rayon pool: a chunk per gradient buffer; returns the loss.
+    /// The portable build ([`PlainNet::batch_for`] with [`Kernel::portable`]).
     pub fn batch(&self, batch: &[Position], wdl: f32, grads: &mut [PlainGrad<N>]) -> f64 {
-        let chunk = batch.len().div_ceil(grads.len());
+        self.batch_for(Kernel::portable(), batch, wdl, grads)
+    }
+
+    /// [`PlainNet::batch`] with the plain code built for `kernel`'s instruction set: the
+    /// target features the kernel is compiled with, available because `kernel` exists
+    /// (only constructors that checked the CPU make one).
+    pub fn batch_for(&self, kernel: Kernel, batch: &[Position], wdl: f32, grads: &mut [PlainGrad<N>]) -> f64 {
+        let chunk = batch.len().div_ceil(grads.len()).max(1);
         grads
             .par_iter_mut()
             .zip(batch.par_chunks(chunk))
             .map(|(g, positions)| {
                 g.clear();
-                positions
-                    .iter()
-                    .map(|p| f64::from(self.sample(p, wdl, g)))
-                    .sum::<f64>()
+                match kernel.isa() {
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: a kernel with `Isa::Avx512` exists only after the CPU
+                    // reported every feature `samples_avx512` enables.
+                    Isa::Avx512 => unsafe { samples_avx512(self, positions, wdl, g) },
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: a kernel with `Isa::Avx2Fma` exists only after the CPU
+                    // reported AVX2 and FMA.
+                    Isa::Avx2Fma => unsafe { samples_avx2(self, positions, wdl, g) },
+                    _ => self.samples(positions, wdl, g),
+                }
             })
             .sum()
     }
+
+    /// Every sample of `positions` in order into `g`; returns the summed loss.
+    #[inline(always)]
+    fn samples(&self, positions: &[Position], wdl: f32, g: &mut PlainGrad<N>) -> f64 {
+        let mut loss = 0.0;
+        for p in positions {
+            loss += f64::from(self.sample(p, wdl, g));
+        }
+        loss
+    }
+}
+
+/// [`PlainNet::samples`] built with AVX2 and FMA, like `model`'s AVX2 kernel.
+///
+/// # Safety
+/// The CPU must have AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn samples_avx2<const N: usize>(
+    net: &PlainNet<N>,
+    positions: &[Position],
+    wdl: f32,
+    g: &mut PlainGrad<N>,
+) -> f64 {
+    net.samples(positions, wdl, g)
+}
+
+/// [`PlainNet::samples`] built with the AVX-512 kernel's features.
+///
+/// # Safety
+/// The CPU must have AVX-512 F, VL, BW and DQ, AVX2 and FMA.
+#[rustversion::since(1.89)]
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+unsafe fn samples_avx512<const N: usize>(
+    net: &PlainNet<N>,
+    positions: &[Position],
+    wdl: f32,
+    g: &mut PlainGrad<N>,
+) -> f64 {
+    net.samples(positions, wdl, g)
+}
+
+/// Compilers before 1.89 build no AVX-512 kernel, so `Isa::Avx512` is never made there.
+///
+/// # Safety
+/// None needed (the portable build); `unsafe` to match the AVX-512 build.
+#[rustversion::before(1.89)]
+#[cfg(target_arch = "x86_64")]
+unsafe fn samples_avx512<const N: usize>(
+    net: &PlainNet<N>,
+    positions: &[Position],
+    wdl: f32,
+    g: &mut PlainGrad<N>,
+) -> f64 {
+    net.samples(positions, wdl, g)
 }

@@ -11,7 +11,7 @@
 //! before a kill that came ahead of its checkpoint goes), so every superbatch has one row.
 
 use crate::data::{draw_samples, Position, Sample};
-use crate::model::{loss_only, Kernel, Layout, Model, WEIGHT_CLIP};
+use crate::model::{loss_only, Columns, Kernel, Layout, Model, Scratch, WEIGHT_CLIP};
 use crate::plot::{loss_plot, loss_plot_svg};
 use anyhow::{bail, Context, Result};
 use ndarray::{Array1, Zip};
@@ -457,7 +457,8 @@ pub fn learning_rate(lr: f32, step: u64, total: u64) -> f32 {
 #[derive(Debug)]
 pub struct Workspace {
     grads: Vec<Vec<f32>>,
-    scratch: Vec<Vec<f32>>,
+    scratch: Vec<Scratch>,
+    columns: Columns,
     total: Vec<f32>,
     batch: Vec<Position>,
     kernel: Kernel,
@@ -479,7 +480,8 @@ impl Workspace {
         let len = Layout::bucketed(hidden, buckets).len;
         Workspace {
             grads: vec![vec![0.0; len]; threads],
-            scratch: vec![vec![0.0; crate::model::scratch_len(hidden)]; threads],
+            scratch: vec![Scratch::new(hidden); threads],
+            columns: Columns::new(hidden),
             total: vec![0.0; len],
             batch: Vec::new(),
             kernel,
@@ -493,6 +495,8 @@ pub fn gradient(model: &Model, batch: &[Position], wdl: f32, ws: &mut Workspace)
     let params = model.params.as_slice().expect("contiguous");
     let layout = model.layout();
     let kernel = ws.kernel;
+    ws.columns.load(params);
+    let columns = &ws.columns;
     let chunk = batch.len().div_ceil(ws.grads.len()).max(1);
     let loss: f64 = ws
         .grads
@@ -501,7 +505,7 @@ pub fn gradient(model: &Model, batch: &[Position], wdl: f32, ws: &mut Workspace)
         .zip(batch.par_chunks(chunk))
         .map(|((g, s), positions)| {
             g.iter_mut().for_each(|x| *x = 0.0);
-            kernel.accumulate(params, layout, positions, wdl, g, s)
+            kernel.accumulate(params, columns, layout, positions, wdl, g, s)
         })
         .sum();
     // Reduce the thread buffers, in fixed order, over parameter ranges in parallel.

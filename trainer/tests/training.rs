@@ -1,5 +1,5 @@
-//! The trainer's correctness: analytic gradients against finite differences, the fast
-//! kernel against the plain implementation, a smoke training whose loss falls, an exported
+//! The trainer's correctness: analytic gradients against finite differences, every fast
+//! kernel against the plain implementation built for the same CPU features, a smoke training whose loss falls, an exported
 //! net that the engine evaluates exactly like the reference forward pass (and like the float
 //! model within quantisation error), and a resumed run that continues the same loss curve.
 
@@ -101,15 +101,42 @@ fn gradients_match_finite_differences() {
 }
 
 #[test]
-fn every_kernel_matches_the_plain_implementation() {
-    // The portable kernel, and the one `detect` picks (AVX2 + FMA where the CPU has it).
-    for kernel in [Kernel::portable(), Kernel::detect()] {
+fn every_kernel_matches_the_plain_implementation_built_for_it() {
+    // Every kernel this CPU runs (portable, AVX2 + FMA, AVX-512), each against the plain
+    // implementation compiled with the same CPU features, on every parameter.
+    for kernel in Kernel::available() {
         kernel_matches_the_plain_implementation(kernel);
     }
-    // The SIMD kernel is only handed out after a CPU check.
-    if let Ok(simd) = Kernel::avx2_fma() {
-        assert_eq!(simd, Kernel::detect());
-        kernel_matches_the_plain_implementation(simd);
+}
+
+/// The plain implementation's gradient as a flat vector (the layout of `Layout::new(N)`),
+/// divided by the batch size, and its mean loss, built for `kernel`'s CPU features.
+fn plain_gradient<const N: usize>(
+    kernel: Kernel,
+    model: &Model,
+    batch: &[Position],
+    wdl: f32,
+) -> (f64, Vec<f32>) {
+    let plain = PlainNet::<N>::from_flat(model.params.as_slice().unwrap());
+    let mut grads = vec![PlainGrad::<N>::zeroed()];
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let loss = pool.install(|| plain.batch_for(kernel, batch, wdl, &mut grads)) / batch.len() as f64;
+    let g = &grads[0];
+    let n = batch.len() as f32;
+    let mut flat: Vec<f32> = g.ft_w.iter().flatten().map(|x| x / n).collect();
+    flat.extend(g.ft_b.iter().map(|x| x / n));
+    flat.extend(g.out_w.iter().flatten().map(|x| x / n));
+    flat.push(g.out_b / n);
+    (loss, flat)
+}
+
+fn assert_close(what: &str, a: &[f32], b: &[f32]) {
+    assert_eq!(a.len(), b.len(), "{what}");
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        assert!(
+            (x - y).abs() <= 1e-5 * x.abs().max(y.abs()).max(1e-3),
+            "{what}: parameter {i}: {x} vs {y}"
+        );
     }
 }
 
@@ -118,26 +145,26 @@ fn kernel_matches_the_plain_implementation(kernel: Kernel) {
     let batch = positions(500, 8);
     let mut ws = Workspace::new(64, 1, kernel);
     let loss_fast = gradient(&model, &batch, 0.5, &mut ws);
-    let plain = PlainNet::<64>::from_flat(model.params.as_slice().unwrap());
-    let mut grads = vec![PlainGrad::<64>::zeroed()];
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-    let loss_plain = pool.install(|| plain.batch(&batch, 0.5, &mut grads)) / batch.len() as f64;
+    let (loss_plain, plain) = plain_gradient::<64>(kernel, &model, &batch, 0.5);
     assert!(
         (loss_fast - loss_plain).abs() < 1e-6,
         "{}: {loss_fast} vs {loss_plain}",
         kernel.name()
     );
-    let g = ws.mean_gradient();
-    let n = batch.len() as f32;
-    for f in [batch[0].stm[0] as usize, batch[1].nstm[3] as usize] {
-        for j in 0..64 {
-            let (a, b) = (g[f * 64 + j], grads[0].ft_w[f][j] / n);
-            assert!(
-                (a - b).abs() <= 1e-5 * a.abs().max(b.abs()).max(1e-3),
-                "{}: row {f} lane {j}: {a} vs {b}",
-                kernel.name()
-            );
-        }
+    assert_close(kernel.name(), ws.mean_gradient(), &plain);
+}
+
+#[test]
+fn the_plain_implementation_gives_the_same_gradients_whatever_it_is_built_for() {
+    // Built with AVX2 + FMA or AVX-512 enabled, the plain code still computes what its
+    // portable build does: the CPU features change the speed, never the result.
+    let model = Model::random(128, 6);
+    let batch = positions(300, 2);
+    let (loss, portable) = plain_gradient::<128>(Kernel::portable(), &model, &batch, 0.4);
+    for kernel in Kernel::available() {
+        let (l, g) = plain_gradient::<128>(kernel, &model, &batch, 0.4);
+        assert!((l - loss).abs() < 1e-9, "{}: {l} vs {loss}", kernel.name());
+        assert_close(kernel.name(), &g, &portable);
     }
 }
 
