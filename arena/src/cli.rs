@@ -39,27 +39,39 @@ use crate::stats::Model;
 /// SPRT settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SprtConfig {
+    /// The Elo difference of H0 (`elo0=`, default 0), in the model's units.
     pub elo0: f64,
+    /// The Elo difference of H1 (`elo1=`, default 5), in the model's units.
     pub elo1: f64,
+    /// The false positive rate: accepting H1 when H0 holds (`alpha=`, default 0.05).
     pub alpha: f64,
+    /// The false negative rate: accepting H0 when H1 holds (`beta=`, default 0.05).
     pub beta: f64,
+    /// The Elo model `elo0` and `elo1` are in (`model=`: normalized, logistic or bayesian).
     pub model: Model,
 }
 
 /// Where the openings come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpeningsConfig {
+    /// The book file (`file=`).
     pub file: String,
+    /// Whether it is PGN (`format=pgn`) rather than EPD.
     pub pgn: bool,
+    /// Shuffled by the tournament's seed (`order=random`) rather than in file order.
     pub random: bool,
+    /// PGN books: keep at most this many plies of each game (`plies=`; all when `None`).
     pub plies: Option<usize>,
+    /// The 1-based opening to begin with (`start=`); the book wraps around at its end.
     pub start: usize,
 }
 
 /// One engine of the tournament.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngineSpec {
+    /// How to start the engine and what to call it.
     pub config: EngineConfig,
+    /// Its limits per move (`tc`, `st`, `nodes`, `plies`, `timemargin`).
     pub limits: Limits,
     /// Start a fresh process for every game (`restart=on`).
     pub restart: bool,
@@ -77,16 +89,23 @@ pub enum TournamentKind {
 /// `-pgnout`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PgnOutConfig {
+    /// The PGN file (`file=`).
     pub file: String,
+    /// Append to an existing file (`append=true`) rather than replace it.
     pub append: bool,
+    /// What each move's comment holds and the notation.
     pub options: PgnOptions,
+    /// `match_line=REGEX` patterns: the last engine output line matching each goes into the
+    /// move's comment.
     pub patterns: Vec<Regex>,
 }
 
 /// `-epdout`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EpdOutConfig {
+    /// The EPD file (`file=`): each game's final position, one line each.
     pub file: String,
+    /// Append to an existing file (`append=true`) rather than replace it.
     pub append: bool,
 }
 
@@ -95,11 +114,17 @@ pub struct EpdOutConfig {
 pub struct MatchConfig {
     /// In command-line order; in a two-engine match the tested engine first.
     pub engines: Vec<EngineSpec>,
+    /// Resignation, draw and move-count adjudication (`-resign`, `-draw`, `-maxmoves`).
     pub adjudication: Adjudication,
+    /// The book (`-openings`); `None`: every game starts from the standard position.
     pub openings: Option<OpeningsConfig>,
+    /// Rounds (`-rounds`): each pairing plays `games` games a round.
     pub rounds: u64,
+    /// Games per pairing and round (`-games`): 2 (a pair with colours swapped) or 1.
     pub games: u64,
+    /// Games played at once (`-concurrency`).
     pub concurrency: usize,
+    /// The SPRT (`-sprt`); `None`: play all rounds and report Elo.
     pub sprt: Option<SprtConfig>,
     /// `-sprt-plot FILE.png|FILE.svg`: the SPRT's LLR and Elo over the games, drawn when
     /// the match ends.
@@ -107,17 +132,27 @@ pub struct MatchConfig {
     /// `-sprt-exit-codes`: exit 0 H1 accepted, 1 H0 accepted, 2 no decision (arena's own
     /// codes, for scripts) instead of fastchess's 0 after every match that ended by itself.
     pub sprt_exit_codes: bool,
+    /// Where finished games are written as PGN (`-pgnout`).
     pub pgnout: Option<PgnOutConfig>,
+    /// Where finished games' final positions are written (`-epdout`).
     pub epdout: Option<EpdOutConfig>,
+    /// The seed of the random opening order (`-srand`, also `-seed`).
     pub seed: u64,
+    /// Restart an engine that faulted and play on (`-recover`) rather than stop with an error.
     pub recover: bool,
+    /// Interim results after every this many encounters (`-ratinginterval`; 0: none).
     pub rating_interval: u64,
+    /// Chess960 start positions and castling (`-variant fischerandom`).
     pub chess960: bool,
+    /// Who plays whom (`-tournament`).
     pub tournament: TournamentKind,
+    /// Gauntlet: how many of the first engines are the seeds (`-seeds`).
     pub seeds: usize,
     /// Report pentanomial statistics (`-report penta=`).
     pub report_penta: bool,
+    /// The PGN `Event` tag (`-event`).
     pub event: String,
+    /// The PGN `Site` tag (`-site`).
     pub site: String,
     /// The first engine of a pairing keeps White in every game (`-noswap`).
     pub noswap: bool,
@@ -127,17 +162,25 @@ pub struct MatchConfig {
     pub wait_ms: u64,
     /// A warning stops the match with an error (`-strict`).
     pub strict: bool,
+    /// Check that mate scores come with a principal variation that mates (`-check-mate-pvs`).
     pub check_mate_pvs: bool,
+    /// How long an engine may take from `uci` to `uciok`, in ms (`-startup-ms`).
     pub startup_ms: u64,
+    /// How long `ucinewgame` and the `isready` after it may take, in ms (`-ucinewgame-ms`).
     pub ucinewgame_ms: u64,
+    /// How long any other `isready` may take, in ms (`-ping-ms`).
     pub ping_ms: u64,
     /// `-use-affinity`: `Some(cpus)` pins each game's engines (an empty list: all CPUs).
     pub affinity: Option<Vec<usize>>,
+    /// Where the log goes and how much it holds (`-log`); `None`: no log.
     pub log: Option<LogConfig>,
     /// Where the tournament state is saved, and every how many games (0: only when
     /// interrupted or finished).
     pub state_file: Option<String>,
+    /// Save the state after every this many games (`-autosaveinterval`; 0: only when
+    /// interrupted or finished).
     pub autosave_interval: u64,
+    /// `-testEnv` was given (accepted for fastchess compatibility; it changes nothing).
     pub test_env: bool,
     /// The command line without `-config`, saved for a resume.
     pub args: Vec<String>,
@@ -148,8 +191,11 @@ pub struct MatchConfig {
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
+    /// Run the tournament the command line describes.
     Run(Box<MatchConfig>),
+    /// Print the usage text (`-help`).
     Help,
+    /// Print the version (`-version`).
     Version,
 }
 

@@ -35,8 +35,11 @@ pub const MAX_LINES_PER_SECOND: u64 = 100_000;
 /// How an engine is started and configured.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineConfig {
+    /// The program to run (`cmd=`), a path or a name on `PATH`.
     pub cmd: String,
+    /// The engine's name in the tournament (`name=`; default: the program's file name).
     pub name: String,
+    /// Command-line arguments for it (`args=`, split at whitespace; no quoting).
     pub args: Vec<String>,
     /// `option.Name=value` pairs, in order.
     pub options: Vec<(String, String)>,
@@ -106,14 +109,21 @@ impl std::fmt::Display for EngineFault {
 /// The answer to one `go`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SearchReply {
+    /// The move of the `bestmove` line, as the engine wrote it (UCI notation).
     pub bestmove: String,
     /// Last reported score from the engine's side: `Cp(n)` or `Mate(n)`.
     pub score: Option<Score>,
+    /// Last reported `depth`, in plies.
     pub depth: Option<u32>,
+    /// Last reported `seldepth`, in plies.
     pub seldepth: Option<u32>,
+    /// Last reported `nodes`.
     pub nodes: Option<u64>,
+    /// Last reported `nps` (nodes per second).
     pub nps: Option<u64>,
+    /// Last reported `hashfull`, in permille.
     pub hashfull: Option<u32>,
+    /// Last reported `tbhits`.
     pub tbhits: Option<u64>,
     /// The `time` the engine reported, in milliseconds.
     pub time_ms: Option<u64>,
@@ -121,12 +131,17 @@ pub struct SearchReply {
     pub pv: Vec<String>,
     /// Per `match_line` pattern, the last line that matched it.
     pub matched_lines: Vec<String>,
+    /// Wall time from `go` to `bestmove` as arena measured it, in milliseconds.
     pub elapsed_ms: u64,
 }
 
+/// A UCI score, from the side to move's view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Score {
+    /// Centipawns (`score cp N`).
     Cp(i32),
+    /// Moves to mate (`score mate N`): positive when the engine mates, negative when it is
+    /// mated.
     Mate(i32),
 }
 
@@ -236,10 +251,13 @@ fn spawn_reader(out: impl Read + Send + 'static, per_second: u64) -> Receiver<Ou
 /// An option as the engine declares it after `uci`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DeclaredOption {
+    /// The option's name, as declared (matched case-insensitively).
     pub name: String,
     /// `spin`, `check`, `combo`, `button`, `string`.
     pub kind: String,
+    /// The smallest value of a `spin` option.
     pub min: Option<i64>,
+    /// The largest value of a `spin` option.
     pub max: Option<i64>,
     /// The `var` values of a combo.
     pub vars: Vec<String>,
@@ -351,10 +369,14 @@ pub fn warn_once(message: String) {
     }
 }
 
+/// A running UCI engine: its process, pipes and a reader thread that turns its output into
+/// lines with deadlines, so that a silent, flooding or crashing engine is a fault, never a hang.
 pub struct EngineProcess {
+    /// How it was started and what it is called.
     pub config: EngineConfig,
     /// `id name` and `id author` from the handshake.
     pub uci_name: Option<String>,
+    /// The `id author` of the handshake.
     pub uci_author: Option<String>,
     /// The options the engine declared.
     pub declared: Vec<DeclaredOption>,
@@ -521,6 +543,8 @@ impl EngineProcess {
             })
     }
 
+    /// Writes `line` (and a newline) to the engine. Errors: [`EngineFault::Crashed`] when its
+    /// input is closed.
     pub fn send(&mut self, line: &str) -> Result<(), EngineFault> {
         crate::log::engine_line(&self.setup.worker, &self.config.name, true, line);
         writeln!(self.stdin, "{line}")

@@ -4,6 +4,8 @@
 //! (see `cli` for the options, `report` for the output), so that OpenBench's worker and
 //! engine developers' scripts can run it in fastchess's place.
 
+#![warn(missing_docs)]
+
 pub mod cli;
 pub mod engine_process;
 pub mod log;

@@ -21,10 +21,15 @@ use std::sync::{Mutex, OnceLock};
 /// How much arena writes to the log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
+    /// As `info` (arena logs nothing finer).
     Trace,
+    /// Game starts and results, warnings and errors.
     Info,
+    /// Warnings and errors (the default).
     Warn,
+    /// Errors only.
     Err,
+    /// Errors only (as `err`).
     Fatal,
 }
 
@@ -47,9 +52,13 @@ impl std::str::FromStr for Level {
 /// The `-log` settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LogConfig {
+    /// The log file (`file=`).
     pub file: String,
+    /// The least severe level written (`level=`).
     pub level: Level,
+    /// Log every line sent to and read from the engines (`engine=true`).
     pub engine: bool,
+    /// Append to an existing file (`append=true`) rather than replace it.
     pub append: bool,
 }
 

@@ -9,10 +9,6 @@
 
 use crate::play::Opening;
 use movegen::pgn::parse_pgn;
-use movegen::Board;
-
-/// The UTF-8 byte-order mark.
-const BOM: char = '\u{feff}';
 
 /// The text of an openings file, and notes for the user: invalid UTF-8 is replaced.
 pub fn read_text(path: &str) -> Result<(String, Vec<String>), String> {
@@ -29,54 +25,19 @@ pub fn read_text(path: &str) -> Result<(String, Vec<String>), String> {
     }
 }
 
-/// Reads an EPD opening file. Lines that are empty or start with `#` are skipped.
+/// Reads an EPD opening file with the workspace's one book reader,
+/// [`movegen::openings::read_epd`]: full FENs or four FEN fields with `hmvc` / `fmvn`
+/// operations, byte-order marks, blank lines and `#` comments skipped. Errors: the first line
+/// that is not a legal position (with its number), or a file without positions.
 pub fn read_epd(text: &str) -> Result<Vec<Opening>, String> {
-    let mut openings = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim_start_matches(BOM).trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        if fields.len() < 4 {
-            return Err(format!("line {}: expected at least 4 FEN fields", i + 1));
-        }
-        // Six numeric-ended fields: a full FEN; otherwise four fields plus opcodes.
-        let full_fen = fields.len() >= 6
-            && fields[4].parse::<u32>().is_ok()
-            && fields[5].trim_end_matches(';').parse::<u32>().is_ok();
-        let fen = if full_fen {
-            fields[..6].join(" ").trim_end_matches(';').to_string()
-        } else {
-            let opcode = |name: &str| {
-                line.split(';')
-                    .map(str::trim)
-                    .find_map(|op| op.strip_prefix(name).map(|v| v.trim().to_string()))
-            };
-            let hmvc = opcode_in(&fields[4..], "hmvc")
-                .or_else(|| opcode("hmvc"))
-                .unwrap_or_else(|| "0".into());
-            let fmvn = opcode_in(&fields[4..], "fmvn")
-                .or_else(|| opcode("fmvn"))
-                .unwrap_or_else(|| "1".into());
-            format!("{} {hmvc} {fmvn}", fields[..4].join(" "))
-        };
-        let start = Board::from_fen(&fen).map_err(|e| format!("line {}: {e}", i + 1))?;
-        openings.push(Opening {
+    let boards = movegen::openings::read_epd(text).map_err(|e| e.to_string())?;
+    Ok(boards
+        .into_iter()
+        .map(|start| Opening {
             start,
             moves: Vec::new(),
-        });
-    }
-    if openings.is_empty() {
-        return Err("no openings in the file".into());
-    }
-    Ok(openings)
-}
-
-/// The value after `name` among EPD operation tokens (`hmvc 3;`).
-fn opcode_in(tokens: &[&str], name: &str) -> Option<String> {
-    let i = tokens.iter().position(|&t| t == name)?;
-    tokens.get(i + 1).map(|v| v.trim_end_matches(';').to_string())
+        })
+        .collect())
 }
 
 /// Reads a PGN opening file, keeping at most `plies` moves of each game. Also returns a
@@ -143,7 +104,17 @@ mod tests {
         assert_eq!(book[1].start.fullmove_number(), 2);
         assert_eq!(book[2].start.fullmove_number(), 1);
         assert!(read_epd("not a fen at all").is_err());
-        assert!(read_epd("").is_err());
+        assert_eq!(
+            read_epd("\n\nbad line").unwrap_err(),
+            "line 3: expected at least 4 FEN fields"
+        );
+        assert_eq!(read_epd("").unwrap_err(), "no positions in the book");
+        // Operations other books carry (`c0`, `id`) are read past.
+        let book = read_epd(
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - c0 \"open game\"; id \"x\"; fmvn 2;",
+        )
+        .unwrap();
+        assert_eq!(book[0].start.fullmove_number(), 2);
     }
 
     #[test]

@@ -18,38 +18,55 @@
 //! EPD output is the final position of each game, one FEN per line.
 
 use crate::play::{score_text, FinishedGame, MoveRecord};
+use movegen::pgn::{comment_token, write_movetext, write_tags};
 use movegen::{Board, Color, Move, PieceType};
 use std::time::{Duration, SystemTime};
 
 /// Move notation in the PGN.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Notation {
+    /// Standard algebraic notation (`Nf3`).
     #[default]
     San,
+    /// Long algebraic notation (`Ng1f3`, `Nb1xd2`, `e7e8=Q`).
     Lan,
+    /// UCI coordinates (`g1f3`).
     Uci,
 }
 
 /// What `-pgnout` writes besides the moves.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PgnOptions {
+    /// The move notation (`notation=`).
     pub notation: Notation,
+    /// Add each move's node count (`n=`).
     pub nodes: bool,
+    /// Add its selective depth (`sd=`).
     pub seldepth: bool,
+    /// Add its nodes per second (`nps=`).
     pub nps: bool,
+    /// Add the hash fill, in permille (`hashfull=`).
     pub hashfull: bool,
+    /// Add tablebase hits (`tbhits=`).
     pub tbhits: bool,
+    /// Add the principal variation (`pv=`).
     pub pv: bool,
+    /// Add the clock after the move (`tl=`).
     pub timeleft: bool,
+    /// Add the latency: measured time minus the engine's reported time (`latency=`).
     pub latency: bool,
+    /// Write only the seven standard tags and bare moves, no comments (`min=true`).
     pub min: bool,
 }
 
 /// The tags a game gets from the tournament.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GameTags {
+    /// The `Event` tag.
     pub event: String,
+    /// The `Site` tag.
     pub site: String,
+    /// The `Round` tag: the game's round, 1-based.
     pub round: u64,
 }
 
@@ -209,11 +226,7 @@ pub fn write_game(game: &FinishedGame, tags: &GameTags, options: &PgnOptions) ->
         }
     }
     let mut out = String::new();
-    for (k, v) in &list {
-        let escaped = v.replace('\\', "\\\\").replace('"', "\\\"");
-        out.push_str(&format!("[{k} \"{escaped}\"]\n"));
-    }
-    out.push('\n');
+    write_tags(&mut out, &list);
 
     let end_comment = match &game.illegal_move {
         Some(mv) if game.reason.ends_with(mv.as_str()) => game.reason.clone(),
@@ -224,7 +237,7 @@ pub fn write_game(game: &FinishedGame, tags: &GameTags, options: &PgnOptions) ->
     let mut board = game.start;
     let count = game.moves.len();
     if count == 0 && !options.min {
-        tokens.push(format!("{{{}}}", end_comment.replace('}', ")")));
+        tokens.push(comment_token(&end_comment));
     }
     let mut after_comment = false;
     for (i, record) in game.moves.iter().enumerate() {
@@ -251,25 +264,13 @@ pub fn write_game(game: &FinishedGame, tags: &GameTags, options: &PgnOptions) ->
                 comment.push_str(", ");
                 comment.push_str(&end_comment);
             }
-            tokens.push(format!("{{{}}}", comment.replace('}', ")")));
+            tokens.push(comment_token(&comment));
             after_comment = true;
         }
         board.play(mv);
     }
     tokens.push(result.to_string());
-    let mut line_len = 0;
-    for token in tokens {
-        if line_len > 0 && line_len + 1 + token.len() > 79 {
-            out.push('\n');
-            line_len = 0;
-        } else if line_len > 0 {
-            out.push(' ');
-            line_len += 1;
-        }
-        out.push_str(&token);
-        line_len += token.len();
-    }
-    out.push_str("\n\n");
+    write_movetext(&mut out, &tokens);
     out
 }
 

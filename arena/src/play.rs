@@ -28,7 +28,9 @@ pub const STALL_GRACE_MS: u64 = 1000;
 pub struct Limits {
     /// A clock (`tc=`); `None` for `tc=inf`.
     pub clock: Option<TimeControl>,
+    /// Nodes per move (`nodes=`).
     pub nodes: Option<u64>,
+    /// Depth per move, in plies (`plies=` or `depth=`).
     pub depth: Option<u32>,
     /// Fixed time per move in milliseconds (`st=`).
     pub movetime: Option<u64>,
@@ -74,14 +76,19 @@ impl Limits {
 /// resigns; `twosided`: both sides' scores beyond `score` for `count` moves each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Resign {
+    /// Consecutive own moves the score must stay at or below `-score`.
     pub count: u32,
+    /// The threshold, in centipawns (positive).
     pub score: i32,
+    /// Count both sides' moves: every score of either side beyond `score` in magnitude
+    /// (a mate score counts), `2 · count` moves in a row.
     pub twosided: bool,
 }
 
 /// Adjudication rules.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Adjudication {
+    /// Resignation (`-resign`); `None`: engines play on.
     pub resign: Option<Resign>,
     /// (movenumber, movecount, score): from move `movenumber`, |score| <= score for
     /// movecount consecutive moves of both sides is a draw (captures and pawn moves reset).
@@ -93,12 +100,16 @@ pub struct Adjudication {
 /// How a game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GameResult {
+    /// White won.
     WhiteWins,
+    /// Black won.
     BlackWins,
+    /// A draw.
     Draw,
 }
 
 impl GameResult {
+    /// The PGN result token: `1-0`, `0-1` or `1/2-1/2`.
     pub fn pgn(self) -> &'static str {
         match self {
             GameResult::WhiteWins => "1-0",
@@ -118,17 +129,27 @@ impl GameResult {
 /// What one move was, and what its engine said about it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MoveRecord {
+    /// The move; `None` only in records that hold no move (a default record).
     pub mv: Option<Move>,
     /// An opening move.
     pub book: bool,
+    /// The score of the engine's last `info` line, from its side.
     pub score: Option<Score>,
+    /// Depth of the last `info` line, in plies.
     pub depth: Option<u32>,
+    /// Selective depth, in plies.
     pub seldepth: Option<u32>,
+    /// Nodes searched for the move.
     pub nodes: Option<u64>,
+    /// Nodes per second.
     pub nps: Option<u64>,
+    /// Hash fill, in permille.
     pub hashfull: Option<u32>,
+    /// Tablebase hits.
     pub tbhits: Option<u64>,
+    /// The principal variation, in UCI moves.
     pub pv: Vec<String>,
+    /// Wall time the move took, as arena measured it, in milliseconds.
     pub elapsed_ms: u64,
     /// The clock after the move, when the side has one.
     pub time_left_ms: Option<u64>,
@@ -151,14 +172,18 @@ impl MoveRecord {
 /// A player of one game: the configured name and what the engine said it is.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PlayerInfo {
+    /// The engine's name in the tournament.
     pub name: String,
+    /// The `id name` of its handshake.
     pub uci_name: Option<String>,
+    /// The `id author` of its handshake.
     pub uci_author: Option<String>,
 }
 
 /// A finished game.
 #[derive(Debug)]
 pub struct FinishedGame {
+    /// The position the game started from (before the book moves).
     pub start: Board,
     /// Book moves, then the engines' moves.
     pub moves: Vec<MoveRecord>,
@@ -166,6 +191,7 @@ pub struct FinishedGame {
     pub end: Board,
     /// The text of an illegal move that ended the game.
     pub illegal_move: Option<String>,
+    /// How the game ended.
     pub result: GameResult,
     /// fastchess's words, e.g. "White mates", "Black loses on time (12ms overrun)".
     pub reason: String,
@@ -175,19 +201,26 @@ pub struct FinishedGame {
     /// The side whose engine faulted (crash, stall, protocol, illegal move, time-out
     /// without an answer), if any; its process should be restarted.
     pub faulted: Option<Color>,
+    /// The engine that played White.
     pub white: PlayerInfo,
+    /// The engine that played Black.
     pub black: PlayerInfo,
     /// Each side's PGN time control: [White, Black].
     pub time_controls: [String; 2],
+    /// Whether the game was Chess960.
     pub chess960: bool,
+    /// When the game started (wall clock).
     pub started: SystemTime,
+    /// How long it took.
     pub duration: Duration,
 }
 
 /// An opening: a start position and book moves played from it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Opening {
+    /// The position the book line starts from.
     pub start: Board,
+    /// The book moves, played before the engines take over.
     pub moves: Vec<Move>,
 }
 
@@ -196,7 +229,9 @@ pub struct Opening {
 pub struct GameSettings {
     /// Each side's limits: [White, Black].
     pub limits: [Limits; 2],
+    /// Resignation, draw and move-count adjudication.
     pub adjudication: Adjudication,
+    /// Chess960 rules and notation.
     pub chess960: bool,
     /// `match_line` patterns.
     pub patterns: Vec<Regex>,
@@ -221,6 +256,7 @@ fn position_command(game: &Game, chess960: bool) -> String {
     text
 }
 
+/// `White` or `Black`.
 pub fn color_name(c: Color) -> &'static str {
     match c {
         Color::White => "White",

@@ -29,14 +29,18 @@ use std::f64::consts::LN_10;
 /// One finished game: the players and White's points (1, 0.5 or 0).
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameRecord {
+    /// White's player name, from the `White` tag.
     pub white: String,
+    /// Black's player name, from the `Black` tag.
     pub black: String,
+    /// White's points: 1, 0.5 or 0.
     pub white_points: f64,
 }
 
 /// The results read from PGN text.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PgnResults {
+    /// Every finished game, in file order.
     pub games: Vec<GameRecord>,
     /// Games whose result is `*` (unfinished), which are left out.
     pub unfinished: usize,
@@ -179,13 +183,17 @@ impl Default for FitOptions {
 /// One player's fitted rating and record.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rating {
+    /// The player's name.
     pub name: String,
+    /// Its fitted rating (relative to the anchor, else to the mean of 0).
     pub elo: f64,
     /// Half-width of the 95% interval, relative to the anchor or the mean.
     pub error: f64,
+    /// Games it played.
     pub games: u64,
     /// Points scored (a draw is half a point).
     pub points: f64,
+    /// Of them, draws.
     pub draws: u64,
 }
 

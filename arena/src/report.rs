@@ -77,7 +77,9 @@ pub fn los_text(e: &EloEstimate) -> String {
 pub struct MatchLabel {
     /// Each side's limit, `Threads` and `Hash` texts.
     pub limits: [String; 2],
+    /// Each side's `Threads` option value, as text.
     pub threads: [String; 2],
+    /// Each side's `Hash` option value (MiB), as text.
     pub hash: [String; 2],
     /// The book's file name, if any.
     pub book: Option<String>,

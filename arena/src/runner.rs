@@ -48,7 +48,9 @@ use std::time::Duration;
 /// How a tournament ended (the process exit code follows it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
+    /// The SPRT accepted H1 (exit code 0).
     H1Accepted,
+    /// The SPRT accepted H0 (exit code 1).
     H0Accepted,
     /// An SPRT that ran out of games.
     Undecided,
@@ -87,9 +89,11 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// Games counted.
     pub fn games(&self) -> u64 {
         self.tri.iter().sum()
     }
+    /// Complete game pairs counted.
     pub fn pairs(&self) -> u64 {
         self.penta.iter().sum()
     }

@@ -31,8 +31,11 @@ pub const H0_COLOUR: RGBColor = RGBColor(205, 50, 40);
 /// The state of the test after some games.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SprtPoint {
+    /// Games played so far.
     pub games: u64,
+    /// The log-likelihood ratio after them.
     pub llr: f64,
+    /// The Elo estimate after them.
     pub elo: f64,
     /// Half the width of the 95% interval.
     pub elo_error: f64,
@@ -41,10 +44,13 @@ pub struct SprtPoint {
 /// Everything a picture shows.
 #[derive(Clone, Debug)]
 pub struct SprtPlot<'a> {
+    /// The trajectory, in the order the games were played.
     pub points: &'a [SprtPoint],
+    /// The test's `elo0`, `elo1` and error rates.
     pub sprt: &'a SprtConfig,
     /// The LLR bounds (lower: H0, upper: H1).
     pub bounds: (f64, f64),
+    /// The picture's title.
     pub title: String,
 }
 
@@ -64,6 +70,86 @@ fn padded(lo: f64, hi: f64) -> (f64, f64) {
     (lo - 0.08 * span, hi + 0.08 * span)
 }
 
+/// One panel over the games axis: a mesh, an optional shaded band, two dashed horizontal
+/// marks (H1's then H0's), the curve, and a legend in the upper left.
+struct Panel {
+    /// The value axis, bottom to top.
+    y_range: (f64, f64),
+    /// The value axis's name.
+    y_desc: &'static str,
+    /// Decimals of the value axis's labels.
+    y_decimals: usize,
+    /// The shaded polygon drawn under everything else (empty: none).
+    band: Vec<(f64, f64)>,
+    /// The dashed marks: value, colour and legend label.
+    marks: [(f64, RGBColor, String); 2],
+    /// The curve's points and its legend label.
+    curve: Vec<(f64, f64)>,
+    curve_label: String,
+}
+
+fn draw_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    max_games: f64,
+    panel: Panel,
+) -> Result<(), String> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let (y0, y1) = panel.y_range;
+    let mut chart = ChartBuilder::on(area)
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..max_games, y0..y1)
+        .map_err(err)?;
+    let decimals = panel.y_decimals;
+    chart
+        .configure_mesh()
+        .x_desc("games")
+        .y_desc(panel.y_desc)
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| format!("{v:.decimals$}"))
+        .axis_desc_style(("sans-serif", 16))
+        .label_style(("sans-serif", 13))
+        .light_line_style(RGBColor(238, 238, 238))
+        .bold_line_style(RGBColor(214, 214, 214))
+        .draw()
+        .map_err(err)?;
+    if !panel.band.is_empty() {
+        chart
+            .draw_series(std::iter::once(Polygon::new(
+                panel.band,
+                CURVE_COLOUR.mix(0.18).filled(),
+            )))
+            .map_err(err)?;
+    }
+    for (value, colour, label) in panel.marks {
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(0.0, value), (max_games, value)],
+                8,
+                5,
+                colour.stroke_width(2),
+            ))
+            .map_err(err)?
+            .label(label)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], colour.stroke_width(2)));
+    }
+    chart
+        .draw_series(LineSeries::new(panel.curve, CURVE_COLOUR.stroke_width(2)))
+        .map_err(err)?
+        .label(panel.curve_label)
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], CURVE_COLOUR.stroke_width(3)));
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .label_font(("sans-serif", 14))
+        .background_style(WHITE.mix(0.9))
+        .border_style(RGBColor(160, 160, 160))
+        .draw()
+        .map_err(err)?;
+    Ok(())
+}
+
 fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &SprtPlot) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(err)?;
@@ -81,57 +167,25 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &SprtPlot) -> R
     // Upper panel: the LLR between its bounds.
     let llr_lo = points.iter().map(|p| p.llr).fold(lower, f64::min);
     let llr_hi = points.iter().map(|p| p.llr).fold(upper, f64::max);
-    let (y0, y1) = padded(llr_lo, llr_hi);
-    let mut chart = ChartBuilder::on(&top)
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0.0..max_games, y0..y1)
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc("games")
-        .y_desc("LLR")
-        .x_label_formatter(&|v| format!("{v:.0}"))
-        .y_label_formatter(&|v| format!("{v:.1}"))
-        .axis_desc_style(("sans-serif", 16))
-        .label_style(("sans-serif", 13))
-        .light_line_style(RGBColor(238, 238, 238))
-        .bold_line_style(RGBColor(214, 214, 214))
-        .draw()
-        .map_err(err)?;
-    for (value, colour, label) in [
-        (upper, H1_COLOUR, format!("H1 accepted at {upper:.2}")),
-        (lower, H0_COLOUR, format!("H0 accepted at {lower:.2}")),
-    ] {
-        chart
-            .draw_series(DashedLineSeries::new(
-                [(0.0, value), (max_games, value)],
-                8,
-                5,
-                colour.stroke_width(2),
-            ))
-            .map_err(err)?
-            .label(label)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], colour.stroke_width(2)));
-    }
-    let path: Vec<(f64, f64)> = std::iter::once((0.0, 0.0))
-        .chain(points.iter().map(|p| (p.games as f64, p.llr)))
-        .collect();
     let last_llr = points.last().map_or(0.0, |p| p.llr);
-    chart
-        .draw_series(LineSeries::new(path, CURVE_COLOUR.stroke_width(2)))
-        .map_err(err)?
-        .label(format!("LLR (now {last_llr:.2})"))
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], CURVE_COLOUR.stroke_width(3)));
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font(("sans-serif", 14))
-        .background_style(WHITE.mix(0.9))
-        .border_style(RGBColor(160, 160, 160))
-        .draw()
-        .map_err(err)?;
+    draw_panel(
+        &top,
+        max_games,
+        Panel {
+            y_range: padded(llr_lo, llr_hi),
+            y_desc: "LLR",
+            y_decimals: 1,
+            band: Vec::new(),
+            marks: [
+                (upper, H1_COLOUR, format!("H1 accepted at {upper:.2}")),
+                (lower, H0_COLOUR, format!("H0 accepted at {lower:.2}")),
+            ],
+            curve: std::iter::once((0.0, 0.0))
+                .chain(points.iter().map(|p| (p.games as f64, p.llr)))
+                .collect(),
+            curve_label: format!("LLR (now {last_llr:.2})"),
+        },
+    )?;
 
     // Lower panel: the Elo estimate and its interval, with elo0 and elo1.
     let elo: Vec<&SprtPoint> = points
@@ -159,76 +213,37 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &SprtPlot) -> R
         .min(hi_cap);
     let (y0, y1) = padded(elo_lo, elo_hi);
     let clamp = |v: f64| v.clamp(y0, y1);
-    let mut chart = ChartBuilder::on(&bottom)
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0.0..max_games, y0..y1)
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc("games")
-        .y_desc("Elo (95% interval)")
-        .x_label_formatter(&|v| format!("{v:.0}"))
-        .y_label_formatter(&|v| format!("{v:.0}"))
-        .axis_desc_style(("sans-serif", 16))
-        .label_style(("sans-serif", 13))
-        .light_line_style(RGBColor(238, 238, 238))
-        .bold_line_style(RGBColor(214, 214, 214))
-        .draw()
-        .map_err(err)?;
-    if elo.len() >= 2 {
-        let band: Vec<(f64, f64)> = elo
-            .iter()
+    let band = if elo.len() >= 2 {
+        elo.iter()
             .map(|p| (p.games as f64, clamp(p.elo + p.elo_error)))
             .chain(
                 elo.iter()
                     .rev()
                     .map(|p| (p.games as f64, clamp(p.elo - p.elo_error))),
             )
-            .collect();
-        chart
-            .draw_series(std::iter::once(Polygon::new(
-                band,
-                CURVE_COLOUR.mix(0.18).filled(),
-            )))
-            .map_err(err)?;
-    }
-    for (value, colour, label) in [
-        (e1, H1_COLOUR, format!("elo1 = {e1}")),
-        (e0, H0_COLOUR, format!("elo0 = {e0}")),
-    ] {
-        chart
-            .draw_series(DashedLineSeries::new(
-                [(0.0, value), (max_games, value)],
-                8,
-                5,
-                colour.stroke_width(2),
-            ))
-            .map_err(err)?
-            .label(label)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], colour.stroke_width(2)));
-    }
-    let label = match elo.last() {
-        Some(p) => format!("Elo {:.1} +/- {:.1}", p.elo, p.elo_error),
-        None => "Elo (no estimate yet)".to_string(),
+            .collect()
+    } else {
+        Vec::new()
     };
-    chart
-        .draw_series(LineSeries::new(
-            elo.iter().map(|p| (p.games as f64, clamp(p.elo))),
-            CURVE_COLOUR.stroke_width(2),
-        ))
-        .map_err(err)?
-        .label(label)
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], CURVE_COLOUR.stroke_width(3)));
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font(("sans-serif", 14))
-        .background_style(WHITE.mix(0.9))
-        .border_style(RGBColor(160, 160, 160))
-        .draw()
-        .map_err(err)?;
+    draw_panel(
+        &bottom,
+        max_games,
+        Panel {
+            y_range: (y0, y1),
+            y_desc: "Elo (95% interval)",
+            y_decimals: 0,
+            band,
+            marks: [
+                (e1, H1_COLOUR, format!("elo1 = {e1}")),
+                (e0, H0_COLOUR, format!("elo0 = {e0}")),
+            ],
+            curve: elo.iter().map(|p| (p.games as f64, clamp(p.elo))).collect(),
+            curve_label: match elo.last() {
+                Some(p) => format!("Elo {:.1} +/- {:.1}", p.elo, p.elo_error),
+                None => "Elo (no estimate yet)".to_string(),
+            },
+        },
+    )?;
     root.present().map_err(err)
 }
 

@@ -25,6 +25,7 @@ use crate::runner::Tally;
 /// What a saved tournament holds.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SavedState {
+    /// The tournament's command line without `-config`, to rebuild it on resume.
     pub args: Vec<String>,
     /// Done encounters, as inclusive ranges.
     pub done: Vec<(u64, u64)>,

@@ -38,7 +38,9 @@ impl std::str::FromStr for Model {
 /// per game pair, from the tested engine's side.
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub enum Counts {
+    /// Losses, draws and wins of single games.
     Tri([u64; 3]),
+    /// Game pairs: LL, LD, DD+WL, WD, WW.
     Penta([u64; 5]),
 }
 
@@ -206,11 +208,15 @@ pub fn sprt_bounds(alpha: f64, beta: f64) -> (f64, f64) {
 /// Elo estimate of a set of counts.
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub struct EloEstimate {
+    /// The mean score, 0 to 1 (a draw is half).
     pub score: f64,
+    /// The logistic Elo difference.
     pub elo: f64,
     /// Half-width of the 95% interval.
     pub elo_error: f64,
+    /// The normalized Elo difference.
     pub nelo: f64,
+    /// Half-width of its 95% interval.
     pub nelo_error: f64,
     /// Likelihood of superiority, in percent.
     pub los: f64,

@@ -24,8 +24,11 @@ pub const MAX_SESSION_MOVES: u32 = 10_000;
 /// game is one session).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeControl {
+    /// Moves per session (`40/` in `40/60+0.6`); `None`: one session for the whole game.
     pub moves: Option<u32>,
+    /// Time per session, in milliseconds.
     pub base_ms: u64,
+    /// Increment per move, in milliseconds.
     pub inc_ms: u64,
 }
 
@@ -129,6 +132,7 @@ pub fn parse(value: &str) -> Result<Option<TimeControl>, String> {
 /// One side's clock under a [`TimeControl`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Clock {
+    /// The control the clock runs under.
     pub control: TimeControl,
     /// Time left in milliseconds (never below zero between moves).
     pub left_ms: u64,
@@ -141,11 +145,15 @@ pub struct Clock {
 pub enum Tick {
     /// In time; the clock now shows this.
     InTime,
-    /// Over by this many milliseconds, more than the margin allows: lost on time.
-    Flagged { overrun_ms: u64 },
+    /// Over by more than the margin allows: lost on time.
+    Flagged {
+        /// How far over, in milliseconds.
+        overrun_ms: u64,
+    },
 }
 
 impl Clock {
+    /// A clock at the start of a game: the first session's time, no moves made.
     pub fn new(control: TimeControl) -> Clock {
         Clock {
             control,

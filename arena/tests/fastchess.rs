@@ -14,26 +14,15 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::{luft, run_arena, BOOK, FAULT};
 use movegen::pgn::parse_pgn;
 use std::collections::HashMap;
 use std::io::BufRead;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn luft() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let luft = exe.parent().unwrap().parent().unwrap().join("luft");
-    assert!(
-        luft.exists(),
-        "{} missing: run `cargo build -p engine` (or --release) first",
-        luft.display()
-    );
-    luft
-}
-
-const FAULT: &str = env!("CARGO_BIN_EXE_arena-fault-engine");
-const BOOK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openings/luft-8ply.epd");
 
 /// A fresh directory for one test.
 fn temp_dir(name: &str) -> PathBuf {
@@ -45,20 +34,6 @@ fn temp_dir(name: &str) -> PathBuf {
 
 fn s(p: &std::path::Path) -> String {
     p.display().to_string()
-}
-
-/// Runs arena in `dir`; (exit code, stdout, stderr).
-fn arena_in(dir: &std::path::Path, args: &[String]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 fn words(text: &str) -> Vec<String> {
@@ -252,7 +227,7 @@ fn openbench_command_line_end_to_end_with_luft() {
         engines = s(engines),
     ));
     args.push("match_line=^info string pgncomment .*".into());
-    let (code, out, err) = arena_in(&dir, &args);
+    let (code, out, err) = run_arena(Some(&dir), &args);
     assert_eq!(code, 0, "a match without -sprt ends with 0: {out}{err}");
     assert!(err.is_empty(), "{err}");
 
@@ -362,7 +337,7 @@ fn at_concurrency_1_each_game_finishes_before_the_next_starts() {
         "-engine {cmd} name=new -engine {cmd} name=old -each tc=0:02+0.05 option.Hash=8 \
          -openings file={BOOK} -rounds 2 -concurrency 1 -maxmoves 8 -sprt elo0=0 elo1=5 -pgnout file=g.pgn"
     ));
-    let (code, out, err) = arena_in(&dir, &args);
+    let (code, out, err) = run_arena(Some(&dir), &args);
     assert_eq!(code, 0, "an SPRT without a decision, as fastchess: {out}{err}");
     let lines: Vec<&str> = out.lines().collect();
     let at = |prefix: &str| {
@@ -402,7 +377,7 @@ fn fault_match(dir: &std::path::Path, mode: &str, after: u32, extra: &str) -> (i
             *a = format!("args={mode} --after {after}");
         }
     }
-    let (code, out, err) = arena_in(dir, &args);
+    let (code, out, err) = run_arena(Some(dir), &args);
     let pgn = std::fs::read_to_string(dir.join("f.pgn")).unwrap_or_default();
     (code, out, err, pgn)
 }
@@ -459,7 +434,7 @@ fn one_result_in_every_pair_reads_inf() {
         "-engine cmd={FAULT} name=ok args=ok -engine cmd={FAULT} name=loser args=illegal -each nodes=1 \
          -rounds 3 -recover"
     ));
-    let (code, out, err) = arena_in(&dir, &args);
+    let (code, out, err) = run_arena(Some(&dir), &args);
     assert_eq!(code, 0, "{out}{err}");
     assert!(
         out.contains("Results of ok vs loser (1 nodes, NULL, 1MB):\n"),
@@ -507,7 +482,7 @@ fn the_end_of_a_match_reads_as_fastchess_ends() {
         "-engine cmd={FAULT} name=a args=ok -engine cmd={FAULT} name=b args=ok -each nodes=1 \
          -maxmoves 4 -rounds 2 -ratinginterval 2 -sprt elo0=0 elo1=5"
     );
-    let (code, out, err) = arena_in(&dir, &words(&line));
+    let (code, out, err) = run_arena(Some(&dir), &words(&line));
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(out.matches("Results of a vs b").count(), 1, "{out}");
     let end = ending(&out);
@@ -519,13 +494,13 @@ fn the_end_of_a_match_reads_as_fastchess_ends() {
         !out.contains("no decision") && !out.contains("Tournament finished"),
         "{out}"
     );
-    let (code, _, _) = arena_in(&dir, &words(&format!("{line} -sprt-exit-codes")));
+    let (code, _, _) = run_arena(Some(&dir), &words(&format!("{line} -sprt-exit-codes")));
     assert_eq!(code, 2, "no decision");
     // Without -sprt, an interval that does not end with the match: the final report once.
     let plain = line
         .replace("-sprt elo0=0 elo1=5", "")
         .replace("-ratinginterval 2", "-ratinginterval 3");
-    let (code, out, _) = arena_in(&dir, &words(&plain));
+    let (code, out, _) = run_arena(Some(&dir), &words(&plain));
     assert_eq!(code, 0);
     assert_eq!(out.matches("Results of a vs b").count(), 1, "{out}");
     assert_eq!(ending(&out)[0], DASHES, "{out}");
@@ -539,7 +514,7 @@ fn the_end_of_a_match_reads_as_fastchess_ends() {
             "-engine cmd={FAULT} name=x args={first} -engine cmd={FAULT} name=y args={second} \
              -each nodes=1 -rounds 100 -ratinginterval 1 -recover -sprt elo0=0 elo1=200"
         );
-        let (code, out, err) = arena_in(&dir, &words(&line));
+        let (code, out, err) = run_arena(Some(&dir), &words(&line));
         assert_eq!(code, 0, "{hypothesis}: {out}{err}");
         let games = out.matches("Finished game ").count();
         assert!(games < 40 && games % 2 == 0, "{hypothesis}: {out}");
@@ -552,7 +527,7 @@ fn the_end_of_a_match_reads_as_fastchess_ends() {
             [DASHES, verdict.as_str(), "Finished match", "Total Time: T", ""],
             "{out}"
         );
-        let (code, _, _) = arena_in(&dir, &words(&format!("{line} -sprt-exit-codes")));
+        let (code, _, _) = run_arena(Some(&dir), &words(&format!("{line} -sprt-exit-codes")));
         assert_eq!(code, own_code, "{hypothesis}");
     }
 }
@@ -561,8 +536,8 @@ fn the_end_of_a_match_reads_as_fastchess_ends() {
 fn sprt_calc_prints_the_report_numbers() {
     let dir = temp_dir("sprt-calc");
     let calc = |counts: &str| -> Vec<String> {
-        let (code, out, err) = arena_in(
-            &dir,
+        let (code, out, err) = run_arena(
+            Some(&dir),
             &words(&format!("sprt-calc --penta {counts} --elo0 0 --elo1 5")),
         );
         assert_eq!(code, 0, "{err}");
@@ -584,8 +559,8 @@ fn sprt_calc_prints_the_report_numbers() {
         ["Elo: -inf +/- nan, nElo: -inf +/- nan", "LOS: 0.00 %"]
     );
     // And the match report of an all-win match says the same.
-    let (_, out, _) = arena_in(
-        &dir,
+    let (_, out, _) = run_arena(
+        Some(&dir),
         &words(&format!(
             "-engine cmd={FAULT} name=ok args=ok -engine cmd={FAULT} name=loser args=illegal \
              -each nodes=1 -rounds 5 -recover"
@@ -612,7 +587,7 @@ fn tournaments_of_more_than_two_engines() {
         engine("d", "illegal")
     );
     // Round robin: 6 pairings of 2 games.
-    let (code, out, err) = arena_in(&dir, &words(&line));
+    let (code, out, err) = run_arena(Some(&dir), &words(&line));
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(out.matches("Finished game").count(), 12, "{out}");
     for (n, pairing) in [
@@ -643,15 +618,15 @@ fn tournaments_of_more_than_two_engines() {
     assert!(out.contains("Results of a vs d (1 nodes, NULL, 1MB):"), "{out}");
     // Gauntlet: the first engine against each other, then two seeds.
     let gauntlet = format!("{line} -tournament gauntlet");
-    let (code, out, _) = arena_in(&dir, &words(&gauntlet));
+    let (code, out, _) = run_arena(Some(&dir), &words(&gauntlet));
     assert_eq!(code, 0);
     assert_eq!(out.matches("Finished game").count(), 6, "{out}");
     assert!(!out.contains("(b vs c)") && !out.contains("(c vs b)"), "{out}");
-    let (_, out, _) = arena_in(&dir, &words(&format!("{gauntlet} -seeds 2")));
+    let (_, out, _) = run_arena(Some(&dir), &words(&format!("{gauntlet} -seeds 2")));
     assert_eq!(out.matches("Finished game").count(), 10, "{out}");
     assert!(out.contains("(b vs c)") && !out.contains("(c vs d)"), "{out}");
     // -sprt is for two engines.
-    let (code, _, err) = arena_in(&dir, &words(&format!("{line} -sprt elo0=0 elo1=5")));
+    let (code, _, err) = run_arena(Some(&dir), &words(&format!("{line} -sprt elo0=0 elo1=5")));
     assert_eq!(
         (code, err.trim()),
         (3, "arena: -sprt needs exactly two engines, found 4")
@@ -665,7 +640,7 @@ fn a_saved_tournament_resumes_where_it_stopped() {
         "-engine cmd={FAULT} name=a args=ok -engine cmd={FAULT} name=b args=ok -each tc=inf nodes=1 \
          -rounds 2 -maxmoves 3 -pgnout file=r.pgn -config outname=state.json -autosaveinterval 1"
     );
-    let (code, out, err) = arena_in(&dir, &words(&line));
+    let (code, out, err) = run_arena(Some(&dir), &words(&line));
     assert_eq!(code, 0, "{out}{err}");
     let saved = std::fs::read_to_string(dir.join("state.json")).unwrap();
     assert!(saved.contains("\"done\": [[0, 1]]"), "{saved}");
@@ -677,7 +652,7 @@ fn a_saved_tournament_resumes_where_it_stopped() {
     );
     assert_ne!(half, saved);
     std::fs::write(dir.join("half.json"), &half).unwrap();
-    let (code, out, err) = arena_in(&dir, &words("-config file=half.json"));
+    let (code, out, err) = run_arena(Some(&dir), &words("-config file=half.json"));
     assert_eq!(code, 0, "{out}{err}");
     assert!(
         !out.contains("Started game 1 ") && !out.contains("Started game 2 "),
@@ -698,11 +673,11 @@ fn a_saved_tournament_resumes_where_it_stopped() {
         6
     );
     // Bad state files are errors.
-    let (code, _, err) = arena_in(&dir, &words("-config file=missing.json"));
+    let (code, _, err) = run_arena(Some(&dir), &words("-config file=missing.json"));
     assert_eq!(code, 3);
     assert!(err.starts_with("arena: cannot read missing.json: "), "{err}");
     std::fs::write(dir.join("bad.json"), "{\"arena_state\": 1, \"args\": 3}").unwrap();
-    let (code, _, err) = arena_in(&dir, &words("-config file=bad.json"));
+    let (code, _, err) = run_arena(Some(&dir), &words("-config file=bad.json"));
     assert_eq!((code, err.trim()), (3, "arena: bad.json: \"args\" is not a list"));
 }
 
@@ -714,7 +689,7 @@ fn ctrl_c_stops_the_match_and_it_resumes() {
         "-engine {cmd} name=a option.Hash=8 -engine {cmd} name=b option.Hash=8 -each nodes=3000 \
          -openings file={BOOK} -rounds 20 -maxmoves 20 -config outname=state.json"
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
+    let mut child = Command::new(common::ARENA)
         .args(words(&line))
         .current_dir(&dir)
         .stdout(Stdio::piped())
@@ -750,7 +725,7 @@ fn ctrl_c_stops_the_match_and_it_resumes() {
     );
     let finished = out.matches("Finished game").count() as u64;
     assert!(finished < 40, "{out}");
-    let (code, rest, err) = arena_in(&dir, &words("-config file=state.json"));
+    let (code, rest, err) = run_arena(Some(&dir), &words("-config file=state.json"));
     assert_eq!(code, 0, "{rest}{err}");
     let (penta, _) = final_counts(&rest);
     assert_eq!(penta.iter().sum::<u64>(), 20, "every pair, once: {rest}");
@@ -766,14 +741,14 @@ fn ctrl_c_stops_the_match_and_it_resumes() {
 fn colours_noswap_and_reverse() {
     let dir = temp_dir("colours");
     let base = format!("-engine cmd={FAULT} name=a args=ok -engine cmd={FAULT} name=b args=ok -each nodes=1 -rounds 1 -maxmoves 1");
-    let (_, out, _) = arena_in(&dir, &words(&base));
+    let (_, out, _) = run_arena(Some(&dir), &words(&base));
     assert!(out.contains("Started game 1 of 2 (a vs b)") && out.contains("Started game 2 of 2 (b vs a)"));
-    let (_, out, _) = arena_in(&dir, &words(&format!("{base} -noswap")));
+    let (_, out, _) = run_arena(Some(&dir), &words(&format!("{base} -noswap")));
     assert!(out.contains("Started game 1 of 2 (a vs b)") && out.contains("Started game 2 of 2 (a vs b)"));
-    let (_, out, _) = arena_in(&dir, &words(&format!("{base} -reverse")));
+    let (_, out, _) = run_arena(Some(&dir), &words(&format!("{base} -reverse")));
     assert!(out.contains("Started game 1 of 2 (b vs a)") && out.contains("Started game 2 of 2 (a vs b)"));
-    let (_, out, _) = arena_in(
-        &dir,
+    let (_, out, _) = run_arena(
+        Some(&dir),
         &words(&format!("{base} -games 1 -rounds 3 -report penta=false")),
     );
     assert_eq!(out.matches("(a vs b)").count(), 6, "{out}");
@@ -793,7 +768,7 @@ fn pgn_extras_notation_epd_and_tags() {
          -pgnout file=e.pgn notation=lan nodes=true seldepth=true nps=true hashfull=true tbhits=true pv=true \
          timeleft=true latency=true -epdout file=e.epd"
     );
-    let (code, out, err) = arena_in(&dir, &words(&line));
+    let (code, out, err) = run_arena(Some(&dir), &words(&line));
     assert_eq!(code, 0, "{out}{err}");
     let text = std::fs::read_to_string(dir.join("e.pgn")).unwrap();
     let games = ob_pgn(&text);
@@ -828,7 +803,7 @@ fn pgn_extras_notation_epd_and_tags() {
     let line = line
         .replace("notation=lan", "notation=uci min=true")
         .replace("e.pgn", "m.pgn");
-    let (code, _, _) = arena_in(&dir, &words(&line));
+    let (code, _, _) = run_arena(Some(&dir), &words(&line));
     assert_eq!(code, 0);
     let text = std::fs::read_to_string(dir.join("m.pgn")).unwrap();
     assert!(!text.contains('{') && !text.contains("PlyCount"), "{text}");
@@ -892,7 +867,7 @@ fn engines_run_in_their_directory_pinned_and_restarted() {
     .iter()
     .map(|a| a.to_string())
     .collect();
-    let (code, out, err) = arena_in(&dir, &args);
+    let (code, out, err) = run_arena(Some(&dir), &args);
     assert_eq!(code, 0, "{out}{err}");
     // Both engines report their directory and CPUs on every move.
     let pgn = std::fs::read_to_string(dir.join("d.pgn")).unwrap();
@@ -923,7 +898,7 @@ fn timeouts_strictness_and_mate_pvs() {
         s(&slow)
     ));
     let start = Instant::now();
-    let (code, _, err) = arena_in(&dir, &args);
+    let (code, _, err) = run_arena(Some(&dir), &args);
     assert_eq!(
         (code, err.trim()),
         (
@@ -938,21 +913,21 @@ fn timeouts_strictness_and_mate_pvs() {
         "-engine cmd={FAULT} name=m args=mate -engine cmd={FAULT} name=ok args=ok -each nodes=1 -rounds 1 \
          -maxmoves 2 -check-mate-pvs"
     );
-    let (code, _, err) = arena_in(&dir, &words(&base));
+    let (code, _, err) = run_arena(Some(&dir), &words(&base));
     assert_eq!(code, 0, "{err}");
     assert!(
         err.contains("arena: warning: m: mating PV does not end with checkmate"),
         "{err}"
     );
-    let (code, _, err) = arena_in(&dir, &words(&format!("{base} -strict")));
+    let (code, _, err) = run_arena(Some(&dir), &words(&format!("{base} -strict")));
     assert_eq!(code, 3, "{err}");
     assert!(
         err.contains("arena: error: -strict: a warning stops the match: m: mating PV"),
         "{err}"
     );
     // So is an option the engine does not have.
-    let (code, _, err) = arena_in(
-        &dir,
+    let (code, _, err) = run_arena(
+        Some(&dir),
         &words(&format!(
             "-engine cmd={FAULT} name=a option.Nope=1 -engine cmd={FAULT} name=b -each nodes=1 -strict"
         )),
@@ -967,27 +942,27 @@ fn timeouts_strictness_and_mate_pvs() {
 #[test]
 fn help_version_and_unknown_options() {
     let dir = temp_dir("help");
-    let (code, out, _) = arena_in(&dir, &words("-help"));
+    let (code, out, _) = run_arena(Some(&dir), &words("-help"));
     assert_eq!(code, 0);
     assert!(
         out.contains("-engine cmd=PATH") && out.contains("-pgnout") && out.contains("-tournament"),
         "{out}"
     );
-    let (code, out, _) = arena_in(&dir, &words("-version"));
+    let (code, out, _) = run_arena(Some(&dir), &words("-version"));
     assert_eq!(
         (code, out.trim()),
         (0, concat!("arena ", env!("CARGO_PKG_VERSION")))
     );
-    let (code, out, err) = arena_in(
-        &dir,
+    let (code, out, err) = run_arena(
+        Some(&dir),
         &words("-engine cmd=a -engine cmd=b -each nodes=1 -frobnicate 3"),
     );
     assert_eq!(
         (code, out.as_str(), err.trim()),
         (3, "", "arena: unknown option -frobnicate (see -help)")
     );
-    let (code, _, err) = arena_in(
-        &dir,
+    let (code, _, err) = run_arena(
+        Some(&dir),
         &words("-engine cmd=a -engine cmd=b -each nodes=1 -tbpieces 6"),
     );
     assert_eq!(

@@ -10,23 +10,14 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::{luft, run_arena, BOOK, FAULT};
 use movegen::pgn::parse_pgn;
 use movegen::Game;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn luft() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().unwrap().parent().unwrap();
-    let luft = dir.join("luft");
-    assert!(
-        luft.exists(),
-        "{} missing: run `cargo build -p engine` (--release for --release tests) first",
-        luft.display()
-    );
-    luft
-}
 
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("luft-arena-{}", std::process::id()));
@@ -34,18 +25,6 @@ fn temp(name: &str) -> PathBuf {
     let path = dir.join(name);
     let _ = std::fs::remove_file(&path);
     path
-}
-
-fn arena(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// A finished arena run, with its wall time and the peak resident memory seen.
@@ -61,7 +40,7 @@ struct Measured {
 /// hangs fails the test instead of hanging it.
 fn arena_measured(args: &[&str], limit: Duration) -> Measured {
     let start = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
+    let mut child = Command::new(common::ARENA)
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -114,7 +93,7 @@ const FLOOD_MEMORY_KIB: u64 = 200 * 1024;
 
 #[test]
 fn yes_as_an_engine_is_faulty_at_the_handshake() {
-    let fault = format!("cmd={}", env!("CARGO_BIN_EXE_arena-fault-engine"));
+    let fault = format!("cmd={FAULT}");
     let run = arena_measured(
         &[
             "--engine",
@@ -149,7 +128,7 @@ fn yes_as_an_engine_is_faulty_at_the_handshake() {
 
 /// Runs one game pair of the fault engine's `ok` mode against `cmd` (with `args`), 1 s + 0.1 s.
 fn flood_run(cmd: &str, args: Option<&str>) -> Measured {
-    let ok = format!("cmd={}", env!("CARGO_BIN_EXE_arena-fault-engine"));
+    let ok = format!("cmd={FAULT}");
     let cmd = format!("cmd={cmd}");
     let mut list = vec!["--engine", &cmd, "name=flood"];
     if let Some(a) = args {
@@ -175,10 +154,7 @@ fn flood_run(cmd: &str, args: Option<&str>) -> Measured {
 #[test]
 fn an_engine_flooding_info_lines_after_go_loses_in_bounded_time_and_memory() {
     // The fault engine prints info lines as fast as it can on its first `go`.
-    let run = flood_run(
-        env!("CARGO_BIN_EXE_arena-fault-engine"),
-        Some("args=flood --after 1"),
-    );
+    let run = flood_run(FAULT, Some("args=flood --after 1"));
     assert_eq!(run.code, 0, "{}{}", run.out, run.err);
     let reason = "disconnects (floods its output, more than 100000 lines a second while awaiting bestmove)";
     assert!(
@@ -248,29 +224,32 @@ fn a_flooding_shell_script_loses_in_bounded_time_and_memory() {
 #[test]
 fn options_an_engine_lacks_or_refuses_are_reported() {
     // The fault engine declares Hash 1..1024, refuses above 64, and knows no other option.
-    let fault = format!("cmd={}", env!("CARGO_BIN_EXE_arena-fault-engine"));
-    let (code, out, err) = arena(&[
-        "--engine",
-        &fault,
-        "name=a",
-        "args=ok",
-        "option.Nope=3",
-        "option.Hash=512",
-        "--engine",
-        &fault,
-        "name=b",
-        "args=ok",
-        "option.Hash=0",
-        "--each",
-        "nodes=1",
-        "option.Hash=16",
-        "--rounds",
-        "2",
-        "--maxmoves",
-        "2",
-        "--concurrency",
-        "2",
-    ]);
+    let fault = format!("cmd={FAULT}");
+    let (code, out, err) = run_arena(
+        None,
+        &[
+            "--engine",
+            &fault,
+            "name=a",
+            "args=ok",
+            "option.Nope=3",
+            "option.Hash=512",
+            "--engine",
+            &fault,
+            "name=b",
+            "args=ok",
+            "option.Hash=0",
+            "--each",
+            "nodes=1",
+            "option.Hash=16",
+            "--rounds",
+            "2",
+            "--maxmoves",
+            "2",
+            "--concurrency",
+            "2",
+        ],
+    );
     assert_eq!(code, 0, "{out}{err}");
     let warnings: Vec<&str> = err
         .lines()
@@ -293,22 +272,25 @@ fn options_an_engine_lacks_or_refuses_are_reported() {
 #[test]
 fn luft_reports_options_it_lacks_or_refuses() {
     let cmd = format!("cmd={}", luft().display());
-    let (code, out, err) = arena(&[
-        "--engine",
-        &cmd,
-        "name=luft-a",
-        "option.Nope=3",
-        "option.Hash=0",
-        "--engine",
-        &cmd,
-        "name=luft-b",
-        "--each",
-        "nodes=200",
-        "--rounds",
-        "1",
-        "--maxmoves",
-        "3",
-    ]);
+    let (code, out, err) = run_arena(
+        None,
+        &[
+            "--engine",
+            &cmd,
+            "name=luft-a",
+            "option.Nope=3",
+            "option.Hash=0",
+            "--engine",
+            &cmd,
+            "name=luft-b",
+            "--each",
+            "nodes=200",
+            "--rounds",
+            "1",
+            "--maxmoves",
+            "3",
+        ],
+    );
     assert_eq!(code, 0, "{out}{err}");
     for line in [
         "arena: warning: engine luft-a does not declare option \"Nope\"",
@@ -330,7 +312,7 @@ fn book_run(
     format: &str,
     extra: &[&str],
 ) -> (i32, String, Vec<movegen::pgn::PgnGame>) {
-    let fault = format!("cmd={}", env!("CARGO_BIN_EXE_arena-fault-engine"));
+    let fault = format!("cmd={FAULT}");
     let pgn = temp(&format!("book-{format}.pgn"));
     let file = format!("file={}", book.display());
     let format = format!("format={format}");
@@ -355,7 +337,7 @@ fn book_run(
     ];
     args.extend(extra);
     args.extend(["--pgnout", pgn.to_str().unwrap()]);
-    let (code, out, err) = arena(&args);
+    let (code, out, err) = run_arena(None, &args);
     assert_eq!(code, 0, "{out}{err}");
     let games = parse_pgn(&std::fs::read_to_string(&pgn).unwrap()).unwrap();
     assert_eq!(games.len(), 2, "{out}");
@@ -408,39 +390,42 @@ fn luft_against_luft_at_a_node_limit() {
     let luft = luft();
     let pgn = temp("luft.pgn");
     let cmd = format!("cmd={}", luft.display());
-    let openings = concat!(env!("CARGO_MANIFEST_DIR"), "/openings/luft-8ply.epd");
-    let (code, out, err) = arena(&[
-        "--engine",
-        &cmd,
-        "name=luft-a",
-        "option.Hash=8",
-        "--engine",
-        &cmd,
-        "name=luft-b",
-        "option.Hash=8",
-        "--each",
-        "nodes=1500",
-        "--openings",
-        &format!("file={openings}"),
-        "format=epd",
-        "order=random",
-        "--rounds",
-        "4",
-        "--games",
-        "2",
-        "--concurrency",
-        "2",
-        "--sprt",
-        "elo0=0",
-        "elo1=10",
-        "--pgnout",
-        pgn.to_str().unwrap(),
-        "--seed",
-        "3",
-        "--maxmoves",
-        "150",
-        "--sprt-exit-codes",
-    ]);
+    let openings = BOOK;
+    let (code, out, err) = run_arena(
+        None,
+        &[
+            "--engine",
+            &cmd,
+            "name=luft-a",
+            "option.Hash=8",
+            "--engine",
+            &cmd,
+            "name=luft-b",
+            "option.Hash=8",
+            "--each",
+            "nodes=1500",
+            "--openings",
+            &format!("file={openings}"),
+            "format=epd",
+            "order=random",
+            "--rounds",
+            "4",
+            "--games",
+            "2",
+            "--concurrency",
+            "2",
+            "--sprt",
+            "elo0=0",
+            "elo1=10",
+            "--pgnout",
+            pgn.to_str().unwrap(),
+            "--seed",
+            "3",
+            "--maxmoves",
+            "150",
+            "--sprt-exit-codes",
+        ],
+    );
     assert_eq!(code, 2, "undecided after 8 games (arena's own codes): {out}{err}");
     assert_eq!(out.matches("Finished game").count(), 8, "{out}");
     assert!(out.contains("Games: 8, "), "{out}");
@@ -475,7 +460,7 @@ fn luft_against_luft_at_a_node_limit() {
 }
 
 fn fault_run(mode: &str, recover: bool) -> (i32, String, String, Vec<movegen::pgn::PgnGame>) {
-    let fault = env!("CARGO_BIN_EXE_arena-fault-engine");
+    let fault = FAULT;
     let pgn = temp(&format!("fault-{mode}-{recover}.pgn"));
     let cmd = format!("cmd={fault}");
     let faulty_args = format!("args={mode} --after 2");
@@ -503,7 +488,7 @@ fn fault_run(mode: &str, recover: bool) -> (i32, String, String, Vec<movegen::pg
     if recover {
         args.push("--recover");
     }
-    let (code, out, err) = arena(&args);
+    let (code, out, err) = run_arena(None, &args);
     let games = parse_pgn(&std::fs::read_to_string(&pgn).unwrap_or_default()).unwrap();
     (code, out, err, games)
 }
@@ -554,9 +539,12 @@ fn without_recover_a_fault_stops_the_match_with_an_error() {
 
 #[test]
 fn zero_rounds_is_an_error_with_exit_code_3() {
-    let (code, out, err) = arena(&[
-        "--engine", "cmd=a", "--engine", "cmd=b", "--each", "tc=1", "--rounds", "0",
-    ]);
+    let (code, out, err) = run_arena(
+        None,
+        &[
+            "--engine", "cmd=a", "--engine", "cmd=b", "--each", "tc=1", "--rounds", "0",
+        ],
+    );
     assert_eq!(
         (code, out.as_str(), err.trim()),
         (
@@ -569,34 +557,40 @@ fn zero_rounds_is_an_error_with_exit_code_3() {
 
 #[test]
 fn sprt_calc_reproduces_a_vector_and_refuses_bad_input() {
-    let (code, out, _) = arena(&[
-        "sprt-calc",
-        "--penta",
-        "39,8843,26675,9240,44",
-        "--elo0",
-        "0.5",
-        "--elo1",
-        "2.5",
-        "--model",
-        "normalized",
-    ]);
+    let (code, out, _) = run_arena(
+        None,
+        &[
+            "sprt-calc",
+            "--penta",
+            "39,8843,26675,9240,44",
+            "--elo0",
+            "0.5",
+            "--elo1",
+            "2.5",
+            "--model",
+            "normalized",
+        ],
+    );
     assert_eq!(code, 0);
     assert!(out.starts_with("LLR: 2.9417 (-2.9444, 2.9444)\n"), "{out}");
     assert!(
         out.contains("Elo: ") && out.contains("nElo: ") && out.contains("LOS: "),
         "{out}"
     );
-    let (code, out, _) = arena(&[
-        "sprt-calc",
-        "--tri",
-        "22569,44137,22976",
-        "--elo0",
-        "0.5",
-        "--elo1",
-        "2.5",
-        "--model",
-        "bayes",
-    ]);
+    let (code, out, _) = run_arena(
+        None,
+        &[
+            "sprt-calc",
+            "--tri",
+            "22569,44137,22976",
+            "--elo0",
+            "0.5",
+            "--elo1",
+            "2.5",
+            "--model",
+            "bayes",
+        ],
+    );
     assert_eq!(code, 0);
     assert!(out.starts_with("LLR: 0.9758 "), "{out}");
     for bad in [
@@ -615,11 +609,14 @@ fn sprt_calc_reproduces_a_vector_and_refuses_bad_input() {
             "bayes",
         ],
     ] {
-        let (code, _, err) = arena(bad);
+        let (code, _, err) = run_arena(None, bad);
         assert_eq!(code, 3, "{bad:?}");
         assert!(err.starts_with("arena: "), "{err}");
     }
-    let (code, _, err) = arena(&["sprt-calc", "--tri", "1,2,3", "--elo0", "nan", "--elo1", "5"]);
+    let (code, _, err) = run_arena(
+        None,
+        &["sprt-calc", "--tri", "1,2,3", "--elo0", "nan", "--elo1", "5"],
+    );
     assert_eq!(
         (code, err.trim()),
         (
@@ -627,7 +624,7 @@ fn sprt_calc_reproduces_a_vector_and_refuses_bad_input() {
             "arena: --elo0 must be a number from -1000 to 1000, found \"nan\""
         )
     );
-    let (code, _, err) = arena(&["--engine", "cmd=x"]);
+    let (code, _, err) = run_arena(None, &["--engine", "cmd=x"]);
     assert_eq!(
         (code, err.trim()),
         (3, "arena: at least two -engine are needed, found 1")

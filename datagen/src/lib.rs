@@ -2,10 +2,13 @@
 //! searcher and a small transposition table cleared every game, from the start position (or
 //! a book line) plus 8 or 9 random plies, discarding openings a short search scores beyond
 //! ±1000 cp. Moves are searched to a soft node limit (hard cap 8x). Games end by the rules,
-//! by adjudication (a win at |score| >= 2000 for 4 plies in a row, a draw at |score| <= 5
-//! for 12 plies after ply 40; off for a material-only net, whose scores mean little) or at
-//! 400 plies (a draw). Every one of these numbers is a field of [`GenSettings`] and goes into
-//! each data file's header. Each game is appended to the thread's file as its own
+//! by adjudication (a win at |score| >= [`WIN_SCORE`] = 2000 for [`WIN_PLIES`] = 4 plies in
+//! a row, a draw at |score| <= [`DRAW_SCORE`] = 5 for [`DRAW_PLIES`] = 12 plies from ply
+//! [`DRAW_MIN_PLY`] = 40; off for a material-only net, whose scores mean little) or at
+//! [`MAX_PLIES`] = 400 plies (a draw). Every one of these numbers is a field of
+//! [`GenSettings`] and goes into each data file's header, where resuming checks them and
+//! `datagen stats` shows them ([`adjudication_text`]; format 1 files, which did not record
+//! the thresholds, were all made with these same defaults). Each game is appended to the thread's file as its own
 //! checksummed chunk (`nnue::record`), so a kill loses at most the games in flight and a
 //! rerun resumes; [`store`] keeps the files safe (directory lock, atomic creation, repair
 //! that moves damage aside instead of deleting it).
@@ -16,12 +19,62 @@ pub mod store;
 
 use engine::{Limits, Searcher, TtAllocError};
 use movegen::{Board, Color, Game, Outcome};
-use nnue::record::{GameRecord, Wdl};
+use nnue::record::{GameRecord, GenHeader, Header, Wdl};
 use nnue::Network;
 use std::sync::Arc;
 
 /// The transposition table of each self-play thread, in MiB (cleared every game).
 pub const HASH_MIB: usize = 16;
+
+/// Win adjudication: a game is won once the score is at least this many centipawns (for the
+/// same side) ...
+pub const WIN_SCORE: i32 = 2000;
+/// ... for this many plies in a row.
+pub const WIN_PLIES: usize = 4;
+/// Draw adjudication: a game is drawn once |score| is at most this many centipawns ...
+pub const DRAW_SCORE: i32 = 5;
+/// ... for this many plies in a row ...
+pub const DRAW_PLIES: usize = 12;
+/// ... counting only from this ply (plies played since the opening).
+pub const DRAW_MIN_PLY: usize = 40;
+/// A game that reaches this many plies (after the opening) is a draw.
+pub const MAX_PLIES: usize = 400;
+
+/// The adjudication rules a data file's games were played under, as one line for `datagen
+/// stats`: the thresholds a format 2 header records, or, for a format 1 file (which records
+/// only whether adjudication was on), the defaults above, which every format 1 writer used.
+pub fn adjudication_text(header: &Header) -> String {
+    let rules = |on: bool, win: (u32, u32), draw: (u32, u32, u32), max: u32| {
+        let end = format!("draw at {max} plies");
+        if on {
+            format!(
+                "adjudication on (win at |score| >= {} cp for {} plies, draw at |score| <= {} cp \
+                 for {} plies from ply {}), {end}",
+                win.0, win.1, draw.0, draw.1, draw.2
+            )
+        } else {
+            format!("adjudication off, {end}")
+        }
+    };
+    match header {
+        Header::V2(h) => rules(
+            h.adjudicate,
+            (h.win_score, h.win_plies),
+            (h.draw_score, h.draw_plies, h.draw_min_ply),
+            h.max_plies,
+        ),
+        Header::V1 { settings } => {
+            let on = !settings.lines().any(|l| l.trim() == "adjudicate=false");
+            let text = rules(
+                on,
+                (WIN_SCORE as u32, WIN_PLIES as u32),
+                (DRAW_SCORE as u32, DRAW_PLIES as u32, DRAW_MIN_PLY as u32),
+                MAX_PLIES as u32,
+            );
+            format!("{text} (format 1 records no thresholds: the defaults)")
+        }
+    }
+}
 
 /// Settings of one generation run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,12 +118,36 @@ impl GenSettings {
             opening_hard_nodes: 8000,
             opening_max_score: 1000,
             adjudicate,
-            win_score: 2000,
-            win_plies: 4,
-            draw_score: 5,
-            draw_plies: 12,
-            draw_min_ply: 40,
-            max_plies: 400,
+            win_score: WIN_SCORE,
+            win_plies: WIN_PLIES,
+            draw_score: DRAW_SCORE,
+            draw_plies: DRAW_PLIES,
+            draw_min_ply: DRAW_MIN_PLY,
+            max_plies: MAX_PLIES,
+        }
+    }
+}
+
+impl GenSettings {
+    /// `header` with every field these settings decide written into it: the node limits,
+    /// the random plies, the opening check, adjudication and the ply cap. The net, the
+    /// book, the seed, the stream and the generator's name are the caller's.
+    pub fn fill_header(&self, header: GenHeader) -> GenHeader {
+        GenHeader {
+            soft_nodes: self.nodes,
+            hard_nodes: self.hard_nodes,
+            random_plies: self.random_plies as u32,
+            opening_soft_nodes: self.opening_nodes,
+            opening_hard_nodes: self.opening_hard_nodes,
+            opening_max_score: self.opening_max_score as u32,
+            adjudicate: self.adjudicate,
+            win_score: self.win_score as u32,
+            win_plies: self.win_plies as u32,
+            draw_score: self.draw_score as u32,
+            draw_plies: self.draw_plies as u32,
+            draw_min_ply: self.draw_min_ply as u32,
+            max_plies: self.max_plies as u32,
+            ..header
         }
     }
 }
@@ -210,5 +287,32 @@ impl SelfPlayer {
             },
             total_nodes,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_adjudication_rules_of_both_formats_are_shown() {
+        let header = Header::V2(GenSettings::new(5000, 8, true).fill_header(GenHeader::default()));
+        let rules = "adjudication on (win at |score| >= 2000 cp for 4 plies, draw at |score| <= 5 cp \
+                     for 12 plies from ply 40), draw at 400 plies";
+        assert_eq!(adjudication_text(&header), rules);
+        let v1 = Header::V1 {
+            settings: "format=luft-games-1\nnodes=5000\nadjudicate=true\n".into(),
+        };
+        assert_eq!(
+            adjudication_text(&v1),
+            format!("{rules} (format 1 records no thresholds: the defaults)")
+        );
+        let v1_off = Header::V1 {
+            settings: "format=luft-games-1\nadjudicate=false\n".into(),
+        };
+        assert_eq!(
+            adjudication_text(&v1_off),
+            "adjudication off, draw at 400 plies (format 1 records no thresholds: the defaults)"
+        );
     }
 }

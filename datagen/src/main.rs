@@ -23,7 +23,7 @@
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use datagen::store::{self, DirLock};
-use datagen::{GenSettings, Rng, SelfPlayer};
+use datagen::{adjudication_text, GenSettings, Rng, SelfPlayer};
 use indicatif::{ProgressBar, ProgressStyle};
 use movegen::{Board, Color};
 use nnue::file::fnv1a;
@@ -210,7 +210,7 @@ fn read_file(path: &Path, mut each: impl FnMut(&GameRecord)) -> Result<FileRead>
 fn provenance(header: &Header) -> String {
     match header {
         Header::V2(h) => format!(
-            "format 2; net {:016x} (hidden {}, {}), {} nodes (hard {}), seed {}, book {}, {} random plies, adjudication {}",
+            "format 2; net {:016x} (hidden {}, {}), {} nodes (hard {}), seed {}, book {}, {} random plies, {}",
             h.net_fingerprint,
             h.net_hidden,
             h.net_source,
@@ -219,14 +219,14 @@ fn provenance(header: &Header) -> String {
             h.seed,
             h.book,
             h.random_plies,
-            if h.adjudicate { "on" } else { "off" }
+            adjudication_text(header)
         ),
         Header::V1 { settings } => {
             let fields: Vec<&str> = settings
                 .lines()
                 .filter(|l| !l.is_empty() && !l.starts_with("format="))
                 .collect();
-            format!("format 1; {}", fields.join(", "))
+            format!("format 1; {}; {}", fields.join(", "), adjudication_text(header))
         }
     }
 }
@@ -600,36 +600,7 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
         None => (Vec::new(), 0),
     };
     let gen_settings = GenSettings::new(args.nodes, args.random_plies, adjudicate);
-    let header = GenHeader {
-        generator: format!("luft-datagen {}", env!("CARGO_PKG_VERSION")),
-        stream: 0,
-        seed: args.seed,
-        soft_nodes: gen_settings.nodes,
-        hard_nodes: gen_settings.hard_nodes,
-        net_fingerprint: net.fingerprint(),
-        net_hidden: net.hidden() as u32,
-        net_source: args
-            .net
-            .as_ref()
-            .map_or("embedded".to_string(), |p| p.display().to_string()),
-        random_plies: gen_settings.random_plies as u32,
-        opening_soft_nodes: gen_settings.opening_nodes,
-        opening_hard_nodes: gen_settings.opening_hard_nodes,
-        opening_max_score: gen_settings.opening_max_score as u32,
-        book: args
-            .book
-            .as_ref()
-            .map_or("none".to_string(), |b| b.display().to_string()),
-        book_fingerprint,
-        book_positions: book.len() as u32,
-        adjudicate,
-        win_score: gen_settings.win_score as u32,
-        win_plies: gen_settings.win_plies as u32,
-        draw_score: gen_settings.draw_score as u32,
-        draw_plies: gen_settings.draw_plies as u32,
-        draw_min_ply: gen_settings.draw_min_ply as u32,
-        max_plies: gen_settings.max_plies as u32,
-    };
+    let header = run_header(args, &net, &gen_settings, book.len(), book_fingerprint);
 
     // Lock the directory, repair what a kill or damage left, count every file in it.
     let prepared = store::prepare(
@@ -639,10 +610,7 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
         args.threads,
         |line| eprintln!("{line}"),
     )?;
-    let resumed_games = prepared.games;
-    let resumed_positions = prepared.positions;
-    let games_done = Arc::new(AtomicU64::new(resumed_games));
-    let positions_done = Arc::new(AtomicU64::new(resumed_positions));
+    let (resumed_games, resumed_positions) = (prepared.games, prepared.positions);
     if resumed_games > 0 {
         eprintln!(
             "resuming: {resumed_games} games, {resumed_positions} positions already in {} ({} files)",
@@ -650,152 +618,43 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
             prepared.files
         );
     }
-    // Games are reserved before they start, so a --games target is met exactly.
-    let games_started = Arc::new(AtomicU64::new(resumed_games));
-    let may_start = {
-        let (started, p) = (games_started.clone(), positions_done.clone());
-        let (tg, tp) = (args.games, args.positions);
-        move || {
-            if tp.is_some_and(|t| p.load(Ordering::Relaxed) >= t) {
-                return false;
-            }
-            tg.is_none_or(|t| started.fetch_add(1, Ordering::Relaxed) < t)
-        }
-    };
-
-    let stop = Arc::new(AtomicBool::new(false));
+    let run = Arc::new(Run {
+        net,
+        settings: gen_settings,
+        book,
+        seed: args.seed,
+        games: args.games,
+        positions: args.positions,
+        stop: AtomicBool::new(false),
+        counters: Counters::resumed(resumed_games, resumed_positions),
+    });
     {
-        let stop = stop.clone();
-        ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed))
+        let run = run.clone();
+        ctrlc::set_handler(move || run.stop.store(true, Ordering::Relaxed))
             .context("cannot install the Ctrl-C handler")?;
     }
-    let results = Arc::new([AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)]);
-    let nodes_searched = Arc::new(AtomicU64::new(0));
-    let start = Instant::now();
-    let book = Arc::new(book);
+    let progress = Progress::new(args, resumed_games, resumed_positions);
     let mut handles = Vec::new();
     for writer in &prepared.writers {
-        let (net, stop, games_done, positions_done, results, book, nodes_searched) = (
-            net.clone(),
-            stop.clone(),
-            games_done.clone(),
-            positions_done.clone(),
-            results.clone(),
-            book.clone(),
-            nodes_searched.clone(),
-        );
-        let may_start = may_start.clone();
-        let gen_settings = gen_settings.clone();
-        let path = writer.path.clone();
-        let stream = u64::from(writer.stream);
-        let mut seq = writer.next_seq;
-        let seed = args.seed;
+        let run = run.clone();
+        let (path, stream, seq) = (writer.path.clone(), u64::from(writer.stream), writer.next_seq);
         let handle = std::thread::Builder::new()
             .stack_size(engine::SEARCH_STACK_BYTES)
-            .spawn(move || -> Result<()> {
-                let mut player = SelfPlayer::new(net).context("cannot make a searcher")?;
-                let mut file = std::fs::OpenOptions::new()
-                    .append(true)
-                    .open(&path)
-                    .with_context(|| format!("cannot open {}", path.display()))?;
-                let mut chunk = Vec::new();
-                while !stop.load(Ordering::Relaxed) && may_start() {
-                    // Each game's randomness depends only on (seed, stream, game number).
-                    let mut rng = Rng(seed
-                        ^ stream.wrapping_mul(0xA24B_AED4_963E_E407)
-                        ^ seq.wrapping_mul(0x9FB2_1C65_1E98_DF25));
-                    let (record, nodes) = player.play_game(&gen_settings, &book, &mut rng);
-                    nodes_searched.fetch_add(nodes, Ordering::Relaxed);
-                    chunk.clear();
-                    encode_chunk(std::slice::from_ref(&record), seq, nodes, &mut chunk);
-                    file.write_all(&chunk)
-                        .and_then(|_| file.sync_data())
-                        .with_context(|| format!("cannot write {}", path.display()))?;
-                    seq += 1;
-                    games_done.fetch_add(1, Ordering::Relaxed);
-                    positions_done.fetch_add(record.moves.len() as u64, Ordering::Relaxed);
-                    results[record.result as usize].fetch_add(1, Ordering::Relaxed);
-                }
-                Ok(())
-            })
+            .spawn(move || play_stream(&run, &path, stream, seq))
             .context("cannot start a worker thread")?;
         handles.push(handle);
     }
-    // Progress: a bar on a terminal, else a plain line every 10 s; the last line always.
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let (len, done, unit) = match (args.games, args.positions) {
-            (Some(t), _) => (Some(t), resumed_games, "games"),
-            (_, Some(t)) => (Some(t), resumed_positions, "positions"),
-            _ => (None, resumed_games, "games"),
-        };
-        let template = match len {
-            Some(_) => format!(
-                "{{spinner}} {{elapsed_precise}} [{{wide_bar}}] {{pos}}/{{len}} {unit}, ETA {{eta}}  {{msg}}"
-            ),
-            None => format!("{{spinner}} {{elapsed_precise}} {{pos}} {unit}  {{msg}}"),
-        };
-        let bar = match len {
-            Some(t) => ProgressBar::new(t),
-            None => ProgressBar::new_spinner(),
-        }
-        .with_position(done);
-        bar.set_style(
-            ProgressStyle::with_template(&template)
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
-        );
-        bar.enable_steady_tick(Duration::from_millis(250));
-        bar.reset_eta();
-        bar
-    });
-    let progress = |final_line: bool| {
-        let secs = start.elapsed().as_secs_f64().max(1e-3);
-        let g = games_done.load(Ordering::Relaxed) - resumed_games;
-        let p = positions_done.load(Ordering::Relaxed) - resumed_positions;
-        let r: Vec<u64> = results.iter().map(|a| a.load(Ordering::Relaxed)).collect();
-        let target = match (args.games, args.positions) {
-            (Some(t), _) => format!("games {}/{t}", games_done.load(Ordering::Relaxed)),
-            (_, Some(t)) => format!("positions {}/{t}", positions_done.load(Ordering::Relaxed)),
-            _ => String::new(),
-        };
-        let nodes = nodes_searched.load(Ordering::Relaxed);
-        let stats = format!(
-            "+{g} games  +{p} positions  {:.0} pos/s  ({:.0} per thread)  W/D/L {}/{}/{}  {:.0} nodes/pos  {:.0} nps/thread  {:.0}s",
-            p as f64 / secs,
-            p as f64 / secs / args.threads as f64,
-            r[2],
-            r[1],
-            r[0],
-            nodes as f64 / p.max(1) as f64,
-            nodes as f64 / secs / args.threads as f64,
-            secs
-        );
-        match &bar {
-            Some(bar) if !final_line => {
-                bar.set_position(match (args.games, args.positions) {
-                    (None, Some(_)) => positions_done.load(Ordering::Relaxed),
-                    _ => games_done.load(Ordering::Relaxed),
-                });
-                bar.set_message(stats);
-            }
-            Some(bar) => {
-                bar.finish_and_clear();
-                eprintln!("{target}  {stats}");
-            }
-            None => eprintln!("{target}  {stats}"),
-        }
-    };
     let mut last_plain = Instant::now();
     while handles.iter().any(|h| !h.is_finished()) {
         std::thread::sleep(Duration::from_millis(250));
-        if bar.is_some() {
-            progress(false);
+        if progress.bar.is_some() {
+            progress.show(&run.counters, false);
         } else if last_plain.elapsed() >= Duration::from_secs(10) {
             last_plain = Instant::now();
-            progress(false);
+            progress.show(&run.counters, false);
         }
     }
-    progress(true);
+    progress.show(&run.counters, true);
     let mut failed = None;
     for h in handles {
         match h.join() {
@@ -807,12 +666,12 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
     if let Some(e) = failed {
         return Err(e);
     }
-    let interrupted = stop.load(Ordering::Relaxed);
+    let interrupted = run.stop.load(Ordering::Relaxed);
     eprintln!(
         "{}: {} games, {} positions in {} ({} files); {}",
         if interrupted { "interrupted" } else { "done" },
-        games_done.load(Ordering::Relaxed),
-        positions_done.load(Ordering::Relaxed),
+        run.counters.games.load(Ordering::Relaxed),
+        run.counters.positions.load(Ordering::Relaxed),
         out.display(),
         prepared.writers.len(),
         if interrupted {
@@ -822,4 +681,209 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
         }
     );
     Ok(if interrupted { 130 } else { 0 })
+}
+
+/// The settings header of this run's files: the generation settings, the net and the book.
+fn run_header(
+    args: &GenerateArgs,
+    net: &Network,
+    gen_settings: &GenSettings,
+    book_positions: usize,
+    book_fingerprint: u64,
+) -> GenHeader {
+    gen_settings.fill_header(GenHeader {
+        generator: format!("luft-datagen {}", env!("CARGO_PKG_VERSION")),
+        stream: 0,
+        seed: args.seed,
+        net_fingerprint: net.fingerprint(),
+        net_hidden: net.hidden() as u32,
+        net_source: args
+            .net
+            .as_ref()
+            .map_or("embedded".to_string(), |p| p.display().to_string()),
+        book: args
+            .book
+            .as_ref()
+            .map_or("none".to_string(), |b| b.display().to_string()),
+        book_fingerprint,
+        book_positions: book_positions as u32,
+        ..GenHeader::default()
+    })
+}
+
+/// What every stream thread shares: the run's settings, its targets, the stop flag and the
+/// counters the progress line reads.
+struct Run {
+    net: Arc<Network>,
+    settings: GenSettings,
+    book: Vec<Board>,
+    seed: u64,
+    /// `--games` and `--positions` (one of them is set).
+    games: Option<u64>,
+    positions: Option<u64>,
+    /// Set by Ctrl-C: each thread finishes its game and stops.
+    stop: AtomicBool,
+    counters: Counters,
+}
+
+/// Totals over every file of the run, resumed ones included.
+struct Counters {
+    games: AtomicU64,
+    positions: AtomicU64,
+    /// Games reserved before they start, so a `--games` target is met exactly.
+    started: AtomicU64,
+    /// Results by `Wdl as usize` (Black wins, draws, White wins), this session only.
+    results: [AtomicU64; 3],
+    /// Nodes searched this session.
+    nodes: AtomicU64,
+    /// What the files held when the run started, and when.
+    resumed_games: u64,
+    resumed_positions: u64,
+    start: Instant,
+}
+
+impl Counters {
+    fn resumed(games: u64, positions: u64) -> Counters {
+        Counters {
+            games: AtomicU64::new(games),
+            positions: AtomicU64::new(positions),
+            started: AtomicU64::new(games),
+            results: [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)],
+            nodes: AtomicU64::new(0),
+            resumed_games: games,
+            resumed_positions: positions,
+            start: Instant::now(),
+        }
+    }
+}
+
+impl Run {
+    /// Whether another game may start (reserving it against a `--games` target).
+    fn may_start(&self) -> bool {
+        let c = &self.counters;
+        if self
+            .positions
+            .is_some_and(|t| c.positions.load(Ordering::Relaxed) >= t)
+        {
+            return false;
+        }
+        self.games
+            .is_none_or(|t| c.started.fetch_add(1, Ordering::Relaxed) < t)
+    }
+}
+
+/// One stream: plays games until the run's target is met or it is stopped, appending each
+/// game to the stream's file at `path` as its own synced chunk, numbered from `seq`.
+fn play_stream(run: &Run, path: &Path, stream: u64, mut seq: u64) -> Result<()> {
+    let mut player = SelfPlayer::new(run.net.clone()).context("cannot make a searcher")?;
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    let c = &run.counters;
+    let mut chunk = Vec::new();
+    while !run.stop.load(Ordering::Relaxed) && run.may_start() {
+        // Each game's randomness depends only on (seed, stream, game number).
+        let mut rng = Rng(run.seed
+            ^ stream.wrapping_mul(0xA24B_AED4_963E_E407)
+            ^ seq.wrapping_mul(0x9FB2_1C65_1E98_DF25));
+        let (record, nodes) = player.play_game(&run.settings, &run.book, &mut rng);
+        c.nodes.fetch_add(nodes, Ordering::Relaxed);
+        chunk.clear();
+        encode_chunk(std::slice::from_ref(&record), seq, nodes, &mut chunk);
+        file.write_all(&chunk)
+            .and_then(|_| file.sync_data())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        seq += 1;
+        c.games.fetch_add(1, Ordering::Relaxed);
+        c.positions
+            .fetch_add(record.moves.len() as u64, Ordering::Relaxed);
+        c.results[record.result as usize].fetch_add(1, Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+/// Progress on stderr: a bar on a terminal, else a plain line every 10 s; the last line
+/// always.
+struct Progress {
+    bar: Option<ProgressBar>,
+    games: Option<u64>,
+    positions: Option<u64>,
+    threads: usize,
+}
+
+impl Progress {
+    fn new(args: &GenerateArgs, resumed_games: u64, resumed_positions: u64) -> Progress {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let (len, done, unit) = match (args.games, args.positions) {
+                (Some(t), _) => (Some(t), resumed_games, "games"),
+                (_, Some(t)) => (Some(t), resumed_positions, "positions"),
+                _ => (None, resumed_games, "games"),
+            };
+            let template = match len {
+                Some(_) => format!(
+                    "{{spinner}} {{elapsed_precise}} [{{wide_bar}}] {{pos}}/{{len}} {unit}, ETA {{eta}}  {{msg}}"
+                ),
+                None => format!("{{spinner}} {{elapsed_precise}} {{pos}} {unit}  {{msg}}"),
+            };
+            let bar = match len {
+                Some(t) => ProgressBar::new(t),
+                None => ProgressBar::new_spinner(),
+            }
+            .with_position(done);
+            bar.set_style(
+                ProgressStyle::with_template(&template)
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> "),
+            );
+            bar.enable_steady_tick(Duration::from_millis(250));
+            bar.reset_eta();
+            bar
+        });
+        Progress {
+            bar,
+            games: args.games,
+            positions: args.positions,
+            threads: args.threads,
+        }
+    }
+
+    /// Updates the bar, or prints the progress line (always for the final one).
+    fn show(&self, c: &Counters, final_line: bool) {
+        let secs = c.start.elapsed().as_secs_f64().max(1e-3);
+        let g = c.games.load(Ordering::Relaxed) - c.resumed_games;
+        let p = c.positions.load(Ordering::Relaxed) - c.resumed_positions;
+        let r: Vec<u64> = c.results.iter().map(|a| a.load(Ordering::Relaxed)).collect();
+        let target = match (self.games, self.positions) {
+            (Some(t), _) => format!("games {}/{t}", c.games.load(Ordering::Relaxed)),
+            (_, Some(t)) => format!("positions {}/{t}", c.positions.load(Ordering::Relaxed)),
+            _ => String::new(),
+        };
+        let nodes = c.nodes.load(Ordering::Relaxed);
+        let stats = format!(
+            "+{g} games  +{p} positions  {:.0} pos/s  ({:.0} per thread)  W/D/L {}/{}/{}  {:.0} nodes/pos  {:.0} nps/thread  {:.0}s",
+            p as f64 / secs,
+            p as f64 / secs / self.threads as f64,
+            r[2],
+            r[1],
+            r[0],
+            nodes as f64 / p.max(1) as f64,
+            nodes as f64 / secs / self.threads as f64,
+            secs
+        );
+        match &self.bar {
+            Some(bar) if !final_line => {
+                bar.set_position(match (self.games, self.positions) {
+                    (None, Some(_)) => c.positions.load(Ordering::Relaxed),
+                    _ => c.games.load(Ordering::Relaxed),
+                });
+                bar.set_message(stats);
+            }
+            Some(bar) => {
+                bar.finish_and_clear();
+                eprintln!("{target}  {stats}");
+            }
+            None => eprintln!("{target}  {stats}"),
+        }
+    }
 }

@@ -455,6 +455,13 @@ fn the_store_holds_generations() {
         "{text}"
     );
     assert!(text.contains("200 nodes (hard 1600), seed 4"), "{text}");
+    assert!(
+        text.contains(
+            "adjudication on (win at |score| >= 2000 cp for 4 plies, draw at |score| <= 5 cp for 12 \
+             plies from ply 40), draw at 400 plies\n"
+        ),
+        "{text}"
+    );
     assert!(text.contains("  games 3, positions "), "{text}");
     assert!(text.contains(" nodes per position"), "{text}");
     if with_v1 {
@@ -463,6 +470,10 @@ fn the_store_holds_generations() {
             "{text}"
         );
         assert!(text.contains("total: 2 generations"), "{text}");
+        assert!(
+            text.contains("draw at 400 plies (format 1 records no thresholds: the defaults)"),
+            "{text}"
+        );
     } else {
         eprintln!("skipped the format 1 part: {} is absent", shared.display());
     }

@@ -6,14 +6,16 @@
 //! and the output layer instead of ~30 rows per perspective.
 //!
 //! Two implementations give identical integers: AVX2 (chosen at run time when the CPU has
-//! it) and a portable one. The row updates are plain loops compiled twice, once with AVX2
-//! enabled, and the output layer uses the `madd` trick of `NNUE.md`: `clamp(acc)·w` fits
-//! i16 (the loader guarantees |w| <= 128), and a 16-bit multiply-add with `clamp(acc)`
-//! accumulates into i32 lanes.
+//! it) and a portable one, `nnue::output_sum` (the reference's own). The row updates are
+//! plain loops compiled twice, once with AVX2 enabled, and the output layer uses the `madd`
+//! trick of `NNUE.md`: `clamp(acc)·w` fits i16 (the loader guarantees
+//! `nnue::quantise::OUTPUT_WEIGHT_MIN <= w <= OUTPUT_WEIGHT_MAX`, -128 to 127), and a
+//! 16-bit multiply-add with `clamp(acc)` accumulates into i32 lanes. Both end in
+//! `nnue::output_centipawns`, the one output formula.
 
 use backend::Backend;
 use movegen::{Board, CastleSide, Color, Move, Piece, PieceType, Rank, Square};
-use nnue::{feature_index, Network, QA, QB, SCALE};
+use nnue::{feature_index, output_centipawns, output_sum, Network, QA};
 use std::sync::Arc;
 
 /// Which code path evaluates. A submodule, so that nothing else in the crate can name the
@@ -238,7 +240,7 @@ impl AccumulatorStack {
         let bucket = self.net.output_bucket(board);
         let (w_us, w_them) = self.net.bucket_weights(bucket).split_at(self.hidden);
         let sum = forward_sum(self.backend, us, them, w_us, w_them);
-        (sum / QA + self.net.output_bias()[bucket]) * SCALE / (QA * QB)
+        output_centipawns(sum, self.net.output_bias()[bucket])
     }
 
     /// The current entry (white view, black view), for tests.
@@ -306,16 +308,7 @@ fn forward_sum(backend: Backend, us: &[i16], them: &[i16], w_us: &[i16], w_them:
         return unsafe { forward_sum_avx2(us, them, w_us, w_them) };
     }
     let _ = backend;
-    forward_sum_portable(us, them, w_us, w_them)
-}
-
-fn forward_sum_portable(us: &[i16], them: &[i16], w_us: &[i16], w_them: &[i16]) -> i32 {
-    let mut sum: i32 = 0;
-    for (acc, w) in us.iter().zip(w_us).chain(them.iter().zip(w_them)) {
-        let v = i32::from(*acc).clamp(0, QA);
-        sum = sum.wrapping_add(v * v * i32::from(*w));
-    }
-    sum
+    output_sum(us, them, w_us, w_them)
 }
 
 /// The output layer's sum with AVX2.
@@ -450,13 +443,10 @@ mod tests {
         assert!(!simd_shape_ok(&acc[..16], &acc[..16], &w[..16], w8));
         assert!(simd_shape_ok(&acc[..16], &acc[8..24], &w[..16], &w[8..24]));
         for backend in [Backend::portable(), Backend::detect()] {
-            assert_eq!(
-                forward_sum(backend, a8, a8, w8, w8),
-                forward_sum_portable(a8, a8, w8, w8)
-            );
+            assert_eq!(forward_sum(backend, a8, a8, w8, w8), output_sum(a8, a8, w8, w8));
             assert_eq!(
                 forward_sum(backend, &acc[..16], &acc[8..24], &w[..16], &w[8..24]),
-                forward_sum_portable(&acc[..16], &acc[8..24], &w[..16], &w[8..24])
+                output_sum(&acc[..16], &acc[8..24], &w[..16], &w[8..24])
             );
         }
         assert_eq!(Backend::portable().name(), "portable");

@@ -2,106 +2,11 @@
 
 #![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a failure
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
+mod common;
+
+use common::{Engine, SECOND};
+use std::process::Command;
 use std::time::{Duration, Instant};
-
-struct Engine {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
-
-impl Engine {
-    fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_luft"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("luft starts");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Engine { child, stdin, lines }
-    }
-
-    fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn send_bytes(&mut self, bytes: &[u8]) {
-        self.stdin.write_all(bytes).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// Lines up to and including the first that starts with `prefix`.
-    fn until(&mut self, prefix: &str, timeout: Duration) -> Vec<String> {
-        let deadline = Instant::now() + timeout;
-        let mut seen = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let done = line.starts_with(prefix);
-                    seen.push(line);
-                    if done {
-                        return seen;
-                    }
-                }
-                Err(_) => panic!("no line starting with {prefix:?} within {timeout:?}; saw {seen:?}"),
-            }
-        }
-    }
-
-    fn bestmove(&mut self, timeout: Duration) -> (String, Vec<String>) {
-        let lines = self.until("bestmove", timeout);
-        let best = lines
-            .last()
-            .unwrap()
-            .split_whitespace()
-            .nth(1)
-            .unwrap()
-            .to_string();
-        (best, lines)
-    }
-
-    fn ready(&mut self) {
-        self.send("isready");
-        self.until("readyok", Duration::from_secs(5));
-    }
-
-    fn fen(&mut self) -> String {
-        self.send("d");
-        let lines = self.until("Checkers:", Duration::from_secs(5));
-        let fen = lines.iter().find(|l| l.starts_with("Fen: ")).expect("a Fen line");
-        fen["Fen: ".len()..].to_string()
-    }
-
-    fn quit(mut self) {
-        self.send("quit");
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                assert!(status.success());
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        panic!("luft did not quit");
-    }
-}
-
-const SECOND: Duration = Duration::from_secs(1);
 
 fn last_info_nodes(lines: &[String]) -> u64 {
     let info = lines
@@ -138,7 +43,7 @@ fn handshake_lists_every_option() {
             "{option}"
         );
     }
-    e.ready();
+    e.sync_within(5 * SECOND);
     e.quit();
 }
 
@@ -210,7 +115,7 @@ fn clock_response_time_is_bounded() {
     // leave room for a loaded CI machine, far below what searching on would take).
     let mut e = Engine::start();
     e.send("position startpos moves d2d4 d7d5 c2c4");
-    e.ready();
+    e.sync_within(5 * SECOND);
     let t = Instant::now();
     e.send("go wtime 1000 btime 1000 winc 10 binc 10");
     e.bestmove(2 * SECOND);

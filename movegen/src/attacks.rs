@@ -46,6 +46,8 @@ pub fn bishop_attacks(sq: Square, occupied: Bitboard) -> Bitboard {
     Bitboard(BISHOP_TABLE[slider_index(entry, occupied)])
 }
 
+/// Squares a queen on `sq` attacks given the occupancy `occupied`: the union of the rook's
+/// and the bishop's attacks (each ray stops at, and includes, the first occupied square).
 #[inline(always)]
 pub fn queen_attacks(sq: Square, occupied: Bitboard) -> Bitboard {
     rook_attacks(sq, occupied) | bishop_attacks(sq, occupied)
@@ -63,11 +65,13 @@ pub fn bishop_rays(sq: Square) -> Bitboard {
     Bitboard(BISHOP_RAYS[sq.index()])
 }
 
+/// Squares a knight on `sq` attacks (on any board: knights are not blocked).
 #[inline(always)]
 pub fn knight_attacks(sq: Square) -> Bitboard {
     Bitboard(KNIGHT_ATTACKS[sq.index()])
 }
 
+/// Squares a king on `sq` attacks: its up to eight neighbours (castling is not an attack).
 #[inline(always)]
 pub fn king_attacks(sq: Square) -> Bitboard {
     Bitboard(KING_ATTACKS[sq.index()])

@@ -4,45 +4,58 @@
 use crate::types::{Color, File, Rank, Square};
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Not};
 
+/// A set of squares: bit `i` of the word is set when `Square(i)` is in the set (a1 = bit 0,
+/// h8 = bit 63). Iterating yields the squares in ascending order.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Bitboard(pub u64);
 
 impl Bitboard {
+    /// The empty set.
     pub const EMPTY: Bitboard = Bitboard(0);
+    /// All 64 squares.
     pub const FULL: Bitboard = Bitboard(!0);
+    /// The 32 light squares (h1, a2, ...; a1 is dark).
     pub const LIGHT_SQUARES: Bitboard = Bitboard(0x55AA_55AA_55AA_55AA);
+    /// The 32 dark squares (a1, c1, ...).
     pub const DARK_SQUARES: Bitboard = Bitboard(0xAA55_AA55_AA55_AA55);
 
+    /// The set holding only `sq`.
     #[inline]
     pub const fn from_square(sq: Square) -> Self {
         Bitboard(1u64 << sq.index())
     }
 
+    /// The eight squares of `file`.
     #[inline]
     pub const fn file(file: File) -> Self {
         Bitboard(0x0101_0101_0101_0101 << file.index())
     }
 
+    /// The eight squares of `rank`.
     #[inline]
     pub const fn rank(rank: Rank) -> Self {
         Bitboard(0xFF << (8 * rank.index()))
     }
 
+    /// Whether the set holds no square.
     #[inline]
     pub const fn is_empty(self) -> bool {
         self.0 == 0
     }
 
+    /// Whether the set holds at least one square.
     #[inline]
     pub const fn is_nonempty(self) -> bool {
         self.0 != 0
     }
 
+    /// Whether `sq` is in the set.
     #[inline]
     pub const fn has(self, sq: Square) -> bool {
         self.0 >> sq.index() & 1 != 0
     }
 
+    /// The number of squares in the set (0..=64).
     #[inline]
     pub const fn len(self) -> u32 {
         self.0.count_ones()

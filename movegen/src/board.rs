@@ -25,6 +25,7 @@ pub enum CastleSide {
 }
 
 impl CastleSide {
+    /// Both sides, king side first.
     pub const ALL: [CastleSide; 2] = [CastleSide::King, CastleSide::Queen];
 
     /// Where the king ends up, as a file.
@@ -51,20 +52,26 @@ pub struct CastlingRights {
 }
 
 impl CastlingRights {
+    /// No castling right at all.
     pub const NONE: CastlingRights = CastlingRights {
         rooks: [[None; 2]; 2],
     };
 
+    /// The file of the rook `color` may still castle with on `side`, or `None` when that
+    /// right is gone.
     #[inline]
     pub const fn get(&self, color: Color, side: CastleSide) -> Option<File> {
         self.rooks[color as usize][side as usize]
     }
 
+    /// Gives `color` the right to castle on `side` with the rook on `rook_file`, or takes the
+    /// right away with `None`. Only the rights change: the caller keeps the board consistent.
     #[inline]
     pub fn set(&mut self, color: Color, side: CastleSide, rook_file: Option<File>) {
         self.rooks[color.index()][side as usize] = rook_file;
     }
 
+    /// Whether neither side may castle on either side.
     #[inline]
     pub fn is_empty(&self) -> bool {
         *self == CastlingRights::NONE
@@ -129,11 +136,13 @@ impl Board {
 
     // ----- Accessors ---------------------------------------------------------------------
 
+    /// The side whose turn it is.
     #[inline]
     pub fn side_to_move(&self) -> Color {
         self.side_to_move
     }
 
+    /// Every occupied square, both colours.
     #[inline]
     pub fn occupied(&self) -> Bitboard {
         self.colors[0] | self.colors[1]
@@ -169,6 +178,7 @@ impl Board {
         self.checkers
     }
 
+    /// Whether the side to move is in check.
     #[inline]
     pub fn in_check(&self) -> bool {
         self.checkers.is_nonempty()
@@ -180,6 +190,7 @@ impl Board {
         self.hash
     }
 
+    /// The castling rights still held (rook files, for standard chess and Chess960 alike).
     #[inline]
     pub fn castling_rights(&self) -> CastlingRights {
         self.castling
@@ -197,6 +208,7 @@ impl Board {
         self.halfmove_clock
     }
 
+    /// The full-move number: 1 at the start, incremented after each Black move.
     #[inline]
     pub fn fullmove_number(&self) -> u16 {
         self.fullmove_number

@@ -70,7 +70,10 @@ pub enum IllegalPosition {
 /// Why a FEN was rejected.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FenError {
+    /// The text is not a FEN (see [`FenSyntaxError`]).
     Syntax(FenSyntaxError),
+    /// The FEN is well formed but describes a position the rules do not allow (see
+    /// [`IllegalPosition`]).
     Illegal(IllegalPosition),
 }
 

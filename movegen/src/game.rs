@@ -15,11 +15,19 @@ use crate::types::{Color, Move, PieceType};
 /// Why a game was drawn.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum DrawReason {
+    /// The side to move has no legal move and is not in check.
     Stalemate,
+    /// Neither side can checkmate by any sequence of legal moves: the cases
+    /// [`Board::is_dead_position`] recognises (king against king, a lone minor piece, bishops
+    /// all on one colour).
     DeadPosition,
+    /// The same position occurred for the third time (claimable).
     ThreefoldRepetition,
+    /// The same position occurred for the fifth time (automatic).
     FivefoldRepetition,
+    /// 100 plies without a capture or pawn move (claimable).
     FiftyMoveRule,
+    /// 150 plies without a capture or pawn move (automatic, unless the last move mates).
     SeventyFiveMoveRule,
 }
 
@@ -28,8 +36,10 @@ pub enum DrawReason {
 pub enum Outcome {
     /// The side to move is checkmated; `winner` delivered it.
     Checkmate {
+        /// The side that delivered mate.
         winner: Color,
     },
+    /// A draw, and why.
     Draw(DrawReason),
 }
 
@@ -124,6 +134,7 @@ impl Default for Game {
 }
 
 impl Game {
+    /// A game starting from `start`, no moves played yet.
     pub fn new(start: Board) -> Game {
         Game {
             positions: vec![start],
@@ -136,10 +147,12 @@ impl Game {
         self.positions.last().expect("a game always has a position")
     }
 
+    /// The position the game started from.
     pub fn start(&self) -> &Board {
         &self.positions[0]
     }
 
+    /// The moves played so far, in order (`moves()[i]` was played in `positions()[i]`).
     pub fn moves(&self) -> &[Move] {
         &self.moves
     }

@@ -6,6 +6,8 @@
 //! that knows every way a game ends (mate, stalemate, repetition, the 50/75-move rules,
 //! dead positions); PGN; and perft. Everything follows `RULES.md`, Chess960 included.
 
+#![warn(missing_docs)]
+
 pub mod attacks;
 pub mod bitboard;
 pub mod board;

@@ -28,8 +28,11 @@ use crate::types::{Move, PieceType, Rank, Square};
 /// destinations on the last rank each stand for four promotions.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct PieceMoves {
+    /// The kind of the moving piece.
     pub piece: PieceType,
+    /// The square it moves from.
     pub from: Square,
+    /// Every square it may move to (castling: its own rook's square).
     pub to: Bitboard,
 }
 
@@ -45,6 +48,7 @@ impl PieceMoves {
         }
     }
 
+    /// Whether the piece has no legal move.
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
         self.to.is_empty()
@@ -100,8 +104,10 @@ pub struct MoveList {
 }
 
 impl MoveList {
+    /// The most moves a list holds; [`MoveList::push`] ignores moves beyond it.
     pub const CAPACITY: usize = 512;
 
+    /// An empty list.
     pub fn new() -> Self {
         MoveList {
             moves: [Move::NULL; MoveList::CAPACITY],
@@ -109,6 +115,7 @@ impl MoveList {
         }
     }
 
+    /// Appends `mv`; a full list (at [`MoveList::CAPACITY`]) drops it.
     #[inline]
     pub fn push(&mut self, mv: Move) {
         if self.len < Self::CAPACITY {
@@ -117,26 +124,31 @@ impl MoveList {
         }
     }
 
+    /// The number of moves in the list.
     #[inline]
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether the list holds no move.
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
+    /// The moves, in the order they were pushed.
     #[inline]
     pub fn as_slice(&self) -> &[Move] {
         &self.moves[..self.len]
     }
 
+    /// The moves, mutably (to reorder them in place).
     #[inline]
     pub fn as_mut_slice(&mut self) -> &mut [Move] {
         &mut self.moves[..self.len]
     }
 
+    /// Whether `mv` is in the list (a linear scan).
     pub fn contains(&self, mv: Move) -> bool {
         self.as_slice().contains(&mv)
     }

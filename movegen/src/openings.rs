@@ -10,17 +10,22 @@ use crate::{Board, Game};
 /// The UTF-8 byte-order mark some editors put at the start of a text file.
 pub const BOM: char = '\u{feff}';
 
-/// Why a book line was refused.
+/// Why a book was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BookError {
-    /// 1-based line number.
+    /// 1-based number of the line at fault; 0 when the fault is the whole book's (it holds no
+    /// positions).
     pub line: usize,
+    /// What is wrong, e.g. the FEN error of the line.
     pub message: String,
 }
 
 impl std::fmt::Display for BookError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "line {}: {}", self.line, self.message)
+        match self.line {
+            0 => f.write_str(&self.message),
+            line => write!(f, "line {line}: {}", self.message),
+        }
     }
 }
 
@@ -243,7 +248,9 @@ mod tests {
         );
         let err = read_epd("garbage\n").unwrap_err();
         assert_eq!(err.line, 1);
-        assert!(read_epd("# nothing\n").is_err());
+        assert_eq!(err.to_string(), "line 1: expected at least 4 FEN fields");
+        let err = read_epd("# nothing\n").unwrap_err();
+        assert_eq!(err.to_string(), "no positions in the book");
     }
 
     #[test]

@@ -28,6 +28,8 @@ pub struct PgnGame {
     pub tags: Vec<(String, String)>,
     /// The start position (from the `FEN` tag, else the standard one).
     pub start: Board,
+    /// The moves played from `start`, in order (stopping before a null move: see
+    /// [`PgnGame::truncated`]).
     pub moves: Vec<Move>,
     /// The comment after each move (`comments[i]` follows `moves[i]`).
     pub comments: Vec<Option<String>>,
@@ -80,11 +82,7 @@ impl PgnGame {
         if !tags.iter().any(|(k, _)| k == "Result") {
             tags.push(("Result".into(), self.result.clone()));
         }
-        for (k, v) in &tags {
-            let escaped = v.replace('\\', "\\\\").replace('"', "\\\"");
-            out.push_str(&format!("[{k} \"{escaped}\"]\n"));
-        }
-        out.push('\n');
+        write_tags(&mut out, &tags);
 
         let mut tokens = Vec::new();
         let mut board = self.start;
@@ -97,7 +95,7 @@ impl PgnGame {
             }
             tokens.push(board.to_san(mv));
             if let Some(Some(comment)) = self.comments.get(i) {
-                tokens.push(format!("{{{}}}", comment.replace('}', ")")));
+                tokens.push(comment_token(comment));
             }
             board.play(mv);
             if board.side_to_move() == Color::White {
@@ -110,21 +108,49 @@ impl PgnGame {
             }
         }
         tokens.push(self.result.clone());
-        let mut line_len = 0;
-        for token in tokens {
-            if line_len > 0 && line_len + 1 + token.len() > 79 {
-                out.push('\n');
-                line_len = 0;
-            } else if line_len > 0 {
-                out.push(' ');
-                line_len += 1;
-            }
-            out.push_str(&token);
-            line_len += token.len();
-        }
-        out.push_str("\n\n");
+        write_movetext(&mut out, &tokens);
         out
     }
+}
+
+/// The widest movetext line [`write_movetext`] writes, in bytes (export format keeps lines
+/// under 80 columns).
+pub const MOVETEXT_WIDTH: usize = 79;
+
+/// Appends the tag section: one `[Name "value"]` line per pair, in the order given, with `\`
+/// and `"` in values escaped, then the blank line that ends the section.
+pub fn write_tags<K: AsRef<str>, V: AsRef<str>>(out: &mut String, tags: &[(K, V)]) {
+    for (name, value) in tags {
+        let escaped = value.as_ref().replace('\\', "\\\\").replace('"', "\\\"");
+        out.push_str(&format!("[{} \"{escaped}\"]\n", name.as_ref()));
+    }
+    out.push('\n');
+}
+
+/// `text` as a movetext comment token, `{text}`; a `}` in it (which would end the comment)
+/// becomes `)`.
+pub fn comment_token(text: &str) -> String {
+    format!("{{{}}}", text.replace('}', ")"))
+}
+
+/// Appends movetext: `tokens` (move numbers, moves, comment tokens, the result) separated by
+/// single spaces and wrapped so that no line is wider than [`MOVETEXT_WIDTH`] bytes (a token
+/// wider than that stands alone on its line), then the blank line that ends the game. The
+/// one writer of movetext, used by [`PgnGame::to_pgn`] and by the match runner.
+pub fn write_movetext<T: AsRef<str>>(out: &mut String, tokens: &[T]) {
+    let mut line_len = 0;
+    for token in tokens.iter().map(AsRef::as_ref) {
+        if line_len > 0 && line_len + 1 + token.len() > MOVETEXT_WIDTH {
+            out.push('\n');
+            line_len = 0;
+        } else if line_len > 0 {
+            out.push(' ');
+            line_len += 1;
+        }
+        out.push_str(token);
+        line_len += token.len();
+    }
+    out.push_str("\n\n");
 }
 
 /// Why PGN text could not be read.
@@ -134,6 +160,7 @@ pub struct PgnError {
     pub game: usize,
     /// 1-based line.
     pub line: usize,
+    /// What is wrong, e.g. the illegal move and why.
     pub message: String,
 }
 
@@ -369,4 +396,35 @@ fn parse_tag(line: &str) -> Option<(String, String)> {
         return None;
     }
     Some((name, unescaped))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn movetext_wraps_before_column_80_and_tags_are_escaped() {
+        let tokens: Vec<String> = (1..=40).map(|i| format!("{i}. Nf3")).collect();
+        let mut out = String::new();
+        write_movetext(&mut out, &tokens);
+        assert!(out.ends_with("\n\n"));
+        let lines: Vec<&str> = out.trim_end().lines().collect();
+        assert!(lines.len() > 1);
+        assert!(lines.iter().all(|l| l.len() <= MOVETEXT_WIDTH), "{lines:?}");
+        // Each line is as full as it can be: the next token would not have fitted.
+        for pair in lines.windows(2) {
+            let next = pair[1].split(' ').next().unwrap_or("");
+            assert!(pair[0].len() + 1 + next.len() > MOVETEXT_WIDTH);
+        }
+        assert_eq!(out.split_whitespace().count(), 80);
+        let long = "x".repeat(100);
+        let mut out = String::new();
+        write_movetext(&mut out, &["1.", &long, "*"]);
+        assert_eq!(out, format!("1.\n{long}\n*\n\n"));
+
+        let mut out = String::new();
+        write_tags(&mut out, &[("Event", "a \"b\" \\ c"), ("Round", "1")]);
+        assert_eq!(out, "[Event \"a \\\"b\\\" \\\\ c\"]\n[Round \"1\"]\n\n");
+        assert_eq!(comment_token("a } b"), "{a ) b}");
+    }
 }

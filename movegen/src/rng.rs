@@ -1,7 +1,9 @@
 //! SplitMix64, the small seedable generator every Luft tool uses where it needs
 //! reproducible randomness (Zobrist keys at compile time, opening shuffles, random opening
-//! plies, weight initialisation, batch sampling): one definition, so a seed means the same
-//! sequence everywhere.
+//! plies, the trainer's weight initialisation and `nnue::Network::random`, batch sampling):
+//! one definition, so a seed means the same sequence everywhere. The one exception is the
+//! build script's magic-number search (`movegen/build.rs`), which keeps its own xorshift64*:
+//! it runs before this crate exists, and only the magics it finds (checked there) leave it.
 
 /// The golden-ratio increment of SplitMix64.
 pub const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -19,6 +21,7 @@ pub const fn mix(mut z: u64) -> u64 {
 pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
+    /// The next 64 pseudo-random bits (advances the state by [`GOLDEN`] and mixes it).
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(GOLDEN);

@@ -7,7 +7,9 @@ use std::fmt;
 /// One position of a suite with its expected counts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PerftCase {
+    /// The case's `id` in a `.perft` file, else `line N` (its line number).
     pub name: String,
+    /// The position, as FEN.
     pub fen: String,
     /// (depth, nodes), in file order.
     pub expected: Vec<(u32, u64)>,
@@ -16,7 +18,9 @@ pub struct PerftCase {
 /// A line of a suite file that could not be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SuiteError {
+    /// 1-based number of the line at fault.
     pub line: usize,
+    /// What is wrong with the line.
     pub message: String,
 }
 

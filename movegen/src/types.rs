@@ -41,16 +41,19 @@ impl Square {
         Square(rank.0 * 8 + file.0)
     }
 
+    /// The square's index, 0 (a1) to 63 (h8): `rank * 8 + file`.
     #[inline]
     pub const fn index(self) -> usize {
         self.0 as usize
     }
 
+    /// The square's file.
     #[inline]
     pub const fn file(self) -> File {
         File(self.0 & 7)
     }
 
+    /// The square's rank.
     #[inline]
     pub const fn rank(self) -> Rank {
         Rank(self.0 >> 3)
@@ -111,30 +114,45 @@ impl fmt::Display for Square {
 pub struct File(u8);
 
 impl File {
+    /// The a-file.
     pub const A: File = File(0);
+    /// The b-file.
     pub const B: File = File(1);
+    /// The c-file.
     pub const C: File = File(2);
+    /// The d-file.
     pub const D: File = File(3);
+    /// The e-file.
     pub const E: File = File(4);
+    /// The f-file.
     pub const F: File = File(5);
+    /// The g-file.
     pub const G: File = File(6);
+    /// The h-file.
     pub const H: File = File(7);
 
+    /// The file with index `index`, 0 (a) to 7 (h).
+    ///
+    /// # Panics
+    /// If `index >= 8`.
     #[inline]
     pub const fn new(index: u8) -> Self {
         assert!(index < 8, "file index out of range");
         File(index)
     }
+    /// The file's index, 0 (a) to 7 (h).
     #[inline]
     pub const fn index(self) -> usize {
         self.0 as usize
     }
+    /// The file of a lower-case letter `a`..`h`; `None` for anything else.
     pub fn from_char(c: char) -> Option<Self> {
         match c {
             'a'..='h' => Some(File(c as u8 - b'a')),
             _ => None,
         }
     }
+    /// The file's lower-case letter, `a`..`h`.
     pub const fn to_char(self) -> char {
         (b'a' + self.0) as char
     }
@@ -145,20 +163,33 @@ impl File {
 pub struct Rank(u8);
 
 impl Rank {
+    /// The first rank (White's back rank).
     pub const FIRST: Rank = Rank(0);
+    /// The second rank.
     pub const SECOND: Rank = Rank(1);
+    /// The third rank.
     pub const THIRD: Rank = Rank(2);
+    /// The fourth rank.
     pub const FOURTH: Rank = Rank(3);
+    /// The fifth rank.
     pub const FIFTH: Rank = Rank(4);
+    /// The sixth rank.
     pub const SIXTH: Rank = Rank(5);
+    /// The seventh rank.
     pub const SEVENTH: Rank = Rank(6);
+    /// The eighth rank (Black's back rank).
     pub const EIGHTH: Rank = Rank(7);
 
+    /// The rank with index `index`, 0 (first) to 7 (eighth).
+    ///
+    /// # Panics
+    /// If `index >= 8`.
     #[inline]
     pub const fn new(index: u8) -> Self {
         assert!(index < 8, "rank index out of range");
         Rank(index)
     }
+    /// The rank's index, 0 (first) to 7 (eighth).
     #[inline]
     pub const fn index(self) -> usize {
         self.0 as usize
@@ -171,12 +202,14 @@ impl Rank {
             Color::Black => Rank(7 - self.0),
         }
     }
+    /// The rank of a digit `1`..`8`; `None` for anything else.
     pub fn from_char(c: char) -> Option<Self> {
         match c {
             '1'..='8' => Some(Rank(c as u8 - b'1')),
             _ => None,
         }
     }
+    /// The rank's digit, `1`..`8`.
     pub const fn to_char(self) -> char {
         (b'1' + self.0) as char
     }
@@ -185,13 +218,17 @@ impl Rank {
 /// White or Black.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum Color {
+    /// White, who moves first.
     White = 0,
+    /// Black.
     Black = 1,
 }
 
 impl Color {
+    /// Both colours, White first.
     pub const ALL: [Color; 2] = [Color::White, Color::Black];
 
+    /// 0 for White, 1 for Black (for indexing per-colour tables).
     #[inline]
     pub const fn index(self) -> usize {
         self as usize
@@ -212,15 +249,22 @@ impl std::ops::Not for Color {
 /// The six kinds of piece.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum PieceType {
+    /// A pawn.
     Pawn = 0,
+    /// A knight.
     Knight = 1,
+    /// A bishop.
     Bishop = 2,
+    /// A rook.
     Rook = 3,
+    /// A queen.
     Queen = 4,
+    /// A king.
     King = 5,
 }
 
 impl PieceType {
+    /// Every piece type in index order, pawn to king.
     pub const ALL: [PieceType; 6] = [
         PieceType::Pawn,
         PieceType::Knight,
@@ -237,11 +281,13 @@ impl PieceType {
         PieceType::Knight,
     ];
 
+    /// The piece type's index, 0 (pawn) to 5 (king).
     #[inline]
     pub const fn index(self) -> usize {
         self as usize
     }
 
+    /// The piece type with index `index` (0 pawn .. 5 king); `None` beyond.
     #[inline]
     pub const fn from_index(index: usize) -> Option<Self> {
         match index {
@@ -284,11 +330,14 @@ impl PieceType {
 /// A piece of a colour.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Piece {
+    /// Whose piece it is.
     pub color: Color,
+    /// What kind of piece it is.
     pub kind: PieceType,
 }
 
 impl Piece {
+    /// The `color` piece of kind `kind`.
     pub const fn new(color: Color, kind: PieceType) -> Self {
         Piece { color, kind }
     }
@@ -302,6 +351,8 @@ impl Piece {
         }
     }
 
+    /// The piece of a FEN letter: upper case for White, lower case for Black (`P`, `n`, ...);
+    /// `None` for anything else.
     pub fn from_char(c: char) -> Option<Self> {
         let kind = PieceType::from_char(c)?;
         let color = if c.is_ascii_uppercase() {
@@ -326,6 +377,8 @@ impl Move {
     /// The null move (`0000`). Never legal; used as a sentinel.
     pub const NULL: Move = Move(0);
 
+    /// The move from `from` to `to`, promoting to `promotion` (a knight to a queen) when given.
+    /// Castling is the king moving onto its own rook's square.
     #[inline]
     pub const fn new(from: Square, to: Square, promotion: Option<PieceType>) -> Self {
         let promo = match promotion {
@@ -335,16 +388,19 @@ impl Move {
         Move(from.0 as u16 | (to.0 as u16) << 6 | promo << 12)
     }
 
+    /// The square the move starts from.
     #[inline]
     pub const fn from(self) -> Square {
         Square((self.0 & 63) as u8)
     }
 
+    /// The square the move ends on (for castling: the rook's square).
     #[inline]
     pub const fn to(self) -> Square {
         Square(((self.0 >> 6) & 63) as u8)
     }
 
+    /// The piece a pawn promotes to, if the move is a promotion.
     #[inline]
     pub const fn promotion(self) -> Option<PieceType> {
         match self.0 >> 12 {
@@ -371,6 +427,7 @@ impl Move {
         }
     }
 
+    /// Whether this is [`Move::NULL`].
     #[inline]
     pub const fn is_null(self) -> bool {
         self.0 == 0

@@ -21,6 +21,7 @@
 //! corrupt or foreign file is an error, never a panic or a half-loaded net.
 
 use crate::network::{check_shape, Network};
+use crate::quantise::{OUTPUT_WEIGHT_MAX, OUTPUT_WEIGHT_MIN};
 use crate::{INPUTS, QA, QB, SCALE};
 use std::fmt;
 
@@ -61,9 +62,18 @@ pub enum NetError {
         /// The length given.
         found: usize,
     },
-    /// An output weight outside [-128, 127]: inference multiplies clamp(acc) (0..=255) by
-    /// it in 16 bits, which only that range keeps exact.
+    /// An output weight outside `[OUTPUT_WEIGHT_MIN, OUTPUT_WEIGHT_MAX]` (-128 to 127):
+    /// inference multiplies `clamp(acc)` (0..=255) by it in 16 bits, which only that range
+    /// keeps exact.
     OutputWeightOutOfRange(i16),
+    /// A hidden unit whose bias and 32 largest feature weights (in magnitude) could take
+    /// its i16 accumulator past 32767 ([`crate::quantise::check_accumulators`]).
+    AccumulatorOverflow {
+        /// The hidden unit (0-based).
+        unit: usize,
+        /// The magnitude it could reach.
+        worst: i32,
+    },
     /// The checksum does not match the contents.
     ChecksumMismatch {
         /// The checksum in the file.
@@ -96,9 +106,14 @@ impl fmt::Display for NetError {
             NetError::OutputWeightOutOfRange(w) => {
                 write!(
                     f,
-                    "output weight {w} outside [-128, 127] (would overflow 16-bit inference)"
+                    "output weight {w} outside [{OUTPUT_WEIGHT_MIN}, {OUTPUT_WEIGHT_MAX}] (would overflow \
+                     16-bit inference)"
                 )
             }
+            NetError::AccumulatorOverflow { unit, worst } => write!(
+                f,
+                "hidden unit {unit} could reach {worst} and overflow an i16 accumulator"
+            ),
             NetError::ChecksumMismatch { stored, computed } => {
                 write!(
                     f,
@@ -311,6 +326,55 @@ mod tests {
         assert!(matches!(
             Network::load(std::path::Path::new("/nonexistent.nnue")),
             Err(NetError::Io(_))
+        ));
+    }
+
+    #[test]
+    fn every_committed_net_keeps_the_rules() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets");
+        let mut loaded = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "nnue") {
+                Network::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                loaded += 1;
+            }
+        }
+        assert!(loaded >= 1, "no nets in {}", dir.display());
+    }
+
+    /// A file with a consistent header and checksum but contents no net may hold: the
+    /// loader applies the quantiser's rules.
+    fn with_contents(net: &Network, edit: impl Fn(&mut [u8])) -> Vec<u8> {
+        let mut bytes = net.to_bytes();
+        let end = bytes.len() - 8;
+        edit(&mut bytes[HEADER_LEN..end]);
+        let checksum = fnv1a(&bytes[..end]);
+        bytes[end..].copy_from_slice(&checksum.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn the_loader_applies_the_quantisers_rules() {
+        let net = Network::random(32, 1, 7).unwrap();
+        let output_weights = padded(INPUTS * 32 * 2) + padded(32 * 2);
+        let bytes = with_contents(&net, |payload| {
+            payload[output_weights..output_weights + 2].copy_from_slice(&128i16.to_le_bytes())
+        });
+        assert_eq!(
+            Network::from_bytes(&bytes),
+            Err(NetError::OutputWeightOutOfRange(128))
+        );
+        // Unit 3 of 32 features at 1100: 35200 plus its bias.
+        let bytes = with_contents(&net, |payload| {
+            for feature in 0..32 {
+                let at = (feature * 32 + 3) * 2;
+                payload[at..at + 2].copy_from_slice(&1100i16.to_le_bytes());
+            }
+        });
+        assert!(matches!(
+            Network::from_bytes(&bytes),
+            Err(NetError::AccumulatorOverflow { unit: 3, .. })
         ));
     }
 }

@@ -13,21 +13,15 @@
 
 pub mod file;
 pub mod network;
-// The training record format: its public items are not all documented yet.
-#[allow(missing_docs)]
+pub mod quantise;
 pub mod record;
 
 pub use file::NetError;
 pub use network::{feature_index, output_bucket, Network};
+pub use quantise::{output_centipawns, output_sum, FloatNet, QuantiseError, QA, QB, SCALE};
 
 /// Number of input features: 2 colours x 6 piece types x 64 squares.
 pub const INPUTS: usize = 768;
-/// Quantisation of the feature transformer (weights and biases are i16 at this scale).
-pub const QA: i32 = 255;
-/// Quantisation of the output weights.
-pub const QB: i32 = 64;
-/// Output scale: a network output of 1.0 is `SCALE` centipawns.
-pub const SCALE: i32 = 400;
 /// Largest hidden width a net file may declare.
 pub const MAX_HIDDEN: usize = 4096;
 /// Largest number of output buckets a net file may declare.

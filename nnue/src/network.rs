@@ -4,11 +4,13 @@
 //! engine adds and subtracts whole rows); `output_weights` holds, per bucket, 2N weights:
 //! first for the side to move's accumulator, then for the other one.
 //!
-//! Evaluation in integers (exactly what the engine's SIMD code reproduces):
-//! `sum = Σ clamp(acc, 0, QA)² · w` over both halves (i32), then
-//! `((sum / QA + bias) · SCALE) / (QA · QB)` centipawns, from the side to move's view.
+//! Evaluation in integers (exactly what the engine's SIMD code reproduces): the output
+//! layer's [`output_sum`] over both halves, then [`output_centipawns`], from the side to
+//! move's view. The integer rules a net keeps (output weight range, accumulator bound) are
+//! [`crate::quantise`]'s.
 
-use crate::{NetError, INPUTS, MAX_HIDDEN, MAX_OUTPUT_BUCKETS, QA, QB, SCALE};
+use crate::quantise::{check_accumulators, OUTPUT_WEIGHT_MAX, OUTPUT_WEIGHT_MIN};
+use crate::{output_centipawns, output_sum, NetError, INPUTS, MAX_HIDDEN, MAX_OUTPUT_BUCKETS, QA, QB};
 use movegen::{Board, Color, Piece, PieceType};
 
 /// Index of `piece` on `sq` in the input layer as seen by `perspective`: own pieces first,
@@ -24,8 +26,9 @@ pub fn feature_index(perspective: Color, piece: Piece, sq: movegen::Square) -> u
 
 /// A quantised network whose shape has been checked: every `Network` that exists has a
 /// hidden width that is a multiple of 16 in `16..=MAX_HIDDEN`, `1..=MAX_OUTPUT_BUCKETS`
-/// output buckets, arrays of exactly the lengths that shape implies, and output weights in
-/// `[-128, 127]`. The constructors ([`Network::new`], [`Network::zeroed`],
+/// output buckets, arrays of exactly the lengths that shape implies, output weights in
+/// `[OUTPUT_WEIGHT_MIN, OUTPUT_WEIGHT_MAX]` and accumulators that cannot overflow i16
+/// ([`crate::quantise`]). The constructors ([`Network::new`], [`Network::zeroed`],
 /// [`Network::random`], [`Network::material`], [`Network::from_bytes`]) are the only way to
 /// make one and each refuses anything else with a [`NetError`], so SIMD inference can rely
 /// on the shape (16 lanes of i16 per step) without checking it again.
@@ -74,11 +77,16 @@ impl Network {
     /// `INPUTS * hidden` values (feature-major: each feature's `hidden` weights together),
     /// `feature_bias` of `hidden`, `output_weights` of `output_buckets * 2 * hidden` (per
     /// bucket the side to move's `hidden` weights, then the other side's), each in
-    /// `[-128, 127]`, and `output_bias` of `output_buckets` values at scale `QA * QB`.
+    /// `[OUTPUT_WEIGHT_MIN, OUTPUT_WEIGHT_MAX]` (-128 to 127), and `output_bias` of
+    /// `output_buckets` values at scale `QA * QB`. The net file loader and the quantiser
+    /// ([`crate::FloatNet::quantise`]) both end here, so both apply these same checks.
     ///
     /// Errors: [`NetError::UnsupportedArchitecture`] for a width or bucket count out of
     /// range, [`NetError::ShapeMismatch`] for an array of the wrong length,
-    /// [`NetError::OutputWeightOutOfRange`] for an output weight outside `[-128, 127]`.
+    /// [`NetError::OutputWeightOutOfRange`] for an output weight out of range,
+    /// [`NetError::AccumulatorOverflow`] for a hidden unit whose bias and 32 largest
+    /// feature weights could overflow an i16 accumulator
+    /// ([`crate::quantise::check_accumulators`]).
     pub fn new(
         hidden: usize,
         output_buckets: usize,
@@ -106,9 +114,13 @@ impl Network {
                 });
             }
         }
-        if let Some(&w) = output_weights.iter().find(|w| !(-128..=127).contains(*w)) {
+        if let Some(&w) = output_weights
+            .iter()
+            .find(|w| !(OUTPUT_WEIGHT_MIN..=OUTPUT_WEIGHT_MAX).contains(*w))
+        {
             return Err(NetError::OutputWeightOutOfRange(w));
         }
+        check_accumulators(hidden, &feature_weights, &feature_bias)?;
         Ok(Network {
             hidden,
             output_buckets,
@@ -216,13 +228,7 @@ impl Network {
         let bucket = bucket.min(self.output_buckets - 1);
         let weights = self.bucket_weights(bucket);
         let (w_us, w_them) = weights.split_at(self.hidden);
-        let mut sum: i32 = 0;
-        for (acc, w) in us.iter().zip(w_us).chain(them.iter().zip(w_them)) {
-            let v = i32::from(*acc).clamp(0, QA);
-            // Wrapping: the SIMD path sums in i32 lanes that wrap; order does not matter.
-            sum = sum.wrapping_add(v * v * i32::from(*w));
-        }
-        (sum / QA + self.output_bias[bucket]) * SCALE / (QA * QB)
+        output_centipawns(output_sum(us, them, w_us, w_them), self.output_bias[bucket])
     }
 
     /// The reference evaluation of `board` from the side to move's view, in centipawns.
@@ -268,17 +274,14 @@ impl Network {
     }
 
     /// A network with pseudo-random weights in the ranges a trained net uses (for speed
-    /// measurements and SIMD tests), reproducible from `seed`. Errors as
-    /// [`Network::zeroed`]: `Network::random(8, 1, 0)` is refused, since 8 is no multiple
-    /// of 16.
+    /// measurements and SIMD tests), reproducible from `seed` with the workspace's one
+    /// generator, [`movegen::rng::SplitMix64`]: feature weights uniform in `[-60, 60]`,
+    /// feature biases in `[-200, 200]` (so no accumulator can overflow), output weights in
+    /// `[-127, 127]`, output biases in `[-QA·QB, QA·QB]`. Errors as [`Network::zeroed`]:
+    /// `Network::random(8, 1, 0)` is refused, since 8 is no multiple of 16.
     pub fn random(hidden: usize, output_buckets: usize, seed: u64) -> Result<Network, NetError> {
-        let mut state = seed ^ 0x9E37_79B9_7F4A_7C15;
-        let mut next = move |range: i32| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            ((state >> 33) as i32 % (2 * range + 1)) - range
-        };
+        let mut rng = movegen::rng::SplitMix64(seed);
+        let mut next = move |range: i32| rng.below(2 * range as usize + 1) as i32 - range;
         let mut net = Network::zeroed(hidden, output_buckets)?;
         net.feature_weights.iter_mut().for_each(|w| *w = next(60) as i16);
         net.feature_bias.iter_mut().for_each(|w| *w = next(200) as i16);
@@ -376,7 +379,7 @@ mod tests {
         let net = Network::material(32).unwrap();
         let eval = |fen: &str| net.evaluate(&Board::from_fen(fen).unwrap());
         // The exact integer pipeline for a material difference of m pawn units.
-        let expected = |m: i32| (16 * 127 * 4 * 127 * m / QA) * SCALE / (QA * QB);
+        let expected = |m: i32| output_centipawns(16 * 127 * 4 * 127 * m, 0);
         assert_eq!(expected(1), 99);
         assert_eq!(eval(movegen::STARTPOS_FEN), 0);
         assert_eq!(

@@ -66,6 +66,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::Read;
 
+/// The first 8 bytes of every data file.
 pub const GAME_MAGIC: &[u8; 8] = b"LUFTGAME";
 /// The container version datagen writes; readers read this one and version 1.
 pub const GAME_VERSION: u32 = 2;
@@ -90,7 +91,10 @@ pub enum RecordError {
     /// A packed board that is not a legal position.
     BadBoard(String),
     /// A move that is not legal in its position.
-    IllegalMove { ply: usize },
+    IllegalMove {
+        /// The move's index in the game (0: the first move after the start position).
+        ply: usize,
+    },
     /// A file header that is missing, damaged or of an unknown version.
     BadHeader(String),
 }
@@ -111,8 +115,11 @@ impl std::error::Error for RecordError {}
 /// White-relative game result.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Wdl {
+    /// Black won (stored as 0).
     BlackWins = 0,
+    /// A draw (stored as 1).
     Draw = 1,
+    /// White won (stored as 2).
     WhiteWins = 2,
 }
 
@@ -134,9 +141,14 @@ impl Wdl {
 /// One game: start position, result and every move with its White-relative score.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameRecord {
+    /// The position the game's recorded moves start from (after the random opening plies).
     pub start: Board,
+    /// The evaluation of `start` by the opening check's search, White's view, centipawns.
     pub start_eval: i16,
+    /// How the game ended, White's view.
     pub result: Wdl,
+    /// Every move played from `start`, in order, with the score (White's view, centipawns) of
+    /// the search that chose it.
     pub moves: Vec<(Move, i16)>,
 }
 
@@ -429,31 +441,47 @@ pub struct GenHeader {
     pub generator: String,
     /// The writer's stream (thread) number; games are numbered per stream.
     pub stream: u32,
+    /// The run's seed: each game's randomness depends only on it, the stream and the game's
+    /// number.
     pub seed: u64,
-    /// Soft and hard node limits per move.
+    /// Soft node limit per move (no new iteration past half of it).
     pub soft_nodes: u64,
+    /// Hard node limit per move.
     pub hard_nodes: u64,
-    /// The net that played: its fingerprint, hidden width and where it came from.
+    /// The fingerprint of the net that played (`nnue::Network::fingerprint`).
     pub net_fingerprint: u64,
+    /// Its hidden width.
     pub net_hidden: u32,
+    /// Where it was read from (a path, or `embedded`).
     pub net_source: String,
     /// Random plies after the start position (this many or one more).
     pub random_plies: u32,
-    /// The opening check: a search at these limits must score within the bound.
+    /// The opening check's soft node limit: a search at these limits must score the
+    /// opening within `opening_max_score`.
     pub opening_soft_nodes: u64,
+    /// The opening check's hard node limit.
     pub opening_hard_nodes: u64,
+    /// The largest |score| (centipawns) the opening check keeps.
     pub opening_max_score: u32,
     /// The book of start positions (`none`: the standard start position).
     pub book: String,
+    /// FNV-1a 64 of the book file's bytes (0 without a book).
     pub book_fingerprint: u64,
+    /// The number of positions in the book (0 without one).
     pub book_positions: u32,
-    /// Adjudication: a win at |score| >= `win_score` for `win_plies` plies in a row; a draw
-    /// at |score| <= `draw_score` for `draw_plies` plies from ply `draw_min_ply`.
+    /// Whether games end by adjudication: a win at |score| >= `win_score` for `win_plies`
+    /// plies in a row; a draw at |score| <= `draw_score` for `draw_plies` plies from ply
+    /// `draw_min_ply`.
     pub adjudicate: bool,
+    /// Win adjudication threshold, centipawns.
     pub win_score: u32,
+    /// Plies in a row at or beyond `win_score` (for the same side) for a win.
     pub win_plies: u32,
+    /// Draw adjudication threshold, centipawns.
     pub draw_score: u32,
+    /// Plies in a row within `draw_score` for a draw.
     pub draw_plies: u32,
+    /// The first ply at which a draw may be adjudicated.
     pub draw_min_ply: u32,
     /// Games reaching this many plies are draws.
     pub max_plies: u32,
@@ -609,12 +637,16 @@ impl<'a> Cursor<'a> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Header {
     /// Version 1: the settings as free text.
-    V1 { settings: String },
+    V1 {
+        /// `key=value` lines as the writer made them (`format=luft-games-1`, `nodes=...`).
+        settings: String,
+    },
     /// Version 2: typed settings.
     V2(GenHeader),
 }
 
 impl Header {
+    /// The container version of the file: 1 or 2.
     pub fn version(&self) -> u32 {
         match self {
             Header::V1 { .. } => 1,
@@ -690,8 +722,9 @@ pub fn encode_chunk_v1(games: &[GameRecord], out: &mut Vec<u8>) {
 /// A valid chunk.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chunk {
-    /// Byte offset of the chunk in the file and its whole length.
+    /// Byte offset of the chunk in the file.
     pub offset: u64,
+    /// Its whole length in bytes, header included.
     pub len: u64,
     /// Container version of the chunk (1 or 2).
     pub version: u32,
@@ -699,6 +732,7 @@ pub struct Chunk {
     pub seq: Option<u64>,
     /// Nodes searched for its games (version 2, when recorded).
     pub nodes: Option<u64>,
+    /// The games the chunk holds, in order.
     pub games: Vec<GameRecord>,
     /// Something wrong that did not cost a game: a count field that disagrees with the
     /// payload, or a sequence number used twice with different games.
@@ -708,7 +742,9 @@ pub struct Chunk {
 /// Bytes that belong to no valid chunk; readers skip them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Damage {
+    /// Byte offset in the file where the damage starts.
     pub offset: u64,
+    /// Bytes of damage, skipped by readers.
     pub len: u64,
     /// What was wrong where the damage starts.
     pub what: String,
@@ -728,9 +764,13 @@ impl fmt::Display for Damage {
 /// number in version 2): written twice, read once.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Duplicate {
+    /// Byte offset of the repeated chunk in the file.
     pub offset: u64,
+    /// Its length in bytes.
     pub len: u64,
+    /// Byte offset of the earlier chunk it repeats (the one that was read).
     pub first_offset: u64,
+    /// The sequence number of its first game (version 2 chunks; `None` for version 1).
     pub seq: Option<u64>,
 }
 
@@ -749,8 +789,11 @@ impl fmt::Display for Duplicate {
 /// What a [`DataReader`] finds, in file order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Item {
+    /// A valid chunk and its games.
     Chunk(Chunk),
+    /// Bytes that belong to no valid chunk.
     Damage(Damage),
+    /// A chunk that repeats an earlier one (read once, reported).
     Duplicate(Duplicate),
 }
 
@@ -1086,30 +1129,46 @@ impl<R: Read> DataReader<R> {
 /// Where a valid chunk lies, without its games.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ChunkSpan {
+    /// Byte offset of the chunk in the file.
     pub offset: u64,
+    /// Its length in bytes, header included.
     pub len: u64,
+    /// The sequence number of its first game (version 2 chunks; `None` for version 1).
     pub seq: Option<u64>,
+    /// The number of games in the chunk.
     pub games: u64,
+    /// The number of scored positions in them (one per recorded move).
     pub positions: u64,
 }
 
 /// Everything a whole-file read found.
 #[derive(Debug)]
 pub struct DataScan {
+    /// The file header, or why it could not be read.
     pub header: Result<Header, RecordError>,
+    /// Length of the valid header in bytes (0 when it is damaged).
     pub header_len: u64,
     /// File length.
     pub len: u64,
+    /// Where each valid chunk lies, in file order.
     pub chunks: Vec<ChunkSpan>,
     /// The games of the valid chunks (empty when not kept).
     pub games: Vec<GameRecord>,
+    /// Games in the valid chunks.
     pub game_count: u64,
+    /// Scored positions in those games (one per recorded move).
     pub positions: u64,
-    /// Nodes searched, over the chunks that record it, and the positions of those chunks.
+    /// Nodes searched, over the chunks that record it (version 2).
     pub nodes: u64,
+    /// Scored positions in the chunks that record their nodes (so `nodes /
+    /// nodes_positions` is nodes per position).
     pub nodes_positions: u64,
+    /// Byte ranges that belong to no valid chunk.
     pub damage: Vec<Damage>,
+    /// Chunks that repeat an earlier chunk (read once).
     pub duplicates: Vec<Duplicate>,
+    /// Inconsistencies that cost no game (a count field that disagrees with its payload, a
+    /// sequence number used twice), one line each.
     pub problems: Vec<String>,
 }
 

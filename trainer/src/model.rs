@@ -16,9 +16,12 @@
 
 use crate::data::{sigmoid, Position};
 use ndarray::Array1;
-use nnue::{output_bucket, Network, INPUTS, QA, QB};
+use nnue::{output_bucket, FloatNet, Network, QuantiseError, INPUTS};
 
-/// Weights are clipped to this magnitude so they quantise into their integer types.
+/// Weights are clipped to this magnitude so they quantise into their integer types and
+/// ranges: `1.98 · QB` rounds to 127, the largest output weight a net may hold
+/// (`nnue::quantise::OUTPUT_WEIGHT_MAX`), and 33 feature values at `1.98 · QA` (505) stay
+/// below 32767, so no accumulator can overflow.
 pub const WEIGHT_CLIP: f32 = 1.98;
 
 /// The float model: its shape and its flat parameter vector (layout in the module
@@ -122,8 +125,13 @@ impl Model {
         seed: u64,
     ) -> Result<Model, String> {
         let old = net.hidden();
-        let (feature_weights, feature_bias) = (net.feature_weights(), net.feature_bias());
-        let (output_weights, output_bias) = (net.output_weights(), net.output_bias());
+        let FloatNet {
+            feature_weights,
+            feature_bias,
+            output_weights,
+            output_bias,
+            ..
+        } = FloatNet::from_network(net);
         if hidden < old {
             return Err(format!("cannot shrink a {old}-wide net to {hidden}"));
         }
@@ -138,7 +146,7 @@ impl Model {
         let p = params.as_slice_mut().expect("contiguous");
         for f in 0..INPUTS {
             for j in 0..old {
-                p[f * hidden + j] = f32::from(feature_weights[f * old + j]) / QA as f32;
+                p[f * hidden + j] = feature_weights[f * old + j];
             }
             // New units start small so they barely move the accumulators' clipping.
             for j in old..hidden {
@@ -146,20 +154,20 @@ impl Model {
             }
         }
         for j in 0..hidden {
-            p[layout.ft_bias + j] = feature_bias.get(j).map_or(0.0, |&b| f32::from(b) / QA as f32);
+            p[layout.ft_bias + j] = feature_bias.get(j).copied().unwrap_or(0.0);
         }
         for k in 0..buckets {
             let src = if net.output_buckets() == 1 { 0 } else { k };
             for view in 0..2 {
                 for j in 0..hidden {
                     p[layout.out_w + k * 2 * hidden + view * hidden + j] = if j < old {
-                        f32::from(output_weights[src * 2 * old + view * old + j]) / QB as f32
+                        output_weights[src * 2 * old + view * old + j]
                     } else {
                         0.0
                     };
                 }
             }
-            p[layout.out_b + k] = output_bias[src] as f32 / (QA * QB) as f32;
+            p[layout.out_b + k] = output_bias[src];
         }
         Ok(Model {
             hidden,
@@ -204,73 +212,25 @@ impl Model {
         out
     }
 
-    /// Quantises into a net file, refusing values that would not fit their integer types
-    /// (or could overflow the engine's i16 accumulators).
-    pub fn to_network(&self) -> Result<Network, String> {
+    /// The model as `nnue`'s float net (the parameters split into their four arrays).
+    pub fn float_net(&self) -> FloatNet {
         let l = self.layout();
-        let h = self.hidden;
-        if h % 16 != 0 {
-            return Err(format!("hidden width {h} is not a multiple of 16"));
-        }
         let p = self.params.as_slice().expect("contiguous");
-        let quantise = |v: f32, scale: i32, what: &str, min: i64, max: i64| -> Result<i64, String> {
-            let q = (f64::from(v) * f64::from(scale)).round();
-            if !q.is_finite() || q < min as f64 || q > max as f64 {
-                return Err(format!("{what} {v} quantises to {q}, outside [{min}, {max}]"));
-            }
-            Ok(q as i64)
-        };
-        let quantise_all = |values: &[f32], what: &str| -> Result<Vec<i16>, String> {
-            let (min, max) = if what == "output weight" {
-                (-128, 127)
-            } else {
-                (-32768, 32767)
-            };
-            let scale = if what == "output weight" { QB } else { QA };
-            values
-                .iter()
-                .map(|&v| quantise(v, scale, what, min, max).map(|q| q as i16))
-                .collect()
-        };
-        let feature_weights = quantise_all(&p[..l.ft_bias], "feature weight")?;
-        let feature_bias = quantise_all(&p[l.ft_bias..l.out_w], "feature bias")?;
-        let output_weights = quantise_all(&p[l.out_w..l.out_b], "output weight")?;
-        let output_bias = p[l.out_b..l.len]
-            .iter()
-            .map(|&b| {
-                quantise(
-                    b,
-                    QA * QB,
-                    "output bias",
-                    i64::from(i32::MIN),
-                    i64::from(i32::MAX),
-                )
-                .map(|q| q as i32)
-            })
-            .collect::<Result<Vec<i32>, String>>()?;
-        // Worst case of an accumulator: the bias plus the 32 largest rows of one unit.
-        for unit in 0..h {
-            let mut magnitudes: Vec<i32> = (0..INPUTS)
-                .map(|f| i32::from(feature_weights[f * h + unit]).abs())
-                .collect();
-            magnitudes.sort_unstable_by(|a, b| b.cmp(a));
-            let worst = i32::from(feature_bias[unit]).abs() + magnitudes[..32].iter().sum::<i32>();
-            if worst > 32767 {
-                return Err(format!(
-                    "hidden unit {unit} could reach {worst} and overflow an i16 accumulator"
-                ));
-            }
+        FloatNet {
+            hidden: self.hidden,
+            output_buckets: self.buckets,
+            feature_weights: p[..l.ft_bias].to_vec(),
+            feature_bias: p[l.ft_bias..l.out_w].to_vec(),
+            output_weights: p[l.out_w..l.out_b].to_vec(),
+            output_bias: p[l.out_b..l.len].to_vec(),
         }
-        // The net checks its own shape (a width the engine's SIMD path can run).
-        Network::new(
-            h,
-            self.buckets,
-            feature_weights,
-            feature_bias,
-            output_weights,
-            output_bias,
-        )
-        .map_err(|e| e.to_string())
+    }
+
+    /// Quantises into a net with [`FloatNet::quantise`], `nnue`'s one quantiser: every
+    /// value must fit its integer type and range, no accumulator may overflow i16 and the
+    /// shape must be one the engine runs. Errors: the first rule broken.
+    pub fn to_network(&self) -> Result<Network, QuantiseError> {
+        self.float_net().quantise()
     }
 }
 
@@ -585,9 +545,26 @@ mod tests {
     #[test]
     fn export_refuses_widths_the_engine_cannot_run() {
         let model = Model::random(8, 1);
-        assert_eq!(
-            model.to_network().unwrap_err(),
-            "hidden width 8 is not a multiple of 16"
-        );
+        assert!(matches!(
+            model.to_network(),
+            Err(QuantiseError::Net(nnue::NetError::UnsupportedArchitecture(_)))
+        ));
+        assert!(model
+            .to_network()
+            .unwrap_err()
+            .to_string()
+            .starts_with("unsupported architecture: hidden width 8 (must be a multiple of 16"));
+    }
+
+    #[test]
+    fn clipped_weights_always_quantise() {
+        // The clip keeps every output weight inside the net's range and every feature
+        // weight small enough that 32 of them and a bias fit an i16 accumulator.
+        let mut model = Model::random(16, 1);
+        model.params.fill(WEIGHT_CLIP);
+        let net = model.to_network().unwrap();
+        assert_eq!(net.output_weights()[0], nnue::quantise::OUTPUT_WEIGHT_MAX);
+        model.params.fill(-WEIGHT_CLIP);
+        assert!(model.to_network().is_ok());
     }
 }

@@ -276,7 +276,7 @@ fn export_refuses_values_that_overflow() {
     let mut model = Model::random(32, 2);
     let out_w = model.layout().out_w;
     model.params[out_w] = 2.5; // 2.5 * 64 = 160 > 127
-    let err = model.to_network().unwrap_err();
+    let err = model.to_network().unwrap_err().to_string();
     assert!(err.starts_with("output weight 2.5 quantises to 160"), "{err}");
 }
 

@@ -1,5 +1,6 @@
-//! A driver for the `luft` binary over a pipe, shared by the UCI fault and fuzz tests:
-//! send lines, collect output lines with deadlines, and read `bestmove` and `pv` lines.
+//! A driver for the `luft` binary over a pipe, shared by the UCI end-to-end, fault, fuzz
+//! and strength tests: send lines, collect output lines with deadlines, and read `bestmove`
+//! and `pv` lines.
 
 #![allow(dead_code)] // each test file uses a different part
 
@@ -68,8 +69,13 @@ impl Engine {
 
     /// Everything printed until `readyok` (sent `isready` first), within a second.
     pub fn sync(&mut self) -> Vec<String> {
+        self.sync_within(SECOND)
+    }
+
+    /// Everything printed until `readyok` (sent `isready` first), within `timeout`.
+    pub fn sync_within(&mut self, timeout: Duration) -> Vec<String> {
         self.send("isready");
-        let mut lines = self.until("readyok", SECOND);
+        let mut lines = self.until("readyok", timeout);
         lines.pop();
         lines
     }
