@@ -41,8 +41,9 @@ pub const DRAW_MIN_PLY: usize = 40;
 pub const MAX_PLIES: usize = 400;
 
 /// The adjudication rules a data file's games were played under, as one line for `datagen
-/// stats`: the thresholds a format 2 header records, or, for a format 1 file (which records
-/// only whether adjudication was on), the defaults above, which every format 1 writer used.
+/// stats`: the thresholds a format 2 or 3 header records, or, for a format 1 file (which
+/// records only whether adjudication was on), the defaults above, which every format 1
+/// writer used.
 pub fn adjudication_text(header: &Header) -> String {
     let rules = |on: bool, win: (u32, u32), draw: (u32, u32, u32), max: u32| {
         let end = format!("draw at {max} plies");
@@ -57,7 +58,7 @@ pub fn adjudication_text(header: &Header) -> String {
         }
     };
     match header {
-        Header::V2(h) => rules(
+        Header::V2(h) | Header::V3(h) => rules(
             h.adjudicate,
             (h.win_score, h.win_plies),
             (h.draw_score, h.draw_plies, h.draw_min_ply),
@@ -295,11 +296,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_adjudication_rules_of_both_formats_are_shown() {
-        let header = Header::V2(GenSettings::new(5000, 8, true).fill_header(GenHeader::default()));
+    fn the_adjudication_rules_of_every_format_are_shown() {
+        let settings = GenSettings::new(5000, 8, true).fill_header(GenHeader::default());
         let rules = "adjudication on (win at |score| >= 2000 cp for 4 plies, draw at |score| <= 5 cp \
                      for 12 plies from ply 40), draw at 400 plies";
-        assert_eq!(adjudication_text(&header), rules);
+        assert_eq!(adjudication_text(&Header::V3(settings.clone())), rules);
+        assert_eq!(adjudication_text(&Header::V2(settings)), rules);
         let v1 = Header::V1 {
             settings: "format=luft-games-1\nnodes=5000\nadjudicate=true\n".into(),
         };

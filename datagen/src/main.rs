@@ -28,8 +28,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use movegen::{Board, Color};
 use nnue::file::fnv1a;
 use nnue::record::{
-    data_files, encode_chunk, keep_for_training, DataReader, GameRecord, GenHeader, Header, Item,
-    RecordError, Wdl,
+    data_files, encode_chunk, keep_for_training, start_positions_name, DataReader, GameRecord, GenHeader,
+    Header, Item, RecordError, Wdl,
 };
 use nnue::Network;
 use std::collections::BTreeMap;
@@ -206,11 +206,13 @@ fn read_file(path: &Path, mut each: impl FnMut(&GameRecord)) -> Result<FileRead>
     Ok(read)
 }
 
-/// A one-line summary of how a file's games were made.
+/// A one-line summary of how a file's games were made (the same for a run's format 2 and 3
+/// files: the format is shown apart).
 fn provenance(header: &Header) -> String {
     match header {
-        Header::V2(h) => format!(
-            "format 2; net {:016x} (hidden {}, {}), {} nodes (hard {}), seed {}, book {}, {} random plies, {}",
+        Header::V2(h) | Header::V3(h) => format!(
+            "net {:016x} (hidden {}, {}), {} nodes (hard {}), seed {}, book {}, {} start positions, \
+             {} random plies, {}",
             h.net_fingerprint,
             h.net_hidden,
             h.net_source,
@@ -218,6 +220,7 @@ fn provenance(header: &Header) -> String {
             h.hard_nodes,
             h.seed,
             h.book,
+            start_positions_name(h.start_positions),
             h.random_plies,
             adjudication_text(header)
         ),
@@ -226,7 +229,7 @@ fn provenance(header: &Header) -> String {
                 .lines()
                 .filter(|l| !l.is_empty() && !l.starts_with("format="))
                 .collect();
-            format!("format 1; {}; {}", fields.join(", "), adjudication_text(header))
+            format!("{}; {}", fields.join(", "), adjudication_text(header))
         }
     }
 }
@@ -244,6 +247,8 @@ struct Tally {
     nodes: u64,
     nodes_positions: u64,
     settings: Vec<String>,
+    /// The container formats of its files (1, 2, 3).
+    formats: std::collections::BTreeSet<u32>,
 }
 
 impl Tally {
@@ -323,6 +328,7 @@ fn stats(paths: &[PathBuf]) -> Result<i32> {
             }
         }
         if let Ok(h) = &read.header {
+            tally.formats.insert(h.version());
             let text = provenance(h);
             if !tally.settings.contains(&text) {
                 tally.settings.push(text);
@@ -346,11 +352,17 @@ fn stats(paths: &[PathBuf]) -> Result<i32> {
                 String::new()
             }
         );
+        let formats: Vec<String> = t.formats.iter().map(u32::to_string).collect();
+        let formats = match formats.len() {
+            0 => String::new(),
+            1 => format!("format {}; ", formats[0]),
+            _ => format!("formats {}; ", formats.join(", ")),
+        };
         match t.settings.as_slice() {
             [] => println!("  settings: unknown (no readable header)"),
-            [one] => println!("  {one}"),
+            [one] => println!("  {formats}{one}"),
             many => {
-                println!("  settings differ between its files:");
+                println!("  {formats}settings differ between its files:");
                 for s in many {
                     println!("    {s}");
                 }
