@@ -18,7 +18,11 @@
 //! While generating, stderr shows an `indicatif` progress bar towards `--games` or
 //! `--positions` (rate, ETA, W/D/L, nodes per position) when it is a terminal, and
 //! otherwise a plain progress line every 10 s; the last progress line and the summary are
-//! printed either way, in the same words.
+//! printed either way, in the same words. The streams do not share counters with the
+//! display: each sends an event per finished game down a `crossbeam` channel to one
+//! reporter thread, which owns the bar (or line) and every count it shows, and ends when
+//! the last stream hangs up. (The streams share only what stops them exactly at the
+//! target: games reserved and positions written.)
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -638,35 +642,33 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
         games: args.games,
         positions: args.positions,
         stop: AtomicBool::new(false),
-        counters: Counters::resumed(resumed_games, resumed_positions),
+        targets: Targets::resumed(resumed_games, resumed_positions),
     });
     {
         let run = run.clone();
         ctrlc::set_handler(move || run.stop.store(true, Ordering::Relaxed))
             .context("cannot install the Ctrl-C handler")?;
     }
+    // Progress: each stream sends an event per finished game down a channel; one reporter
+    // thread owns the bar (or the plain line) and every count it shows, and ends with the
+    // final line once every stream has hung up.
+    let (events, received) = crossbeam_channel::unbounded::<Event>();
     let progress = Progress::new(args, resumed_games, resumed_positions);
+    let reporter = std::thread::Builder::new()
+        .name("progress".into())
+        .spawn(move || progress.run(&received, PLAIN_EVERY))
+        .context("cannot start the progress thread")?;
     let mut handles = Vec::new();
     for writer in &prepared.writers {
-        let run = run.clone();
+        let (run, events) = (run.clone(), events.clone());
         let (path, stream, seq) = (writer.path.clone(), u64::from(writer.stream), writer.next_seq);
         let handle = std::thread::Builder::new()
             .stack_size(engine::SEARCH_STACK_BYTES)
-            .spawn(move || play_stream(&run, &path, stream, seq))
+            .spawn(move || play_stream(&run, &path, stream, seq, &events))
             .context("cannot start a worker thread")?;
         handles.push(handle);
     }
-    let mut last_plain = Instant::now();
-    while handles.iter().any(|h| !h.is_finished()) {
-        std::thread::sleep(Duration::from_millis(250));
-        if progress.bar.is_some() {
-            progress.show(&run.counters, false);
-        } else if last_plain.elapsed() >= Duration::from_secs(10) {
-            last_plain = Instant::now();
-            progress.show(&run.counters, false);
-        }
-    }
-    progress.show(&run.counters, true);
+    drop(events);
     let mut failed = None;
     for h in handles {
         match h.join() {
@@ -675,6 +677,9 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
             Err(_) => failed = Some(anyhow::anyhow!("a worker thread panicked")),
         }
     }
+    let totals = reporter
+        .join()
+        .map_err(|_| anyhow::anyhow!("the progress thread panicked"))?;
     if let Some(e) = failed {
         return Err(e);
     }
@@ -682,8 +687,8 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
     eprintln!(
         "{}: {} games, {} positions in {} ({} files); {}",
         if interrupted { "interrupted" } else { "done" },
-        run.counters.games.load(Ordering::Relaxed),
-        run.counters.positions.load(Ordering::Relaxed),
+        totals.games,
+        totals.positions,
         out.display(),
         prepared.writers.len(),
         if interrupted {
@@ -723,8 +728,7 @@ fn run_header(
     })
 }
 
-/// What every stream thread shares: the run's settings, its targets, the stop flag and the
-/// counters the progress line reads.
+/// What every stream thread shares: the run's settings, its targets and the stop flag.
 struct Run {
     net: Arc<Network>,
     settings: GenSettings,
@@ -735,36 +739,22 @@ struct Run {
     positions: Option<u64>,
     /// Set by Ctrl-C: each thread finishes its game and stops.
     stop: AtomicBool,
-    counters: Counters,
+    targets: Targets,
 }
 
-/// Totals over every file of the run, resumed ones included.
-struct Counters {
-    games: AtomicU64,
-    positions: AtomicU64,
-    /// Games reserved before they start, so a `--games` target is met exactly.
+/// What the streams must agree on to stop exactly at the target: games reserved before they
+/// start, and positions written, over every file of the run (resumed ones included). The
+/// progress display does not read these: it counts the events it receives.
+struct Targets {
     started: AtomicU64,
-    /// Results by `Wdl as usize` (Black wins, draws, White wins), this session only.
-    results: [AtomicU64; 3],
-    /// Nodes searched this session.
-    nodes: AtomicU64,
-    /// What the files held when the run started, and when.
-    resumed_games: u64,
-    resumed_positions: u64,
-    start: Instant,
+    positions: AtomicU64,
 }
 
-impl Counters {
-    fn resumed(games: u64, positions: u64) -> Counters {
-        Counters {
-            games: AtomicU64::new(games),
-            positions: AtomicU64::new(positions),
+impl Targets {
+    fn resumed(games: u64, positions: u64) -> Targets {
+        Targets {
             started: AtomicU64::new(games),
-            results: [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)],
-            nodes: AtomicU64::new(0),
-            resumed_games: games,
-            resumed_positions: positions,
-            start: Instant::now(),
+            positions: AtomicU64::new(positions),
         }
     }
 }
@@ -772,27 +762,39 @@ impl Counters {
 impl Run {
     /// Whether another game may start (reserving it against a `--games` target).
     fn may_start(&self) -> bool {
-        let c = &self.counters;
+        let t = &self.targets;
         if self
             .positions
-            .is_some_and(|t| c.positions.load(Ordering::Relaxed) >= t)
+            .is_some_and(|p| t.positions.load(Ordering::Relaxed) >= p)
         {
             return false;
         }
         self.games
-            .is_none_or(|t| c.started.fetch_add(1, Ordering::Relaxed) < t)
+            .is_none_or(|g| t.started.fetch_add(1, Ordering::Relaxed) < g)
     }
+}
+
+/// What a stream tells the progress reporter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Event {
+    /// A game was written: its positions, result and the nodes its search took.
+    Game { positions: u64, result: Wdl, nodes: u64 },
 }
 
 /// One stream: plays games until the run's target is met or it is stopped, appending each
 /// game to the stream's file at `path` as its own synced chunk, numbered from `seq`.
-fn play_stream(run: &Run, path: &Path, stream: u64, mut seq: u64) -> Result<()> {
+fn play_stream(
+    run: &Run,
+    path: &Path,
+    stream: u64,
+    mut seq: u64,
+    events: &crossbeam_channel::Sender<Event>,
+) -> Result<()> {
     let mut player = SelfPlayer::new(run.net.clone()).context("cannot make a searcher")?;
     let mut file = std::fs::OpenOptions::new()
         .append(true)
         .open(path)
         .with_context(|| format!("cannot open {}", path.display()))?;
-    let c = &run.counters;
     let mut chunk = Vec::new();
     while !run.stop.load(Ordering::Relaxed) && run.may_start() {
         // Each game's randomness depends only on (seed, stream, game number).
@@ -800,28 +802,49 @@ fn play_stream(run: &Run, path: &Path, stream: u64, mut seq: u64) -> Result<()> 
             ^ stream.wrapping_mul(0xA24B_AED4_963E_E407)
             ^ seq.wrapping_mul(0x9FB2_1C65_1E98_DF25));
         let (record, nodes) = player.play_game(&run.settings, &run.book, &mut rng);
-        c.nodes.fetch_add(nodes, Ordering::Relaxed);
         chunk.clear();
         encode_chunk(std::slice::from_ref(&record), seq, nodes, &mut chunk);
         file.write_all(&chunk)
             .and_then(|_| file.sync_data())
             .with_context(|| format!("cannot write {}", path.display()))?;
         seq += 1;
-        c.games.fetch_add(1, Ordering::Relaxed);
-        c.positions
-            .fetch_add(record.moves.len() as u64, Ordering::Relaxed);
-        c.results[record.result as usize].fetch_add(1, Ordering::Relaxed);
+        let positions = record.moves.len() as u64;
+        run.targets.positions.fetch_add(positions, Ordering::Relaxed);
+        // The reporter only goes away with the process; a failed send loses a display count.
+        let _ = events.send(Event::Game {
+            positions,
+            result: record.result,
+            nodes,
+        });
     }
     Ok(())
 }
 
-/// Progress on stderr: a bar on a terminal, else a plain line every 10 s; the last line
-/// always.
+/// How often the plain progress line is printed when stderr is not a terminal.
+const PLAIN_EVERY: Duration = Duration::from_secs(10);
+
+/// Totals over every file of the run (resumed ones included), when the reporter ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Totals {
+    games: u64,
+    positions: u64,
+}
+
+/// The progress reporter, owned by its own thread: a bar on a terminal, else a plain line
+/// every [`PLAIN_EVERY`]; the last line always. It counts what the streams' [`Event`]s tell
+/// it (this session's games, positions, results and nodes).
 struct Progress {
     bar: Option<ProgressBar>,
-    games: Option<u64>,
-    positions: Option<u64>,
+    games_target: Option<u64>,
+    positions_target: Option<u64>,
     threads: usize,
+    start: Instant,
+    resumed: Totals,
+    /// This session: games, positions, results by `Wdl as usize`, nodes.
+    games: u64,
+    positions: u64,
+    results: [u64; 3],
+    nodes: u64,
 }
 
 impl Progress {
@@ -854,48 +877,205 @@ impl Progress {
         });
         Progress {
             bar,
-            games: args.games,
-            positions: args.positions,
+            games_target: args.games,
+            positions_target: args.positions,
             threads: args.threads,
+            start: Instant::now(),
+            resumed: Totals {
+                games: resumed_games,
+                positions: resumed_positions,
+            },
+            games: 0,
+            positions: 0,
+            results: [0; 3],
+            nodes: 0,
         }
     }
 
-    /// Updates the bar, or prints the progress line (always for the final one).
-    fn show(&self, c: &Counters, final_line: bool) {
-        let secs = c.start.elapsed().as_secs_f64().max(1e-3);
-        let g = c.games.load(Ordering::Relaxed) - c.resumed_games;
-        let p = c.positions.load(Ordering::Relaxed) - c.resumed_positions;
-        let r: Vec<u64> = c.results.iter().map(|a| a.load(Ordering::Relaxed)).collect();
-        let target = match (self.games, self.positions) {
-            (Some(t), _) => format!("games {}/{t}", c.games.load(Ordering::Relaxed)),
-            (_, Some(t)) => format!("positions {}/{t}", c.positions.load(Ordering::Relaxed)),
+    /// Receives events until every stream has hung up, showing progress on the way (the
+    /// bar at each event, the plain line every `plain_every`), then prints the last line
+    /// and returns the run's totals.
+    fn run(mut self, events: &crossbeam_channel::Receiver<Event>, plain_every: Duration) -> Totals {
+        let ticks = crossbeam_channel::tick(plain_every);
+        loop {
+            crossbeam_channel::select! {
+                recv(events) -> event => match event {
+                    Ok(event) => {
+                        self.add(event);
+                        if self.bar.is_some() {
+                            self.show(false);
+                        }
+                    }
+                    Err(_) => break,
+                },
+                recv(ticks) -> _ => {
+                    if self.bar.is_none() {
+                        self.show(false);
+                    }
+                }
+            }
+        }
+        self.show(true);
+        self.totals()
+    }
+
+    fn add(&mut self, event: Event) {
+        match event {
+            Event::Game {
+                positions,
+                result,
+                nodes,
+            } => {
+                self.games += 1;
+                self.positions += positions;
+                self.results[result as usize] += 1;
+                self.nodes += nodes;
+            }
+        }
+    }
+
+    fn totals(&self) -> Totals {
+        Totals {
+            games: self.resumed.games + self.games,
+            positions: self.resumed.positions + self.positions,
+        }
+    }
+
+    /// The progress line: the target so far, then this session's counts and rates.
+    fn line(&self) -> String {
+        let secs = self.start.elapsed().as_secs_f64().max(1e-3);
+        let (g, p, r) = (self.games, self.positions, self.results);
+        let totals = self.totals();
+        let target = match (self.games_target, self.positions_target) {
+            (Some(t), _) => format!("games {}/{t}", totals.games),
+            (_, Some(t)) => format!("positions {}/{t}", totals.positions),
             _ => String::new(),
         };
-        let nodes = c.nodes.load(Ordering::Relaxed);
-        let stats = format!(
-            "+{g} games  +{p} positions  {:.0} pos/s  ({:.0} per thread)  W/D/L {}/{}/{}  {:.0} nodes/pos  {:.0} nps/thread  {:.0}s",
+        format!(
+            "{target}  +{g} games  +{p} positions  {:.0} pos/s  ({:.0} per thread)  W/D/L {}/{}/{}  {:.0} nodes/pos  {:.0} nps/thread  {:.0}s",
             p as f64 / secs,
             p as f64 / secs / self.threads as f64,
             r[2],
             r[1],
             r[0],
-            nodes as f64 / p.max(1) as f64,
-            nodes as f64 / secs / self.threads as f64,
+            self.nodes as f64 / p.max(1) as f64,
+            self.nodes as f64 / secs / self.threads as f64,
             secs
-        );
+        )
+    }
+
+    /// Updates the bar, or prints the progress line (always for the final one).
+    fn show(&self, final_line: bool) {
         match &self.bar {
             Some(bar) if !final_line => {
-                bar.set_position(match (self.games, self.positions) {
-                    (None, Some(_)) => c.positions.load(Ordering::Relaxed),
-                    _ => c.games.load(Ordering::Relaxed),
+                let totals = self.totals();
+                bar.set_position(match (self.games_target, self.positions_target) {
+                    (None, Some(_)) => totals.positions,
+                    _ => totals.games,
                 });
-                bar.set_message(stats);
+                bar.set_message(
+                    self.line()
+                        .split_once("  ")
+                        .map_or(String::new(), |(_, s)| s.to_string()),
+                );
             }
             Some(bar) => {
                 bar.finish_and_clear();
-                eprintln!("{target}  {stats}");
+                eprintln!("{}", self.line());
             }
-            None => eprintln!("{target}  {stats}"),
+            None => eprintln!("{}", self.line()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reporter(games: Option<u64>, threads: usize) -> Progress {
+        Progress {
+            bar: None,
+            games_target: games,
+            positions_target: None,
+            threads,
+            start: Instant::now(),
+            resumed: Totals {
+                games: 4,
+                positions: 400,
+            },
+            games: 0,
+            positions: 0,
+            results: [0; 3],
+            nodes: 0,
+        }
+    }
+
+    #[test]
+    fn the_reporter_counts_every_event_of_every_stream() {
+        let (events, received) = crossbeam_channel::unbounded();
+        let progress = reporter(Some(40), 3);
+        let report = std::thread::spawn(move || {
+            let totals_before = progress.totals();
+            (totals_before, progress.run(&received, Duration::from_millis(5)))
+        });
+        let streams: Vec<_> = (0..3u64)
+            .map(|s| {
+                let events = events.clone();
+                std::thread::spawn(move || {
+                    for i in 0..12u64 {
+                        let result = [Wdl::BlackWins, Wdl::Draw, Wdl::WhiteWins][(i % 3) as usize];
+                        events
+                            .send(Event::Game {
+                                positions: 10 + s,
+                                result,
+                                nodes: 1000,
+                            })
+                            .unwrap();
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                })
+            })
+            .collect();
+        drop(events);
+        for s in streams {
+            s.join().unwrap();
+        }
+        // The reporter ends once every sender is gone, with the resumed counts added.
+        let (before, totals) = report.join().unwrap();
+        assert_eq!(
+            before,
+            Totals {
+                games: 4,
+                positions: 400
+            }
+        );
+        assert_eq!(
+            totals,
+            Totals {
+                games: 4 + 36,
+                positions: 400 + 12 * (10 + 11 + 12)
+            }
+        );
+    }
+
+    #[test]
+    fn the_line_shows_the_target_and_this_sessions_counts() {
+        let mut p = reporter(Some(40), 2);
+        p.add(Event::Game {
+            positions: 100,
+            result: Wdl::WhiteWins,
+            nodes: 500_000,
+        });
+        p.add(Event::Game {
+            positions: 50,
+            result: Wdl::Draw,
+            nodes: 250_000,
+        });
+        let line = p.line();
+        assert!(
+            line.starts_with("games 6/40  +2 games  +150 positions  "),
+            "{line}"
+        );
+        assert!(line.contains("W/D/L 1/1/0  5000 nodes/pos"), "{line}");
     }
 }
