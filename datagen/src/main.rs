@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! datagen --threads T (--games G | --positions P) --nodes N (--out DIR | --gen NAME)
-//!         [--net FILE] [--book FILE.epd] [--random-plies 8] [--seed S]
+//!         [--net FILE] [--book FILE.epd | --openings-960 none|frc|dfrc] [--random-plies 8] [--seed S]
 //! datagen stats PATH...      per generation (directory): games, positions, W/D/L, nodes per
 //!                            position, positions passing the training filter; and totals
 //! datagen verify PATH...     every chunk's checksum, duplicates, headers (exit 1 on a problem)
@@ -29,6 +29,7 @@ use clap::{Args, Parser, Subcommand};
 use datagen::store::{self, DirLock};
 use datagen::{adjudication_text, GenSettings, Rng, SelfPlayer};
 use indicatif::{ProgressBar, ProgressStyle};
+use movegen::openings::StartPositions;
 use movegen::{Board, Color};
 use nnue::file::fnv1a;
 use nnue::record::{
@@ -85,11 +86,37 @@ struct GenerateArgs {
     /// EPD book of start positions (default: the start position).
     #[arg(long)]
     book: Option<PathBuf>,
+    /// Start games from random Chess960 positions (frc: one back rank for both sides) or
+    /// double-Chess960 ones (dfrc: each side its own), before the random plies; none: the
+    /// classical start position. Not with --book.
+    #[arg(long = "openings-960", value_enum, default_value_t = Openings960::None)]
+    openings_960: Openings960,
     /// Random plies at the start of each game (8 or one more).
     #[arg(long, default_value_t = 8)]
     random_plies: usize,
     #[arg(long, default_value_t = 0)]
     seed: u64,
+}
+
+/// `--openings-960`: where games start when there is no book (OpenBench's `frc`/`dfrc`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Openings960 {
+    /// The classical start position.
+    None,
+    /// Chess960: a random back rank, the same for both sides.
+    Frc,
+    /// Double Chess960: a random back rank for each side.
+    Dfrc,
+}
+
+impl Openings960 {
+    fn start_positions(self) -> StartPositions {
+        match self {
+            Openings960::None => StartPositions::Classical,
+            Openings960::Frc => StartPositions::Chess960,
+            Openings960::Dfrc => StartPositions::DoubleChess960,
+        }
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -563,16 +590,24 @@ fn convert_into(to: &str, out: &Path, tmp: &Path, all: bool, files: &[PathBuf]) 
 }
 
 /// The settings text a format 1 file of this run would carry: version 1 files in the output
-/// directory count toward the target only when theirs is the same.
+/// directory count toward the target only when theirs is the same. Format 1 files all
+/// started classically; a Chess960 run says so in a line no format 1 file has, so it never
+/// counts them.
 fn v1_settings_text(args: &GenerateArgs, net: &Network, adjudicate: bool) -> String {
+    let start = args.openings_960.start_positions();
     format!(
-        "format=luft-games-1\nnodes={}\nrandom_plies={}\nnet={:016x}\nhidden={}\nadjudicate={adjudicate}\nbook={}\nseed={}\n",
+        "format=luft-games-1\nnodes={}\nrandom_plies={}\nnet={:016x}\nhidden={}\nadjudicate={adjudicate}\nbook={}\nseed={}\n{}",
         args.nodes,
         args.random_plies,
         net.fingerprint(),
         net.hidden(),
         args.book.as_ref().map_or("none".to_string(), |b| b.display().to_string()),
-        args.seed
+        args.seed,
+        if start == StartPositions::Classical {
+            String::new()
+        } else {
+            format!("start_positions={}\n", start_positions_name(start))
+        }
     )
 }
 
@@ -592,6 +627,9 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
     }
     if args.nodes == 0 || args.random_plies > 40 {
         bail!("--nodes must be positive and --random-plies at most 40");
+    }
+    if args.book.is_some() && args.openings_960 != Openings960::None {
+        bail!("give --book or --openings-960, not both (a book brings its own start positions)");
     }
     let net = match &args.net {
         Some(path) => {
@@ -615,7 +653,10 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
         }
         None => (Vec::new(), 0),
     };
-    let gen_settings = GenSettings::new(args.nodes, args.random_plies, adjudicate);
+    let gen_settings = GenSettings {
+        start_positions: args.openings_960.start_positions(),
+        ..GenSettings::new(args.nodes, args.random_plies, adjudicate)
+    };
     let header = run_header(args, &net, &gen_settings, book.len(), book_fingerprint);
 
     // Lock the directory, repair what a kill or damage left, count every file in it.

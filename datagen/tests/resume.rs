@@ -5,6 +5,7 @@
 
 #![allow(clippy::unwrap_used)]
 
+use movegen::openings::StartPositions;
 use nnue::record::{encode_chunk_v1, encode_header_v1, encode_header_v2, scan, Header, CHUNK_HEADER};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -527,6 +528,67 @@ fn files_of_every_format_verify_and_count() {
     assert!(text.contains("classical start positions"), "{text}");
     assert!(text.contains("  format 3; net "), "{text}");
     std::fs::remove_dir_all(&store).ok();
+}
+
+/// `--openings-960 frc|dfrc` starts games from Chess960 / double-Chess960 positions and the
+/// format 3 header records it: `stats` shows it, and a resume with another choice is
+/// refused. Not with a book.
+#[test]
+fn chess960_openings_are_recorded_and_resumed_only_alike() {
+    let dir = temp_dir("dfrc");
+    let dfrc = ["--openings-960", "dfrc", "--random-plies", "0"].map(String::from);
+    let mut args = gen_args(&dir, 1, 3);
+    args.extend(dfrc.clone());
+    let out = run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(games_in(&dir).len(), 3, "legal games");
+    let s = scan(&std::fs::read(dir.join("games-0.bin")).unwrap());
+    assert!(
+        matches!(s.header, Ok(Header::V3(ref h)) if h.start_positions == StartPositions::DoubleChess960),
+        "{:?}",
+        s.header
+    );
+    // With no random plies (0 or 1 per game) the kings have not moved: off e1/e8 somewhere.
+    let kings: Vec<(usize, usize)> = s
+        .games
+        .iter()
+        .map(|g| {
+            let b = g.start;
+            (
+                b.king(movegen::Color::White).file().index(),
+                b.king(movegen::Color::Black).file().index(),
+            )
+        })
+        .collect();
+    assert!(kings.iter().any(|&k| k != (4, 4)), "{kings:?}");
+    let out = datagen().arg("stats").arg(&dir).output().unwrap();
+    assert!(
+        stdout(&out).contains("book none, double-chess960 start positions, 0 random plies"),
+        "{}",
+        stdout(&out)
+    );
+    // The same choice resumes; another is another run.
+    let mut more = gen_args(&dir, 1, 4);
+    more.extend(dfrc.clone());
+    let out = run(&more);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(games_in(&dir).len(), 4);
+    for other in [
+        &["--openings-960", "frc", "--random-plies", "0"][..],
+        &["--random-plies", "0"],
+    ] {
+        let mut args = gen_args(&dir, 1, 6);
+        args.extend(other.iter().map(|a| a.to_string()));
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{other:?}");
+        assert!(stderr(&out).contains("other settings"), "{}", stderr(&out));
+    }
+    let mut both = gen_args(&temp_dir("dfrc-book"), 1, 1);
+    both.extend(["--openings-960", "frc", "--book", "/nonexistent.epd"].map(String::from));
+    let out = run(&both);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("not both"), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// `--gen NAME` writes into `$LUFT_DATA/NAME`; `stats` over the store reports each
