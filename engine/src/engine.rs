@@ -586,9 +586,10 @@ mod tests {
                 "{n}: {depths:?}"
             );
             assert!(*total <= hard_nodes_for(n));
-            // Without the option the limit is hard: no iteration completes past it.
-            let (_, _, hard) = search(false, nodes(n));
+            // Without the option the limit is hard, and exact.
+            let (_, hard_total, hard) = search(false, nodes(n));
             assert!(hard.iter().all(|&(_, k)| k <= n), "{n}: {hard:?}");
+            assert!(hard_total <= n, "{n}: {hard_total}");
         }
     }
 
