@@ -238,8 +238,8 @@ for i in "${!luft_names[@]}"; do
         "${cmd[@]}" >>"$log" 2>&1
         rc=$?
         [ "$interrupted" = 0 ] || die "interrupted; run the same command again to go on"
-        # 2 is arena's "no SPRT decision", the normal end of a match without --sprt.
-        [ "$rc" = 2 ] || [ "$rc" = 0 ] || die "arena failed on $name vs $opp (exit code $rc); see $log"
+        # 0 is a match played out (arena has no SPRT here); 2 an interruption, 3 an error.
+        [ "$rc" = 0 ] || die "arena failed on $name vs $opp (exit code $rc); see $log"
         grep '^Games:' "$log" | tail -n 1 | sed "s/^/    /"
     done
 done

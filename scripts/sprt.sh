@@ -5,10 +5,11 @@
 # Usage: scripts/sprt.sh BASE NEW [elo0 elo1]      (revisions: anything git rev-parse takes)
 # Environment: TC (default 8+0.08), CONCURRENCY (default: number of CPUs), ROUNDS (20000),
 #              MODEL (normalized), EXTRA (more arena arguments, e.g. "--each nodes=5000").
-# Exit code: arena's (0 H1 accepted, 1 H0 accepted, 2 no decision, 3 error).
+# Exit code: arena's with --sprt-exit-codes (0 H1 accepted, 1 H0 accepted, 2 no decision or
+#            interrupted, 3 error); arena alone exits 0 after any finished match, as fastchess.
 set -euo pipefail
 if [ $# -lt 2 ]; then
-    sed -n '2,9p' "$0"
+    sed -n '2,10p' "$0"
     exit 3
 fi
 base=$1 new=$2 elo0=${3:-0} elo1=${4:-5}
@@ -37,5 +38,6 @@ set +e
     --openings file=arena/openings/luft-8ply.epd format=epd order=random \
     --rounds "${ROUNDS:-20000}" --games 2 --concurrency "${CONCURRENCY:-$(nproc)}" \
     --sprt elo0="$elo0" elo1="$elo1" alpha=0.05 beta=0.05 model="${MODEL:-normalized}" \
-    --pgnout "target/sprt/$base-vs-$new.pgn" --recover --seed "$RANDOM" --ratinginterval 20 ${EXTRA:-}
+    --pgnout "target/sprt/$base-vs-$new.pgn" --recover --seed "$RANDOM" --ratinginterval 20 \
+    --sprt-exit-codes ${EXTRA:-}
 exit $?

@@ -129,6 +129,9 @@ pub struct MatchConfig {
     /// `-sprt-plot FILE.png|FILE.svg`: the SPRT's LLR and Elo over the games, drawn when
     /// the match ends.
     pub sprt_plot: Option<String>,
+    /// `-sprt-exit-codes`: exit 0 H1 accepted, 1 H0 accepted, 2 no decision (arena's own
+    /// codes, for scripts) instead of fastchess's 0 after every match that ended by itself.
+    pub sprt_exit_codes: bool,
     /// Where finished games are written as PGN (`-pgnout`).
     pub pgnout: Option<PgnOutConfig>,
     /// Where finished games' final positions are written (`-epdout`).
@@ -319,6 +322,7 @@ Output:
           timeleft= latency= min=true|false] [match_line=REGEX]   (also: -pgnout FILE)
   -epdout [file=F] [append=true]  -event NAME  -site NAME  -ratinginterval N (10)
   -sprt-plot FILE.png|FILE.svg   (the SPRT's LLR and Elo after each pair, drawn at the end)
+  -sprt-exit-codes   (exit 0 H1 accepted, 1 H0 accepted, 2 no decision; see below)
   -report penta=true|false  -output format=fastchess  -scoreinterval N (accepted, no effect)
   -log file=F [level=trace|info|warn|err|fatal] [engine=true] [append=true] [realtime=true]
 Running:
@@ -326,8 +330,9 @@ Running:
   -strict  -check-mate-pvs  -testEnv
   -config outname=F | file=F [discard=true] [stats=false]  -autosaveinterval N (20 with outname)
   -help  -version
-Exit codes: 0 H1 accepted or a match without -sprt played out, 1 H0 accepted, 2 no decision
-(or interrupted), 3 error.";
+Exit codes: 0 after a match that ended by itself (played out, or decided by its SPRT), as
+fastchess; with -sprt-exit-codes 0 H1 accepted (or no -sprt), 1 H0 accepted, 2 no decision.
+2 interrupted (Ctrl-C), 3 error.";
 
 /// Parses a match command line (without the program name).
 pub fn parse_match(args: &[String]) -> Result<MatchConfig, String> {
@@ -541,6 +546,7 @@ fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfi
         concurrency: 1,
         sprt: None,
         sprt_plot: None,
+        sprt_exit_codes: false,
         pgnout: None,
         epdout: None,
         seed: 0,
@@ -827,6 +833,10 @@ fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfi
             "recover" => {
                 none(values)?;
                 config.recover = true
+            }
+            "sprt-exit-codes" => {
+                none(values)?;
+                config.sprt_exit_codes = true
             }
             // 0: no interim reports.
             "ratinginterval" => {

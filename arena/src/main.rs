@@ -5,11 +5,14 @@
 //! arena sprt-calc (--penta a,b,c,d,e | --tri l,d,w) --elo0 X --elo1 Y [--alpha A --beta B] [--model M]
 //! arena rate [--anchor NAME=ELO] [--prior P] FILE.pgn...
 //! ```
-//! Exit codes: 0 H1 accepted (or a match without `-sprt` played out), 1 H0 accepted, 2 no
-//! decision or interrupted, 3 error. After a match: `Finished match` and `Total Time: HH:MM:SS
-//! (hours:minutes:seconds)`, as fastchess ends.
+//! Exit codes, as fastchess: 0 after a match that ended by itself (played out, or stopped by
+//! its SPRT whichever hypothesis it accepted); with `-sprt-exit-codes` 0 H1 accepted (or a
+//! match without `-sprt` played out), 1 H0 accepted, 2 no decision. 2 interrupted (Ctrl-C),
+//! 3 error. After a match: `Finished match` and `Total Time: HH:MM:SS (hours:minutes:seconds)`
+//! and an empty line, as fastchess ends.
 
 use arena::cli::{sprt_elo, sprt_probability};
+use arena::report;
 use arena::stats::{estimate, llr, sprt_bounds, Counts, Model};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -60,12 +63,11 @@ fn sprt_calc(args: &[String]) -> Result<(), String> {
     let value = llr(counts, elo0, elo1, model);
     let (lower, upper) = sprt_bounds(alpha, beta);
     println!("LLR: {value:.4} ({lower:.4}, {upper:.4})");
+    // The estimate and its lines as the match report prints them (`inf`, `nan`, nothing
+    // clamped), from the same functions.
     let e = estimate(counts);
-    println!(
-        "Elo: {:.2} +/- {:.2}, nElo: {:.2} +/- {:.2}",
-        e.elo, e.elo_pm, e.nelo, e.nelo_pm
-    );
-    println!("LOS: {:.2} %", e.los);
+    println!("{}", report::elo_line(&e));
+    println!("LOS: {}", report::los_text(&e));
     Ok(())
 }
 
@@ -122,12 +124,12 @@ fn main() -> ExitCode {
             println!("Finished match");
             let s = start.elapsed().as_secs();
             println!(
-                "Total Time: {:02}:{:02}:{:02} (hours:minutes:seconds)",
+                "Total Time: {:02}:{:02}:{:02} (hours:minutes:seconds)\n",
                 s / 3600,
                 s / 60 % 60,
                 s % 60
             );
-            ExitCode::from(verdict.exit_code())
+            ExitCode::from(verdict.exit_code(config.sprt_exit_codes))
         }
         Err(e) => {
             eprintln!("arena: error: {e}");

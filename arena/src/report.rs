@@ -25,7 +25,7 @@
 //! has played.
 
 use crate::runner::Tally;
-use crate::stats::{llr, normal_cdf, sprt_bounds, Counts, Model, NELO_SCALE, Z_95};
+use crate::stats::{self, llr, sprt_bounds, Counts, EloEstimate, Model};
 
 /// The SPRT settings a report shows.
 pub use crate::cli::SprtConfig;
@@ -46,53 +46,30 @@ pub fn num(x: f64, decimals: usize) -> String {
     }
 }
 
-/// Elo, nElo and LOS as fastchess computes them (IEEE arithmetic, nothing clamped).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Estimate {
-    /// Elo difference of the first engine (logistic model).
-    pub elo: f64,
-    /// Half-width of its 95% interval.
-    pub elo_error: f64,
-    /// Normalized Elo difference.
-    pub nelo: f64,
-    /// Half-width of its 95% interval.
-    pub nelo_error: f64,
-    /// In percent.
-    pub los: f64,
-}
-
-fn elo_of(score: f64) -> f64 {
-    -400.0 * (1.0 / score - 1.0).log10()
-}
-
-/// fastchess's estimate from per-game (`penta` false) or per-pair counts.
-pub fn estimate(tally: &Tally, penta: bool) -> Estimate {
-    let (scores, counts): (Vec<f64>, Vec<f64>) = if penta {
-        (
-            vec![0.0, 0.25, 0.5, 0.75, 1.0],
-            tally.penta.iter().map(|&n| n as f64).collect(),
-        )
+/// fastchess's estimate ([`stats::estimate`]) of a tally: per pair (`penta`) or per game.
+pub fn estimate(tally: &Tally, penta: bool) -> EloEstimate {
+    stats::estimate(if penta {
+        Counts::Penta(tally.penta)
     } else {
-        (vec![0.0, 0.5, 1.0], tally.tri.iter().map(|&n| n as f64).collect())
-    };
-    let n: f64 = counts.iter().sum();
-    let score: f64 = scores.iter().zip(&counts).map(|(a, c)| a * c / n).sum();
-    let variance: f64 = scores
-        .iter()
-        .zip(&counts)
-        .map(|(a, c)| c / n * (a - score).powi(2))
-        .sum();
-    let per = variance / n;
-    let (upper, lower) = (score + Z_95 * per.sqrt(), score - Z_95 * per.sqrt());
-    let factor = if penta { 2.0 } else { 1.0 };
-    let nelo_of = |s: f64| (s - 0.5) / (factor * variance).sqrt() * NELO_SCALE;
-    Estimate {
-        elo: elo_of(score),
-        elo_error: (elo_of(upper) - elo_of(lower)) / 2.0,
-        nelo: nelo_of(score),
-        nelo_error: (nelo_of(upper) - nelo_of(lower)) / 2.0,
-        los: normal_cdf((score - 0.5) / per.sqrt()) * 100.0,
-    }
+        Counts::Tri(tally.tri)
+    })
+}
+
+/// The `Elo: X +/- E, nElo: Y +/- F` line (without the newline), as fastchess prints it;
+/// the match report and `arena sprt-calc` both print it with this.
+pub fn elo_line(e: &EloEstimate) -> String {
+    format!(
+        "Elo: {} +/- {}, nElo: {} +/- {}",
+        num(e.elo, 2),
+        num(e.elo_error, 2),
+        num(e.nelo, 2),
+        num(e.nelo_error, 2)
+    )
+}
+
+/// LOS in percent as the report prints it (`100.00 %`, `nan %`).
+pub fn los_text(e: &EloEstimate) -> String {
+    format!("{} %", num(e.los, 2))
 }
 
 /// What the `Results of` line says about the match besides the names.
@@ -149,27 +126,22 @@ pub fn pair_block(
         parts.push(book.clone());
     }
     let mut out = format!("Results of {} vs {} ({}):\n", names.0, names.1, parts.join(", "));
-    out.push_str(&format!(
-        "Elo: {} +/- {}, nElo: {} +/- {}\n",
-        num(e.elo, 2),
-        num(e.elo_error, 2),
-        num(e.nelo, 2),
-        num(e.nelo_error, 2)
-    ));
+    out.push_str(&elo_line(&e));
+    out.push('\n');
     let pairs = tally.pairs() as f64;
     if penta {
         let draw_ratio = tally.penta[2] as f64 / pairs * 100.0;
         let pairs_ratio = (tally.penta[3] + tally.penta[4]) as f64 / (tally.penta[0] + tally.penta[1]) as f64;
         out.push_str(&format!(
-            "LOS: {} %, DrawRatio: {} %, PairsRatio: {}\n",
-            num(e.los, 2),
+            "LOS: {}, DrawRatio: {} %, PairsRatio: {}\n",
+            los_text(&e),
             num(draw_ratio, 2),
             num(pairs_ratio, 2)
         ));
     } else {
         out.push_str(&format!(
-            "LOS: {} %, DrawRatio: {} %\n",
-            num(e.los, 2),
+            "LOS: {}, DrawRatio: {} %\n",
+            los_text(&e),
             num(d as f64 / games as f64 * 100.0, 2)
         ));
     }

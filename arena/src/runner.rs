@@ -16,6 +16,11 @@
 //! between moves and prints the report so far (and saves the state for `-config file=`
 //! when saving is on).
 //!
+//! The end, as fastchess ends: the report once (not repeated when the last pair already
+//! printed it at its interval), `SPRT ([elo0, elo1]) completed - H0|H1 was accepted` when
+//! the test decided and no SPRT line when the rounds ran out first, then (from `main`)
+//! `Finished match` and `Total Time`; exit code 0 (see [`Verdict::exit_code`]).
+//!
 //! On a terminal, a progress bar on stderr (`progress`) counts the finished games; the
 //! lines on stdout are printed around it. With `-sprt-plot FILE`, each SPRT check also
 //! records the LLR and the Elo estimate, drawn into FILE when the match ends
@@ -56,12 +61,18 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// The process exit code: 0 for H1 or a finished match, 1 for H0, 2 for no decision.
-    pub fn exit_code(self) -> u8 {
+    /// The process exit code. As fastchess, 0 after every match that ended by itself
+    /// (played out, or stopped by its SPRT whatever it accepted); with `sprt_codes`
+    /// (`-sprt-exit-codes`, for scripts that branch on the outcome) 0 H1 accepted or a
+    /// match without an SPRT played out, 1 H0 accepted, 2 no decision. Ctrl-C is 2 either
+    /// way (fastchess exits non-zero too).
+    pub fn exit_code(self, sprt_codes: bool) -> u8 {
         match self {
+            Verdict::Interrupted => 2,
+            _ if !sprt_codes => 0,
             Verdict::H1Accepted | Verdict::Finished => 0,
             Verdict::H0Accepted => 1,
-            Verdict::Undecided | Verdict::Interrupted => 2,
+            Verdict::Undecided => 2,
         }
     }
 }
@@ -146,6 +157,10 @@ struct Shared {
     records: Vec<(usize, usize, u8)>,
     done_records: Vec<(usize, usize, u8)>,
     encounters_since_report: u64,
+    /// Games finished in this run, and how many had when the last report was printed: the
+    /// final report is not printed again when no game has finished since an interval one.
+    finished_games: u64,
+    reported_at: Option<u64>,
     games_since_save: u64,
     pgn: Option<std::fs::File>,
     epd: Option<std::fs::File>,
@@ -284,6 +299,7 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
     } else {
         (job.second, job.first)
     };
+    shared.finished_games += 1;
     plan.progress.say(&format!(
         "Finished game {} ({} vs {}): {} {{{}}}",
         job.number,
@@ -397,6 +413,7 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
         }
         if config.rating_interval > 0 && shared.encounters_since_report >= config.rating_interval {
             shared.encounters_since_report = 0;
+            shared.reported_at = Some(shared.finished_games);
             plan.progress
                 .say(&format!("{RULE}\n{}{RULE}", plan.report(shared)));
         }
@@ -667,6 +684,8 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
         records: Vec::new(),
         done_records: Vec::new(),
         encounters_since_report: 0,
+        finished_games: 0,
+        reported_at: None,
         games_since_save: 0,
         pgn: match &config.pgnout {
             Some(p) => Some(open_output(&p.file, p.append || resume.is_some(), "PGN")?),
@@ -724,7 +743,11 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
     }
     plan.progress.finish();
     let s = shared.lock().unwrap_or_else(|e| e.into_inner());
-    println!("{RULE}\n{}{RULE}", plan.report(&s));
+    // The report once: not again when the last game's pair already printed it at its
+    // -ratinginterval (fastchess prints it once at the end of a match).
+    if s.reported_at != Some(s.finished_games) {
+        println!("{RULE}\n{}{RULE}", plan.report(&s));
+    }
     let was_interrupted = interrupted.load(Ordering::Relaxed);
     let verdict = match (s.verdict, &config.sprt) {
         (Some(v), _) => v,
@@ -734,10 +757,12 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
     };
     if let Some(sprt) = &config.sprt {
         let bounds = format!("[{}, {}]", report::num(sprt.elo0, 2), report::num(sprt.elo1, 2));
+        // fastchess's words when the test decides; nothing when the rounds run out first
+        // (fastchess prints no SPRT line then).
         match verdict {
             Verdict::H1Accepted => println!("SPRT ({bounds}) completed - H1 was accepted"),
             Verdict::H0Accepted => println!("SPRT ({bounds}) completed - H0 was accepted"),
-            _ => println!("SPRT ({bounds}) completed - no decision"),
+            _ => {}
         }
         if let Some(path) = &config.sprt_plot {
             let games = s.live.get(&(0, 1)).map_or(0, Tally::games);
@@ -761,6 +786,8 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
     if config.state_file.is_some() && (was_interrupted || config.autosave_interval > 0) {
         plan.save(&s);
     }
+    // fastchess's own output format never prints `Tournament finished`; the end of a match
+    // is `Finished match` and `Total Time` (printed by main).
     if was_interrupted && s.verdict.is_none() {
         match &config.state_file {
             Some(path) => {
@@ -768,8 +795,6 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
             }
             None => println!("Tournament was interrupted."),
         }
-    } else if s.error.is_none() {
-        println!("Tournament finished");
     }
     if let Some(e) = &s.error {
         log::message(Level::Err, e);
@@ -805,6 +830,15 @@ mod tests {
         t.add_pair(0, 2);
         t.add_pair(2, 1);
         assert_eq!((t.penta, t.wl), ([0, 0, 3, 1, 0], 2));
+    }
+
+    #[test]
+    fn exit_codes_are_fastchesss_unless_asked_for_arenas() {
+        use Verdict::*;
+        let all = [H1Accepted, H0Accepted, Undecided, Finished, Interrupted];
+        let codes = |own: bool| all.map(|v| v.exit_code(own));
+        assert_eq!(codes(false), [0, 0, 0, 0, 2]);
+        assert_eq!(codes(true), [0, 1, 2, 0, 2]);
     }
 
     #[test]

@@ -213,11 +213,11 @@ pub struct EloEstimate {
     /// The logistic Elo difference.
     pub elo: f64,
     /// Half-width of the 95% interval.
-    pub elo_pm: f64,
+    pub elo_error: f64,
     /// The normalized Elo difference.
     pub nelo: f64,
     /// Half-width of its 95% interval.
-    pub nelo_pm: f64,
+    pub nelo_error: f64,
     /// Likelihood of superiority, in percent.
     pub los: f64,
 }
@@ -248,7 +248,12 @@ fn erfc(x: f64) -> f64 {
     }
 }
 
-/// Elo, nElo and LOS from counts (no regularisation: every count as observed).
+/// Elo, nElo and LOS from counts as fastchess computes them: every count as observed (no
+/// regularisation) and IEEE arithmetic with nothing clamped. Where every game (or pair) has
+/// the same result the Elo is `inf` or `-inf` with a `nan` error, LOS is 100 or 0, and an
+/// interval whose end passes a score of 0 or 1 has a `nan` half-width; no counts at all
+/// give `nan` everywhere. The match report and `arena sprt-calc` both use this one
+/// definition, so they print the same numbers for the same counts.
 pub fn estimate(counts: Counts) -> EloEstimate {
     let (scores, raw): (Vec<f64>, Vec<f64>) = match counts {
         Counts::Tri(c) => (vec![0.0, 0.5, 1.0], c.iter().map(|&n| n as f64).collect()),
@@ -258,47 +263,20 @@ pub fn estimate(counts: Counts) -> EloEstimate {
         ),
     };
     let n: f64 = raw.iter().sum();
-    if n == 0.0 {
-        return EloEstimate {
-            score: 0.5,
-            elo: 0.0,
-            elo_pm: 0.0,
-            nelo: 0.0,
-            nelo_pm: 0.0,
-            los: 50.0,
-        };
-    }
     let probs: Vec<f64> = raw.iter().map(|c| c / n).collect();
     let (mu, var) = mean_and_variance(&scores, &probs);
-    let sigma = var.sqrt();
-    let se = sigma / n.sqrt();
-    let lower = score_to_elo((mu - Z_95 * se).clamp(1e-9, 1.0 - 1e-9));
-    let upper = score_to_elo((mu + Z_95 * se).clamp(1e-9, 1.0 - 1e-9));
-    let pair_factor = if counts.is_penta() {
-        std::f64::consts::SQRT_2
-    } else {
-        1.0
-    };
-    let (nelo, nelo_pm) = if sigma > 0.0 {
-        (
-            (mu - 0.5) / (pair_factor * sigma) * NELO_SCALE,
-            Z_95 * se / (pair_factor * sigma) * NELO_SCALE,
-        )
-    } else {
-        (0.0, 0.0)
-    };
-    let los = if se > 0.0 {
-        normal_cdf((mu - 0.5) / se) * 100.0
-    } else {
-        50.0
-    };
+    let se = (var / n).sqrt();
+    let (upper, lower) = (mu + Z_95 * se, mu - Z_95 * se);
+    // Per pair, the variance of a pair's mean score is half a game's (fastchess: 2 * var).
+    let factor = if counts.is_penta() { 2.0 } else { 1.0 };
+    let nelo_of = |s: f64| (s - 0.5) / (factor * var).sqrt() * NELO_SCALE;
     EloEstimate {
         score: mu,
-        elo: score_to_elo(mu.clamp(1e-9, 1.0 - 1e-9)),
-        elo_pm: (upper - lower) / 2.0,
-        nelo,
-        nelo_pm,
-        los,
+        elo: score_to_elo(mu),
+        elo_error: (score_to_elo(upper) - score_to_elo(lower)) / 2.0,
+        nelo: nelo_of(mu),
+        nelo_error: (nelo_of(upper) - nelo_of(lower)) / 2.0,
+        los: normal_cdf((mu - 0.5) / se) * 100.0,
     }
 }
 
@@ -355,9 +333,9 @@ mod tests {
                 );
             };
             near(e.elo, 3);
-            near(e.elo_pm, 4);
+            near(e.elo_error, 4);
             near(e.nelo, 5);
-            near(e.nelo_pm, 6);
+            near(e.nelo_error, 6);
             near(e.los, 7);
         }
     }

@@ -242,13 +242,16 @@ fn openbench_command_line_end_to_end_with_luft() {
         out.contains("Results of luft-dev vs luft-base (1500 nodes - 5/1+0.05, 1t, 8MB, luft-8ply.epd):\n"),
         "{out}"
     );
-    for line in ["Tournament finished", "Finished match"] {
-        assert!(out.lines().any(|l| l == line), "{line}: {out}");
-    }
+    assert!(out.lines().any(|l| l == "Finished match"), "{out}");
+    assert!(!out.contains("Tournament finished"), "{out}");
     let total = out.lines().find(|l| l.starts_with("Total Time: ")).unwrap();
     assert!(
         total.ends_with(" (hours:minutes:seconds)")
             && total.len() == "Total Time: 00:00:00 (hours:minutes:seconds)".len()
+    );
+    assert!(
+        out.ends_with(" (hours:minutes:seconds)\n\n"),
+        "an empty line after, as fastchess"
     );
     // Game numbers: pairs (1, 2) and (3, 4), the tested engine White in the first.
     for n in [1, 3] {
@@ -335,7 +338,7 @@ fn at_concurrency_1_each_game_finishes_before_the_next_starts() {
          -openings file={BOOK} -rounds 2 -concurrency 1 -maxmoves 8 -sprt elo0=0 elo1=5 -pgnout file=g.pgn"
     ));
     let (code, out, err) = run_arena(Some(&dir), &args);
-    assert_eq!(code, 2, "an SPRT without a decision: {out}{err}");
+    assert_eq!(code, 0, "an SPRT without a decision, as fastchess: {out}{err}");
     let lines: Vec<&str> = out.lines().collect();
     let at = |prefix: &str| {
         lines
@@ -348,10 +351,7 @@ fn at_concurrency_1_each_game_finishes_before_the_next_starts() {
         let started = at(&format!("Started game {} of 4 ", n + 1));
         assert!(finished < started && started < usize::MAX, "game {n}: {out}");
     }
-    assert!(
-        out.contains("SPRT ([0.00, 5.00]) completed - no decision"),
-        "{out}"
-    );
+    assert!(!out.contains("SPRT ("), "no SPRT line without a decision: {out}");
     assert!(out.contains("LLR: "), "{out}");
     // M:SS is minutes and seconds.
     let games = parse_pgn(&std::fs::read_to_string(dir.join("g.pgn")).unwrap()).unwrap();
@@ -450,6 +450,129 @@ fn one_result_in_every_pair_reads_inf() {
         "{out}"
     );
     assert!(!out.contains("3600"), "{out}");
+}
+
+/// What follows the last `Finished game` line, with the time blanked.
+fn ending(out: &str) -> Vec<String> {
+    let lines: Vec<&str> = out.lines().collect();
+    let last = lines
+        .iter()
+        .rposition(|l| l.starts_with("Finished game "))
+        .unwrap();
+    lines[last + 1..]
+        .iter()
+        .map(|l| {
+            if l.starts_with("Total Time: ") {
+                "Total Time: T".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect()
+}
+
+const DASHES: &str = "--------------------------------------------------";
+
+#[test]
+fn the_end_of_a_match_reads_as_fastchess_ends() {
+    let dir = temp_dir("ending");
+    // Rounds that run out before the SPRT decides, the last pair a -ratinginterval pair:
+    // the report once, no SPRT line, exit 0 (arena's own codes: 2).
+    let line = format!(
+        "-engine cmd={FAULT} name=a args=ok -engine cmd={FAULT} name=b args=ok -each nodes=1 \
+         -maxmoves 4 -rounds 2 -ratinginterval 2 -sprt elo0=0 elo1=5"
+    );
+    let (code, out, err) = run_arena(Some(&dir), &words(&line));
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out.matches("Results of a vs b").count(), 1, "{out}");
+    let end = ending(&out);
+    let tail: Vec<&str> = end[end.len() - 4..].iter().map(String::as_str).collect();
+    assert_eq!(tail, [DASHES, "Finished match", "Total Time: T", ""], "{out}");
+    assert_eq!(end[0], DASHES, "{out}");
+    assert!(end[end.len() - 5].starts_with("LLR: "), "{out}");
+    assert!(
+        !out.contains("no decision") && !out.contains("Tournament finished"),
+        "{out}"
+    );
+    let (code, _, _) = run_arena(Some(&dir), &words(&format!("{line} -sprt-exit-codes")));
+    assert_eq!(code, 2, "no decision");
+    // Without -sprt, an interval that does not end with the match: the final report once.
+    let plain = line
+        .replace("-sprt elo0=0 elo1=5", "")
+        .replace("-ratinginterval 2", "-ratinginterval 3");
+    let (code, out, _) = run_arena(Some(&dir), &words(&plain));
+    assert_eq!(code, 0);
+    assert_eq!(out.matches("Results of a vs b").count(), 1, "{out}");
+    assert_eq!(ending(&out)[0], DASHES, "{out}");
+
+    // An SPRT that decides: a report after every pair (-ratinginterval 1), the last one
+    // not repeated, then fastchess's SPRT line (wide bounds, so that one-sided results
+    // decide within a few pairs). Exit 0 whichever hypothesis it accepts;
+    // with -sprt-exit-codes 0 for H1 and 1 for H0.
+    for (first, second, hypothesis, own_code) in [("ok", "illegal", "H1", 0), ("illegal", "ok", "H0", 1)] {
+        let line = format!(
+            "-engine cmd={FAULT} name=x args={first} -engine cmd={FAULT} name=y args={second} \
+             -each nodes=1 -rounds 100 -ratinginterval 1 -recover -sprt elo0=0 elo1=200"
+        );
+        let (code, out, err) = run_arena(Some(&dir), &words(&line));
+        assert_eq!(code, 0, "{hypothesis}: {out}{err}");
+        let games = out.matches("Finished game ").count();
+        assert!(games < 40 && games % 2 == 0, "{hypothesis}: {out}");
+        assert_eq!(out.matches("Results of x vs y").count(), games / 2, "{out}");
+        let end = ending(&out);
+        let tail: Vec<&str> = end[end.len() - 5..].iter().map(String::as_str).collect();
+        let verdict = format!("SPRT ([0.00, 200.00]) completed - {hypothesis} was accepted");
+        assert_eq!(
+            tail,
+            [DASHES, verdict.as_str(), "Finished match", "Total Time: T", ""],
+            "{out}"
+        );
+        let (code, _, _) = run_arena(Some(&dir), &words(&format!("{line} -sprt-exit-codes")));
+        assert_eq!(code, own_code, "{hypothesis}");
+    }
+}
+
+#[test]
+fn sprt_calc_prints_the_report_numbers() {
+    let dir = temp_dir("sprt-calc");
+    let calc = |counts: &str| -> Vec<String> {
+        let (code, out, err) = run_arena(
+            Some(&dir),
+            &words(&format!("sprt-calc --penta {counts} --elo0 0 --elo1 5")),
+        );
+        assert_eq!(code, 0, "{err}");
+        out.lines().skip(1).map(String::from).collect()
+    };
+    // fastchess's report of these counts (the README's side-by-side run) and its arithmetic
+    // at the edges: the same lines, from the same functions as arena's report.
+    assert_eq!(
+        calc("0,0,2,2,6"),
+        ["Elo: 301.33 +/- 229.92, nElo: 429.93 +/- 152.27", "LOS: 100.00 %"]
+    );
+    assert!(calc("0,0,1,0,2")[0].starts_with("Elo: 279.59 +/- nan, "));
+    assert_eq!(
+        calc("0,0,0,0,5"),
+        ["Elo: inf +/- nan, nElo: inf +/- nan", "LOS: 100.00 %"]
+    );
+    assert_eq!(
+        calc("5,0,0,0,0"),
+        ["Elo: -inf +/- nan, nElo: -inf +/- nan", "LOS: 0.00 %"]
+    );
+    // And the match report of an all-win match says the same.
+    let (_, out, _) = run_arena(
+        Some(&dir),
+        &words(&format!(
+            "-engine cmd={FAULT} name=ok args=ok -engine cmd={FAULT} name=loser args=illegal \
+             -each nodes=1 -rounds 5 -recover"
+        )),
+    );
+    let report: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("Elo: ") || l.starts_with("LOS: "))
+        .collect();
+    assert_eq!(report.len(), 2, "{out}");
+    assert_eq!(report[0], calc("0,0,0,0,5")[0]);
+    assert!(report[1].starts_with(&calc("0,0,0,0,5")[1]), "{out}");
 }
 
 #[test]

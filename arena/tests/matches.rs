@@ -423,9 +423,10 @@ fn luft_against_luft_at_a_node_limit() {
             "3",
             "--maxmoves",
             "150",
+            "--sprt-exit-codes",
         ],
     );
-    assert_eq!(code, 2, "undecided after 8 games: {out}{err}");
+    assert_eq!(code, 2, "undecided after 8 games (arena's own codes): {out}{err}");
     assert_eq!(out.matches("Finished game").count(), 8, "{out}");
     assert!(out.contains("Games: 8, "), "{out}");
     let ptnml = out

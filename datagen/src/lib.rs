@@ -1,6 +1,6 @@
 //! Self-play data generation (`NNUE.md`): each thread plays whole games with its own
 //! searcher and a small transposition table cleared every game, from the start position (or
-//! a book line) plus 8 or 9 random plies, discarding openings a short search scores beyond
+//! a book line, or a random Chess960 / double-Chess960 position) plus 8 or 9 random plies, discarding openings a short search scores beyond
 //! ±1000 cp. Moves are searched to a soft node limit (hard cap 8x). Games end by the rules,
 //! by adjudication (a win at |score| >= [`WIN_SCORE`] = 2000 for [`WIN_PLIES`] = 4 plies in
 //! a row, a draw at |score| <= [`DRAW_SCORE`] = 5 for [`DRAW_PLIES`] = 12 plies from ply
@@ -17,7 +17,8 @@
 
 pub mod store;
 
-use engine::{Limits, Searcher, TtAllocError};
+use engine::{hard_nodes_for, Limits, Searcher, TtAllocError};
+use movegen::openings::StartPositions;
 use movegen::{Board, Color, Game, Outcome};
 use nnue::record::{GameRecord, GenHeader, Header, Wdl};
 use nnue::Network;
@@ -41,8 +42,9 @@ pub const DRAW_MIN_PLY: usize = 40;
 pub const MAX_PLIES: usize = 400;
 
 /// The adjudication rules a data file's games were played under, as one line for `datagen
-/// stats`: the thresholds a format 2 header records, or, for a format 1 file (which records
-/// only whether adjudication was on), the defaults above, which every format 1 writer used.
+/// stats`: the thresholds a format 2 or 3 header records, or, for a format 1 file (which
+/// records only whether adjudication was on), the defaults above, which every format 1
+/// writer used.
 pub fn adjudication_text(header: &Header) -> String {
     let rules = |on: bool, win: (u32, u32), draw: (u32, u32, u32), max: u32| {
         let end = format!("draw at {max} plies");
@@ -57,7 +59,7 @@ pub fn adjudication_text(header: &Header) -> String {
         }
     };
     match header {
-        Header::V2(h) => rules(
+        Header::V2(h) | Header::V3(h) => rules(
             h.adjudicate,
             (h.win_score, h.win_plies),
             (h.draw_score, h.draw_plies, h.draw_min_ply),
@@ -105,17 +107,25 @@ pub struct GenSettings {
     pub draw_min_ply: usize,
     /// Plies after which a game is a draw.
     pub max_plies: usize,
+    /// Where games start without a book: the classical position, or a random Chess960 or
+    /// double-Chess960 one (`--openings-960 frc|dfrc`), before the random plies.
+    pub start_positions: StartPositions,
 }
 
+/// The soft node budget of the opening check (its hard limit: [`engine::hard_nodes_for`]).
+pub const OPENING_NODES: u64 = 1000;
+
 impl GenSettings {
-    /// The recipe of `NNUE.md` at `nodes` soft nodes a move (hard limit 8x).
+    /// The recipe of `NNUE.md` at `nodes` soft nodes a move (hard limit
+    /// [`engine::SOFT_NODES_HARD_FACTOR`] times that, the factor `UseSoftNodes` uses too),
+    /// from the classical start position.
     pub fn new(nodes: u64, random_plies: usize, adjudicate: bool) -> GenSettings {
         GenSettings {
             nodes,
-            hard_nodes: nodes.saturating_mul(8),
+            hard_nodes: hard_nodes_for(nodes),
             random_plies,
-            opening_nodes: 1000,
-            opening_hard_nodes: 8000,
+            opening_nodes: OPENING_NODES,
+            opening_hard_nodes: hard_nodes_for(OPENING_NODES),
             opening_max_score: 1000,
             adjudicate,
             win_score: WIN_SCORE,
@@ -124,13 +134,15 @@ impl GenSettings {
             draw_plies: DRAW_PLIES,
             draw_min_ply: DRAW_MIN_PLY,
             max_plies: MAX_PLIES,
+            start_positions: StartPositions::Classical,
         }
     }
 }
 
 impl GenSettings {
     /// `header` with every field these settings decide written into it: the node limits,
-    /// the random plies, the opening check, adjudication and the ply cap. The net, the
+    /// the random plies, the opening check, adjudication, the ply cap and the start
+    /// positions. The net, the
     /// book, the seed, the stream and the generator's name are the caller's.
     pub fn fill_header(&self, header: GenHeader) -> GenHeader {
         GenHeader {
@@ -147,6 +159,7 @@ impl GenSettings {
             draw_plies: self.draw_plies as u32,
             draw_min_ply: self.draw_min_ply as u32,
             max_plies: self.max_plies as u32,
+            start_positions: self.start_positions,
             ..header
         }
     }
@@ -187,13 +200,15 @@ impl SelfPlayer {
         Some((result.best_move?, result.score?.value(), result.nodes))
     }
 
-    /// Plays one game. `book` holds start positions (the start position if empty).
+    /// Plays one game. `book` holds start positions (if empty, `settings.start_positions`
+    /// draws one: the classical position, or a random Chess960 / double-Chess960 one).
     pub fn play_game(&mut self, settings: &GenSettings, book: &[Board], rng: &mut Rng) -> (GameRecord, u64) {
         let mut total_nodes = 0;
         // Opening: random plies, then a short search must find it playable.
         let (mut game, start_eval) = loop {
             let start = if book.is_empty() {
-                Board::startpos()
+                // The classical start draws nothing from `rng`: classical runs replay as before.
+                settings.start_positions.draw(rng)
             } else {
                 book[rng.below(book.len())]
             };
@@ -292,14 +307,52 @@ impl SelfPlayer {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
+    /// The king squares of a game's first position, which at most one random ply cannot
+    /// have moved (every back-rank square is taken at a Chess960 start).
+    fn king_files(settings: &GenSettings, seed: u64) -> (usize, usize) {
+        let mut player = SelfPlayer::new(engine::default_net()).unwrap();
+        let (record, _) = player.play_game(settings, &[], &mut Rng(seed));
+        let b = record.start;
+        (
+            b.king(Color::White).file().index(),
+            b.king(Color::Black).file().index(),
+        )
+    }
+
     #[test]
-    fn the_adjudication_rules_of_both_formats_are_shown() {
-        let header = Header::V2(GenSettings::new(5000, 8, true).fill_header(GenHeader::default()));
+    fn games_start_from_chess960_positions_when_asked() {
+        let mut settings = GenSettings::new(200, 0, true);
+        settings.max_plies = 1;
+        let kings = |settings: &GenSettings| -> Vec<(usize, usize)> {
+            (0..8).map(|seed| king_files(settings, seed)).collect()
+        };
+        // Classical: the kings on e1 and e8.
+        assert!(kings(&settings).iter().all(|&k| k == (4, 4)));
+        // Chess960: one back rank for both sides, not always the classical one.
+        settings.start_positions = StartPositions::Chess960;
+        let frc = kings(&settings);
+        assert!(frc.iter().all(|&(w, b)| w == b), "{frc:?}");
+        assert!(frc.iter().any(|&k| k != (4, 4)), "{frc:?}");
+        // Double Chess960: each side its own.
+        settings.start_positions = StartPositions::DoubleChess960;
+        let dfrc = kings(&settings);
+        assert!(dfrc.iter().any(|&(w, b)| w != b), "{dfrc:?}");
+        // And the header records it.
+        let h = settings.fill_header(GenHeader::default());
+        assert_eq!(h.start_positions, StartPositions::DoubleChess960);
+        assert_eq!(h.hard_nodes, 200 * engine::SOFT_NODES_HARD_FACTOR);
+    }
+
+    #[test]
+    fn the_adjudication_rules_of_every_format_are_shown() {
+        let settings = GenSettings::new(5000, 8, true).fill_header(GenHeader::default());
         let rules = "adjudication on (win at |score| >= 2000 cp for 4 plies, draw at |score| <= 5 cp \
                      for 12 plies from ply 40), draw at 400 plies";
-        assert_eq!(adjudication_text(&header), rules);
+        assert_eq!(adjudication_text(&Header::V3(settings.clone())), rules);
+        assert_eq!(adjudication_text(&Header::V2(settings)), rules);
         let v1 = Header::V1 {
             settings: "format=luft-games-1\nnodes=5000\nadjudicate=true\n".into(),
         };

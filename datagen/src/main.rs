@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! datagen --threads T (--games G | --positions P) --nodes N (--out DIR | --gen NAME)
-//!         [--net FILE] [--book FILE.epd] [--random-plies 8] [--seed S]
+//!         [--net FILE] [--book FILE.epd | --openings-960 none|frc|dfrc] [--random-plies 8] [--seed S]
 //! datagen stats PATH...      per generation (directory): games, positions, W/D/L, nodes per
 //!                            position, positions passing the training filter; and totals
 //! datagen verify PATH...     every chunk's checksum, duplicates, headers (exit 1 on a problem)
@@ -18,18 +18,23 @@
 //! While generating, stderr shows an `indicatif` progress bar towards `--games` or
 //! `--positions` (rate, ETA, W/D/L, nodes per position) when it is a terminal, and
 //! otherwise a plain progress line every 10 s; the last progress line and the summary are
-//! printed either way, in the same words.
+//! printed either way, in the same words. The streams do not share counters with the
+//! display: each sends an event per finished game down a `crossbeam` channel to one
+//! reporter thread, which owns the bar (or line) and every count it shows, and ends when
+//! the last stream hangs up. (The streams share only what stops them exactly at the
+//! target: games reserved and positions written.)
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use datagen::store::{self, DirLock};
 use datagen::{adjudication_text, GenSettings, Rng, SelfPlayer};
 use indicatif::{ProgressBar, ProgressStyle};
+use movegen::openings::StartPositions;
 use movegen::{Board, Color};
 use nnue::file::fnv1a;
 use nnue::record::{
-    data_files, encode_chunk, keep_for_training, DataReader, GameRecord, GenHeader, Header, Item,
-    RecordError, Wdl,
+    data_files, encode_chunk, keep_for_training, start_positions_name, DataReader, GameRecord, GenHeader,
+    Header, Item, RecordError, Wdl,
 };
 use nnue::Network;
 use std::collections::BTreeMap;
@@ -81,11 +86,37 @@ struct GenerateArgs {
     /// EPD book of start positions (default: the start position).
     #[arg(long)]
     book: Option<PathBuf>,
+    /// Start games from random Chess960 positions (frc: one back rank for both sides) or
+    /// double-Chess960 ones (dfrc: each side its own), before the random plies; none: the
+    /// classical start position. Not with --book.
+    #[arg(long = "openings-960", value_enum, default_value_t = Openings960::None)]
+    openings_960: Openings960,
     /// Random plies at the start of each game (8 or one more).
     #[arg(long, default_value_t = 8)]
     random_plies: usize,
     #[arg(long, default_value_t = 0)]
     seed: u64,
+}
+
+/// `--openings-960`: where games start when there is no book (OpenBench's `frc`/`dfrc`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Openings960 {
+    /// The classical start position.
+    None,
+    /// Chess960: a random back rank, the same for both sides.
+    Frc,
+    /// Double Chess960: a random back rank for each side.
+    Dfrc,
+}
+
+impl Openings960 {
+    fn start_positions(self) -> StartPositions {
+        match self {
+            Openings960::None => StartPositions::Classical,
+            Openings960::Frc => StartPositions::Chess960,
+            Openings960::Dfrc => StartPositions::DoubleChess960,
+        }
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -206,11 +237,13 @@ fn read_file(path: &Path, mut each: impl FnMut(&GameRecord)) -> Result<FileRead>
     Ok(read)
 }
 
-/// A one-line summary of how a file's games were made.
+/// A one-line summary of how a file's games were made (the same for a run's format 2 and 3
+/// files: the format is shown apart).
 fn provenance(header: &Header) -> String {
     match header {
-        Header::V2(h) => format!(
-            "format 2; net {:016x} (hidden {}, {}), {} nodes (hard {}), seed {}, book {}, {} random plies, {}",
+        Header::V2(h) | Header::V3(h) => format!(
+            "net {:016x} (hidden {}, {}), {} nodes (hard {}), seed {}, book {}, {} start positions, \
+             {} random plies, {}",
             h.net_fingerprint,
             h.net_hidden,
             h.net_source,
@@ -218,6 +251,7 @@ fn provenance(header: &Header) -> String {
             h.hard_nodes,
             h.seed,
             h.book,
+            start_positions_name(h.start_positions),
             h.random_plies,
             adjudication_text(header)
         ),
@@ -226,7 +260,7 @@ fn provenance(header: &Header) -> String {
                 .lines()
                 .filter(|l| !l.is_empty() && !l.starts_with("format="))
                 .collect();
-            format!("format 1; {}; {}", fields.join(", "), adjudication_text(header))
+            format!("{}; {}", fields.join(", "), adjudication_text(header))
         }
     }
 }
@@ -244,6 +278,8 @@ struct Tally {
     nodes: u64,
     nodes_positions: u64,
     settings: Vec<String>,
+    /// The container formats of its files (1, 2, 3).
+    formats: std::collections::BTreeSet<u32>,
 }
 
 impl Tally {
@@ -323,6 +359,7 @@ fn stats(paths: &[PathBuf]) -> Result<i32> {
             }
         }
         if let Ok(h) = &read.header {
+            tally.formats.insert(h.version());
             let text = provenance(h);
             if !tally.settings.contains(&text) {
                 tally.settings.push(text);
@@ -346,11 +383,17 @@ fn stats(paths: &[PathBuf]) -> Result<i32> {
                 String::new()
             }
         );
+        let formats: Vec<String> = t.formats.iter().map(u32::to_string).collect();
+        let formats = match formats.len() {
+            0 => String::new(),
+            1 => format!("format {}; ", formats[0]),
+            _ => format!("formats {}; ", formats.join(", ")),
+        };
         match t.settings.as_slice() {
             [] => println!("  settings: unknown (no readable header)"),
-            [one] => println!("  {one}"),
+            [one] => println!("  {formats}{one}"),
             many => {
-                println!("  settings differ between its files:");
+                println!("  {formats}settings differ between its files:");
                 for s in many {
                     println!("    {s}");
                 }
@@ -547,16 +590,24 @@ fn convert_into(to: &str, out: &Path, tmp: &Path, all: bool, files: &[PathBuf]) 
 }
 
 /// The settings text a format 1 file of this run would carry: version 1 files in the output
-/// directory count toward the target only when theirs is the same.
+/// directory count toward the target only when theirs is the same. Format 1 files all
+/// started classically; a Chess960 run says so in a line no format 1 file has, so it never
+/// counts them.
 fn v1_settings_text(args: &GenerateArgs, net: &Network, adjudicate: bool) -> String {
+    let start = args.openings_960.start_positions();
     format!(
-        "format=luft-games-1\nnodes={}\nrandom_plies={}\nnet={:016x}\nhidden={}\nadjudicate={adjudicate}\nbook={}\nseed={}\n",
+        "format=luft-games-1\nnodes={}\nrandom_plies={}\nnet={:016x}\nhidden={}\nadjudicate={adjudicate}\nbook={}\nseed={}\n{}",
         args.nodes,
         args.random_plies,
         net.fingerprint(),
         net.hidden(),
         args.book.as_ref().map_or("none".to_string(), |b| b.display().to_string()),
-        args.seed
+        args.seed,
+        if start == StartPositions::Classical {
+            String::new()
+        } else {
+            format!("start_positions={}\n", start_positions_name(start))
+        }
     )
 }
 
@@ -576,6 +627,9 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
     }
     if args.nodes == 0 || args.random_plies > 40 {
         bail!("--nodes must be positive and --random-plies at most 40");
+    }
+    if args.book.is_some() && args.openings_960 != Openings960::None {
+        bail!("give --book or --openings-960, not both (a book brings its own start positions)");
     }
     let net = match &args.net {
         Some(path) => {
@@ -599,7 +653,10 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
         }
         None => (Vec::new(), 0),
     };
-    let gen_settings = GenSettings::new(args.nodes, args.random_plies, adjudicate);
+    let gen_settings = GenSettings {
+        start_positions: args.openings_960.start_positions(),
+        ..GenSettings::new(args.nodes, args.random_plies, adjudicate)
+    };
     let header = run_header(args, &net, &gen_settings, book.len(), book_fingerprint);
 
     // Lock the directory, repair what a kill or damage left, count every file in it.
@@ -626,35 +683,33 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
         games: args.games,
         positions: args.positions,
         stop: AtomicBool::new(false),
-        counters: Counters::resumed(resumed_games, resumed_positions),
+        targets: Targets::resumed(resumed_games, resumed_positions),
     });
     {
         let run = run.clone();
         ctrlc::set_handler(move || run.stop.store(true, Ordering::Relaxed))
             .context("cannot install the Ctrl-C handler")?;
     }
+    // Progress: each stream sends an event per finished game down a channel; one reporter
+    // thread owns the bar (or the plain line) and every count it shows, and ends with the
+    // final line once every stream has hung up.
+    let (events, received) = crossbeam_channel::unbounded::<Event>();
     let progress = Progress::new(args, resumed_games, resumed_positions);
+    let reporter = std::thread::Builder::new()
+        .name("progress".into())
+        .spawn(move || progress.run(&received, PLAIN_EVERY))
+        .context("cannot start the progress thread")?;
     let mut handles = Vec::new();
     for writer in &prepared.writers {
-        let run = run.clone();
+        let (run, events) = (run.clone(), events.clone());
         let (path, stream, seq) = (writer.path.clone(), u64::from(writer.stream), writer.next_seq);
         let handle = std::thread::Builder::new()
             .stack_size(engine::SEARCH_STACK_BYTES)
-            .spawn(move || play_stream(&run, &path, stream, seq))
+            .spawn(move || play_stream(&run, &path, stream, seq, &events))
             .context("cannot start a worker thread")?;
         handles.push(handle);
     }
-    let mut last_plain = Instant::now();
-    while handles.iter().any(|h| !h.is_finished()) {
-        std::thread::sleep(Duration::from_millis(250));
-        if progress.bar.is_some() {
-            progress.show(&run.counters, false);
-        } else if last_plain.elapsed() >= Duration::from_secs(10) {
-            last_plain = Instant::now();
-            progress.show(&run.counters, false);
-        }
-    }
-    progress.show(&run.counters, true);
+    drop(events);
     let mut failed = None;
     for h in handles {
         match h.join() {
@@ -663,6 +718,9 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
             Err(_) => failed = Some(anyhow::anyhow!("a worker thread panicked")),
         }
     }
+    let totals = reporter
+        .join()
+        .map_err(|_| anyhow::anyhow!("the progress thread panicked"))?;
     if let Some(e) = failed {
         return Err(e);
     }
@@ -670,8 +728,8 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
     eprintln!(
         "{}: {} games, {} positions in {} ({} files); {}",
         if interrupted { "interrupted" } else { "done" },
-        run.counters.games.load(Ordering::Relaxed),
-        run.counters.positions.load(Ordering::Relaxed),
+        totals.games,
+        totals.positions,
         out.display(),
         prepared.writers.len(),
         if interrupted {
@@ -711,8 +769,7 @@ fn run_header(
     })
 }
 
-/// What every stream thread shares: the run's settings, its targets, the stop flag and the
-/// counters the progress line reads.
+/// What every stream thread shares: the run's settings, its targets and the stop flag.
 struct Run {
     net: Arc<Network>,
     settings: GenSettings,
@@ -723,36 +780,22 @@ struct Run {
     positions: Option<u64>,
     /// Set by Ctrl-C: each thread finishes its game and stops.
     stop: AtomicBool,
-    counters: Counters,
+    targets: Targets,
 }
 
-/// Totals over every file of the run, resumed ones included.
-struct Counters {
-    games: AtomicU64,
-    positions: AtomicU64,
-    /// Games reserved before they start, so a `--games` target is met exactly.
+/// What the streams must agree on to stop exactly at the target: games reserved before they
+/// start, and positions written, over every file of the run (resumed ones included). The
+/// progress display does not read these: it counts the events it receives.
+struct Targets {
     started: AtomicU64,
-    /// Results by `Wdl as usize` (Black wins, draws, White wins), this session only.
-    results: [AtomicU64; 3],
-    /// Nodes searched this session.
-    nodes: AtomicU64,
-    /// What the files held when the run started, and when.
-    resumed_games: u64,
-    resumed_positions: u64,
-    start: Instant,
+    positions: AtomicU64,
 }
 
-impl Counters {
-    fn resumed(games: u64, positions: u64) -> Counters {
-        Counters {
-            games: AtomicU64::new(games),
-            positions: AtomicU64::new(positions),
+impl Targets {
+    fn resumed(games: u64, positions: u64) -> Targets {
+        Targets {
             started: AtomicU64::new(games),
-            results: [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)],
-            nodes: AtomicU64::new(0),
-            resumed_games: games,
-            resumed_positions: positions,
-            start: Instant::now(),
+            positions: AtomicU64::new(positions),
         }
     }
 }
@@ -760,27 +803,39 @@ impl Counters {
 impl Run {
     /// Whether another game may start (reserving it against a `--games` target).
     fn may_start(&self) -> bool {
-        let c = &self.counters;
+        let t = &self.targets;
         if self
             .positions
-            .is_some_and(|t| c.positions.load(Ordering::Relaxed) >= t)
+            .is_some_and(|p| t.positions.load(Ordering::Relaxed) >= p)
         {
             return false;
         }
         self.games
-            .is_none_or(|t| c.started.fetch_add(1, Ordering::Relaxed) < t)
+            .is_none_or(|g| t.started.fetch_add(1, Ordering::Relaxed) < g)
     }
+}
+
+/// What a stream tells the progress reporter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Event {
+    /// A game was written: its positions, result and the nodes its search took.
+    Game { positions: u64, result: Wdl, nodes: u64 },
 }
 
 /// One stream: plays games until the run's target is met or it is stopped, appending each
 /// game to the stream's file at `path` as its own synced chunk, numbered from `seq`.
-fn play_stream(run: &Run, path: &Path, stream: u64, mut seq: u64) -> Result<()> {
+fn play_stream(
+    run: &Run,
+    path: &Path,
+    stream: u64,
+    mut seq: u64,
+    events: &crossbeam_channel::Sender<Event>,
+) -> Result<()> {
     let mut player = SelfPlayer::new(run.net.clone()).context("cannot make a searcher")?;
     let mut file = std::fs::OpenOptions::new()
         .append(true)
         .open(path)
         .with_context(|| format!("cannot open {}", path.display()))?;
-    let c = &run.counters;
     let mut chunk = Vec::new();
     while !run.stop.load(Ordering::Relaxed) && run.may_start() {
         // Each game's randomness depends only on (seed, stream, game number).
@@ -788,28 +843,49 @@ fn play_stream(run: &Run, path: &Path, stream: u64, mut seq: u64) -> Result<()> 
             ^ stream.wrapping_mul(0xA24B_AED4_963E_E407)
             ^ seq.wrapping_mul(0x9FB2_1C65_1E98_DF25));
         let (record, nodes) = player.play_game(&run.settings, &run.book, &mut rng);
-        c.nodes.fetch_add(nodes, Ordering::Relaxed);
         chunk.clear();
         encode_chunk(std::slice::from_ref(&record), seq, nodes, &mut chunk);
         file.write_all(&chunk)
             .and_then(|_| file.sync_data())
             .with_context(|| format!("cannot write {}", path.display()))?;
         seq += 1;
-        c.games.fetch_add(1, Ordering::Relaxed);
-        c.positions
-            .fetch_add(record.moves.len() as u64, Ordering::Relaxed);
-        c.results[record.result as usize].fetch_add(1, Ordering::Relaxed);
+        let positions = record.moves.len() as u64;
+        run.targets.positions.fetch_add(positions, Ordering::Relaxed);
+        // The reporter only goes away with the process; a failed send loses a display count.
+        let _ = events.send(Event::Game {
+            positions,
+            result: record.result,
+            nodes,
+        });
     }
     Ok(())
 }
 
-/// Progress on stderr: a bar on a terminal, else a plain line every 10 s; the last line
-/// always.
+/// How often the plain progress line is printed when stderr is not a terminal.
+const PLAIN_EVERY: Duration = Duration::from_secs(10);
+
+/// Totals over every file of the run (resumed ones included), when the reporter ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Totals {
+    games: u64,
+    positions: u64,
+}
+
+/// The progress reporter, owned by its own thread: a bar on a terminal, else a plain line
+/// every [`PLAIN_EVERY`]; the last line always. It counts what the streams' [`Event`]s tell
+/// it (this session's games, positions, results and nodes).
 struct Progress {
     bar: Option<ProgressBar>,
-    games: Option<u64>,
-    positions: Option<u64>,
+    games_target: Option<u64>,
+    positions_target: Option<u64>,
     threads: usize,
+    start: Instant,
+    resumed: Totals,
+    /// This session: games, positions, results by `Wdl as usize`, nodes.
+    games: u64,
+    positions: u64,
+    results: [u64; 3],
+    nodes: u64,
 }
 
 impl Progress {
@@ -842,48 +918,205 @@ impl Progress {
         });
         Progress {
             bar,
-            games: args.games,
-            positions: args.positions,
+            games_target: args.games,
+            positions_target: args.positions,
             threads: args.threads,
+            start: Instant::now(),
+            resumed: Totals {
+                games: resumed_games,
+                positions: resumed_positions,
+            },
+            games: 0,
+            positions: 0,
+            results: [0; 3],
+            nodes: 0,
         }
     }
 
-    /// Updates the bar, or prints the progress line (always for the final one).
-    fn show(&self, c: &Counters, final_line: bool) {
-        let secs = c.start.elapsed().as_secs_f64().max(1e-3);
-        let g = c.games.load(Ordering::Relaxed) - c.resumed_games;
-        let p = c.positions.load(Ordering::Relaxed) - c.resumed_positions;
-        let r: Vec<u64> = c.results.iter().map(|a| a.load(Ordering::Relaxed)).collect();
-        let target = match (self.games, self.positions) {
-            (Some(t), _) => format!("games {}/{t}", c.games.load(Ordering::Relaxed)),
-            (_, Some(t)) => format!("positions {}/{t}", c.positions.load(Ordering::Relaxed)),
+    /// Receives events until every stream has hung up, showing progress on the way (the
+    /// bar at each event, the plain line every `plain_every`), then prints the last line
+    /// and returns the run's totals.
+    fn run(mut self, events: &crossbeam_channel::Receiver<Event>, plain_every: Duration) -> Totals {
+        let ticks = crossbeam_channel::tick(plain_every);
+        loop {
+            crossbeam_channel::select! {
+                recv(events) -> event => match event {
+                    Ok(event) => {
+                        self.add(event);
+                        if self.bar.is_some() {
+                            self.show(false);
+                        }
+                    }
+                    Err(_) => break,
+                },
+                recv(ticks) -> _ => {
+                    if self.bar.is_none() {
+                        self.show(false);
+                    }
+                }
+            }
+        }
+        self.show(true);
+        self.totals()
+    }
+
+    fn add(&mut self, event: Event) {
+        match event {
+            Event::Game {
+                positions,
+                result,
+                nodes,
+            } => {
+                self.games += 1;
+                self.positions += positions;
+                self.results[result as usize] += 1;
+                self.nodes += nodes;
+            }
+        }
+    }
+
+    fn totals(&self) -> Totals {
+        Totals {
+            games: self.resumed.games + self.games,
+            positions: self.resumed.positions + self.positions,
+        }
+    }
+
+    /// The progress line: the target so far, then this session's counts and rates.
+    fn line(&self) -> String {
+        let secs = self.start.elapsed().as_secs_f64().max(1e-3);
+        let (g, p, r) = (self.games, self.positions, self.results);
+        let totals = self.totals();
+        let target = match (self.games_target, self.positions_target) {
+            (Some(t), _) => format!("games {}/{t}", totals.games),
+            (_, Some(t)) => format!("positions {}/{t}", totals.positions),
             _ => String::new(),
         };
-        let nodes = c.nodes.load(Ordering::Relaxed);
-        let stats = format!(
-            "+{g} games  +{p} positions  {:.0} pos/s  ({:.0} per thread)  W/D/L {}/{}/{}  {:.0} nodes/pos  {:.0} nps/thread  {:.0}s",
+        format!(
+            "{target}  +{g} games  +{p} positions  {:.0} pos/s  ({:.0} per thread)  W/D/L {}/{}/{}  {:.0} nodes/pos  {:.0} nps/thread  {:.0}s",
             p as f64 / secs,
             p as f64 / secs / self.threads as f64,
             r[2],
             r[1],
             r[0],
-            nodes as f64 / p.max(1) as f64,
-            nodes as f64 / secs / self.threads as f64,
+            self.nodes as f64 / p.max(1) as f64,
+            self.nodes as f64 / secs / self.threads as f64,
             secs
-        );
+        )
+    }
+
+    /// Updates the bar, or prints the progress line (always for the final one).
+    fn show(&self, final_line: bool) {
         match &self.bar {
             Some(bar) if !final_line => {
-                bar.set_position(match (self.games, self.positions) {
-                    (None, Some(_)) => c.positions.load(Ordering::Relaxed),
-                    _ => c.games.load(Ordering::Relaxed),
+                let totals = self.totals();
+                bar.set_position(match (self.games_target, self.positions_target) {
+                    (None, Some(_)) => totals.positions,
+                    _ => totals.games,
                 });
-                bar.set_message(stats);
+                bar.set_message(
+                    self.line()
+                        .split_once("  ")
+                        .map_or(String::new(), |(_, s)| s.to_string()),
+                );
             }
             Some(bar) => {
                 bar.finish_and_clear();
-                eprintln!("{target}  {stats}");
+                eprintln!("{}", self.line());
             }
-            None => eprintln!("{target}  {stats}"),
+            None => eprintln!("{}", self.line()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reporter(games: Option<u64>, threads: usize) -> Progress {
+        Progress {
+            bar: None,
+            games_target: games,
+            positions_target: None,
+            threads,
+            start: Instant::now(),
+            resumed: Totals {
+                games: 4,
+                positions: 400,
+            },
+            games: 0,
+            positions: 0,
+            results: [0; 3],
+            nodes: 0,
+        }
+    }
+
+    #[test]
+    fn the_reporter_counts_every_event_of_every_stream() {
+        let (events, received) = crossbeam_channel::unbounded();
+        let progress = reporter(Some(40), 3);
+        let report = std::thread::spawn(move || {
+            let totals_before = progress.totals();
+            (totals_before, progress.run(&received, Duration::from_millis(5)))
+        });
+        let streams: Vec<_> = (0..3u64)
+            .map(|s| {
+                let events = events.clone();
+                std::thread::spawn(move || {
+                    for i in 0..12u64 {
+                        let result = [Wdl::BlackWins, Wdl::Draw, Wdl::WhiteWins][(i % 3) as usize];
+                        events
+                            .send(Event::Game {
+                                positions: 10 + s,
+                                result,
+                                nodes: 1000,
+                            })
+                            .unwrap();
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                })
+            })
+            .collect();
+        drop(events);
+        for s in streams {
+            s.join().unwrap();
+        }
+        // The reporter ends once every sender is gone, with the resumed counts added.
+        let (before, totals) = report.join().unwrap();
+        assert_eq!(
+            before,
+            Totals {
+                games: 4,
+                positions: 400
+            }
+        );
+        assert_eq!(
+            totals,
+            Totals {
+                games: 4 + 36,
+                positions: 400 + 12 * (10 + 11 + 12)
+            }
+        );
+    }
+
+    #[test]
+    fn the_line_shows_the_target_and_this_sessions_counts() {
+        let mut p = reporter(Some(40), 2);
+        p.add(Event::Game {
+            positions: 100,
+            result: Wdl::WhiteWins,
+            nodes: 500_000,
+        });
+        p.add(Event::Game {
+            positions: 50,
+            result: Wdl::Draw,
+            nodes: 250_000,
+        });
+        let line = p.line();
+        assert!(
+            line.starts_with("games 6/40  +2 games  +150 positions  "),
+            "{line}"
+        );
+        assert!(line.contains("W/D/L 1/1/0  5000 nodes/pos"), "{line}");
     }
 }

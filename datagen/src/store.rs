@@ -328,8 +328,9 @@ pub fn stream_files(dir: &Path) -> Result<Vec<(u32, PathBuf)>> {
 
 /// Locks `dir` (creating it), reads every stream file in it, repairs damage without losing
 /// an intact game, checks that the files belong to this run (`settings`, or `v1_settings` for
-/// version 1 files), and picks `threads` streams to write: existing version 2 streams first,
-/// then new files. Version 1 files count toward the target but are never appended to.
+/// version 1 files), and picks `threads` streams to write: existing version 2 and 3 streams
+/// first (their chunks are the same; a version 2 file keeps its header), then new files
+/// (version 3). Version 1 files count toward the target but are never appended to.
 pub fn prepare(
     dir: &Path,
     settings: &GenHeader,
@@ -362,7 +363,7 @@ pub fn prepare(
         let scan = scan_reader(std::io::BufReader::new(file), false)
             .with_context(|| format!("cannot read {}", path.display()))?;
         match &scan.header {
-            Ok(Header::V2(h)) if !h.same_run(settings) => bail!(
+            Ok(Header::V2(h) | Header::V3(h)) if !h.same_run(settings) => bail!(
                 "{} was written with other settings; use another output directory or the same \
                  settings\n--- file ---\n{}--- now ---\n{}",
                 path.display(),
@@ -607,7 +608,7 @@ mod tests {
         for n in [3, 4] {
             let s = scan(&std::fs::read(dir.join(format!("games-{n}.bin"))).unwrap());
             assert!(s.is_clean(), "{:?}", s.report());
-            assert!(matches!(s.header, Ok(Header::V2(ref h)) if h.stream == n));
+            assert!(matches!(s.header, Ok(Header::V3(ref h)) if h.stream == n));
         }
         let mut expected = QUARANTINE_MAGIC.to_vec();
         expected.extend_from_slice(&0u64.to_le_bytes());

@@ -5,7 +5,8 @@
 
 #![allow(clippy::unwrap_used)]
 
-use nnue::record::{encode_chunk_v1, encode_header_v1, scan, Header, CHUNK_HEADER};
+use movegen::openings::StartPositions;
+use nnue::record::{encode_chunk_v1, encode_header_v1, encode_header_v2, scan, Header, CHUNK_HEADER};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
@@ -396,7 +397,7 @@ fn fewer_threads_count_every_file() {
 }
 
 /// A directory holding a format 1 file of the same settings resumes: the old file counts,
-/// stays byte for byte, and new games go to a new format 2 stream.
+/// stays byte for byte, and new games go to a new format 3 stream.
 #[test]
 fn a_format_1_directory_resumes_into_new_files() {
     let dir = temp_dir("v1");
@@ -418,7 +419,7 @@ fn a_format_1_directory_resumes_into_new_files() {
     assert!(stderr(&out).contains("resuming: 4 games"), "{}", stderr(&out));
     assert_eq!(std::fs::read(dir.join("games-0.bin")).unwrap(), v1);
     let new = scan(&std::fs::read(dir.join("games-1.bin")).unwrap());
-    assert!(matches!(new.header, Ok(Header::V2(ref h)) if h.stream == 1 && h.soft_nodes == 200));
+    assert!(matches!(new.header, Ok(Header::V3(ref h)) if h.stream == 1 && h.soft_nodes == 200));
     assert_eq!(games_in(&dir).len(), 7);
     // Other settings are refused.
     let mut other = gen_args(&dir, 1, 9);
@@ -426,6 +427,167 @@ fn a_format_1_directory_resumes_into_new_files() {
     let out = run(&other);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("other settings"), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A directory of format 2 files (what datagen wrote before format 3) with this run's
+/// settings resumes: the format 2 stream is appended to under its own header (the chunks of
+/// both formats are the same), a new stream gets a format 3 header, and `verify` and `stats`
+/// read both.
+#[test]
+fn a_format_2_directory_resumes_and_keeps_its_header() {
+    let dir = temp_dir("v2");
+    std::fs::create_dir_all(&dir).unwrap();
+    // The base run's file with its settings written as a format 2 header instead.
+    let base = std::fs::read(base_run().join("games-0.bin")).unwrap();
+    let s = scan(&base);
+    let Ok(Header::V3(settings)) = &s.header else {
+        panic!("datagen writes format 3: {:?}", s.header)
+    };
+    let mut v2 = encode_header_v2(settings);
+    let v2_header_len = v2.len();
+    v2.extend_from_slice(&base[s.header_len as usize..]);
+    std::fs::write(dir.join("games-0.bin"), &v2).unwrap();
+    let before = games_in(&dir);
+    assert_eq!(before.len(), 12);
+
+    let out = run(&gen_args(&dir, 2, 16));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("resuming: 12 games"), "{}", stderr(&out));
+    let old = std::fs::read(dir.join("games-0.bin")).unwrap();
+    assert_eq!(&old[..v2.len()], &v2[..], "the format 2 file is only appended to");
+    let old = scan(&old);
+    assert!(old.is_clean(), "{:?}", old.report());
+    assert_eq!(old.header_len as usize, v2_header_len);
+    assert!(matches!(old.header, Ok(Header::V2(ref h)) if h.same_run(settings)));
+    let new = scan(&std::fs::read(dir.join("games-1.bin")).unwrap());
+    assert!(matches!(new.header, Ok(Header::V3(ref h)) if h.stream == 1 && h.same_run(settings)));
+    let after = games_in(&dir);
+    assert_eq!(after.len(), 16);
+    assert!(keeps_all(&before, &after));
+    assert!(verify_ok(&dir));
+    let out = datagen().arg("verify").arg(&dir).output().unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains("games-0.bin: ") && text.contains("(format 2)"),
+        "{text}"
+    );
+    assert!(text.contains("(format 3)"), "{text}");
+    // One run's settings, whatever the format.
+    let out = datagen().arg("stats").arg(&dir).output().unwrap();
+    let text = stdout(&out);
+    assert!(text.contains("  formats 2, 3; net "), "{text}");
+    assert!(!text.contains("settings differ"), "{text}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Files of every format made by earlier datagens (the first four games of the store's
+/// generation 3, format 1, and generation 4, format 2; `tests/data/README.md`) and of this
+/// one verify, count and describe their settings.
+#[test]
+fn files_of_every_format_verify_and_count() {
+    let store = temp_dir("formats");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    for (name, file) in [("gen3", "format1-gen3.bin"), ("gen4", "format2-gen4.bin")] {
+        std::fs::create_dir_all(store.join(name)).unwrap();
+        std::fs::copy(data.join(file), store.join(name).join("games-0.bin")).unwrap();
+    }
+    let out = run(&gen_args(&store.join("new"), 1, 2));
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let out = datagen().arg("verify").arg(&store).output().unwrap();
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}");
+    for (name, games, format) in [("gen3", 4, 1), ("gen4", 4, 2), ("new", 2, 3)] {
+        let line = text
+            .lines()
+            .find(|l| l.contains(&format!("/{name}/games-0.bin")))
+            .unwrap();
+        assert!(
+            line.starts_with("ok   ") && line.contains(&format!(": {games} games, ")),
+            "{line}"
+        );
+        assert!(line.ends_with(&format!("(format {format})")), "{line}");
+    }
+    let out = datagen().arg("stats").arg(&store).output().unwrap();
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(text.contains("total: 3 generations, 3 files"), "{text}");
+    assert!(text.contains("games: 10\n"), "{text}");
+    assert!(
+        text.contains(
+            "  format 1; nodes=5000, random_plies=8, net=70c45fe35a3531d9, hidden=32, adjudicate=true, \
+             book=none, seed=2026113003; adjudication on"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("  format 2; net 9b60ddd367e1a820 (hidden 128, /work/main/nets/gen4-128.nnue), 5000 nodes (hard 40000), "),
+        "{text}"
+    );
+    assert!(text.contains("classical start positions"), "{text}");
+    assert!(text.contains("  format 3; net "), "{text}");
+    std::fs::remove_dir_all(&store).ok();
+}
+
+/// `--openings-960 frc|dfrc` starts games from Chess960 / double-Chess960 positions and the
+/// format 3 header records it: `stats` shows it, and a resume with another choice is
+/// refused. Not with a book.
+#[test]
+fn chess960_openings_are_recorded_and_resumed_only_alike() {
+    let dir = temp_dir("dfrc");
+    let dfrc = ["--openings-960", "dfrc", "--random-plies", "0"].map(String::from);
+    let mut args = gen_args(&dir, 1, 3);
+    args.extend(dfrc.clone());
+    let out = run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(games_in(&dir).len(), 3, "legal games");
+    let s = scan(&std::fs::read(dir.join("games-0.bin")).unwrap());
+    assert!(
+        matches!(s.header, Ok(Header::V3(ref h)) if h.start_positions == StartPositions::DoubleChess960),
+        "{:?}",
+        s.header
+    );
+    // With no random plies (0 or 1 per game) the kings have not moved: off e1/e8 somewhere.
+    let kings: Vec<(usize, usize)> = s
+        .games
+        .iter()
+        .map(|g| {
+            let b = g.start;
+            (
+                b.king(movegen::Color::White).file().index(),
+                b.king(movegen::Color::Black).file().index(),
+            )
+        })
+        .collect();
+    assert!(kings.iter().any(|&k| k != (4, 4)), "{kings:?}");
+    let out = datagen().arg("stats").arg(&dir).output().unwrap();
+    assert!(
+        stdout(&out).contains("book none, double-chess960 start positions, 0 random plies"),
+        "{}",
+        stdout(&out)
+    );
+    // The same choice resumes; another is another run.
+    let mut more = gen_args(&dir, 1, 4);
+    more.extend(dfrc.clone());
+    let out = run(&more);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(games_in(&dir).len(), 4);
+    for other in [
+        &["--openings-960", "frc", "--random-plies", "0"][..],
+        &["--random-plies", "0"],
+    ] {
+        let mut args = gen_args(&dir, 1, 6);
+        args.extend(other.iter().map(|a| a.to_string()));
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{other:?}");
+        assert!(stderr(&out).contains("other settings"), "{}", stderr(&out));
+    }
+    let mut both = gen_args(&temp_dir("dfrc-book"), 1, 1);
+    both.extend(["--openings-960", "frc", "--book", "/nonexistent.epd"].map(String::from));
+    let out = run(&both);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("not both"), "{}", stderr(&out));
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -13,7 +13,7 @@
 
 use crate::accumulator::AccumulatorStack;
 use crate::options::{OptionError, OptionSpec, Options, EMBEDDED_NET_NAME};
-use crate::report::{Limits, Listener, SearchResult};
+use crate::report::{hard_nodes_for, Limits, Listener, SearchResult};
 use crate::search::{self, Shared, Worker};
 use crate::searcher::root_exclusions;
 use crate::strength::StrengthLimit;
@@ -413,10 +413,15 @@ impl Engine {
             && limits.nodes.is_none()
             && limits.soft_nodes.is_none()
             && limits.mate.is_none();
+        // `UseSoftNodes`: a node limit becomes datagen's soft budget with its hard cap.
+        let (nodes, soft_nodes) = match (self.options.use_soft_nodes, limits.nodes, limits.soft_nodes) {
+            (true, Some(n), None) => (Some(hard_nodes_for(n)), Some(n)),
+            _ => (limits.nodes, limits.soft_nodes),
+        };
         let mut search_limits = search::Limits {
             depth: limits.depth,
-            nodes: limits.nodes,
-            soft_nodes: limits.soft_nodes,
+            nodes,
+            soft_nodes,
             mate: limits.mate,
             multipv: self.options.multipv,
             root_excluded,
@@ -487,7 +492,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{Iteration, ScoreBound};
+    use crate::report::{Iteration, ScoreBound, SOFT_NODES_HARD_FACTOR};
     use crate::tt::MAX_HASH_MIB;
     use std::sync::Mutex;
 
@@ -541,6 +546,50 @@ mod tests {
                 assert!(board.is_legal(mv));
                 board.play(mv);
             }
+        }
+    }
+
+    #[test]
+    fn use_soft_nodes_makes_a_node_limit_datagens_soft_budget() {
+        // Searches from a fresh engine are deterministic on one thread: `nodes N` with
+        // UseSoftNodes is exactly a soft budget of N with the hard cap of 8 N.
+        let search = |use_soft: bool, limits: Limits| {
+            let mut engine = Engine::new();
+            if use_soft {
+                engine.set_option("UseSoftNodes", Some("true")).unwrap();
+            }
+            let mut seen = Collect::default();
+            let result = engine.go(limits, &mut seen).unwrap();
+            let depths: Vec<(i32, u64)> = seen.iterations.iter().map(|i| (i.depth, i.nodes)).collect();
+            (result.best_move, result.nodes, depths)
+        };
+        let nodes = |n: u64| Limits {
+            nodes: Some(n),
+            ..Limits::default()
+        };
+        assert_eq!(hard_nodes_for(3000), 3000 * SOFT_NODES_HARD_FACTOR);
+        for n in [1500, 4000, 12_000] {
+            let soft = search(true, nodes(n));
+            let explicit = search(
+                false,
+                Limits {
+                    nodes: Some(hard_nodes_for(n)),
+                    soft_nodes: Some(n),
+                    ..Limits::default()
+                },
+            );
+            assert_eq!(soft, explicit, "{n}");
+            // No iteration starts once half the budget is spent.
+            let (_, total, depths) = &soft;
+            assert!(
+                depths[..depths.len() - 1].iter().all(|&(_, k)| 2 * k < n),
+                "{n}: {depths:?}"
+            );
+            assert!(*total <= hard_nodes_for(n));
+            // Without the option the limit is hard, and exact.
+            let (_, hard_total, hard) = search(false, nodes(n));
+            assert!(hard.iter().all(|&(_, k)| k <= n), "{n}: {hard:?}");
+            assert!(hard_total <= n, "{n}: {hard_total}");
         }
     }
 

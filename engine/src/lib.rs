@@ -55,7 +55,10 @@ pub use options::{
     OPTIONS,
 };
 pub use params::{spsa_lines, Tunable, MAX_DEPTH, SPSA_R_END, TUNABLES};
-pub use report::{Clock, Iteration, Limits, Line, Listener, Score, ScoreBound, SearchResult};
+pub use report::{
+    hard_nodes_for, Clock, Iteration, Limits, Line, Listener, Score, ScoreBound, SearchResult,
+    SOFT_NODES_HARD_FACTOR,
+};
 pub use searcher::Searcher;
 
 /// Whether this build has the `tune` feature: the search tunables are UCI options and

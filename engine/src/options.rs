@@ -47,6 +47,13 @@ pub struct Options {
     pub elo: i32,
     /// `Strength Seed`: 0 for a different choice each time, else reproducible choices.
     pub strength_seed: u64,
+    /// `UseSoftNodes`: `go nodes N` is a soft budget (no new iteration once N/2 nodes are
+    /// spent) with a hard limit of [`crate::SOFT_NODES_HARD_FACTOR`] times N, as datagen
+    /// searches; for OpenBench-style datagen presets.
+    pub use_soft_nodes: bool,
+    /// `Minimal`: the front end prints only the last report's `info` line(s) before
+    /// `bestmove`, none during the search.
+    pub minimal: bool,
 }
 
 impl Default for Options {
@@ -63,6 +70,8 @@ impl Default for Options {
             limit_strength: false,
             elo: ELO_DEFAULT,
             strength_seed: 0,
+            use_soft_nodes: false,
+            minimal: false,
         }
     }
 }
@@ -302,7 +311,7 @@ pub fn all_options() -> impl Iterator<Item = &'static OptionSpec> {
 
 /// The engine's own options, in the order UCI lists them (a tune build adds the tunables
 /// after them: see [`all_options`]).
-pub static OPTIONS: [OptionSpec; 12] = [
+pub static OPTIONS: [OptionSpec; 14] = [
     OptionSpec {
         name: "Hash",
         kind: OptionKind::Spin {
@@ -419,6 +428,22 @@ pub static OPTIONS: [OptionSpec; 12] = [
             Ok(())
         },
     },
+    OptionSpec {
+        name: "UseSoftNodes",
+        kind: OptionKind::Check { default: false },
+        apply: |e, v| {
+            e.options_mut().use_soft_nodes = v.flag();
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "Minimal",
+        kind: OptionKind::Check { default: false },
+        apply: |e, v| {
+            e.options_mut().minimal = v.flag();
+            Ok(())
+        },
+    },
 ];
 
 #[cfg(test)]
@@ -446,6 +471,8 @@ mod tests {
         assert_eq!(check("Ponder"), defaults.ponder);
         assert_eq!(check("UCI_ShowWDL"), defaults.show_wdl);
         assert_eq!(check("UCI_LimitStrength"), defaults.limit_strength);
+        assert_eq!(check("UseSoftNodes"), defaults.use_soft_nodes);
+        assert_eq!(check("minimal"), defaults.minimal);
         assert_eq!(
             OptionSpec::find("EVALFILE").unwrap().kind,
             OptionKind::String { default: "embedded" }

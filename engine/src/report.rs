@@ -22,7 +22,8 @@ pub struct Limits {
     /// Hard node limit over all threads: the search stops as soon as it is reached.
     pub nodes: Option<u64>,
     /// Soft node limit (datagen's budget): no new iteration once half of it is spent, so
-    /// moves average about this many nodes. Combine with `nodes` as a hard cap.
+    /// moves average about this many nodes. Combine with `nodes` as a hard cap (datagen and
+    /// `UseSoftNodes` use [`hard_nodes_for`]).
     pub soft_nodes: Option<u64>,
     /// Stop once a mate in this many moves (or fewer) is found.
     pub mate: Option<i32>,
@@ -37,6 +38,16 @@ pub struct Limits {
     /// Only these root moves are searched; empty (or none of them legal) searches every
     /// legal move. Illegal moves are ignored.
     pub search_moves: Vec<Move>,
+}
+
+/// How far past a soft node budget a search may go: its hard node limit is this many times
+/// the budget. One factor for datagen's budget and the `UseSoftNodes` option.
+pub const SOFT_NODES_HARD_FACTOR: u64 = 8;
+
+/// The hard node limit that goes with a soft budget of `soft` nodes
+/// ([`SOFT_NODES_HARD_FACTOR`] times it, saturating).
+pub const fn hard_nodes_for(soft: u64) -> u64 {
+    soft.saturating_mul(SOFT_NODES_HARD_FACTOR)
 }
 
 /// A search score from the side to move's point of view: centipawns, or a mate. Ordered

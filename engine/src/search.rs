@@ -311,9 +311,15 @@ impl Worker {
         self.shared.stop.load(Ordering::Relaxed)
     }
 
-    /// Counts a node, and on the main thread checks the node and time limits.
+    /// Counts a node, and on the main thread checks the node and time limits. A node met
+    /// once the search is stopped is left at once, not searched, and not counted, so a node
+    /// limit is exact on one thread (`go nodes N` reports at most N nodes; the unwinding
+    /// after the stop used to add a few dozen).
     #[inline]
     fn count_node(&mut self) {
+        if self.stopped() {
+            return;
+        }
         self.nodes += 1;
         self.shared.nodes[self.id].store(self.nodes, Ordering::Relaxed);
         if !self.is_main() {

@@ -23,7 +23,9 @@
 //! that turns the engine's typed reports into text: `info` lines (with `wdl W D L` when
 //! `UCI_ShowWDL` is on, and a fail high or low as `lowerbound`/`upperbound` once a search
 //! has run [`BOUND_LINES_AFTER`]), `bestmove`, and the `option` declarations, printed from
-//! the engine's option table ([`crate::OPTIONS`]).
+//! the engine's option table ([`crate::OPTIONS`]). With `Minimal` on, a search prints only
+//! its last report's `info` line(s), just before `bestmove` (as datagen presets for other
+//! engines ask; luft prints no `currmove` lines in any case).
 
 use crate::engine::Engine;
 use crate::options::{all_options, truncate, OptionKind};
@@ -555,12 +557,22 @@ struct Printer {
     out: Arc<dyn Fn(&str) + Send + Sync>,
     root: Board,
     chess960: bool,
+    /// `Minimal`: hold each report's lines instead of printing them, and print only the
+    /// last report's before `bestmove`.
+    minimal: bool,
+    held: Vec<String>,
 }
 
 impl Listener for Printer {
     fn iteration(&mut self, report: &Iteration) {
-        for line in &report.lines {
-            (self.out)(&info_line(report, line, &self.root, self.chess960));
+        let lines = report
+            .lines
+            .iter()
+            .map(|line| info_line(report, line, &self.root, self.chess960));
+        if self.minimal {
+            self.held = lines.collect();
+        } else {
+            lines.for_each(|text| (self.out)(&text));
         }
     }
 
@@ -571,6 +583,10 @@ impl Listener for Printer {
     }
 
     fn best_move(&mut self, result: &SearchResult) {
+        // The last report's lines are the ones the best move comes from (`Listener`).
+        for text in self.held.drain(..) {
+            (self.out)(&text);
+        }
         (self.out)(&bestmove_line(result, &self.root, self.chess960));
     }
 }
@@ -840,6 +856,8 @@ impl UciEngine {
             out: self.out.clone(),
             root: board,
             chess960,
+            minimal: self.engine.options().minimal,
+            held: Vec::new(),
         };
         if let Err(e) = self.engine.start(limits, Box::new(printer)) {
             self.error(&format!("go: {e}"));

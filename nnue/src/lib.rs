@@ -8,6 +8,13 @@
 //! `[side to move, other side]` (2N values after SCReLU) and gives one score per output
 //! bucket. N and the bucket count come from the file header, so any net the trainer writes
 //! loads.
+//!
+//! Training data (`record`) is datagen's container file. Its settings header (format 3) is
+//! a serde structure encoded with `postcard`, the format the trainer's checkpoints use:
+//! maintained, with a wire format specified and frozen for 1.x, and small. bincode, the usual
+//! choice, is unmaintained and its last release (3.0.0) is deliberately a compile error;
+//! wincode is younger and needs a newer Rust than the workspace's. Formats 1 and 2 (text
+//! and a hand-written layout) stay readable.
 
 #![warn(missing_docs)]
 

@@ -25,10 +25,15 @@
 //!
 //! ```text
 //! file header   0..8    "LUFTGAME"
-//!               8..12   version: 1 or 2 (datagen writes 2; every reader reads both)
+//!               8..12   version: 1, 2 or 3 (datagen writes 3; every reader reads all three)
 //!               12..16  body length L (at most 1 MiB)
-//!               16..    body: version 1 `key=value` text; version 2 the settings below
+//!               16..    body: version 1 `key=value` text; version 2 the settings in the
+//!                       fixed layout below; version 3 the settings ([`GenHeader`]) as serde
+//!                       encodes them in postcard
 //!               +8      FNV-1a 64 of every header byte before it
+//! v3 body       postcard of GenHeader: its fields in declaration order, integers as
+//!               varints, strings as a varint length and UTF-8, `adjudicate` one byte,
+//!               `start_positions` a varint (0 classical, 1 Chess960, 2 double Chess960)
 //! v2 body       str generator, u32 stream, u64 seed, u64 soft nodes, u64 hard nodes,
 //!               u64 net fingerprint, u32 net hidden width, str net source,
 //!               u32 random plies, u64 opening soft nodes, u64 opening hard nodes,
@@ -44,6 +49,15 @@
 //!               36..    payload: the games, back to back
 //! v1 chunk      "CHNK", u32 payload length, u32 games, u64 FNV-1a of the payload, payload
 //! ```
+//!
+//! Version 2 and 3 files differ only in the header body: both hold v2 chunks, so a
+//! resumed version 2 file is appended to as it is. Version 3 is the settings as a serde
+//! structure in postcard, the maintained binary format the trainer's checkpoints use too
+//! (specified and frozen for postcard 1.x; bincode, the usual choice, is unmaintained and
+//! its last release is a compile error), instead of a layout written out field by field; a
+//! change to [`GenHeader`]'s fields changes that encoding and needs a new version (the
+//! golden-bytes test pins it). Version 3 adds where the games start (classical, Chess960,
+//! double Chess960); version 1 and 2 files, which could not say, started classically.
 //!
 //! # Why readers never stop at damage
 //!
@@ -61,15 +75,17 @@
 //! generation-3 games hold none; two genuinely identical games need the same opening
 //! position and are rare).
 
+use movegen::openings::StartPositions;
 use movegen::{Board, CastleSide, Color, File, Move, Piece, PieceType, Square};
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt;
 use std::io::Read;
 
 /// The first 8 bytes of every data file.
 pub const GAME_MAGIC: &[u8; 8] = b"LUFTGAME";
-/// The container version datagen writes; readers read this one and version 1.
-pub const GAME_VERSION: u32 = 2;
+/// The container version datagen writes; readers read this one and versions 1 and 2.
+pub const GAME_VERSION: u32 = 3;
 /// Magic of a version 2 chunk.
 pub const CHUNK_MAGIC: &[u8; 4] = b"LFC2";
 /// Magic of a version 1 chunk.
@@ -433,9 +449,11 @@ fn fnv_extend(mut hash: u64, bytes: &[u8]) -> u64 {
     hash
 }
 
-/// The generator's settings, stored in a version 2 file header so that resuming and anyone
-/// asking where the data came from see how it was made.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+/// The generator's settings, stored in a data file's header (version 3: this structure in
+/// postcard; version 2: a fixed layout without `start_positions`) so that resuming and
+/// anyone asking where the data came from see how it was made. The field order is the
+/// version 3 encoding: changing a field needs a new version.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct GenHeader {
     /// The program that wrote the file, e.g. `luft-datagen 0.1.0`.
     pub generator: String,
@@ -485,10 +503,48 @@ pub struct GenHeader {
     pub draw_min_ply: u32,
     /// Games reaching this many plies are draws.
     pub max_plies: u32,
+    /// Where games start when there is no book: the classical position, or a random
+    /// Chess960 or double-Chess960 one (version 3; versions 1 and 2 are classical).
+    #[serde(with = "start_positions_code")]
+    pub start_positions: StartPositions,
+}
+
+/// `StartPositions` (which lives in the dependency-free `movegen`) as a number in the
+/// version 3 header: 0 classical, 1 Chess960, 2 double Chess960.
+mod start_positions_code {
+    use movegen::openings::StartPositions;
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(value: &StartPositions, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u8(match value {
+            StartPositions::Classical => 0,
+            StartPositions::Chess960 => 1,
+            StartPositions::DoubleChess960 => 2,
+        })
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<StartPositions, D::Error> {
+        match u8::deserialize(d)? {
+            0 => Ok(StartPositions::Classical),
+            1 => Ok(StartPositions::Chess960),
+            2 => Ok(StartPositions::DoubleChess960),
+            v => Err(D::Error::custom(format!("start positions code {v}"))),
+        }
+    }
+}
+
+/// The name `GenHeader::describe` and `datagen stats` give start positions.
+pub fn start_positions_name(start: StartPositions) -> &'static str {
+    match start {
+        StartPositions::Classical => "classical",
+        StartPositions::Chess960 => "chess960",
+        StartPositions::DoubleChess960 => "double-chess960",
+    }
 }
 
 impl GenHeader {
-    fn encode_body(&self, out: &mut Vec<u8>) {
+    /// The version 2 body (the fixed layout; `start_positions` is not in it).
+    fn encode_body_v2(&self, out: &mut Vec<u8>) {
         let s = |out: &mut Vec<u8>, text: &str| {
             out.extend_from_slice(&(text.len() as u32).to_le_bytes());
             out.extend_from_slice(text.as_bytes());
@@ -520,7 +576,8 @@ impl GenHeader {
         }
     }
 
-    fn decode_body(bytes: &[u8]) -> Result<GenHeader, RecordError> {
+    /// Reads a version 2 body.
+    fn decode_body_v2(bytes: &[u8]) -> Result<GenHeader, RecordError> {
         let mut c = Cursor { bytes, at: 0 };
         let h = GenHeader {
             generator: c.string()?,
@@ -549,11 +606,31 @@ impl GenHeader {
             draw_plies: c.u32()?,
             draw_min_ply: c.u32()?,
             max_plies: c.u32()?,
+            start_positions: StartPositions::Classical,
         };
         if c.at != bytes.len() {
             return Err(RecordError::BadHeader(format!(
                 "{} bytes after the settings",
                 bytes.len() - c.at
+            )));
+        }
+        Ok(h)
+    }
+
+    /// The version 3 body: this structure in postcard.
+    fn encode_body_v3(&self) -> Vec<u8> {
+        // Writing into a Vec cannot fail, and every field has a serde encoding.
+        postcard::to_stdvec(self).unwrap_or_default()
+    }
+
+    /// Reads a version 3 body: the whole of it, nothing left over.
+    fn decode_body_v3(bytes: &[u8]) -> Result<GenHeader, RecordError> {
+        let (h, rest) = postcard::take_from_bytes::<GenHeader>(bytes)
+            .map_err(|e| RecordError::BadHeader(format!("settings unreadable: {e}")))?;
+        if !rest.is_empty() {
+            return Err(RecordError::BadHeader(format!(
+                "{} bytes after the settings",
+                rest.len()
             )));
         }
         Ok(h)
@@ -579,7 +656,7 @@ impl GenHeader {
             "generator={}\nstream={}\nseed={}\nnodes={} (hard {})\nnet={:016x} (hidden {}, {})\n\
              random_plies={}\nopening_check={} nodes (hard {}), |score| <= {}\n\
              book={} ({:016x}, {} positions)\nadjudicate={}\nwin={} cp for {} plies\n\
-             draw={} cp for {} plies from ply {}\nmax_plies={}\n",
+             draw={} cp for {} plies from ply {}\nmax_plies={}\nstart_positions={}\n",
             self.generator,
             self.stream,
             self.seed,
@@ -601,7 +678,8 @@ impl GenHeader {
             self.draw_score,
             self.draw_plies,
             self.draw_min_ply,
-            self.max_plies
+            self.max_plies,
+            start_positions_name(self.start_positions)
         )
     }
 }
@@ -641,8 +719,10 @@ pub enum Header {
         /// `key=value` lines as the writer made them (`format=luft-games-1`, `nodes=...`).
         settings: String,
     },
-    /// Version 2: typed settings.
+    /// Version 2: typed settings in the fixed layout (`start_positions` classical).
     V2(GenHeader),
+    /// Version 3: typed settings in postcard.
+    V3(GenHeader),
 }
 
 impl Header {
@@ -651,6 +731,15 @@ impl Header {
         match self {
             Header::V1 { .. } => 1,
             Header::V2(_) => 2,
+            Header::V3(_) => 3,
+        }
+    }
+
+    /// The typed settings of a version 2 or 3 header.
+    pub fn settings(&self) -> Option<&GenHeader> {
+        match self {
+            Header::V1 { .. } => None,
+            Header::V2(h) | Header::V3(h) => Some(h),
         }
     }
 
@@ -658,7 +747,7 @@ impl Header {
     pub fn describe(&self) -> String {
         match self {
             Header::V1 { settings } => settings.clone(),
-            Header::V2(h) => h.describe(),
+            Header::V2(h) | Header::V3(h) => h.describe(),
         }
     }
 }
@@ -674,10 +763,16 @@ fn encode_header_body(version: u32, body: &[u8]) -> Vec<u8> {
     out
 }
 
-/// A version 2 file header.
+/// A file header of the version datagen writes ([`GAME_VERSION`], 3).
 pub fn encode_header(settings: &GenHeader) -> Vec<u8> {
+    encode_header_body(3, &settings.encode_body_v3())
+}
+
+/// A version 2 file header (what datagen wrote before version 3), for tests and tools that
+/// must make one; `start_positions` is not in it (version 2 files start classically).
+pub fn encode_header_v2(settings: &GenHeader) -> Vec<u8> {
     let mut body = Vec::new();
-    settings.encode_body(&mut body);
+    settings.encode_body_v2(&mut body);
     encode_header_body(2, &body)
 }
 
@@ -934,8 +1029,12 @@ impl<R: Read> DataReader<R> {
             1 => Header::V1 {
                 settings: String::from_utf8_lossy(body).into_owned(),
             },
-            2 => match GenHeader::decode_body(body) {
+            2 => match GenHeader::decode_body_v2(body) {
                 Ok(h) => Header::V2(h),
+                Err(e) => return Ok(Err(e)),
+            },
+            3 => match GenHeader::decode_body_v3(body) {
+                Ok(h) => Header::V3(h),
                 Err(e) => return Ok(Err(e)),
             },
             v => return bad(&format!("unsupported version {v}")),
@@ -1346,18 +1445,36 @@ mod tests {
             draw_plies: 12,
             draw_min_ply: 40,
             max_plies: 400,
+            start_positions: StartPositions::Classical,
         }
     }
 
-    /// A v2 file of `n` one-game chunks; returns it and each chunk's offset.
-    fn v2_file(n: usize) -> (Vec<u8>, Vec<usize>) {
-        let mut file = encode_header(&settings());
+    /// `settings()` as a version 3 body (see `the_version_3_encoding_is_pinned`): "test"
+    /// (length 4), stream 3, seed 77, 5000 = 88 27, 40000 = c0 b8 02, 0xDEADBEEF, 32,
+    /// "embedded", 8, 1000, 8000, 1000, "none", 0, 0, adjudicate 1, 2000, 4, 5, 12, 40,
+    /// 400 = 90 03, classical 0.
+    const V3_GOLDEN: &str = "0474657374034d8827c0b802effdb6f50d2008656d62656464656408e807c03ee807046e6f6e65\
+                             000001d00f04050c28900300";
+
+    /// A file of `header` and `n` one-game v2 chunks; returns it and each chunk's offset.
+    fn file_with(header: Vec<u8>, n: usize) -> (Vec<u8>, Vec<usize>) {
+        let mut file = header;
         let mut offsets = Vec::new();
         for i in 0..n {
             offsets.push(file.len());
             encode_chunk(&[game(i as i16)], i as u64, 1000 + i as u64, &mut file);
         }
         (file, offsets)
+    }
+
+    /// What datagen writes now: a version 3 header and v2 chunks.
+    fn v3_file(n: usize) -> (Vec<u8>, Vec<usize>) {
+        file_with(encode_header(&settings()), n)
+    }
+
+    /// A version 2 file (the fixed-layout header, the same chunks).
+    fn v2_file(n: usize) -> (Vec<u8>, Vec<usize>) {
+        file_with(encode_header_v2(&settings()), n)
     }
 
     fn v1_file(n: usize) -> (Vec<u8>, Vec<usize>) {
@@ -1417,11 +1534,11 @@ mod tests {
     }
 
     #[test]
-    fn v2_header_and_chunks_round_trip() {
-        let (file, offsets) = v2_file(3);
+    fn v3_header_and_chunks_round_trip() {
+        let (file, offsets) = v3_file(3);
         let s = scan(&file);
         assert!(s.is_clean(), "{:?}", s.report());
-        assert_eq!(s.header, Ok(Header::V2(settings())));
+        assert_eq!(s.header, Ok(Header::V3(settings())));
         assert_eq!(s.header_len as usize, offsets[0]);
         assert_eq!(evals(&s), vec![0, 1, 2]);
         assert_eq!(
@@ -1443,13 +1560,86 @@ mod tests {
         assert!(settings().same_run(&other));
         other.draw_plies = 11;
         assert!(!settings().same_run(&other));
+        let mut other = settings();
+        other.start_positions = StartPositions::Chess960;
+        assert!(!settings().same_run(&other));
+        assert!(text.contains("start_positions=classical"), "{text}");
+        // Every start kind goes round trip.
+        for start in [StartPositions::Chess960, StartPositions::DoubleChess960] {
+            let h = GenHeader {
+                start_positions: start,
+                ..settings()
+            };
+            assert_eq!(scan(&encode_header(&h)).header, Ok(Header::V3(h)));
+        }
+    }
+
+    #[test]
+    fn version_2_files_still_read() {
+        let (v2, offsets) = v2_file(3);
+        let (v3, _) = v3_file(3);
+        let (a, b) = (scan(&v2), scan(&v3));
+        assert!(a.is_clean(), "{:?}", a.report());
+        assert_eq!(a.header, Ok(Header::V2(settings())));
+        assert_eq!(a.header.as_ref().map(Header::version), Ok(2));
+        assert_eq!(a.header_len as usize, offsets[0]);
+        // Only the header differs: the same games, sequence numbers and nodes.
+        assert_eq!(
+            (&a.games, a.next_seq(), a.nodes),
+            (&b.games, b.next_seq(), b.nodes)
+        );
+        assert_eq!(&v2[offsets[0]..], &v3[b.header_len as usize..]);
+        assert_eq!(
+            a.header.as_ref().unwrap().settings(),
+            b.header.as_ref().unwrap().settings()
+        );
+        // Version 2 cannot say where games start: a Chess960 run's v2 header reads classical.
+        let h = GenHeader {
+            start_positions: StartPositions::Chess960,
+            ..settings()
+        };
+        let back = scan(&encode_header_v2(&h)).header.unwrap();
+        assert_eq!(
+            back.settings().unwrap().start_positions,
+            StartPositions::Classical
+        );
+    }
+
+    /// The version 3 body is postcard of `GenHeader` as it is declared; these bytes pin it,
+    /// so a change to the structure (which would make written files unreadable) fails here
+    /// and needs a new version.
+    #[test]
+    fn the_version_3_encoding_is_pinned() {
+        let body = settings().encode_body_v3();
+        let hex: String = body.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(hex, V3_GOLDEN);
+        assert_eq!(GenHeader::decode_body_v3(&body), Ok(settings()));
+        // A short body, a trailing byte and an unknown start kind are refused.
+        assert!(GenHeader::decode_body_v3(&body[..body.len() - 1]).is_err());
+        let mut long = body.clone();
+        long.push(0);
+        assert_eq!(
+            GenHeader::decode_body_v3(&long),
+            Err(RecordError::BadHeader("1 bytes after the settings".into()))
+        );
+        let mut bad = body.clone();
+        *bad.last_mut().unwrap() = 3;
+        let e = GenHeader::decode_body_v3(&bad).unwrap_err().to_string();
+        assert!(e.contains("settings unreadable"), "{e}");
+        // In a file the checksum comes first: a changed body byte is a checksum mismatch.
+        let mut file = encode_header(&settings());
+        file[20] ^= 1;
+        assert_eq!(
+            scan(&file).header,
+            Err(RecordError::BadHeader("header checksum mismatch".into()))
+        );
     }
 
     /// Fault 5a: one flipped byte anywhere in a middle chunk costs that chunk only; every
     /// chunk after it is read, and the damage is reported with its offset and length.
     #[test]
     fn a_flipped_byte_costs_only_its_chunk() {
-        for (file, offsets) in [v2_file(5), v1_file(5)] {
+        for (file, offsets) in [v3_file(5), v2_file(5), v1_file(5)] {
             let (start, end) = (offsets[2], offsets[3]);
             for i in start..end {
                 let mut bad = file.clone();
@@ -1485,7 +1675,7 @@ mod tests {
     /// Fault 5b: in version 2 the count field is under the checksum.
     #[test]
     fn a_changed_count_fails_the_v2_checksum() {
-        let (file, offsets) = v2_file(3);
+        let (file, offsets) = v3_file(3);
         let mut bad = file.clone();
         bad[offsets[1] + 8] = 2;
         let s = scan(&bad);
@@ -1521,7 +1711,7 @@ mod tests {
 
     #[test]
     fn truncation_keeps_every_whole_chunk() {
-        for (file, offsets) in [v2_file(4), v1_file(4)] {
+        for (file, offsets) in [v3_file(4), v2_file(4), v1_file(4)] {
             for cut in offsets[0]..file.len() {
                 let s = scan(&file[..cut]);
                 let whole = offsets.iter().skip(1).filter(|&&o| o <= cut).count();
@@ -1536,7 +1726,7 @@ mod tests {
     /// same game number with other games is reported and both are kept.
     #[test]
     fn duplicate_chunks_are_reported_and_read_once() {
-        let (mut file, _) = v2_file(2);
+        let (mut file, _) = v3_file(2);
         let dup = file.len();
         encode_chunk(&[game(1)], 1, 1001, &mut file);
         encode_chunk(&[game(9)], 0, 5, &mut file);
@@ -1571,7 +1761,7 @@ mod tests {
         let s = scan(b"");
         assert_eq!(s.header, Err(RecordError::BadHeader("empty file".into())));
         assert!(s.damage.is_empty() && s.game_count == 0);
-        let (file, offsets) = v2_file(3);
+        let (file, offsets) = v3_file(3);
         for cut in 1..offsets[0] {
             let s = scan(&file[..cut]);
             assert!(s.header.is_err(), "cut at {cut}");
@@ -1602,7 +1792,7 @@ mod tests {
                 Ok(n)
             }
         }
-        let (mut file, offsets) = v2_file(6);
+        let (mut file, offsets) = v3_file(6);
         file[offsets[2] + 40] ^= 1;
         file.extend_from_slice(b"CHN");
         let whole = scan(&file);

@@ -1,0 +1,127 @@
+//! The UCI options datagen presets for other engines use (OpenBench's distributed datagen
+//! sets them on every engine it drives), through the real `luft` binary: `UseSoftNodes`
+//! makes `go nodes N` datagen's soft budget (no new iteration once N/2 nodes are spent,
+//! a hard cap of 8 N), and `Minimal` leaves only the last report's `info` line(s) before
+//! `bestmove`.
+//!
+//! Searches on one thread from a fresh process are deterministic, so the soft search is
+//! checked against the hard search at 8 N: the same iterations, cut where the soft rule
+//! cuts.
+
+#![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a failure
+
+mod common;
+
+use common::{Engine, SECOND};
+
+/// A middlegame position with plenty to search.
+const FEN: &str = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1B1PPP/R2QKB1R w KQ - 2 9";
+
+/// A search's `info` lines (not `info string`) without the fields that depend on the
+/// clock (`nps`, `time`), and its best move; each from a fresh engine.
+fn search(options: &[(&str, &str)], go: &str) -> (Vec<String>, String) {
+    let mut engine = Engine::start();
+    engine.send("uci");
+    engine.until("uciok", 5 * SECOND);
+    for (name, value) in options {
+        engine.send(&format!("setoption name {name} value {value}"));
+    }
+    engine.send(&format!("position fen {FEN}"));
+    assert!(engine.sync().is_empty(), "the options and the position are taken");
+    engine.send(go);
+    let (best, lines) = engine.bestmove(60 * SECOND);
+    engine.quit();
+    let infos = lines
+        .iter()
+        .filter(|l| l.starts_with("info ") && !l.starts_with("info string"))
+        .map(|l| without_clock(l))
+        .collect();
+    (infos, best)
+}
+
+fn without_clock(line: &str) -> String {
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        if matches!(tokens[i], "nps" | "time") {
+            i += 2;
+            continue;
+        }
+        out.push(tokens[i]);
+        i += 1;
+    }
+    out.join(" ")
+}
+
+fn nodes_of(line: &str) -> u64 {
+    let mut tokens = line.split_whitespace();
+    tokens
+        .position(|t| t == "nodes")
+        .expect("an info line with nodes");
+    tokens.next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn use_soft_nodes_turns_go_nodes_into_a_soft_budget() {
+    let mut differs_from_hard = false;
+    for n in [2_000u64, 6_000, 20_000] {
+        let (soft, soft_best) = search(&[("UseSoftNodes", "true")], &format!("go nodes {n}"));
+        // The same search with the hard cap as its only limit, cut where the soft rule
+        // stops: after the first iteration that ends with half the budget spent.
+        let (hard8, _) = search(&[], &format!("go nodes {}", 8 * n));
+        let cut = hard8
+            .iter()
+            .position(|l| 2 * nodes_of(l) >= n)
+            .map_or(hard8.len(), |i| i + 1);
+        assert_eq!(soft, hard8[..cut], "go nodes {n} with UseSoftNodes");
+        assert_eq!(
+            Some(soft_best.as_str()),
+            soft.last()
+                .and_then(|l| l.split(" pv ").nth(1))
+                .and_then(|pv| pv.split(' ').next()),
+            "{n}"
+        );
+        // Without the option the limit stays hard.
+        let (hard, _) = search(&[], &format!("go nodes {n}"));
+        assert!(hard.iter().all(|l| nodes_of(l) <= n), "{n}: {hard:?}");
+        differs_from_hard |= hard != soft;
+    }
+    assert!(
+        differs_from_hard,
+        "a soft budget searches differently from a hard one"
+    );
+}
+
+#[test]
+fn minimal_prints_only_the_last_report_before_bestmove() {
+    for multipv in ["1", "3"] {
+        let (full, full_best) = search(&[("MultiPV", multipv)], "go depth 8");
+        let (minimal, minimal_best) = search(&[("MultiPV", multipv), ("Minimal", "true")], "go depth 8");
+        let k: usize = multipv.parse().unwrap();
+        assert!(full.len() > k, "{full:?}");
+        assert_eq!(minimal, full[full.len() - k..], "MultiPV {multipv}");
+        assert_eq!(minimal_best, full_best);
+    }
+    // An infinite search stopped: still one line, then the move.
+    let mut engine = Engine::start();
+    engine.send("setoption name Minimal value true");
+    engine.send("position startpos");
+    engine.send("go infinite");
+    std::thread::sleep(SECOND / 5);
+    engine.send("stop");
+    let (best, lines) = engine.bestmove(10 * SECOND);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines[0].starts_with("info depth ") && lines[0].contains(&format!(" pv {best}")),
+        "{lines:?}"
+    );
+    // Both options are declared as checks, off by default.
+    engine.send("uci");
+    let declared = engine.until("uciok", 5 * SECOND);
+    for name in ["UseSoftNodes", "Minimal"] {
+        let line = format!("option name {name} type check default false");
+        assert!(declared.contains(&line), "{declared:?}");
+    }
+    engine.quit();
+}
