@@ -414,7 +414,11 @@ impl Kernel {
         let layout = Layout::bucketed(h, layout.buckets);
         assert_eq!(params.len(), layout.len, "parameters for the layout");
         assert_eq!(grad.len(), layout.len, "gradients for the layout");
-        assert_eq!(columns.hidden, h, "columns for width {h}");
+        assert!(
+            columns.hidden == h && columns.buckets == layout.buckets,
+            "columns loaded for width {h} and {} buckets",
+            layout.buckets
+        );
         assert_eq!(scratch.hidden, h, "scratch for width {h}");
         let net = Net::split(params, layout);
         let g = Grad::split(grad, layout);
@@ -525,15 +529,18 @@ type Lanes = [f32; LANES];
 #[repr(C, align(64))]
 struct Line(Lanes);
 
-/// The feature weights by column, as the forward pass reads them: for each 16 hidden units,
-/// a slab of 1024 rows of 16 floats, each row on a cache line of its own (row f the
-/// weights of feature f, row 768 zeros, the rest unused). The 48 KiB a slab uses stay in
-/// L1 and L2 while a block of positions is summed through it. Made once per batch
-/// ([`Columns::load`]) and shared by the threads.
+/// The weights as the kernel reads them, on cache lines of their own: the feature weights
+/// by column, for each 16 hidden units a slab of 1024 rows of 16 floats (row f the weights
+/// of feature f, row 768 zeros, the rest unused), whose 48 KiB stay in L1 and L2 while a
+/// block of positions is summed through it; and the feature biases and output weights
+/// 16 floats to a line. Made once per batch ([`Columns::load`]) and shared by the threads.
 #[derive(Clone, Debug)]
 pub struct Columns {
     hidden: usize,
+    buckets: usize,
     slabs: Vec<Line>,
+    bias: Vec<Line>,
+    out_w: Vec<Line>,
 }
 
 impl Columns {
@@ -541,15 +548,22 @@ impl Columns {
     pub fn new(hidden: usize) -> Columns {
         Columns {
             hidden,
+            buckets: 0,
             slabs: vec![Line([0.0; LANES]); hidden / LANES * SLAB_ROWS],
+            bias: vec![Line([0.0; LANES]); hidden / LANES],
+            out_w: Vec::new(),
         }
     }
 
-    /// Copies the feature weights out of `params` (a net of this width; its first
-    /// `768 · hidden` floats), one column per rayon task.
-    pub fn load(&mut self, params: &[f32]) {
+    /// Copies the weights out of `params`, a net of this width laid out as `layout`
+    /// says, one column per rayon task. Panics on a layout of another width or
+    /// parameters of another length.
+    pub fn load(&mut self, params: &[f32], layout: Layout) {
         let h = self.hidden;
-        let weights = &params[..INPUTS * h];
+        assert_eq!(layout.hidden, h, "a layout of width {h}");
+        let layout = Layout::bucketed(h, layout.buckets);
+        assert_eq!(params.len(), layout.len, "parameters for the layout");
+        let weights = &params[..layout.ft_bias];
         self.slabs
             .par_chunks_exact_mut(SLAB_ROWS)
             .enumerate()
@@ -558,6 +572,15 @@ impl Columns {
                     *row = Line(*tile(weights, f * h + c * LANES));
                 }
             });
+        let lines = |floats: &[f32]| {
+            floats
+                .chunks_exact(LANES)
+                .map(|c| Line(*tile(c, 0)))
+                .collect::<Vec<_>>()
+        };
+        self.bias = lines(&params[layout.ft_bias..layout.out_w]);
+        self.out_w = lines(&params[layout.out_w..layout.out_b]);
+        self.buckets = layout.buckets;
     }
 }
 
@@ -597,8 +620,6 @@ impl Scratch {
 struct Net<'a> {
     hidden: usize,
     buckets: usize,
-    ft_b: &'a [f32],
-    out_w: &'a [f32],
     out_b: &'a [f32],
 }
 
@@ -607,8 +628,6 @@ impl<'a> Net<'a> {
         Net {
             hidden: l.hidden,
             buckets: l.buckets,
-            ft_b: &params[l.ft_bias..l.out_w],
-            out_w: &params[l.out_w..l.out_b],
             out_b: &params[l.out_b..l.len],
         }
     }
@@ -670,7 +689,7 @@ fn kernel<S: F32x16, const CP: usize>(
     for chunk in positions.chunks(BLOCK) {
         lists(chunk, scratch);
         forward::<S, CP>(s, net, columns, chunk, scratch);
-        loss += output_layer(s, net, chunk, wdl, &mut grad, scratch);
+        loss += output_layer(s, net, columns, chunk, wdl, &mut grad, scratch);
         backward(s, net.hidden, chunk.len(), &mut grad, scratch);
     }
     loss
@@ -754,7 +773,7 @@ fn forward<S: F32x16, const CP: usize>(
             slab(columns, cc(2)),
             slab(columns, cc(3)),
         ];
-        let bias = |d: usize| s.load(tile(net.ft_b, cc(d) * LANES));
+        let bias = |d: usize| s.load(&columns.bias[cc(d)].0);
         let biases = [bias(0), bias(1), bias(2), bias(3)];
         for g in (0..n).step_by(2) {
             let pair = &chunk[g..(g + 2).min(n)];
@@ -808,7 +827,7 @@ fn forward<S: F32x16, const CP: usize>(
                         let a = sums[2 * q + view];
                         s.store(&mut sc.slots[(c + d) * COLUMN_STRIDE + 2 * p + view].0, a);
                         let x = s.clamp01(a);
-                        let w = s.load(tile(net.out_w, k * 2 * h + view * h + (c + d) * LANES));
+                        let w = s.load(&columns.out_w[(k * 2 + view) * cols + c + d].0);
                         lanes = s.add(lanes, s.mul(s.mul(x, x), w));
                     }
                 }
@@ -823,6 +842,7 @@ fn forward<S: F32x16, const CP: usize>(
 fn output_layer<S: F32x16>(
     s: S,
     net: Net<'_>,
+    columns: &Columns,
     chunk: &[Position],
     wdl: f32,
     grad: &mut Grad<'_>,
@@ -848,7 +868,7 @@ fn output_layer<S: F32x16>(
                 let gw = tile_mut(grad.out_w, at);
                 s.store(gw, s.add(s.load(gw), s.mul(s.mul(d1, x), x)));
                 // SCReLU's derivative: 2x inside (0, 1), else zero.
-                let w = s.load(tile(net.out_w, at));
+                let w = s.load(&columns.out_w[(k * 2 + view) * cols + c].0);
                 s.store(slot, s.inside01(a, s.mul(s.mul(d2, w), a)));
             }
         }
@@ -989,7 +1009,7 @@ mod tests {
         let layout = model.layout();
         let params = model.params.as_slice().unwrap();
         let mut columns = Columns::new(model.hidden);
-        columns.load(params);
+        columns.load(params, layout);
         let mut grad = vec![0.0; layout.len];
         let mut scratch = Scratch::new(model.hidden);
         let loss = kernel.accumulate(params, &columns, layout, positions, 0.3, &mut grad, &mut scratch);
@@ -1028,7 +1048,7 @@ mod tests {
         let model = Model::random(32, 1);
         let params = model.params.as_slice().unwrap();
         let mut columns = Columns::new(32);
-        columns.load(params);
+        columns.load(params, model.layout());
         let mut grad = vec![0.0; model.layout().len];
         let layout = Layout::new(48);
         Kernel::detect().accumulate(
