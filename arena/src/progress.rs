@@ -1,13 +1,12 @@
 //! A progress bar for people watching a match: games finished of the total, rate, ETA, and
-//! the score so far (Elo and, in an SPRT, the LLR), drawn with `indicatif` on stderr when
-//! stderr is a terminal. The match's own output (fastchess's lines, which OpenBench and
+//! the score so far (Elo and, in an SPRT, the LLR), drawn on stderr when stderr is a
+//! terminal (the workspace's `progress` crate, which draws datagen's and the trainer's
+//! bars too). The match's own output (fastchess's lines, which OpenBench and
 //! scripts read) stays on stdout, unchanged; each of its lines is printed with the bar
 //! lifted and redrawn below it, so the two never tear each other. When stderr is not a
 //! terminal (OpenBench, a log file, the tests) there is no bar and nothing else changes.
 
-use indicatif::{ProgressBar, ProgressStyle};
-use std::io::IsTerminal;
-use std::time::Duration;
+use progress::ProgressBar;
 
 /// The bar, or nothing.
 #[derive(Debug)]
@@ -18,23 +17,17 @@ pub struct Progress {
 impl Progress {
     /// A bar over `total` games with `done` already played, when stderr is a terminal.
     pub fn new(total: u64, done: u64) -> Progress {
-        Progress::with_terminal(total, done, std::io::stderr().is_terminal())
+        Progress::with_terminal(total, done, progress::stderr_is_terminal())
     }
 
     /// As [`Progress::new`], with the terminal question answered by the caller.
     pub fn with_terminal(total: u64, done: u64, terminal: bool) -> Progress {
         let bar = terminal.then(|| {
-            let bar = ProgressBar::new(total).with_position(done.min(total));
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{spinner} {elapsed_precise} [{wide_bar}] {pos}/{len} games, ETA {eta}  {msg}",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
-            );
-            bar.enable_steady_tick(Duration::from_millis(250));
-            bar.reset_eta();
-            bar
+            progress::bar(
+                Some(total),
+                done.min(total),
+                "{spinner} {elapsed_precise} [{wide_bar}] {pos}/{len} games, ETA {eta}  {msg}",
+            )
         });
         Progress { bar }
     }

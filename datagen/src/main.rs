@@ -15,9 +15,9 @@
 //! the rest; running the same generate command again resumes, repairing without deleting an
 //! intact game (`datagen::store`).
 //!
-//! While generating, stderr shows an `indicatif` progress bar towards `--games` or
-//! `--positions` (rate, ETA, W/D/L, nodes per position) when it is a terminal, and
-//! otherwise a plain progress line every 10 s; the last progress line and the summary are
+//! While generating, stderr shows a progress bar (the workspace's `progress` crate) towards
+//! `--games` or `--positions` (rate, ETA, W/D/L, nodes per position) when it is a terminal,
+//! and otherwise a plain progress line every 10 s; the last progress line and the summary are
 //! printed either way, in the same words. The streams do not share counters with the
 //! display: each sends an event per finished game down a `crossbeam` channel to one
 //! reporter thread, which owns the bar (or line) and every count it shows, and ends when
@@ -34,7 +34,6 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use datagen::store::{self, DirLock};
 use datagen::{adjudication_text, GenSettings, Rng, SelfPlayer};
-use indicatif::{ProgressBar, ProgressStyle};
 use movegen::openings::StartPositions;
 use movegen::{Board, Color};
 use nnue::file::fnv1a;
@@ -43,8 +42,9 @@ use nnue::record::{
     Header, Item, RecordError, Wdl,
 };
 use nnue::Network;
+use progress::{process_cpu_time, ProgressBar, PLAIN_EVERY};
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -867,9 +867,6 @@ fn play_stream(
     Ok(())
 }
 
-/// How often the plain progress line is printed when stderr is not a terminal.
-const PLAIN_EVERY: Duration = Duration::from_secs(10);
-
 /// Totals over every file of the run (resumed ones included), when the reporter ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Totals {
@@ -898,7 +895,7 @@ struct Progress {
 
 impl Progress {
     fn new(args: &GenerateArgs, resumed_games: u64, resumed_positions: u64) -> Progress {
-        let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = progress::stderr_is_terminal().then(|| {
             let (len, done, unit) = match (args.games, args.positions) {
                 (Some(t), _) => (Some(t), resumed_games, "games"),
                 (_, Some(t)) => (Some(t), resumed_positions, "positions"),
@@ -910,19 +907,7 @@ impl Progress {
                 ),
                 None => format!("{{spinner}} {{elapsed_precise}} {{pos}} {unit}  {{msg}}"),
             };
-            let bar = match len {
-                Some(t) => ProgressBar::new(t),
-                None => ProgressBar::new_spinner(),
-            }
-            .with_position(done);
-            bar.set_style(
-                ProgressStyle::with_template(&template)
-                    .unwrap_or_else(|_| ProgressStyle::default_bar())
-                    .progress_chars("=> "),
-            );
-            bar.enable_steady_tick(Duration::from_millis(250));
-            bar.reset_eta();
-            bar
+            progress::bar(len, done, &template)
         });
         Progress {
             bar,
@@ -1052,27 +1037,6 @@ impl Progress {
     }
 }
 
-/// The CPU time this process has used so far, all its threads together (`None` where the
-/// platform does not say).
-fn process_cpu_time() -> Option<Duration> {
-    #[cfg(unix)]
-    {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: clock_gettime writes only the timespec it is given, which outlives the call.
-        let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-        let secs = u64::try_from(ts.tv_sec).ok()?;
-        let nanos = u32::try_from(ts.tv_nsec).ok()?;
-        (rc == 0).then(|| Duration::new(secs, nanos))
-    }
-    #[cfg(not(unix))]
-    {
-        None
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1173,19 +1137,5 @@ mod tests {
             p.line_at(10.0, Some(5.0))
         );
         assert!(p.line_at(10.0, None).ends_with("37500 nps/thread  10s"));
-    }
-
-    #[test]
-    fn the_process_cpu_time_grows_with_work() {
-        let before = process_cpu_time();
-        let mut x = 1u64;
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_millis(50) {
-            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
-        }
-        if cfg!(unix) {
-            let (before, after) = (before.unwrap(), process_cpu_time().unwrap());
-            assert!(after > before, "{before:?} -> {after:?}");
-        }
     }
 }

@@ -48,20 +48,7 @@ fn positions(count: usize) -> Vec<Position> {
 
 /// The CPU time of the whole process (all its threads) in seconds, where it can be read.
 fn cpu_seconds() -> Option<f64> {
-    #[cfg(unix)]
-    {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `ts` is a valid, writable timespec for the call's duration.
-        let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-        (rc == 0).then_some(ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
-    }
-    #[cfg(not(unix))]
-    {
-        None
-    }
+    progress::process_cpu_time().map(|t| t.as_secs_f64())
 }
 
 /// One measurement: positions per CPU second (per wall-clock second where CPU time cannot

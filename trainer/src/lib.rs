@@ -9,8 +9,8 @@
 //! wincode (bincode's format, maintained) is younger (0.x) and needs a newer Rust than the
 //! workspace's 1.85 (so does postcard 1.2, hence `~1.1`). Checkpoints of versions 1 and 2,
 //! the hand-written layouts of earlier builds, still load through a read-only path.
-//! Loss plots are drawn with `plotters` (`plot`), and the command line shows an
-//! `indicatif` progress bar when stderr is a terminal.
+//! Loss plots are drawn with `plotters` (`plot`), and the command line shows a progress
+//! bar (the workspace's `progress` crate, `indicatif`) when stderr is a terminal.
 
 #![warn(missing_docs)]
 

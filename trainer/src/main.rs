@@ -12,21 +12,19 @@
 //! negative numbers reach that check, so `--lr -0.1` is told what the range is. `export`
 //! refuses a directory as `--out` and leaves no partial file behind on any error.
 //!
-//! While training, stderr shows an `indicatif` progress bar over all batches (position,
+//! While training, stderr shows a progress bar (the workspace's `progress` crate) over all batches (position,
 //! rate, ETA, the running loss and positions per second) when it is a terminal; the
 //! summary of each superbatch stays above the bar. Otherwise (a log file, a pipe) it gets
 //! plain lines: each superbatch's summary, and the running line at most every 10 s.
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 use movegen::Board;
 use nnue::Network;
-use std::io::IsTerminal;
+use progress::{ProgressBar, Throttle, PLAIN_EVERY};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 use trainer::data::{load_packed, PackedPosition, Position};
 use trainer::model::Model;
 use trainer::train::{
@@ -245,7 +243,7 @@ fn run_train(
     let mut progress = Progress::new(
         u64::from(c.superbatches) * u64::from(c.batches_per_superbatch),
         u64::from(ckpt.superbatches_done.min(c.superbatches)) * u64::from(c.batches_per_superbatch),
-        std::io::stderr().is_terminal(),
+        progress::stderr_is_terminal(),
     );
     let result = train(ckpt, &train_set, &validation, threads, out, &stop, |line| {
         progress.line(line)
@@ -269,7 +267,7 @@ fn run_train(
 /// Where the lines of [`train`]'s progress go: a bar, or plain lines.
 struct Progress {
     bar: Option<ProgressBar>,
-    last_plain: Option<Instant>,
+    plain: Throttle,
 }
 
 /// A running line's batch: `superbatch S/TOTAL batch B/PER ...` gives
@@ -291,21 +289,15 @@ fn batch_position(line: &str) -> Option<(u64, &str)> {
 impl Progress {
     fn new(total: u64, done: u64, terminal: bool) -> Progress {
         let bar = terminal.then(|| {
-            let bar = ProgressBar::new(total).with_position(done);
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{spinner} {elapsed_precise} [{wide_bar}] {pos}/{len} batches, {per_sec}, ETA {eta}  {msg}",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
-            );
-            bar.enable_steady_tick(Duration::from_millis(250));
-            bar.reset_eta();
-            bar
+            progress::bar(
+                Some(total),
+                done,
+                "{spinner} {elapsed_precise} [{wide_bar}] {pos}/{len} batches, {per_sec}, ETA {eta}  {msg}",
+            )
         });
         Progress {
             bar,
-            last_plain: None,
+            plain: Throttle::new(PLAIN_EVERY),
         }
     }
 
@@ -320,11 +312,7 @@ impl Progress {
             (Some(bar), None) => bar.println(text),
             (None, Some(_)) => {
                 // Plain: a running line at most every 10 s.
-                if self
-                    .last_plain
-                    .is_none_or(|t| t.elapsed() >= Duration::from_secs(10))
-                {
-                    self.last_plain = Some(Instant::now());
+                if self.plain.due() {
                     eprintln!("{text}");
                 }
             }
