@@ -15,6 +15,7 @@
 
 #![warn(missing_docs)]
 
+pub mod label_quality;
 pub mod store;
 
 use engine::{hard_nodes_for, Limits, Searcher, TtAllocError};
@@ -186,18 +187,37 @@ impl SelfPlayer {
         })
     }
 
-    /// Searches `game`'s current position; returns the best move and its score for the side
-    /// to move, and the nodes used.
-    fn search(&mut self, game: &Game, soft: u64, hard: u64) -> Option<(movegen::Move, i32, u64)> {
-        let positions = game.positions();
-        let history: Vec<u64> = positions[..positions.len() - 1].iter().map(Board::hash).collect();
+    /// Empties the searcher's table and histories, as at the start of every game.
+    pub fn new_game(&mut self) {
+        self.searcher.new_game();
+    }
+
+    /// Searches `board`, whose game so far had the positions with keys `history` (for
+    /// repetitions), at a soft node budget of `soft` with a hard cap of `hard` nodes, exactly
+    /// as every move of a self-play game is searched; returns the best move, its score for
+    /// the side to move and the nodes used (`None`: no legal move). The table and histories
+    /// carry over from the previous call (see [`SelfPlayer::new_game`]).
+    pub fn search_position(
+        &mut self,
+        board: &Board,
+        history: &[u64],
+        soft: u64,
+        hard: u64,
+    ) -> Option<(movegen::Move, i32, u64)> {
         let limits = Limits {
             nodes: Some(hard),
             soft_nodes: Some(soft),
             ..Limits::default()
         };
-        let result = self.searcher.search(game.board(), &history, &limits);
+        let result = self.searcher.search(board, history, &limits);
         Some((result.best_move?, result.score?.value(), result.nodes))
+    }
+
+    /// Searches `game`'s current position (see [`SelfPlayer::search_position`]).
+    fn search(&mut self, game: &Game, soft: u64, hard: u64) -> Option<(movegen::Move, i32, u64)> {
+        let positions = game.positions();
+        let history: Vec<u64> = positions[..positions.len() - 1].iter().map(Board::hash).collect();
+        self.search_position(game.board(), &history, soft, hard)
     }
 
     /// Plays one game. `book` holds start positions (if empty, `settings.start_positions`

@@ -8,6 +8,10 @@
 //! datagen verify PATH...     every chunk's checksum, duplicates, headers (exit 1 on a problem)
 //! datagen convert --to text|bullet --out FILE [--all] PATH...
 //! datagen wdl-fit PATH...    fits the engine's WDL model (UCI_ShowWDL) to the games
+//! datagen label-quality [--positions K] [--nodes 1250,2500,...] [--reference R] [--net FILE]
+//!                       [--threads T] [--seed S] PATH...
+//!                            label error of each node budget against a deep search, and
+//!                            positions per hour (`datagen::label_quality`)
 //! ```
 //! A PATH is a data file or a directory, searched at any depth for `*.bin` files (a whole
 //! store, `$LUFT_DATA`, works). `--gen NAME` writes to `$LUFT_DATA/NAME` (default store
@@ -32,6 +36,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
+use datagen::label_quality::{self, summarise, table, Reservoir, Sample, Searched};
 use datagen::store::{self, DirLock};
 use datagen::{adjudication_text, GenSettings, Rng, SelfPlayer};
 use movegen::openings::StartPositions;
@@ -42,7 +47,7 @@ use nnue::record::{
     Header, Item, RecordError, Wdl,
 };
 use nnue::Network;
-use progress::{process_cpu_time, ProgressBar, PLAIN_EVERY};
+use progress::{process_cpu_time, ProgressBar, Throttle, PLAIN_EVERY};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -145,6 +150,36 @@ enum Command {
     },
     /// Fits the engine's win-draw-loss model (UCI_ShowWDL) to the games.
     WdlFit(wdl_fit::FitArgs),
+    /// Label quality against positions per hour: samples positions that pass the training
+    /// filter, searches each at every --nodes budget and at --reference, as datagen searches
+    /// (fresh table each search), and prints each budget's label error against the
+    /// reference and its cost.
+    LabelQuality(LabelQualityArgs),
+}
+
+#[derive(Args, Debug)]
+struct LabelQualityArgs {
+    /// Positions to sample, uniformly from those that pass the training filter.
+    #[arg(long, default_value_t = 1000)]
+    positions: usize,
+    /// Soft node budgets to measure, comma separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [1250, 2500, 5000, 10000, 20000])]
+    nodes: Vec<u64>,
+    /// The deep search every budget is compared with (soft nodes; at least 10x the largest
+    /// budget is best: its own error is in every figure).
+    #[arg(long, default_value_t = 300_000)]
+    reference: u64,
+    /// Net to search with (default: the embedded net).
+    #[arg(long)]
+    net: Option<PathBuf>,
+    /// Searching threads (each position on one thread; CPU time is per thread).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Seed of the sample.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Data files or directories to sample from.
+    paths: Vec<PathBuf>,
 }
 
 fn main() {
@@ -154,6 +189,7 @@ fn main() {
         Some(Command::Verify { paths }) => verify(&paths),
         Some(Command::Convert { to, out, all, paths }) => convert(&to, &out, all, &paths),
         Some(Command::WdlFit(args)) => wdl_fit::run(&args),
+        Some(Command::LabelQuality(args)) => label_quality(&args),
         None => generate(&cli.generate),
     };
     match result {
@@ -179,6 +215,158 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
         files.extend(found);
     }
     Ok(files)
+}
+
+/// The net of `--net`, or the embedded net.
+fn load_net(path: Option<&Path>) -> Result<Arc<Network>> {
+    match path {
+        Some(path) => Ok(Arc::new(
+            Network::load(path).map_err(|e| anyhow::anyhow!("--net {}: {e}", path.display()))?,
+        )),
+        None => Ok(engine::default_net()),
+    }
+}
+
+/// `datagen label-quality`: samples, searches on `--threads` threads (a bar or plain lines
+/// over the positions on stderr), prints the table (`datagen::label_quality`).
+fn label_quality(args: &LabelQualityArgs) -> Result<i32> {
+    if args.positions == 0 {
+        bail!("--positions must be at least 1");
+    }
+    if args.nodes.is_empty() || args.nodes.contains(&0) || args.reference == 0 {
+        bail!("--nodes and --reference must be positive node counts");
+    }
+    if !(1..=256).contains(&args.threads) {
+        bail!("--threads must be 1 to 256");
+    }
+    let files = expand(&args.paths)?;
+    let net = load_net(args.net.as_deref())?;
+    let mut reservoir = Reservoir::new(args.positions, args.seed);
+    for file in &files {
+        let read = read_file(file, |g| reservoir.add_game(g))?;
+        for p in &read.problems {
+            eprintln!(
+                "warning: {}: {p} (sampling from the rest of the file)",
+                file.display()
+            );
+        }
+    }
+    let (seen, kept) = reservoir.seen();
+    let samples = reservoir.into_samples();
+    if samples.is_empty() {
+        bail!("no position in the data passes the training filter");
+    }
+    // The budgets in increasing order, the reference last.
+    let mut budgets = args.nodes.clone();
+    budgets.sort_unstable();
+    budgets.dedup();
+    budgets.retain(|&b| b != args.reference);
+    budgets.push(args.reference);
+    eprintln!(
+        "searching {} positions at {} budgets on {} thread{}",
+        samples.len(),
+        budgets.len(),
+        args.threads,
+        if args.threads == 1 { "" } else { "s" }
+    );
+    let (start, cpu_start) = (Instant::now(), progress::process_cpu_time());
+    let results = search_samples(&net, &samples, &budgets, args.threads)?;
+    let (wall, cpu) = (
+        start.elapsed(),
+        cpu_start
+            .zip(progress::process_cpu_time())
+            .map(|(a, b)| b.saturating_sub(a)),
+    );
+    let kept_share = kept as f64 / seen.max(1) as f64;
+    println!(
+        "label quality: {} positions sampled (seed {}) from {kept} that pass the training filter \
+         ({:.1}% of {seen} positions) in {} file{}; net {:016x} ({}); each search from an empty \
+         {} MiB table at a soft budget, hard cap {}x",
+        results.len(),
+        args.seed,
+        100.0 * kept_share,
+        files.len(),
+        if files.len() == 1 { "" } else { "s" },
+        net.fingerprint(),
+        args.net
+            .as_ref()
+            .map_or("embedded".to_string(), |p| p.display().to_string()),
+        datagen::HASH_MIB,
+        engine::SOFT_NODES_HARD_FACTOR,
+    );
+    let rows = summarise(&budgets, &results, budgets.len() - 1);
+    print!("{}", table(&rows, args.reference, kept_share));
+    eprintln!(
+        "{:.0} s wall-clock{}",
+        wall.as_secs_f64(),
+        cpu.map_or(String::new(), |c| format!(", {:.0} s CPU", c.as_secs_f64()))
+    );
+    Ok(0)
+}
+
+/// Searches every sample at every budget on `threads` threads (sample `i` on thread
+/// `i % threads`, one player each), showing progress; the results in the samples' order
+/// (positions without a legal move, which the training filter never keeps, left out).
+fn search_samples(
+    net: &Arc<Network>,
+    samples: &[Sample],
+    budgets: &[u64],
+    threads: usize,
+) -> Result<Vec<Vec<Searched>>> {
+    let total = samples.len() as u64;
+    let bar = progress::stderr_is_terminal().then(|| {
+        progress::bar(
+            Some(total),
+            0,
+            "{spinner} {elapsed_precise} [{wide_bar}] {pos}/{len} positions, ETA {eta}",
+        )
+    });
+    let mut plain = Throttle::new(PLAIN_EVERY);
+    let start = Instant::now();
+    let (sender, received) = crossbeam_channel::unbounded::<(usize, Option<Vec<Searched>>)>();
+    let mut results: Vec<Option<Vec<Searched>>> = vec![None; samples.len()];
+    std::thread::scope(|scope| -> Result<()> {
+        let mut handles = Vec::new();
+        for t in 0..threads {
+            let sender = sender.clone();
+            let handle = std::thread::Builder::new()
+                .stack_size(engine::SEARCH_STACK_BYTES)
+                .spawn_scoped(scope, move || -> Result<()> {
+                    let mut player = SelfPlayer::new(net.clone()).context("cannot make a searcher")?;
+                    for (i, sample) in samples.iter().enumerate().skip(t).step_by(threads) {
+                        let searched = label_quality::measure(&mut player, sample, budgets);
+                        if sender.send((i, searched)).is_err() {
+                            break;
+                        }
+                    }
+                    Ok(())
+                })
+                .context("cannot start a search thread")?;
+            handles.push(handle);
+        }
+        drop(sender);
+        let mut done = 0u64;
+        for (i, searched) in received.iter() {
+            results[i] = searched;
+            done += 1;
+            match &bar {
+                Some(bar) => bar.set_position(done),
+                None if plain.due() || done == total => {
+                    eprintln!("positions {done}/{total}  {:.0}s", start.elapsed().as_secs_f64())
+                }
+                None => {}
+            }
+        }
+        if let Some(bar) = &bar {
+            bar.finish_and_clear();
+        }
+        for h in handles {
+            h.join()
+                .map_err(|_| anyhow::anyhow!("a search thread panicked"))??;
+        }
+        Ok(())
+    })?;
+    Ok(results.into_iter().flatten().collect())
 }
 
 /// What reading one file found besides its games.
@@ -637,12 +825,7 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
     if args.book.is_some() && args.openings_960 != Openings960::None {
         bail!("give --book or --openings-960, not both (a book brings its own start positions)");
     }
-    let net = match &args.net {
-        Some(path) => {
-            Arc::new(Network::load(path).map_err(|e| anyhow::anyhow!("--net {}: {e}", path.display()))?)
-        }
-        None => engine::default_net(),
-    };
+    let net = load_net(args.net.as_deref())?;
     // A material-only net's scores mean little: play out games by the rules only.
     let adjudicate =
         Network::material(32).map_or(true, |material| net.fingerprint() != material.fingerprint());
