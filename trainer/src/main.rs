@@ -1,8 +1,8 @@
 //! The `trainer` binary.
 //!
 //! ```text
-//! trainer train --data FILES... --hidden N --out DIR [--superbatches S] [--wdl W] [--lr L]
-//!               [--threads T] [--resume CHECKPOINT] [--init NET] [--seed S]
+//! trainer train --data FILES... --hidden N --out DIR [--superbatches S | --epochs E] [--wdl W]
+//!               [--lr L] [--threads T] [--resume CHECKPOINT] [--init NET] [--seed S]
 //! trainer export CHECKPOINT --out FILE.nnue
 //! trainer eval --net CHECKPOINT|FILE.nnue --fen FEN
 //! ```
@@ -11,6 +11,11 @@
 //! (`--lr` above 0 and below 1, `--wdl` from 0 to 1, `--hidden` a multiple of 16, ...), and
 //! negative numbers reach that check, so `--lr -0.1` is told what the range is. `export`
 //! refuses a directory as `--out` and leaves no partial file behind on any error.
+//!
+//! The run's length is `--superbatches`, or `--epochs`: as many superbatches as show the
+//! model that many times the training positions (after the filter and the validation
+//! split), counted once the data is read and printed before training starts. The help of
+//! `train` (`TRAIN_SCHEDULE`) gives the schedule Luft's nets were trained with.
 //!
 //! While training, stderr shows a progress bar (the workspace's `progress` crate) over all batches (position,
 //! rate, ETA, the running loss and positions per second) when it is a terminal; the
@@ -28,7 +33,8 @@ use std::sync::Arc;
 use trainer::data::{load_packed, PackedPosition, Position};
 use trainer::model::Model;
 use trainer::train::{
-    final_net_path, is_directory_path, split, train, write_atomic, Checkpoint, TrainConfig,
+    final_net_path, is_directory_path, split, superbatches_for_epochs, train, write_atomic, Checkpoint,
+    TrainConfig,
 };
 
 /// Largest batch: positions are held in memory per batch and counted in 32 bits.
@@ -78,12 +84,34 @@ fn parse_wdl(text: &str) -> Result<f32, String> {
     }
 }
 
+fn parse_epochs(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(e) if e > 0.0 && e <= 1e6 => Ok(e),
+        _ => Err("must be a number of epochs above 0 (up to 1000000), such as 6 or 2.5".to_string()),
+    }
+}
+
 fn parse_lr(text: &str) -> Result<f32, String> {
     match text.trim().parse::<f32>() {
         Ok(lr) if lr > 0.0 && lr < 1.0 => Ok(lr),
         _ => Err("must be a number above 0 and below 1, such as 0.001".to_string()),
     }
 }
+
+/// The schedule Luft's nets were trained with (`nets/README.md` has each net's command), shown
+/// after `trainer train --help`.
+const TRAIN_SCHEDULE: &str = "\
+The schedule Luft's nets were trained with (nets/README.md gives each net's command):
+  every run: AdamW (weight decay 0.01), batches of 16384, the learning rate falling from --lr
+  to --lr x 0.3^5 on a cosine over the whole run, weights clipped to +-1.98, the target
+  wdl x result + (1 - wdl) x sigmoid(score / 400) (--wdl 0.3 since gen2; gen1 used 0.0, as
+  its data came from a material-only net), and 1% of the positions held out for validation.
+  fine-tuning the previous generation's net (--init; gen5 to gen7): --lr 0.0005 --wdl 0.3
+  and about 6 epochs (gen6 and gen7: 30 superbatches = 6.4 and 5.7 epochs of 4.9M and 5.6M
+  positions; gen5: 10.9), i.e. --epochs 6.
+  from scratch, or growing a wider net from a narrower one (gen1; gen4, 32 to 128 wide):
+  --lr 0.001 and about 20 epochs (gen1 21, gen4 20), i.e. --epochs 20.
+The defaults (--lr 0.001, --wdl 1.0, 40 superbatches) are not that schedule: give the flags.";
 
 #[derive(Parser, Debug)]
 #[command(name = "trainer", about = "Luft's CPU NNUE trainer")]
@@ -95,6 +123,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Train (or resume training) a net.
+    #[command(after_help = TRAIN_SCHEDULE)]
     Train {
         /// datagen files.
         #[arg(long, num_args = 1.., required = true)]
@@ -107,8 +136,14 @@ enum Command {
         buckets: usize,
         #[arg(long)]
         out: PathBuf,
+        /// The run's length in superbatches (or give --epochs).
         #[arg(long, default_value_t = 40, allow_negative_numbers = true, value_parser = parse_count)]
         superbatches: u32,
+        /// The run's length in passes over the training positions: the superbatches are
+        /// this times the training positions (after the filter) over the positions of a
+        /// superbatch, rounded up, at least 1. Not with --superbatches.
+        #[arg(long, conflicts_with = "superbatches", allow_negative_numbers = true, value_parser = parse_epochs)]
+        epochs: Option<f64>,
         /// Batches of 16384 positions per superbatch.
         #[arg(long, default_value_t = 64, allow_negative_numbers = true, value_parser = parse_count)]
         batches_per_superbatch: u32,
@@ -123,7 +158,8 @@ enum Command {
         /// 1 to 256.
         #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_threads)]
         threads: usize,
-        /// Continue from a checkpoint (its settings win).
+        /// Continue from a checkpoint (its settings win, its length too: --superbatches
+        /// and --epochs are not used).
         #[arg(long)]
         resume: Option<PathBuf>,
         /// Start from the weights of a net file.
@@ -157,6 +193,7 @@ fn main() {
             buckets,
             out,
             superbatches,
+            epochs,
             batches_per_superbatch,
             batch_size,
             wdl,
@@ -176,7 +213,7 @@ fn main() {
                 lr,
                 seed,
             };
-            run_train(config, &data, &out, threads, resume, init)
+            run_train(config, epochs, &data, &out, threads, resume, init)
         }
         Command::Export { checkpoint, out } => export(&checkpoint, &out),
         Command::Eval { net, fen } => eval(&net, &fen),
@@ -189,6 +226,7 @@ fn main() {
 
 fn run_train(
     config: TrainConfig,
+    epochs: Option<f64>,
     data: &[PathBuf],
     out: &Path,
     threads: usize,
@@ -196,7 +234,7 @@ fn run_train(
     init: Option<PathBuf>,
 ) -> Result<()> {
     // The ranges were checked by the value parsers; a run that reaches here is in them.
-    let ckpt = match (&resume, &init) {
+    let mut ckpt = match (&resume, &init) {
         (Some(path), _) => {
             let c = Checkpoint::load(path)?;
             eprintln!(
@@ -234,6 +272,28 @@ fn run_train(
         ckpt.config.hidden,
         threads
     );
+    if let Some(epochs) = epochs {
+        let c = &mut ckpt.config;
+        if resume.is_some() {
+            eprintln!(
+                "--epochs {epochs} is not used: the checkpoint's run is {} superbatches",
+                c.superbatches
+            );
+        } else {
+            c.superbatches =
+                superbatches_for_epochs(epochs, train_set.len(), c.batches_per_superbatch, c.batch_size);
+            let seen = u64::from(c.superbatches) * u64::from(c.batches_per_superbatch) * c.batch_size as u64;
+            eprintln!(
+                "--epochs {epochs}: {} superbatches of {} batches of {} positions ({seen} positions, {:.2} \
+                 epochs of {} training positions)",
+                c.superbatches,
+                c.batches_per_superbatch,
+                c.batch_size,
+                seen as f64 / train_set.len().max(1) as f64,
+                train_set.len()
+            );
+        }
+    }
     let stop = Arc::new(AtomicBool::new(false));
     {
         let stop = stop.clone();

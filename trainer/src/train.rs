@@ -446,6 +446,27 @@ pub fn split<T>(positions: Vec<T>, seed: u64) -> (Vec<T>, Vec<T>) {
     (train, validation)
 }
 
+/// The superbatches that show the model `epochs` passes over `positions` training positions
+/// (`trainer train --epochs`): `epochs · positions / (batches_per_superbatch · batch_size)`
+/// rounded up, at least 1 (and at most `u32::MAX`). Batches are drawn at random, so an
+/// epoch is a count of positions seen, not a pass that shows each one exactly once.
+pub fn superbatches_for_epochs(
+    epochs: f64,
+    positions: usize,
+    batches_per_superbatch: u32,
+    batch_size: usize,
+) -> u32 {
+    let per_superbatch = f64::from(batches_per_superbatch) * batch_size as f64;
+    let superbatches = (epochs * positions as f64 / per_superbatch).ceil();
+    if superbatches.is_nan() || superbatches < 1.0 {
+        1
+    } else if superbatches >= f64::from(u32::MAX) {
+        u32::MAX
+    } else {
+        superbatches as u32
+    }
+}
+
 /// Learning rate at `step` of `total`: cosine from `lr` to `lr · 0.3⁵`.
 pub fn learning_rate(lr: f32, step: u64, total: u64) -> f32 {
     let final_lr = lr * 0.3f32.powi(5);

@@ -1,7 +1,8 @@
 //! The trainer's files and command line: `loss.csv` continues without repeated or stray rows
 //! after a resume, atomic writes refuse directories and leave no partial file on any error,
-//! `export --out DIR` is refused, and every numeric flag out of its range gets a message that
-//! names the range (negative numbers included).
+//! `export --out DIR` is refused, every numeric flag out of its range gets a message that
+//! names the range (negative numbers included), and `--epochs` sets the run's length from the
+//! training positions.
 
 #![allow(clippy::unwrap_used)]
 
@@ -11,7 +12,9 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use trainer::data::Position;
 use trainer::model::Model;
-use trainer::train::{continue_csv, train, write_atomic, Checkpoint, TrainConfig, CSV_HEADER};
+use trainer::train::{
+    continue_csv, superbatches_for_epochs, train, write_atomic, Checkpoint, TrainConfig, CSV_HEADER,
+};
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("luft-trainer-books-{}-{name}", std::process::id()));
@@ -266,4 +269,89 @@ fn numeric_flags_out_of_range_are_refused_with_the_range() {
             "{flag} {value}: {err}"
         );
     }
+}
+
+#[test]
+fn epochs_are_superbatches_rounded_up() {
+    // 64 batches of 16384: 1048576 positions a superbatch.
+    assert_eq!(superbatches_for_epochs(1.0, 1 << 20, 64, 16384), 1);
+    assert_eq!(superbatches_for_epochs(2.0, 1 << 20, 64, 16384), 2);
+    assert_eq!(superbatches_for_epochs(2.0, (1 << 20) + 1, 64, 16384), 3);
+    // gen7's data (5,551,910 training positions) for 6 epochs: 31.8 superbatches.
+    assert_eq!(superbatches_for_epochs(6.0, 5_551_910, 64, 16384), 32);
+    assert_eq!(superbatches_for_epochs(0.5, 3 << 20, 64, 16384), 2);
+    // At least one, at most u32::MAX.
+    assert_eq!(superbatches_for_epochs(1.0, 10, 64, 16384), 1);
+    assert_eq!(superbatches_for_epochs(1.0, 0, 64, 16384), 1);
+    assert_eq!(superbatches_for_epochs(1e6, usize::MAX, 1, 1), u32::MAX);
+}
+
+#[test]
+fn epochs_set_the_runs_length_and_exclude_superbatches() {
+    let data = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../datagen/tests/data/format2-gen4.bin"
+    );
+    let dir = temp_dir("epochs");
+    let out = dir.join("run");
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "train",
+            "--data",
+            data,
+            "--hidden",
+            "16",
+            "--batch-size",
+            "32",
+            "--batches-per-superbatch",
+            "2",
+            "--threads",
+            "1",
+            "--seed",
+            "4",
+            "--out",
+        ]
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+        a.push(out.display().to_string());
+        a.extend(extra.iter().map(ToString::to_string));
+        a
+    };
+    let run = |extra: &[&str]| {
+        let a = args(extra);
+        trainer(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    // Both lengths at once, or no epochs at all, are refused before anything is read.
+    let (code, _, err) = run(&["--epochs", "3", "--superbatches", "2"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot be used with"), "{err}");
+    for bad in ["0", "-1", "x"] {
+        let (code, _, err) = run(&["--epochs", bad]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("must be a number of epochs above 0"), "{err}");
+    }
+    assert!(!out.exists());
+    // 3 epochs of N training positions at 64 a superbatch: ceil(3 N / 64) superbatches.
+    let (code, _, err) = run(&["--epochs", "3"]);
+    assert_eq!(code, 0, "{err}");
+    let training: u64 = err
+        .lines()
+        .find_map(|l| {
+            l.split_once(" training positions, ")
+                .map(|(n, _)| n.parse().unwrap())
+        })
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(training > 64, "{err}");
+    let expected = (3 * training).div_ceil(64);
+    let line = format!(
+        "--epochs 3: {expected} superbatches of 2 batches of 32 positions ({} positions, ",
+        expected * 64
+    );
+    assert!(err.contains(&line), "{line}\n{err}");
+    assert_eq!(
+        csv_numbers(&out.join("loss.csv")),
+        (1..=expected as u32).collect::<Vec<_>>()
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }
