@@ -71,8 +71,8 @@ impl Position {
         if i == MAX_FEATURES {
             return false;
         }
-        self.stm[i] = feature_index(us, piece, sq) as u16;
-        self.nstm[i] = feature_index(!us, piece, sq) as u16;
+        self.stm[i] = feature_index(us, piece, sq, false) as u16;
+        self.nstm[i] = feature_index(!us, piece, sq, false) as u16;
         self.count += 1;
         true
     }
@@ -148,7 +148,7 @@ fn feature_table() -> &'static FeatureTable {
                 for sq in 0..64u8 {
                     let sq = movegen::Square::new(sq);
                     t[perspective as usize][usize::from(code)][sq.index()] =
-                        feature_index(perspective, piece, sq) as u16;
+                        feature_index(perspective, piece, sq, false) as u16;
                 }
             }
         }

@@ -242,6 +242,7 @@ impl Model {
             feature_bias: p[l.ft_bias..l.out_w].to_vec(),
             output_weights: p[l.out_w..l.out_b].to_vec(),
             output_bias: p[l.out_b..l.len].to_vec(),
+            mirrored: false,
         }
     }
 
