@@ -23,6 +23,12 @@
 //! reporter thread, which owns the bar (or line) and every count it shows, and ends when
 //! the last stream hangs up. (The streams share only what stops them exactly at the
 //! target: games reserved and positions written.)
+//!
+//! The line gives the search speed twice: `nps/thread` is nodes per wall-clock second per
+//! thread, what this run achieved on this machine (it falls when other processes share the
+//! cores), and `nps/cpu-s` is nodes per second of the process's CPU time (every thread's),
+//! the speed of the search itself, which `luft bench` nps on an idle core compares with
+//! (`scripts/datagen-nps.sh` measures both side by side).
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -880,6 +886,8 @@ struct Progress {
     positions_target: Option<u64>,
     threads: usize,
     start: Instant,
+    /// The process's CPU time when the reporter started (`None` where it cannot be read).
+    cpu_start: Option<Duration>,
     resumed: Totals,
     /// This session: games, positions, results by `Wdl as usize`, nodes.
     games: u64,
@@ -922,6 +930,7 @@ impl Progress {
             positions_target: args.positions,
             threads: args.threads,
             start: Instant::now(),
+            cpu_start: process_cpu_time(),
             resumed: Totals {
                 games: resumed_games,
                 positions: resumed_positions,
@@ -984,7 +993,18 @@ impl Progress {
 
     /// The progress line: the target so far, then this session's counts and rates.
     fn line(&self) -> String {
-        let secs = self.start.elapsed().as_secs_f64().max(1e-3);
+        let secs = self.start.elapsed().as_secs_f64();
+        let cpu_secs = self
+            .cpu_start
+            .zip(process_cpu_time())
+            .map(|(start, now)| now.saturating_sub(start).as_secs_f64());
+        self.line_at(secs, cpu_secs)
+    }
+
+    /// The progress line after `secs` seconds of wall-clock time and `cpu_secs` of the
+    /// process's CPU time (left out of the line when unknown).
+    fn line_at(&self, secs: f64, cpu_secs: Option<f64>) -> String {
+        let secs = secs.max(1e-3);
         let (g, p, r) = (self.games, self.positions, self.results);
         let totals = self.totals();
         let target = match (self.games_target, self.positions_target) {
@@ -992,8 +1012,11 @@ impl Progress {
             (_, Some(t)) => format!("positions {}/{t}", totals.positions),
             _ => String::new(),
         };
+        let per_cpu = cpu_secs.map_or(String::new(), |c| {
+            format!("  {:.0} nps/cpu-s", self.nodes as f64 / c.max(1e-3))
+        });
         format!(
-            "{target}  +{g} games  +{p} positions  {:.0} pos/s  ({:.0} per thread)  W/D/L {}/{}/{}  {:.0} nodes/pos  {:.0} nps/thread  {:.0}s",
+            "{target}  +{g} games  +{p} positions  {:.0} pos/s  ({:.0} per thread)  W/D/L {}/{}/{}  {:.0} nodes/pos  {:.0} nps/thread{per_cpu}  {:.0}s",
             p as f64 / secs,
             p as f64 / secs / self.threads as f64,
             r[2],
@@ -1029,6 +1052,27 @@ impl Progress {
     }
 }
 
+/// The CPU time this process has used so far, all its threads together (`None` where the
+/// platform does not say).
+fn process_cpu_time() -> Option<Duration> {
+    #[cfg(unix)]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime writes only the timespec it is given, which outlives the call.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+        let secs = u64::try_from(ts.tv_sec).ok()?;
+        let nanos = u32::try_from(ts.tv_nsec).ok()?;
+        (rc == 0).then(|| Duration::new(secs, nanos))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1040,6 +1084,7 @@ mod tests {
             positions_target: None,
             threads,
             start: Instant::now(),
+            cpu_start: None,
             resumed: Totals {
                 games: 4,
                 positions: 400,
@@ -1118,5 +1163,29 @@ mod tests {
             "{line}"
         );
         assert!(line.contains("W/D/L 1/1/0  5000 nodes/pos"), "{line}");
+        // Wall-clock nps per thread, then nps per CPU second when the CPU time is known.
+        assert!(
+            p.line_at(10.0, Some(5.0)).ends_with(
+                "150 positions  15 pos/s  (8 per thread)  W/D/L 1/1/0  5000 nodes/pos  \
+                            37500 nps/thread  150000 nps/cpu-s  10s"
+            ),
+            "{}",
+            p.line_at(10.0, Some(5.0))
+        );
+        assert!(p.line_at(10.0, None).ends_with("37500 nps/thread  10s"));
+    }
+
+    #[test]
+    fn the_process_cpu_time_grows_with_work() {
+        let before = process_cpu_time();
+        let mut x = 1u64;
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_millis(50) {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+        }
+        if cfg!(unix) {
+            let (before, after) = (before.unwrap(), process_cpu_time().unwrap());
+            assert!(after > before, "{before:?} -> {after:?}");
+        }
     }
 }

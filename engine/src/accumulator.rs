@@ -15,13 +15,21 @@
 //! little on average. A net without mirroring never takes that branch, and indexes as it
 //! always did.
 //!
-//! Two implementations give identical integers: AVX2 (chosen at run time when the CPU has
-//! it) and a portable one, `nnue::output_sum` (the reference's own). The row updates are
-//! plain loops compiled twice, once with AVX2 enabled, and the output layer uses the `madd`
-//! trick of `NNUE.md`: `clamp(acc)·w` fits i16 (the loader guarantees
+//! Three implementations give identical integers: AVX-512 (AVX-512 F and BW) and AVX2, the
+//! best the CPU has chosen at run time, and a portable one, `nnue::output_sum` (the
+//! reference's own). The portable row updates are plain loops, compiled a second time with
+//! AVX2 enabled; the AVX-512 ones load the parent's 32 lanes once, add and subtract every
+//! changed row in the register and store once. The SIMD output layers use the `madd` trick
+//! of `NNUE.md`: `clamp(acc)·w` fits i16 (the loader guarantees
 //! `nnue::quantise::OUTPUT_WEIGHT_MIN <= w <= OUTPUT_WEIGHT_MAX`, -128 to 127), and a
-//! 16-bit multiply-add with `clamp(acc)` accumulates into i32 lanes. Both end in
-//! `nnue::output_centipawns`, the one output formula.
+//! 16-bit multiply-add with `clamp(acc)` accumulates into i32 lanes (integer sums, so the
+//! order of the lanes does not change them). All end in `nnue::output_centipawns`, the one
+//! output formula. A width the AVX-512 code cannot read whole (not a multiple of 32 lanes)
+//! takes the AVX2 code, which that CPU also has.
+//!
+//! `LUFT_SIMD=portable|avx2|avx512` in the environment picks a code path the CPU supports
+//! instead of the best one (for speed comparisons, `scripts/nnue-widths.sh`); an unknown or
+//! unsupported name is reported on stderr and the best path is used.
 
 use backend::Backend;
 use movegen::{Board, CastleSide, Color, Move, Piece, PieceType, Rank, Square};
@@ -41,6 +49,42 @@ mod backend {
     enum Kind {
         Portable,
         Avx2,
+        /// AVX-512 F and BW, and AVX2 besides (for widths that are no multiple of 32).
+        Avx512,
+    }
+
+    /// Whether this CPU has AVX2.
+    fn cpu_has_avx2() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::arch::is_x86_feature_detected!("avx2")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    }
+
+    /// Whether this CPU has what the AVX-512 path runs: AVX-512 F and BW, and AVX2.
+    #[rustversion::since(1.89)]
+    fn cpu_has_avx512() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            cpu_has_avx2()
+                && std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    }
+
+    /// Compilers before 1.89 cannot build AVX-512 code (its `target_feature` names were
+    /// unstable), so an engine they built has no AVX-512 path.
+    #[rustversion::before(1.89)]
+    fn cpu_has_avx512() -> bool {
+        false
     }
 
     impl Backend {
@@ -49,31 +93,70 @@ mod backend {
             Backend(Kind::Portable)
         }
 
-        /// The best code path this CPU supports, detected once.
+        /// Every code path this CPU supports, slowest first (the portable one always).
+        pub fn supported() -> Vec<Backend> {
+            let mut all = vec![Backend::portable()];
+            if cpu_has_avx2() {
+                all.push(Backend(Kind::Avx2));
+            }
+            if cpu_has_avx512() {
+                all.push(Backend(Kind::Avx512));
+            }
+            all
+        }
+
+        /// The code path to use, chosen once: the one `LUFT_SIMD` names if this CPU
+        /// supports it, else the fastest this CPU supports.
         pub fn detect() -> Backend {
             static BACKEND: OnceLock<Backend> = OnceLock::new();
             *BACKEND.get_or_init(|| {
-                #[cfg(target_arch = "x86_64")]
-                {
-                    if std::arch::is_x86_feature_detected!("avx2") {
-                        return Backend(Kind::Avx2);
-                    }
+                let supported = Backend::supported();
+                let best = supported.last().copied().unwrap_or_else(Backend::portable);
+                match std::env::var("LUFT_SIMD") {
+                    Ok(name) => Backend::choose(&name, &supported).unwrap_or_else(|e| {
+                        eprintln!("luft: {e}; using {}", best.name());
+                        best
+                    }),
+                    Err(_) => best,
                 }
-                Backend::portable()
             })
         }
 
-        /// Whether this is the AVX2 path (then the CPU has AVX2).
-        #[inline(always)]
-        pub fn is_avx2(self) -> bool {
-            self.0 == Kind::Avx2
+        /// The path called `name` if it is among `supported`, else why not.
+        pub fn choose(name: &str, supported: &[Backend]) -> Result<Backend, String> {
+            let known = [Kind::Portable, Kind::Avx2, Kind::Avx512].map(Backend);
+            let Some(&wanted) = known.iter().find(|b| b.name() == name.trim()) else {
+                return Err(format!(
+                    "LUFT_SIMD={name:?} names no code path (portable, avx2 or avx512)"
+                ));
+            };
+            if supported.contains(&wanted) {
+                Ok(wanted)
+            } else {
+                Err(format!(
+                    "LUFT_SIMD={name}: this CPU (or this build) cannot run it"
+                ))
+            }
         }
 
-        /// "avx2" or "portable".
+        /// Whether this path may use AVX2 (then the CPU has AVX2).
+        #[inline(always)]
+        pub fn is_avx2(self) -> bool {
+            matches!(self.0, Kind::Avx2 | Kind::Avx512)
+        }
+
+        /// Whether this is the AVX-512 path (then the CPU has AVX-512 F and BW, and AVX2).
+        #[inline(always)]
+        pub fn is_avx512(self) -> bool {
+            self.0 == Kind::Avx512
+        }
+
+        /// "avx512", "avx2" or "portable".
         pub fn name(self) -> &'static str {
             match self.0 {
                 Kind::Portable => "portable",
                 Kind::Avx2 => "avx2",
+                Kind::Avx512 => "avx512",
             }
         }
     }
@@ -190,7 +273,7 @@ impl AccumulatorStack {
         }
     }
 
-    /// The code path's name ("avx2" or "portable").
+    /// The code path's name ("avx512", "avx2" or "portable").
     pub fn backend_name(&self) -> &'static str {
         self.backend.name()
     }
@@ -249,14 +332,14 @@ impl AccumulatorStack {
             let add0 = pick(delta.added[0]);
             let sub0 = pick(delta.removed[0]);
             match (delta.n_added, delta.n_removed) {
-                (1, 1) => update(self.backend, c, p, &[add0], &[sub0]),
-                (1, 2) => update(self.backend, c, p, &[add0], &[sub0, pick(delta.removed[1])]),
+                (1, 1) => update(self.backend, c, p, [add0], [sub0]),
+                (1, 2) => update(self.backend, c, p, [add0], [sub0, pick(delta.removed[1])]),
                 _ => update(
                     self.backend,
                     c,
                     p,
-                    &[add0, pick(delta.added[1])],
-                    &[sub0, pick(delta.removed[1])],
+                    [add0, pick(delta.added[1])],
+                    [sub0, pick(delta.removed[1])],
                 ),
             }
         }
@@ -300,16 +383,32 @@ impl AccumulatorStack {
 
 /// `child = parent + Σ adds - Σ subs`, lane by lane (wrapping like the reference).
 #[inline]
-fn update(backend: Backend, child: &mut [i16], parent: &[i16], adds: &[&[i16]], subs: &[&[i16]]) {
+fn update<const A: usize, const S: usize>(
+    backend: Backend,
+    child: &mut [i16],
+    parent: &[i16],
+    adds: [&[i16]; A],
+    subs: [&[i16]; S],
+) {
     #[cfg(target_arch = "x86_64")]
-    if backend.is_avx2() {
-        // SAFETY: an AVX2 `Backend` exists only when the CPU reports AVX2 (see `backend`);
-        // the function is safe code compiled with AVX2 enabled (bounds-checked slices).
-        unsafe { update_avx2(child, parent, adds, subs) };
-        return;
+    {
+        if backend.is_avx512() && avx512_rows_ok(child, parent, &adds, &subs) {
+            // SAFETY: an AVX-512 `Backend` exists only when the CPU reports AVX-512 F and BW
+            // (see `backend`); every slice was just checked to be one length, a multiple
+            // of 32.
+            unsafe { update_avx512(child, parent, adds, subs) };
+            return;
+        }
+        if backend.is_avx2() {
+            // SAFETY: an AVX2 or AVX-512 `Backend` exists only when the CPU reports AVX2
+            // (see `backend`); the function is safe code compiled with AVX2 enabled
+            // (bounds-checked slices).
+            unsafe { update_avx2(child, parent, &adds, &subs) };
+            return;
+        }
     }
     let _ = backend;
-    update_portable(child, parent, adds, subs);
+    update_portable(child, parent, &adds, &subs);
 }
 
 #[inline(always)]
@@ -338,6 +437,62 @@ unsafe fn update_avx2(child: &mut [i16], parent: &[i16], adds: &[&[i16]], subs: 
     update_portable(child, parent, adds, subs);
 }
 
+/// Whether the AVX-512 row update may read and write these slices: all of one length, a
+/// multiple of 32 (it takes 32 lanes at a time).
+#[inline(always)]
+fn avx512_rows_ok(child: &[i16], parent: &[i16], adds: &[&[i16]], subs: &[&[i16]]) -> bool {
+    let n = child.len();
+    n % 32 == 0 && parent.len() == n && adds.iter().chain(subs).all(|row| row.len() == n)
+}
+
+/// `child = parent + Σ adds - Σ subs` with AVX-512: 32 lanes at a time, each loaded from
+/// the parent once, every row added or subtracted in the register, stored once.
+///
+/// # Safety
+/// The CPU must have AVX-512 F and BW, and every slice must have one length, a multiple of
+/// 32.
+#[rustversion::since(1.89)]
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn update_avx512<const A: usize, const S: usize>(
+    child: &mut [i16],
+    parent: &[i16],
+    adds: [&[i16]; A],
+    subs: [&[i16]; S],
+) {
+    use std::arch::x86_64::*;
+    for i in (0..child.len()).step_by(32) {
+        // SAFETY: i + 32 <= len for every slice (the caller checked that they have one
+        // length, a multiple of 32); unaligned loads and stores.
+        unsafe {
+            let mut v = _mm512_loadu_si512(parent.as_ptr().add(i) as *const __m512i);
+            for row in adds {
+                v = _mm512_add_epi16(v, _mm512_loadu_si512(row.as_ptr().add(i) as *const __m512i));
+            }
+            for row in subs {
+                v = _mm512_sub_epi16(v, _mm512_loadu_si512(row.as_ptr().add(i) as *const __m512i));
+            }
+            _mm512_storeu_si512(child.as_mut_ptr().add(i) as *mut __m512i, v);
+        }
+    }
+}
+
+/// Compilers before 1.89 cannot build the AVX-512 code, and no AVX-512 `Backend` is ever
+/// made then: this stands in for it and is never called.
+///
+/// # Safety
+/// None needed; it runs the portable code.
+#[rustversion::before(1.89)]
+#[cfg(target_arch = "x86_64")]
+unsafe fn update_avx512<const A: usize, const S: usize>(
+    child: &mut [i16],
+    parent: &[i16],
+    adds: [&[i16]; A],
+    subs: [&[i16]; S],
+) {
+    update_portable(child, parent, &adds, &subs);
+}
+
 /// Whether the AVX2 forward pass may read these slices: all four of one length, a
 /// multiple of 16 (its loads take 16 lanes at a time). Every `Network` has such a width
 /// (its constructors check it); this keeps the unsafe code sound even if that changed.
@@ -349,6 +504,12 @@ fn simd_shape_ok(us: &[i16], them: &[i16], w_us: &[i16], w_them: &[i16]) -> bool
 
 #[inline]
 fn forward_sum(backend: Backend, us: &[i16], them: &[i16], w_us: &[i16], w_them: &[i16]) -> i32 {
+    #[cfg(target_arch = "x86_64")]
+    if backend.is_avx512() && simd_shape_ok(us, them, w_us, w_them) && us.len() % 32 == 0 {
+        // SAFETY: an AVX-512 `Backend` exists only when the CPU reports AVX-512 F and BW;
+        // the lengths were just checked to be equal multiples of 32.
+        return unsafe { forward_sum_avx512(us, them, w_us, w_them) };
+    }
     #[cfg(target_arch = "x86_64")]
     if backend.is_avx2() && simd_shape_ok(us, them, w_us, w_them) {
         // SAFETY: an AVX2 `Backend` exists only when the CPU reports AVX2; the lengths
@@ -391,6 +552,48 @@ unsafe fn forward_sum_avx2(us: &[i16], them: &[i16], w_us: &[i16], w_them: &[i16
     let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b01_00_11_10));
     let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b10_11_00_01));
     _mm_cvtsi128_si32(s)
+}
+
+/// The output layer's sum with AVX-512 (the AVX2 code, 32 lanes at a time).
+///
+/// # Safety
+/// The CPU must have AVX-512 F and BW, and the four slices must have one length, a
+/// multiple of 32.
+#[rustversion::since(1.89)]
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn forward_sum_avx512(us: &[i16], them: &[i16], w_us: &[i16], w_them: &[i16]) -> i32 {
+    use std::arch::x86_64::*;
+    let zero = _mm512_setzero_si512();
+    let qa = _mm512_set1_epi16(QA as i16);
+    let mut sum = _mm512_setzero_si512();
+    for (acc, w) in [(us, w_us), (them, w_them)] {
+        for i in (0..acc.len()).step_by(32) {
+            // SAFETY: i + 32 <= len for both slices (the caller checked that the lengths
+            // are equal multiples of 32).
+            let (v, wv) = unsafe {
+                (
+                    _mm512_loadu_si512(acc.as_ptr().add(i) as *const __m512i),
+                    _mm512_loadu_si512(w.as_ptr().add(i) as *const __m512i),
+                )
+            };
+            let v = _mm512_min_epi16(_mm512_max_epi16(v, zero), qa);
+            let product = _mm512_mullo_epi16(v, wv);
+            sum = _mm512_add_epi32(sum, _mm512_madd_epi16(product, v));
+        }
+    }
+    _mm512_reduce_add_epi32(sum)
+}
+
+/// Compilers before 1.89 cannot build the AVX-512 code, and no AVX-512 `Backend` is ever
+/// made then: this stands in for it and is never called.
+///
+/// # Safety
+/// None needed; it runs the portable code.
+#[rustversion::before(1.89)]
+#[cfg(target_arch = "x86_64")]
+unsafe fn forward_sum_avx512(us: &[i16], them: &[i16], w_us: &[i16], w_them: &[i16]) -> i32 {
+    output_sum(us, them, w_us, w_them)
 }
 
 #[cfg(test)]
@@ -442,7 +645,7 @@ mod tests {
         let cases = parse_suite(include_str!("../../movegen/tests/data/standard.epd")).unwrap();
         for (net, skip) in [(plain, 0), (mirrored, 2)] {
             let mut seen = Walked::default();
-            for backend in [Backend::portable(), Backend::detect()] {
+            for backend in Backend::supported() {
                 for case in cases.iter().skip(skip).step_by(4) {
                     let board = Board::from_fen_relaxed(&case.fen).unwrap();
                     let mut stack = AccumulatorStack::with_backend(net.clone(), backend);
@@ -450,9 +653,15 @@ mod tests {
                     walk(&mut stack, &net, &board, 3, &mut seen);
                 }
             }
-            assert!(seen.nodes > 150_000, "{seen:?}");
+            assert!(
+                seen.nodes > 75_000 * Backend::supported().len() as u64,
+                "{seen:?}"
+            );
             if net.mirrored() {
-                assert!(seen.crossings > 1000, "{seen:?}");
+                assert!(
+                    seen.crossings > 500 * Backend::supported().len() as u64,
+                    "{seen:?}"
+                );
             } else {
                 assert_eq!(seen.crossings, 0);
             }
@@ -476,7 +685,7 @@ mod tests {
                 // Kings next to the line, en passant on the board.
                 "3k4/8/8/2pP4/8/8/8/4K2R w K c6 0 2",
             ] {
-                for backend in [Backend::portable(), Backend::detect()] {
+                for backend in Backend::supported() {
                     let board = Board::from_fen(fen).unwrap();
                     let mut stack = AccumulatorStack::with_backend(net.clone(), backend);
                     stack.refresh(&board);
@@ -494,50 +703,113 @@ mod tests {
 
     #[test]
     fn every_backend_matches_the_reference_on_thousands_of_positions() {
+        // Every code path this CPU runs (AVX-512, AVX2, portable), at widths that are
+        // multiples of 32 (where AVX-512 runs its own code) and 16 and 48 (where it takes
+        // the AVX2 code), on the root entry and on the entries after every legal move of
+        // every tenth position (the row updates), against the reference refresh and
+        // forward pass.
+        let backends = Backend::supported();
         let fens = include_str!("../../movegen/tests/data/valid.fens");
-        for (hidden, buckets) in [(256, 1), (128, 8), (32, 1), (16, 3)] {
+        for (hidden, buckets) in [(256, 1), (128, 8), (64, 8), (48, 2), (32, 1), (16, 3)] {
             let net = Arc::new(Network::random(hidden, buckets, hidden as u64).unwrap());
-            let mut portable = AccumulatorStack::with_backend(net.clone(), Backend::portable());
-            let mut fast = AccumulatorStack::new(net.clone());
-            let mut count = 0;
+            let mut stacks: Vec<AccumulatorStack> = backends
+                .iter()
+                .map(|&b| AccumulatorStack::with_backend(net.clone(), b))
+                .collect();
+            let (mut count, mut children) = (0, 0);
             for fen in fens.lines().take(3000) {
                 let board = Board::from_fen(fen).unwrap();
-                portable.refresh(&board);
-                fast.refresh(&board);
                 let reference = net.evaluate(&board);
-                assert_eq!(portable.evaluate(&board), reference, "{fen}");
-                assert_eq!(fast.evaluate(&board), reference, "{fen}");
+                for stack in &mut stacks {
+                    stack.refresh(&board);
+                    assert_eq!(
+                        stack.evaluate(&board),
+                        reference,
+                        "{} {fen}",
+                        stack.backend_name()
+                    );
+                }
+                if count % 10 == 0 {
+                    for &mv in board.legal_moves().iter() {
+                        let mut child = board;
+                        child.play(mv);
+                        let (white, black) = net.refresh(&child);
+                        let reference = net.evaluate(&child);
+                        for stack in &mut stacks {
+                            stack.push(&board, mv);
+                            let name = stack.backend_name();
+                            assert_eq!(stack.current(), (&white[..], &black[..]), "{name} {fen} {mv}");
+                            assert_eq!(stack.evaluate(&child), reference, "{name} {fen} {mv}");
+                            stack.pop();
+                        }
+                        children += 1;
+                    }
+                }
                 count += 1;
             }
             assert_eq!(count, 3000);
+            assert!(children > 3000, "{children}");
         }
-        // A mirrored net, on the fast path too; a position and its mirror image (no
-        // castling rights) score alike.
+        // A mirrored net, on every path; a position and its mirror image (no castling
+        // rights) score alike.
         let net = Arc::new(Network::random(128, 8, 3).unwrap().with_mirroring(true));
-        let mut portable = AccumulatorStack::with_backend(net.clone(), Backend::portable());
-        let mut fast = AccumulatorStack::new(net.clone());
+        let mut stacks: Vec<AccumulatorStack> = backends
+            .iter()
+            .map(|&b| AccumulatorStack::with_backend(net.clone(), b))
+            .collect();
         let mut images = 0;
         for fen in fens.lines().take(2000) {
             let board = Board::from_fen(fen).unwrap();
-            portable.refresh(&board);
-            fast.refresh(&board);
             let reference = net.evaluate(&board);
-            assert_eq!(portable.evaluate(&board), reference, "{fen}");
-            assert_eq!(fast.evaluate(&board), reference, "{fen}");
-            if board.castling_rights().is_empty() {
-                let image = Board::from_fen(&mirror_fen(fen)).unwrap();
-                fast.refresh(&image);
-                assert_eq!(fast.evaluate(&image), reference, "{fen}");
-                images += 1;
+            let image = board
+                .castling_rights()
+                .is_empty()
+                .then(|| Board::from_fen(&mirror_fen(fen)).unwrap());
+            images += usize::from(image.is_some());
+            for stack in &mut stacks {
+                let name = stack.backend_name();
+                stack.refresh(&board);
+                assert_eq!(stack.evaluate(&board), reference, "{name} {fen}");
+                if let Some(image) = &image {
+                    stack.refresh(image);
+                    assert_eq!(stack.evaluate(image), reference, "{name} {fen}");
+                }
             }
         }
         assert!(images > 1000, "{images}");
-        // The material net gives exact material scores through the fast path too.
+        // The material net gives exact material scores through every path.
         let net = Arc::new(Network::material(32).unwrap());
-        let mut fast = AccumulatorStack::new(net.clone());
         let board = Board::from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w Qkq - 0 1").unwrap();
-        fast.refresh(&board);
-        assert_eq!(fast.evaluate(&board), -496, "five pawn units down");
+        for backend in backends {
+            let mut fast = AccumulatorStack::with_backend(net.clone(), backend);
+            fast.refresh(&board);
+            assert_eq!(fast.evaluate(&board), -496, "five pawn units down");
+        }
+    }
+
+    #[test]
+    fn luft_simd_names_a_supported_path_or_is_refused() {
+        let supported = Backend::supported();
+        assert_eq!(supported[0], Backend::portable());
+        assert!(supported.contains(&Backend::detect()));
+        for backend in &supported {
+            assert_eq!(Backend::choose(backend.name(), &supported), Ok(*backend));
+        }
+        assert!(Backend::choose("sse9", &supported)
+            .unwrap_err()
+            .contains("names no code path"));
+        let only_portable = [Backend::portable()];
+        assert!(Backend::choose("avx2", &only_portable)
+            .unwrap_err()
+            .contains("cannot run it"));
+        assert!(Backend::choose("avx512", &only_portable).is_err());
+        // Without LUFT_SIMD the best path runs; the AVX-512 one may also use AVX2 code.
+        if std::env::var("LUFT_SIMD").is_err() {
+            assert_eq!(Some(&Backend::detect()), supported.last());
+        }
+        for backend in supported {
+            assert!(!backend.is_avx512() || backend.is_avx2());
+        }
     }
 
     /// The FEN of `fen`'s horizontal mirror image (for positions without castling rights;
@@ -572,7 +844,7 @@ mod tests {
         assert!(!simd_shape_ok(a8, a8, w8, w8));
         assert!(!simd_shape_ok(&acc[..16], &acc[..16], &w[..16], w8));
         assert!(simd_shape_ok(&acc[..16], &acc[8..24], &w[..16], &w[8..24]));
-        for backend in [Backend::portable(), Backend::detect()] {
+        for backend in Backend::supported() {
             assert_eq!(forward_sum(backend, a8, a8, w8, w8), output_sum(a8, a8, w8, w8));
             assert_eq!(
                 forward_sum(backend, &acc[..16], &acc[8..24], &w[..16], &w[8..24]),

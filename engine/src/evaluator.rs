@@ -50,6 +50,6 @@ mod tests {
             let board = Board::from_fen(fen).unwrap();
             assert_eq!(evaluator.evaluate(&board), net.evaluate(&board), "{fen}");
         }
-        assert!(["avx2", "portable"].contains(&evaluator.backend()));
+        assert!(["avx512", "avx2", "portable"].contains(&evaluator.backend()));
     }
 }
