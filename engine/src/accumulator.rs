@@ -5,6 +5,16 @@
 //! a promotion: the pawn off, the new piece on), so an evaluation costs a few row updates
 //! and the output layer instead of ~30 rows per perspective.
 //!
+//! A horizontally mirrored net (`nnue::Network::mirrored`) indexes each perspective's
+//! squares mirrored while that side's own king stands on files e-h. A move that takes a
+//! king across the d/e line changes every feature of its own perspective, so that
+//! perspective's half of the new entry is rebuilt from the board after the move
+//! (`nnue::Network::refresh_view`, the reference's own code); the other perspective, whose
+//! king did not move, is updated incrementally as usual. Such moves are rare (a king walk
+//! across the middle, castling from a b- or f-file king in Chess960), so a rebuild costs
+//! little on average. A net without mirroring never takes that branch, and indexes as it
+//! always did.
+//!
 //! Three implementations give identical integers: AVX-512 (AVX-512 F and BW) and AVX2, the
 //! best the CPU has chosen at run time, and a portable one, `nnue::output_sum` (the
 //! reference's own). The portable row updates are plain loops, compiled a second time with
@@ -23,7 +33,7 @@
 
 use backend::Backend;
 use movegen::{Board, CastleSide, Color, Move, Piece, PieceType, Rank, Square};
-use nnue::{feature_index, output_centipawns, output_sum, Network, QA};
+use nnue::{feature_index, mirrored_view, output_centipawns, output_sum, Network, QA};
 use std::sync::Arc;
 
 /// Which code path evaluates. A submodule, so that nothing else in the crate can name the
@@ -159,49 +169,59 @@ struct Delta {
     removed: [(usize, usize); 2],
     n_added: usize,
     n_removed: usize,
+    /// Whether each view (white, black) reads the board mirrored.
+    mirror: [bool; 2],
 }
 
 impl Delta {
+    fn pair(&self, piece: Piece, sq: Square) -> (usize, usize) {
+        (
+            feature_index(Color::White, piece, sq, self.mirror[0]),
+            feature_index(Color::Black, piece, sq, self.mirror[1]),
+        )
+    }
     fn add(&mut self, piece: Piece, sq: Square) {
-        self.added[self.n_added] = (
-            feature_index(Color::White, piece, sq),
-            feature_index(Color::Black, piece, sq),
-        );
+        self.added[self.n_added] = self.pair(piece, sq);
         self.n_added += 1;
     }
     fn remove(&mut self, piece: Piece, sq: Square) {
-        self.removed[self.n_removed] = (
-            feature_index(Color::White, piece, sq),
-            feature_index(Color::Black, piece, sq),
-        );
+        self.removed[self.n_removed] = self.pair(piece, sq);
         self.n_removed += 1;
     }
 }
 
-/// The feature changes `mv` makes on `board` (which it must be legal on).
-fn delta_of(board: &Board, mv: Move) -> Delta {
-    let mut d = Delta::default();
+/// Where castling move `mv` of `us` puts the king and the rook (the move is encoded as the
+/// king taking its own rook, so `mv.to()` is the rook's square).
+fn castling_destinations(us: Color, mv: Move) -> (Square, Square) {
+    let side = if mv.to().file() > mv.from().file() {
+        CastleSide::King
+    } else {
+        CastleSide::Queen
+    };
+    let back = Rank::FIRST.relative_to(us);
+    (
+        Square::from_coords(side.king_destination(), back),
+        Square::from_coords(side.rook_destination(), back),
+    )
+}
+
+/// The feature changes `mv` makes on `board` (which it must be legal on), each view read
+/// mirrored or not as `mirror` (white, black) says.
+fn delta_of(board: &Board, mv: Move, mirror: [bool; 2]) -> Delta {
+    let mut d = Delta {
+        mirror,
+        ..Delta::default()
+    };
     let us = board.side_to_move();
     let from = mv.from();
     let to = mv.to();
     let moving = board.piece_type_on(from).unwrap_or(PieceType::Pawn);
     if board.is_castling(mv) {
-        let side = if to.file() > from.file() {
-            CastleSide::King
-        } else {
-            CastleSide::Queen
-        };
-        let back = Rank::FIRST.relative_to(us);
+        let (king_to, rook_to) = castling_destinations(us, mv);
         d.remove(Piece::new(us, PieceType::King), from);
         d.remove(Piece::new(us, PieceType::Rook), to);
-        d.add(
-            Piece::new(us, PieceType::King),
-            Square::from_coords(side.king_destination(), back),
-        );
-        d.add(
-            Piece::new(us, PieceType::Rook),
-            Square::from_coords(side.rook_destination(), back),
-        );
+        d.add(Piece::new(us, PieceType::King), king_to);
+        d.add(Piece::new(us, PieceType::Rook), rook_to);
         return d;
     }
     d.remove(Piece::new(us, moving), from);
@@ -273,13 +293,41 @@ impl AccumulatorStack {
 
     /// Fills the next entry for `mv` played on `board` and makes it current.
     pub fn push(&mut self, board: &Board, mv: Move) {
-        let delta = delta_of(board, mv);
+        let net = &*self.net;
+        // Mirrored nets: each view's mirroring, and the view (if any) whose king crosses
+        // the d/e line with this move, to be rebuilt from the board after it.
+        let mut mirror = [false; 2];
+        let mut rebuild = None;
+        if net.mirrored() {
+            mirror = [
+                net.view_mirrored(board, Color::White),
+                net.view_mirrored(board, Color::Black),
+            ];
+            let us = board.side_to_move();
+            if board.piece_type_on(mv.from()) == Some(PieceType::King) {
+                let king_to = if board.is_castling(mv) {
+                    castling_destinations(us, mv).0
+                } else {
+                    mv.to()
+                };
+                if mirrored_view(king_to) != mirror[us as usize] {
+                    rebuild = Some(us as usize);
+                }
+            }
+        }
+        let delta = delta_of(board, mv, mirror);
         let h = self.hidden;
         let (parent_part, child_part) = self.values.split_at_mut((self.ply + 1) * 2 * h);
         let parent = &parent_part[self.ply * 2 * h..];
         let child = &mut child_part[..2 * h];
-        let net = &*self.net;
         for (view, (p, c)) in parent.chunks_exact(h).zip(child.chunks_exact_mut(h)).enumerate() {
+            if rebuild == Some(view) {
+                let mut after = *board;
+                after.play(mv);
+                let color = if view == 0 { Color::White } else { Color::Black };
+                net.refresh_view(&after, color, c);
+                continue;
+            }
             let pick = |pair: (usize, usize)| net.feature_row(if view == 0 { pair.0 } else { pair.1 });
             let add0 = pick(delta.added[0]);
             let sub0 = pick(delta.removed[0]);
@@ -556,55 +604,101 @@ mod tests {
     use super::*;
     use movegen::suite::parse_suite;
 
-    fn walk(stack: &mut AccumulatorStack, net: &Network, board: &Board, depth: u32, checked: &mut u64) {
+    /// What a walk checked: nodes, and (in a mirrored net) moves whose king crossed the d/e
+    /// line of its own view, those of them that castled, and promotions.
+    #[derive(Default, Debug)]
+    struct Walked {
+        nodes: u64,
+        crossings: u64,
+        castling_crossings: u64,
+        promotions: u64,
+    }
+
+    fn walk(stack: &mut AccumulatorStack, net: &Network, board: &Board, depth: u32, seen: &mut Walked) {
         let (white, black) = net.refresh(board);
         let (cur_white, cur_black) = stack.current();
         assert_eq!((cur_white, cur_black), (&white[..], &black[..]), "{board}");
         assert_eq!(stack.evaluate(board), net.evaluate(board), "{board}");
-        *checked += 1;
+        seen.nodes += 1;
         if depth == 0 {
             return;
         }
+        let us = board.side_to_move();
         for &mv in board.legal_moves().iter() {
             let mut child = *board;
             child.play(mv);
+            if net.view_mirrored(board, us) != net.view_mirrored(&child, us) {
+                seen.crossings += 1;
+                seen.castling_crossings += u64::from(board.is_castling(mv));
+            }
+            seen.promotions += u64::from(mv.promotion().is_some());
             stack.push(board, mv);
-            walk(stack, net, &child, depth - 1, checked);
+            walk(stack, net, &child, depth - 1, seen);
             stack.pop();
         }
     }
 
     #[test]
     fn incremental_equals_refresh_along_perft_trees() {
-        let net = Arc::new(Network::random(64, 1, 11).unwrap());
+        let plain = Arc::new(Network::random(64, 1, 11).unwrap());
+        let mirrored = Arc::new(Network::random(64, 2, 12).unwrap().with_mirroring(true));
         let cases = parse_suite(include_str!("../../movegen/tests/data/standard.epd")).unwrap();
-        let mut checked = 0;
-        for backend in Backend::supported() {
-            for case in cases.iter().step_by(4) {
-                let board = Board::from_fen_relaxed(&case.fen).unwrap();
-                let mut stack = AccumulatorStack::with_backend(net.clone(), backend);
-                stack.refresh(&board);
-                walk(&mut stack, &net, &board, 3, &mut checked);
+        for (net, skip) in [(plain, 0), (mirrored, 2)] {
+            let mut seen = Walked::default();
+            for backend in Backend::supported() {
+                for case in cases.iter().skip(skip).step_by(4) {
+                    let board = Board::from_fen_relaxed(&case.fen).unwrap();
+                    let mut stack = AccumulatorStack::with_backend(net.clone(), backend);
+                    stack.refresh(&board);
+                    walk(&mut stack, &net, &board, 3, &mut seen);
+                }
+            }
+            assert!(
+                seen.nodes > 75_000 * Backend::supported().len() as u64,
+                "{seen:?}"
+            );
+            if net.mirrored() {
+                assert!(
+                    seen.crossings > 500 * Backend::supported().len() as u64,
+                    "{seen:?}"
+                );
+            } else {
+                assert_eq!(seen.crossings, 0);
             }
         }
-        assert!(checked > 75_000 * Backend::supported().len() as u64, "{checked}");
     }
 
     #[test]
     fn chess960_castling_and_promotions_update_exactly() {
-        let net = Arc::new(Network::random(32, 1, 5).unwrap());
-        let mut checked = 0;
-        for fen in [
-            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
-            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-        ] {
-            let board = Board::from_fen(fen).unwrap();
-            let mut stack = AccumulatorStack::new(net.clone());
-            stack.refresh(&board);
-            walk(&mut stack, &net, &board, 3, &mut checked);
+        let plain = Arc::new(Network::random(32, 1, 5).unwrap());
+        let mirrored = Arc::new(Network::random(32, 1, 6).unwrap().with_mirroring(true));
+        for net in [plain, mirrored] {
+            let mut seen = Walked::default();
+            for fen in [
+                "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+                "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+                "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+                // Chess960 kings on b and f: castling to g and c crosses the d/e line,
+                // by both sides, next to promotions by capture and by push.
+                "r4k1r/1P5p/8/8/8/8/P5p1/RK5R w HAha - 0 1",
+                "rk5r/p5P1/8/8/8/8/1p5P/R4K1R b HAha - 0 1",
+                // Kings next to the line, en passant on the board.
+                "3k4/8/8/2pP4/8/8/8/4K2R w K c6 0 2",
+            ] {
+                for backend in Backend::supported() {
+                    let board = Board::from_fen(fen).unwrap();
+                    let mut stack = AccumulatorStack::with_backend(net.clone(), backend);
+                    stack.refresh(&board);
+                    walk(&mut stack, &net, &board, 3, &mut seen);
+                }
+            }
+            assert!(seen.nodes > 20_000, "{seen:?}");
+            assert!(seen.promotions > 1000, "{seen:?}");
+            if net.mirrored() {
+                assert!(seen.castling_crossings >= 8, "{seen:?}");
+                assert!(seen.crossings >= 100, "{seen:?}");
+            }
         }
-        assert!(checked > 10_000);
     }
 
     #[test]
@@ -656,6 +750,33 @@ mod tests {
             assert_eq!(count, 3000);
             assert!(children > 3000, "{children}");
         }
+        // A mirrored net, on every path; a position and its mirror image (no castling
+        // rights) score alike.
+        let net = Arc::new(Network::random(128, 8, 3).unwrap().with_mirroring(true));
+        let mut stacks: Vec<AccumulatorStack> = backends
+            .iter()
+            .map(|&b| AccumulatorStack::with_backend(net.clone(), b))
+            .collect();
+        let mut images = 0;
+        for fen in fens.lines().take(2000) {
+            let board = Board::from_fen(fen).unwrap();
+            let reference = net.evaluate(&board);
+            let image = board
+                .castling_rights()
+                .is_empty()
+                .then(|| Board::from_fen(&mirror_fen(fen)).unwrap());
+            images += usize::from(image.is_some());
+            for stack in &mut stacks {
+                let name = stack.backend_name();
+                stack.refresh(&board);
+                assert_eq!(stack.evaluate(&board), reference, "{name} {fen}");
+                if let Some(image) = &image {
+                    stack.refresh(image);
+                    assert_eq!(stack.evaluate(image), reference, "{name} {fen}");
+                }
+            }
+        }
+        assert!(images > 1000, "{images}");
         // The material net gives exact material scores through every path.
         let net = Arc::new(Network::material(32).unwrap());
         let board = Board::from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w Qkq - 0 1").unwrap();
@@ -689,6 +810,27 @@ mod tests {
         for backend in supported {
             assert!(!backend.is_avx512() || backend.is_avx2());
         }
+    }
+
+    /// The FEN of `fen`'s horizontal mirror image (for positions without castling rights;
+    /// the en passant square mirrored).
+    fn mirror_fen(fen: &str) -> String {
+        let fields: Vec<&str> = fen.split(' ').collect();
+        let placement: Vec<String> = fields[0].split('/').map(|r| r.chars().rev().collect()).collect();
+        let ep: String = fields[3]
+            .chars()
+            .map(|c| match c {
+                'a'..='h' => (b'h' - (c as u8 - b'a')) as char,
+                c => c,
+            })
+            .collect();
+        format!(
+            "{} {} {} {ep} {}",
+            placement.join("/"),
+            fields[1],
+            fields[2],
+            fields[4..].join(" ")
+        )
     }
 
     #[test]

@@ -276,6 +276,33 @@ fn evalfile_swap_and_bad_evalfile() {
     assert_eq!(e.until("info string eval", 5 * SECOND).pop().unwrap(), default);
     e.send("go depth 4");
     e.bestmove(5 * SECOND);
+
+    // A horizontally mirrored net loads, says so, evaluates as the reference does, and
+    // searches a position where kings cross the d/e line.
+    let mirrored_net = nnue::Network::random(64, 1, 3).unwrap().with_mirroring(true);
+    let mirrored = dir.join("mirrored.nnue");
+    std::fs::write(&mirrored, mirrored_net.to_bytes()).unwrap();
+    e.send(&format!("setoption name EvalFile value {}", mirrored.display()));
+    let loaded = e.until("info string", 5 * SECOND).pop().unwrap();
+    assert!(
+        loaded.contains("loaded: hidden 64, mirrored, fingerprint"),
+        "{loaded}"
+    );
+    e.send("eval");
+    let expected = mirrored_net.evaluate(&after_e4);
+    let unmirrored = nnue::Network::random(64, 1, 3).unwrap().evaluate(&after_e4);
+    assert_ne!(expected, unmirrored, "kings on e1 and e8: both views mirrored");
+    assert!(
+        e.until("info string eval", 5 * SECOND)
+            .pop()
+            .unwrap()
+            .starts_with(&format!("info string eval {expected} cp")),
+        "{expected}"
+    );
+    e.send("position fen 8/5k2/3p4/2pP4/2P5/4K3/8/8 w - - 0 1");
+    e.send("go depth 8");
+    let (best, _) = e.bestmove(10 * SECOND);
+    assert_ne!(best, "0000");
     e.quit();
     std::fs::remove_dir_all(&dir).ok();
 }

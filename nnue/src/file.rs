@@ -8,7 +8,8 @@
 //!     16     4  hidden width N (1..=4096)
 //!     20     4  output buckets (1..=16)
 //!     24     4  QA (255)          28  4  QB (64)          32  4  SCALE (400)
-//!     36     4  flags (0; no flag is defined yet)
+//!     36     4  flags: bit 0 = horizontally mirrored input layer ([`FLAG_MIRRORED`]);
+//!                 every other bit must be 0
 //!     40     8  architecture hash: FNV-1a 64 of bytes 8..40
 //!     48     8  payload length in bytes
 //!     56     8  zero
@@ -18,7 +19,10 @@
 //!    end-8   8  checksum: FNV-1a 64 of every byte before it
 //! ```
 //! The loader checks every field and the length before reading any array, so a truncated,
-//! corrupt or foreign file is an error, never a panic or a half-loaded net.
+//! corrupt or foreign file is an error, never a panic or a half-loaded net. A flag bit this
+//! build does not know is refused ([`NetError::UnknownFlags`]): it would change what the
+//! weights mean. Files with flags 0, all files written before mirroring existed, load as
+//! they always did.
 
 use crate::network::{check_shape, Network};
 use crate::quantise::{OUTPUT_WEIGHT_MAX, OUTPUT_WEIGHT_MIN};
@@ -30,6 +34,10 @@ pub const MAGIC: &[u8; 8] = b"LUFTNNUE";
 /// The format version this build reads and writes.
 pub const VERSION: u32 = 1;
 const HEADER_LEN: usize = 64;
+/// Flag bit 0: the input layer is horizontally mirrored ([`Network::mirrored`]).
+pub const FLAG_MIRRORED: u32 = 1;
+/// Every flag bit this build reads.
+pub const KNOWN_FLAGS: u32 = FLAG_MIRRORED;
 
 /// Why a net file was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,6 +52,9 @@ pub enum NetError {
     UnsupportedVersion(u32),
     /// An architecture this build cannot run.
     UnsupportedArchitecture(String),
+    /// The header's flags hold a bit this build does not know (a net from a newer build
+    /// whose inputs this build would misread).
+    UnknownFlags(u32),
     /// The architecture hash does not match the header fields.
     HeaderCorrupt,
     /// The file length disagrees with the header.
@@ -91,6 +102,12 @@ impl fmt::Display for NetError {
             NetError::BadMagic => write!(f, "not a Luft net file (bad magic)"),
             NetError::UnsupportedVersion(v) => write!(f, "unsupported net format version {v}"),
             NetError::UnsupportedArchitecture(what) => write!(f, "unsupported architecture: {what}"),
+            NetError::UnknownFlags(flags) => write!(
+                f,
+                "net flags {flags:#x} include unknown bits {:#x} (this build knows {KNOWN_FLAGS:#x}: \
+                 bit 0, horizontal mirroring); a newer build wrote it?",
+                flags & !KNOWN_FLAGS
+            ),
             NetError::HeaderCorrupt => write!(f, "net header corrupt (architecture hash mismatch)"),
             NetError::WrongLength { expected, found } => {
                 write!(
@@ -169,7 +186,7 @@ impl Network {
             QA as u32,
             QB as u32,
             SCALE as u32,
-            0,
+            if self.mirrored { FLAG_MIRRORED } else { 0 },
         ] {
             out.extend_from_slice(&v.to_le_bytes());
         }
@@ -225,8 +242,8 @@ impl Network {
                 "quantisation QA={qa} QB={qb} scale={scale} (expected {QA}/{QB}/{SCALE})"
             ));
         }
-        if flags != 0 {
-            return unsupported(format!("flags {flags:#x}"));
+        if flags & !KNOWN_FLAGS != 0 {
+            return Err(NetError::UnknownFlags(flags));
         }
         let payload = payload_len(hidden, buckets);
         let expected = HEADER_LEN + payload + 8;
@@ -267,6 +284,7 @@ impl Network {
             output_weights,
             output_bias,
         )
+        .map(|net| net.with_mirroring(flags & FLAG_MIRRORED != 0))
     }
 
     /// Reads a net file from disk.
@@ -327,6 +345,45 @@ mod tests {
             Network::load(std::path::Path::new("/nonexistent.nnue")),
             Err(NetError::Io(_))
         ));
+    }
+
+    /// A copy of `bytes` with header flags `flags`, hash and checksum made consistent.
+    fn with_flags(bytes: &[u8], flags: u32) -> Vec<u8> {
+        let mut out = bytes.to_vec();
+        out[36..40].copy_from_slice(&flags.to_le_bytes());
+        let hash = fnv1a(&out[8..40]);
+        out[40..48].copy_from_slice(&hash.to_le_bytes());
+        let end = out.len() - 8;
+        let checksum = fnv1a(&out[..end]);
+        out[end..].copy_from_slice(&checksum.to_le_bytes());
+        out
+    }
+
+    #[test]
+    fn the_mirroring_flag_round_trips_and_unknown_flags_are_refused() {
+        let net = Network::random(32, 2, 9).unwrap();
+        let plain = net.to_bytes();
+        assert_eq!(u32_at(&plain, 36), 0, "a net without mirroring keeps flags 0");
+        let mirrored = net.clone().with_mirroring(true);
+        let bytes = mirrored.to_bytes();
+        assert_eq!(u32_at(&bytes, 36), FLAG_MIRRORED);
+        let back = Network::from_bytes(&bytes).unwrap();
+        assert!(back.mirrored());
+        assert_eq!(back, mirrored);
+        assert_ne!(back, net);
+        assert_ne!(mirrored.fingerprint(), net.fingerprint());
+        // The flag is the only difference between the two files.
+        assert_eq!(with_flags(&plain, FLAG_MIRRORED), bytes);
+        assert!(!Network::from_bytes(&plain).unwrap().mirrored());
+        for flags in [2, 4, 0x8000_0000, 3] {
+            let refused = Network::from_bytes(&with_flags(&plain, flags));
+            assert_eq!(refused, Err(NetError::UnknownFlags(flags)));
+            let text = refused.unwrap_err().to_string();
+            assert!(
+                text.contains(&format!("unknown bits {:#x}", flags & !1)),
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //! feature transformer of width N shared by both perspectives; the output layer reads
 //! `[side to move, other side]` (2N values after SCReLU) and gives one score per output
 //! bucket. N and the bucket count come from the file header, so any net the trainer writes
-//! loads.
+//! loads. A net may be horizontally mirrored (flag bit 0 of its file): each perspective
+//! whose own king is on files e-h then reads the board mirrored across the d/e line
+//! ([`feature_index`], [`mirrored_view`]).
 //!
 //! Training data (`record`) is datagen's container file. Its settings header (format 3) is
 //! a serde structure encoded with `postcard`, the format the trainer's checkpoints use:
@@ -24,7 +26,7 @@ pub mod quantise;
 pub mod record;
 
 pub use file::NetError;
-pub use network::{feature_index, output_bucket, Network};
+pub use network::{feature_index, king_mirrors, mirrored_view, output_bucket, Network};
 pub use quantise::{output_centipawns, output_sum, FloatNet, QuantiseError, QA, QB, SCALE};
 
 /// Number of input features: 2 colours x 6 piece types x 64 squares.

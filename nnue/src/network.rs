@@ -1,5 +1,14 @@
 //! The network's weights and the scalar reference inference.
 //!
+//! Inputs: [`feature_index`] is the one definition of which input a piece on a square is,
+//! seen by a perspective. A net may be horizontally mirrored (a flag in its file,
+//! [`Network::mirrored`]): then each perspective whose own king stands on files e-h sees
+//! every square mirrored across the d/e line (file `^ 7`) before indexing, so the king is
+//! always on files a-d of its own view and the input layer learns one half-board of king
+//! placements instead of two. Each perspective decides for itself ([`mirrored_view`] of its
+//! own king), so in one position one view may be mirrored and the other not. Nets without
+//! the flag index exactly as before.
+//!
 //! Layout: `feature_weights` is feature-major, each feature's N weights contiguous (the
 //! engine adds and subtracts whole rows); `output_weights` holds, per bucket, 2N weights:
 //! first for the side to move's accumulator, then for the other one.
@@ -11,17 +20,40 @@
 
 use crate::quantise::{check_accumulators, OUTPUT_WEIGHT_MAX, OUTPUT_WEIGHT_MIN};
 use crate::{output_centipawns, output_sum, NetError, INPUTS, MAX_HIDDEN, MAX_OUTPUT_BUCKETS, QA, QB};
-use movegen::{Board, Color, Piece, PieceType};
+use movegen::{Board, Color, File, Piece, PieceType, Square};
 
 /// Index of `piece` on `sq` in the input layer as seen by `perspective`: own pieces first,
-/// and for Black the board flipped vertically (`sq ^ 56`).
+/// for Black the board flipped vertically (`sq ^ 56`), and when `mirror` every square
+/// mirrored horizontally across the d/e line (file `^ 7`, `sq ^ 7`). `mirror` is always
+/// false in a net without mirroring; in a mirrored net it is [`mirrored_view`] of the
+/// perspective's own king ([`Network::view_mirrored`]).
 #[inline(always)]
-pub fn feature_index(perspective: Color, piece: Piece, sq: movegen::Square) -> usize {
+pub fn feature_index(perspective: Color, piece: Piece, sq: Square, mirror: bool) -> usize {
+    let square = sq.index() ^ if mirror { 7 } else { 0 };
     let (side, square) = match perspective {
-        Color::White => (piece.color as usize, sq.index()),
-        Color::Black => ((!piece.color) as usize, sq.index() ^ 56),
+        Color::White => (piece.color as usize, square),
+        Color::Black => ((!piece.color) as usize, square ^ 56),
     };
     side * 384 + piece.kind.index() * 64 + square
+}
+
+/// Whether, in a horizontally mirrored net, a perspective whose own king stands on `king`
+/// sees the board mirrored: the king on files e to h. The one definition of the boundary
+/// (the engine rebuilds a perspective's accumulator when its king crosses it).
+#[inline(always)]
+pub fn mirrored_view(king: Square) -> bool {
+    king.file() >= File::E
+}
+
+/// Whether `perspective` sees `board` mirrored in a horizontally mirrored net:
+/// [`mirrored_view`] of its king (false without one).
+#[inline]
+pub fn king_mirrors(board: &Board, perspective: Color) -> bool {
+    board
+        .colored_pieces(perspective, PieceType::King)
+        .into_iter()
+        .next()
+        .is_some_and(mirrored_view)
 }
 
 /// A quantised network whose shape has been checked: every `Network` that exists has a
@@ -31,10 +63,14 @@ pub fn feature_index(perspective: Color, piece: Piece, sq: movegen::Square) -> u
 /// ([`crate::quantise`]). The constructors ([`Network::new`], [`Network::zeroed`],
 /// [`Network::random`], [`Network::material`], [`Network::from_bytes`]) are the only way to
 /// make one and each refuses anything else with a [`NetError`], so SIMD inference can rely
-/// on the shape (16 lanes of i16 per step) without checking it again.
+/// on the shape (16 lanes of i16 per step) without checking it again. Whether its input
+/// layer is horizontally mirrored is set by [`Network::with_mirroring`] (the loader reads it
+/// from the file's flags); it changes no array, only which inputs a position activates.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Network {
     pub(crate) hidden: usize,
+    /// Horizontal mirroring of each perspective whose king is on files e-h.
+    pub(crate) mirrored: bool,
     pub(crate) output_buckets: usize,
     /// `INPUTS * hidden`, feature-major.
     pub(crate) feature_weights: Vec<i16>,
@@ -51,6 +87,7 @@ impl std::fmt::Debug for Network {
         f.debug_struct("Network")
             .field("hidden", &self.hidden)
             .field("output_buckets", &self.output_buckets)
+            .field("mirrored", &self.mirrored)
             .finish_non_exhaustive()
     }
 }
@@ -80,6 +117,7 @@ impl Network {
     /// `[OUTPUT_WEIGHT_MIN, OUTPUT_WEIGHT_MAX]` (-128 to 127), and `output_bias` of
     /// `output_buckets` values at scale `QA * QB`. The net file loader and the quantiser
     /// ([`crate::FloatNet::quantise`]) both end here, so both apply these same checks.
+    /// The net is not mirrored; [`Network::with_mirroring`] makes it so.
     ///
     /// Errors: [`NetError::UnsupportedArchitecture`] for a width or bucket count out of
     /// range, [`NetError::ShapeMismatch`] for an array of the wrong length,
@@ -123,6 +161,7 @@ impl Network {
         check_accumulators(hidden, &feature_weights, &feature_bias)?;
         Ok(Network {
             hidden,
+            mirrored: false,
             output_buckets,
             feature_weights,
             feature_bias,
@@ -136,12 +175,34 @@ impl Network {
         check_shape(hidden, output_buckets)?;
         Ok(Network {
             hidden,
+            mirrored: false,
             output_buckets,
             feature_weights: vec![0; INPUTS * hidden],
             feature_bias: vec![0; hidden],
             output_weights: vec![0; output_buckets * 2 * hidden],
             output_bias: vec![0; output_buckets],
         })
+    }
+
+    /// The same weights read with horizontal mirroring (`true`) or without: with it, each
+    /// perspective whose own king stands on files e-h sees every square mirrored (see
+    /// [`feature_index`]). Stored as bit 0 of the net file's flags.
+    pub fn with_mirroring(mut self, mirrored: bool) -> Network {
+        self.mirrored = mirrored;
+        self
+    }
+
+    /// Whether the input layer is horizontally mirrored ([`Network::with_mirroring`]).
+    #[inline(always)]
+    pub fn mirrored(&self) -> bool {
+        self.mirrored
+    }
+
+    /// Whether `perspective` sees `board` mirrored in this net: the net is mirrored and
+    /// that side's king stands on files e-h ([`king_mirrors`]).
+    #[inline]
+    pub fn view_mirrored(&self, board: &Board, perspective: Color) -> bool {
+        self.mirrored && king_mirrors(board, perspective)
     }
 
     /// The hidden width N (the feature transformer's outputs per perspective).
@@ -204,22 +265,30 @@ impl Network {
 
     /// Computes both accumulators from scratch: `(white view, black view)`.
     pub fn refresh(&self, board: &Board) -> (Vec<i16>, Vec<i16>) {
-        let mut white = self.feature_bias.clone();
-        let mut black = self.feature_bias.clone();
+        let mut white = vec![0; self.hidden];
+        let mut black = vec![0; self.hidden];
+        self.refresh_view(board, Color::White, &mut white);
+        self.refresh_view(board, Color::Black, &mut black);
+        (white, black)
+    }
+
+    /// Computes `perspective`'s accumulator of `board` from scratch into `acc`, which
+    /// must hold `hidden` values (panics otherwise): the bias plus the row of every piece,
+    /// mirrored when [`Network::view_mirrored`].
+    pub fn refresh_view(&self, board: &Board, perspective: Color, acc: &mut [i16]) {
+        acc.copy_from_slice(&self.feature_bias);
+        let mirror = self.view_mirrored(board, perspective);
         for color in Color::ALL {
             for kind in PieceType::ALL {
                 for sq in board.colored_pieces(color, kind) {
                     let piece = Piece::new(color, kind);
-                    for (acc, view) in [(&mut white, Color::White), (&mut black, Color::Black)] {
-                        let row = self.feature_row(feature_index(view, piece, sq));
-                        for (a, w) in acc.iter_mut().zip(row) {
-                            *a = a.wrapping_add(*w);
-                        }
+                    let row = self.feature_row(feature_index(perspective, piece, sq, mirror));
+                    for (a, w) in acc.iter_mut().zip(row) {
+                        *a = a.wrapping_add(*w);
                     }
                 }
             }
         }
-        (white, black)
     }
 
     /// The output layer on two accumulators of `hidden` values (side to move first), in
@@ -312,12 +381,97 @@ mod tests {
     fn feature_index_mirrors_between_perspectives() {
         let sq = movegen::Square::parse("e2").unwrap();
         let white_pawn = Piece::new(Color::White, PieceType::Pawn);
-        assert_eq!(feature_index(Color::White, white_pawn, sq), 12);
+        assert_eq!(feature_index(Color::White, white_pawn, sq, false), 12);
         // From Black's view a white pawn is an enemy pawn on e7.
-        assert_eq!(feature_index(Color::Black, white_pawn, sq), 384 + 52);
+        assert_eq!(feature_index(Color::Black, white_pawn, sq, false), 384 + 52);
         let black_king = Piece::new(Color::Black, PieceType::King);
         let e8 = movegen::Square::parse("e8").unwrap();
-        assert_eq!(feature_index(Color::Black, black_king, e8), 5 * 64 + 4);
+        assert_eq!(feature_index(Color::Black, black_king, e8, false), 5 * 64 + 4);
+        // Mirrored, e2 is read as d2 (and as d7 from Black's view), e8 as d8.
+        assert_eq!(feature_index(Color::White, white_pawn, sq, true), 11);
+        assert_eq!(feature_index(Color::Black, white_pawn, sq, true), 384 + 51);
+        assert_eq!(feature_index(Color::Black, black_king, e8, true), 5 * 64 + 3);
+    }
+
+    #[test]
+    fn mirroring_flips_files_only_and_is_its_own_inverse() {
+        for view in Color::ALL {
+            for color in Color::ALL {
+                for kind in PieceType::ALL {
+                    let piece = Piece::new(color, kind);
+                    let mut seen = [false; INPUTS];
+                    for i in 0..64u8 {
+                        let sq = Square::new(i);
+                        let image = Square::from_coords(File::new(7 - sq.file().index() as u8), sq.rank());
+                        assert_eq!(
+                            feature_index(view, piece, sq, true),
+                            feature_index(view, piece, image, false)
+                        );
+                        seen[feature_index(view, piece, sq, true)] = true;
+                    }
+                    assert_eq!(seen.iter().filter(|s| **s).count(), 64);
+                }
+            }
+        }
+        let files: Vec<bool> = "a1 b1 c1 d1 e1 f1 g1 h1"
+            .split(' ')
+            .map(|s| mirrored_view(Square::parse(s).unwrap()))
+            .collect();
+        assert_eq!(files, [false, false, false, false, true, true, true, true]);
+    }
+
+    /// The FEN of `fen`'s horizontal mirror image (no castling rights; the en passant
+    /// square mirrored).
+    fn mirror_fen(fen: &str) -> String {
+        let fields: Vec<&str> = fen.split(' ').collect();
+        let placement: Vec<String> = fields[0].split('/').map(|r| r.chars().rev().collect()).collect();
+        let ep = match fields[3] {
+            "-" => "-".to_string(),
+            sq => {
+                let mut c = sq.chars();
+                let file = c.next().unwrap();
+                format!("{}{}", (b'h' - (file as u8 - b'a')) as char, c.as_str())
+            }
+        };
+        format!(
+            "{} {} {} {} {}",
+            placement.join("/"),
+            fields[1],
+            fields[2],
+            ep,
+            fields[4..].join(" ")
+        )
+    }
+
+    #[test]
+    fn a_mirrored_net_scores_a_position_and_its_mirror_image_alike() {
+        let positions = include_str!("../../movegen/tests/data/valid.fens");
+        for (hidden, buckets) in [(32, 1), (64, 8)] {
+            let plain = Network::random(hidden, buckets, 21).unwrap();
+            let mirrored = plain.clone().with_mirroring(true);
+            let (mut checked, mut differ) = (0, 0);
+            for fen in positions
+                .lines()
+                .filter(|f| f.split(' ').nth(2) == Some("-"))
+                .take(400)
+            {
+                let board = Board::from_fen(fen).unwrap();
+                let image = Board::from_fen(&mirror_fen(fen)).unwrap();
+                assert_eq!(mirrored.evaluate(&board), mirrored.evaluate(&image), "{fen}");
+                differ += usize::from(plain.evaluate(&board) != plain.evaluate(&image));
+                checked += 1;
+            }
+            assert_eq!(checked, 400);
+            // Without mirroring the two differ: the test can tell.
+            assert!(differ > 300, "{differ}");
+            // With no king on files e-h, mirroring changes nothing.
+            let board = Board::from_fen("3k4/8/8/8/8/8/2P5/1K6 w - - 0 1").unwrap();
+            assert_eq!(mirrored.evaluate(&board), plain.evaluate(&board));
+        }
+        assert_eq!(
+            mirror_fen("4k3/8/8/3pP3/8/8/8/R3K3 w - d6 0 2"),
+            "3k4/8/8/3Pp3/8/8/8/3K3R w - e6 0 2"
+        );
     }
 
     #[test]

@@ -102,6 +102,9 @@ pub struct FloatNet {
     pub output_weights: Vec<f32>,
     /// `output_buckets` values.
     pub output_bias: Vec<f32>,
+    /// Whether the input layer is horizontally mirrored ([`Network::mirrored`]); the
+    /// quantised net carries it.
+    pub mirrored: bool,
 }
 
 /// Why a float net could not be quantised.
@@ -235,7 +238,8 @@ impl FloatNet {
             feature_bias,
             output_weights,
             output_bias,
-        )?)
+        )?
+        .with_mirroring(self.mirrored))
     }
 
     /// The float net `net` stands for: each integer divided by its scale (the inverse of
@@ -254,6 +258,7 @@ impl FloatNet {
                 .iter()
                 .map(|&b| b as f32 / (QA * QB) as f32)
                 .collect(),
+            mirrored: net.mirrored(),
         }
     }
 }
@@ -270,7 +275,12 @@ mod tests {
     #[test]
     fn quantising_a_dequantised_net_gives_it_back() {
         let net = Network::random(32, 2, 3).unwrap();
-        assert_eq!(FloatNet::from_network(&net).quantise(), Ok(net));
+        assert_eq!(FloatNet::from_network(&net).quantise(), Ok(net.clone()));
+        // The mirroring flag goes through both ways.
+        let mirrored = net.with_mirroring(true);
+        let float = FloatNet::from_network(&mirrored);
+        assert!(float.mirrored);
+        assert_eq!(float.quantise(), Ok(mirrored));
     }
 
     #[test]

@@ -180,7 +180,7 @@ fn datagen_train_export_play_and_read_back() {
     assert_eq!(&checkpoint[..8], b"LUFTCKPT");
     assert_eq!(
         u32::from_le_bytes(checkpoint[8..12].try_into().unwrap()),
-        3,
+        4,
         "checkpoint version"
     );
 

@@ -9,15 +9,21 @@
 //! ([`draw_samples`] draws from either form, [`Sample`]). [`load`] still returns
 //! `Position`s for callers that want them all decoded; [`load_packed`] keeps them packed.
 //!
+//! Features come from `nnue::feature_index`, mirrored per perspective for a horizontally
+//! mirrored net (`--mirror`: that side's king on files e-h, `nnue::king_mirrors`), so a
+//! model trains on exactly the inputs the engine gives the exported net. Packed positions
+//! are decoded for the model's mirroring as batches are drawn; a decoded [`Position`]
+//! keeps the features it was decoded with.
+//!
 //! Files are read chunk by chunk (`nnue::record::DataReader`): a damaged chunk is skipped
 //! with a warning naming the file and byte offset, and every intact chunk after it is used.
 
-use movegen::{Board, Color};
-use nnue::feature_index;
+use movegen::{Board, Color, Piece, PieceType};
 use nnue::record::{
     data_files, keep_for_training, packed_board, packed_codes, packed_side_to_move, piece_of_code,
     DataReader, GameRecord, Item, Wdl,
 };
+use nnue::{feature_index, king_mirrors, mirrored_view};
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -41,13 +47,22 @@ pub struct Position {
 
 impl Position {
     /// The position of `board` with its search score (centipawns) and game result (0, 0.5
-    /// or 1), both from the side to move's view.
+    /// or 1), both from the side to move's view, for a net without mirroring.
     pub fn from_board(board: &Board, score_stm: f32, result_stm: f32) -> Position {
+        Position::from_board_mirroring(board, score_stm, result_stm, false)
+    }
+
+    /// [`Position::from_board`] for a net that is horizontally mirrored (`mirrored`) or not.
+    pub fn from_board_mirroring(board: &Board, score_stm: f32, result_stm: f32, mirrored: bool) -> Position {
         let mut p = Position::empty(score_stm, result_stm);
         let us = board.side_to_move();
+        let mirror = [
+            mirrored && king_mirrors(board, us),
+            mirrored && king_mirrors(board, !us),
+        ];
         for sq in board.occupied() {
             let piece = board.piece_on(sq).expect("occupied square");
-            if !p.push(us, piece, sq) {
+            if !p.push(us, piece, sq, mirror) {
                 break;
             }
         }
@@ -64,15 +79,16 @@ impl Position {
         }
     }
 
-    /// Adds a piece's two features; false when the lists are full.
+    /// Adds a piece's two features (each view mirrored as `mirror`, side to move's first
+    /// says); false when the lists are full.
     #[inline]
-    fn push(&mut self, us: Color, piece: movegen::Piece, sq: movegen::Square) -> bool {
+    fn push(&mut self, us: Color, piece: Piece, sq: movegen::Square, mirror: [bool; 2]) -> bool {
         let i = self.count as usize;
         if i == MAX_FEATURES {
             return false;
         }
-        self.stm[i] = feature_index(us, piece, sq) as u16;
-        self.nstm[i] = feature_index(!us, piece, sq) as u16;
+        self.stm[i] = feature_index(us, piece, sq, mirror[0]) as u16;
+        self.nstm[i] = feature_index(!us, piece, sq, mirror[1]) as u16;
         self.count += 1;
         true
     }
@@ -109,12 +125,20 @@ impl PackedPosition {
         PackedPosition(packed_board(board, score_white, result))
     }
 
-    /// The position as the network reads it; equal to [`Position::from_board`] of the
-    /// board with the score and result turned to the side to move's view. Batches are
-    /// decoded with this, so it looks features up in a table made once from
-    /// `nnue::feature_index` (tens of nanoseconds a position).
+    /// The position as a net without mirroring reads it: [`PackedPosition::unpack_mirroring`]
+    /// with `false`.
     #[inline]
     pub fn unpack(&self) -> Position {
+        self.unpack_mirroring(false)
+    }
+
+    /// The position as the network reads it, horizontally mirrored (`mirrored`) or not;
+    /// equal to [`Position::from_board_mirroring`] of the board with the score and result
+    /// turned to the side to move's view. Batches are decoded with this, so it looks
+    /// features up in a table made once from `nnue::feature_index` (tens of nanoseconds a
+    /// position; a mirrored net first finds the kings).
+    #[inline]
+    pub fn unpack_mirroring(&self, mirrored: bool) -> Position {
         let b = &self.0;
         let us = packed_side_to_move(b);
         let score_white = f32::from(i16::from_le_bytes([b[28], b[29]]));
@@ -124,7 +148,22 @@ impl PackedPosition {
             Color::Black => Position::empty(-score_white, 1.0 - result_white),
         };
         let table = feature_table();
-        let (ours, theirs) = (&table[us as usize], &table[!us as usize]);
+        let mut mirror = [false; 2];
+        if mirrored {
+            for (sq, code) in packed_codes(b) {
+                if let Some(color) = table.king_color[usize::from(code)] {
+                    mirror[color as usize] = mirrored_view(sq);
+                }
+            }
+        }
+        let (m_us, m_them) = (
+            usize::from(mirror[us as usize]),
+            usize::from(mirror[!us as usize]),
+        );
+        let (ours, theirs) = (
+            &table.index[m_us][us as usize],
+            &table.index[m_them][!us as usize],
+        );
         for (i, (sq, code)) in packed_codes(b).enumerate() {
             p.stm[i] = ours[usize::from(code)][sq.index()];
             p.nstm[i] = theirs[usize::from(code)][sq.index()];
@@ -134,21 +173,34 @@ impl PackedPosition {
     }
 }
 
-/// Feature index by perspective, record piece code and square (unused codes read as pawns).
-type FeatureTable = [[[u16; 64]; 16]; 2];
+/// The decoding tables of record boards, made once from `nnue`'s definitions.
+struct FeatureTable {
+    /// Feature index by mirroring (0 no, 1 yes), perspective, record piece code and
+    /// square (unused codes read as pawns).
+    index: [[[[u16; 64]; 16]; 2]; 2],
+    /// The colour of a king's record piece code; `None` for every other code.
+    king_color: [Option<Color>; 16],
+}
 
 fn feature_table() -> &'static FeatureTable {
     static TABLE: OnceLock<Box<FeatureTable>> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let mut t = Box::new([[[0u16; 64]; 16]; 2]);
-        for perspective in Color::ALL {
-            for code in 0..16u8 {
-                let piece = piece_of_code(code)
-                    .unwrap_or(movegen::Piece::new(Color::White, movegen::PieceType::Pawn));
-                for sq in 0..64u8 {
-                    let sq = movegen::Square::new(sq);
-                    t[perspective as usize][usize::from(code)][sq.index()] =
-                        feature_index(perspective, piece, sq) as u16;
+        let mut t = Box::new(FeatureTable {
+            index: [[[[0u16; 64]; 16]; 2]; 2],
+            king_color: [None; 16],
+        });
+        for code in 0..16u8 {
+            let piece = piece_of_code(code).unwrap_or(Piece::new(Color::White, PieceType::Pawn));
+            if piece_of_code(code).is_some_and(|p| p.kind == PieceType::King) {
+                t.king_color[usize::from(code)] = Some(piece.color);
+            }
+            for (m, mirror) in [false, true].into_iter().enumerate() {
+                for perspective in Color::ALL {
+                    for sq in 0..64u8 {
+                        let sq = movegen::Square::new(sq);
+                        t.index[m][perspective as usize][usize::from(code)][sq.index()] =
+                            feature_index(perspective, piece, sq, mirror) as u16;
+                    }
                 }
             }
         }
@@ -242,28 +294,32 @@ fn read_file(
 
 /// What a training set can be kept as: decoded [`Position`]s or [`PackedPosition`]s.
 pub trait Sample: Copy + Send + Sync {
-    /// The position as the network reads it.
-    fn position(&self) -> Position;
+    /// The position as a net with horizontal mirroring (`mirrored`) or without reads it.
+    /// A decoded [`Position`] is returned as it is: it keeps the features it was decoded
+    /// with, so a set of them must have been made for the model's mirroring.
+    fn position(&self, mirrored: bool) -> Position;
 }
 
 impl Sample for Position {
     #[inline]
-    fn position(&self) -> Position {
+    fn position(&self, _mirrored: bool) -> Position {
         *self
     }
 }
 
 impl Sample for PackedPosition {
     #[inline]
-    fn position(&self) -> Position {
-        self.unpack()
+    fn position(&self, mirrored: bool) -> Position {
+        self.unpack_mirroring(mirrored)
     }
 }
 
 /// Fills `batch` with `size` positions drawn for (superbatch, batch index) from `train`,
-/// decoded: the draws of `train::draw_batch`, from either form of training set.
+/// decoded for a net with horizontal mirroring (`mirrored`) or without: the draws of
+/// `train::draw_batch`, from either form of training set.
 pub fn draw_samples<S: Sample>(
     train: &[S],
+    mirrored: bool,
     seed: u64,
     superbatch: u32,
     index: u32,
@@ -288,7 +344,7 @@ pub fn draw_samples<S: Sample>(
             state = mix(state);
             *slot = train[(state % train.len() as u64) as usize];
         }
-        batch.extend(group[..n].iter().map(Sample::position));
+        batch.extend(group[..n].iter().map(|s| s.position(mirrored)));
         left -= n;
     }
 }
@@ -352,8 +408,8 @@ mod tests {
         }
         let plain: Vec<Position> = packed.iter().map(PackedPosition::unpack).collect();
         let (mut a, mut b) = (Vec::new(), Vec::new());
-        draw_samples(&packed, 5, 2, 7, 300, &mut a);
-        draw_samples(&plain, 5, 2, 7, 300, &mut b);
+        draw_samples(&packed, false, 5, 2, 7, 300, &mut a);
+        draw_samples(&plain, false, 5, 2, 7, 300, &mut b);
         // The trainer's draws, written out: state = hash(seed ^ superbatch << 32 ^ index),
         // then one hash per position, index = state mod len.
         let mut state = movegen::rng::hash(5 ^ (2u64 << 32) ^ 7);
@@ -366,8 +422,73 @@ mod tests {
         assert_eq!(a.len(), 300);
         assert_eq!(a, c);
         assert_eq!(b, c);
-        draw_samples(&packed[..0], 5, 2, 7, 300, &mut a);
+        draw_samples(&packed[..0], false, 5, 2, 7, 300, &mut a);
         assert!(a.is_empty());
+        // Mirrored draws are the same positions, decoded for a mirrored net.
+        draw_samples(&packed, true, 5, 2, 7, 300, &mut a);
+        let drawn = packed_draws(&packed, 5, 2, 7, 300);
+        assert_eq!(drawn.iter().map(PackedPosition::unpack).collect::<Vec<_>>(), c);
+        let mirrored: Vec<Position> = drawn.iter().map(|p| p.unpack_mirroring(true)).collect();
+        assert_eq!(a, mirrored);
+        assert_ne!(a, c);
+    }
+
+    /// The packed positions the trainer draws, in order.
+    fn packed_draws(
+        packed: &[PackedPosition],
+        seed: u64,
+        sb: u32,
+        index: u32,
+        n: usize,
+    ) -> Vec<PackedPosition> {
+        let mut state = movegen::rng::hash(seed ^ (u64::from(sb) << 32) ^ u64::from(index));
+        (0..n)
+            .map(|_| {
+                state = movegen::rng::hash(state);
+                packed[(state % packed.len() as u64) as usize]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn mirrored_features_decode_alike_from_boards_and_packed_records() {
+        let (mut mirrored_views, mut differ, mut count) = (0, 0, 0);
+        for g in games(40, 9) {
+            for (board, _, score) in g.positions() {
+                let packed = PackedPosition::new(&board, score, g.result);
+                let plain = packed.unpack();
+                let mirrored = packed.unpack_mirroring(true);
+                let (s, r) = (plain.score, plain.result);
+                assert_eq!(
+                    mirrored,
+                    Position::from_board_mirroring(&board, s, r, true),
+                    "{board}"
+                );
+                assert_eq!(
+                    plain,
+                    Position::from_board_mirroring(&board, s, r, false),
+                    "{board}"
+                );
+                let us = board.side_to_move();
+                let views = [king_mirrors(&board, us), king_mirrors(&board, !us)];
+                mirrored_views += usize::from(views[0]) + usize::from(views[1]);
+                // A view is mirrored exactly when its king is on files e-h: its features are
+                // the unmirrored ones of the mirror image of each square.
+                for i in 0..plain.count as usize {
+                    for (view, a, b) in [
+                        (0, plain.stm[i], mirrored.stm[i]),
+                        (1, plain.nstm[i], mirrored.nstm[i]),
+                    ] {
+                        let image = if views[view] { (a % 64) ^ 7 } else { a % 64 };
+                        assert_eq!((b / 64, b % 64), (a / 64, image), "{board}");
+                    }
+                }
+                differ += usize::from(plain != mirrored);
+                count += 1;
+            }
+        }
+        assert!(count > 1000 && differ > count / 2, "{differ} of {count}");
+        assert!(mirrored_views > count / 2);
     }
 
     fn write(path: &Path, bytes: &[u8]) {

@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! trainer train --data FILES... --hidden N --out DIR [--superbatches S | --epochs E] [--wdl W]
-//!               [--lr L] [--threads T] [--resume CHECKPOINT] [--init NET] [--seed S]
+//!               [--lr L] [--threads T] [--resume CHECKPOINT] [--init NET [--allow-mirror-change]]
+//!               [--mirror] [--seed S]
 //! trainer export CHECKPOINT --out FILE.nnue
 //! trainer eval --net CHECKPOINT|FILE.nnue --fen FEN
 //! ```
@@ -17,9 +18,16 @@
 //! split), counted once the data is read and printed before training starts. The help of
 //! `train` (`TRAIN_SCHEDULE`) gives the schedule Luft's nets were trained with.
 //!
-//! While training, stderr shows a progress bar (the workspace's `progress` crate) over all batches (position,
-//! rate, ETA, the running loss and positions per second) when it is a terminal; the
-//! summary of each superbatch stays above the bar. Otherwise (a log file, a pipe) it gets
+//! `--mirror` trains a horizontally mirrored net (each side's view mirrored across the d/e
+//! line while its king stands on files e-h; the checkpoint and the exported net carry
+//! it). `--init` from a net of the other mirroring is refused: its weights were learned
+//! for other inputs. `--allow-mirror-change` starts from them anyway (the run's
+//! mirroring, given by `--mirror` or its absence, wins). A resumed run keeps its
+//! checkpoint's mirroring, and `--mirror` on a checkpoint without it is refused.
+//!
+//! While training, stderr shows a progress bar (the workspace's `progress` crate) over all
+//! batches (position, rate, ETA, the running loss and positions per second) when it is a
+//! terminal; the summary of each superbatch stays above the bar. Otherwise (a log file, a pipe) it gets
 //! plain lines: each superbatch's summary, and the running line at most every 10 s.
 
 use anyhow::{bail, Context, Result};
@@ -162,9 +170,17 @@ enum Command {
         /// and --epochs are not used).
         #[arg(long)]
         resume: Option<PathBuf>,
-        /// Start from the weights of a net file.
+        /// Start from the weights of a net file (of the same mirroring as this run).
         #[arg(long)]
         init: Option<PathBuf>,
+        /// Train a horizontally mirrored net: each side's view is mirrored across the d/e
+        /// line while its king stands on files e-h (net file flag bit 0).
+        #[arg(long)]
+        mirror: bool,
+        /// With --init: accept a net whose mirroring differs from this run's and start
+        /// from its weights read with this run's mirroring.
+        #[arg(long, requires = "init")]
+        allow_mirror_change: bool,
         #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
         seed: u64,
     },
@@ -201,6 +217,8 @@ fn main() {
             threads,
             resume,
             init,
+            mirror,
+            allow_mirror_change,
             seed,
         } => {
             let config = TrainConfig {
@@ -213,7 +231,13 @@ fn main() {
                 lr,
                 seed,
             };
-            run_train(config, epochs, &data, &out, threads, resume, init)
+            let start = Start {
+                resume,
+                init,
+                mirror,
+                allow_mirror_change,
+            };
+            run_train(config, epochs, &data, &out, threads, start)
         }
         Command::Export { checkpoint, out } => export(&checkpoint, &out),
         Command::Eval { net, fen } => eval(&net, &fen),
@@ -224,39 +248,84 @@ fn main() {
     }
 }
 
+/// Where a run starts: a checkpoint, a net, or fresh weights; and its mirroring.
+struct Start {
+    resume: Option<PathBuf>,
+    init: Option<PathBuf>,
+    mirror: bool,
+    allow_mirror_change: bool,
+}
+
+/// "mirrored" or "not mirrored".
+fn mirroring(mirrored: bool) -> &'static str {
+    if mirrored {
+        "mirrored"
+    } else {
+        "not mirrored"
+    }
+}
+
+/// The run's starting checkpoint (see [`Start`]); errors for a file that cannot be read
+/// and for mirroring that does not match (module documentation).
+fn starting_checkpoint(config: TrainConfig, start: &Start) -> Result<Checkpoint> {
+    if let Some(path) = &start.resume {
+        let c = Checkpoint::load(path)?;
+        if start.mirror && !c.model.mirrored {
+            bail!(
+                "--mirror: {} is a run without mirroring, and a resumed run keeps its checkpoint's \
+                 settings (start a new run with --init to change it)",
+                path.display()
+            );
+        }
+        eprintln!(
+            "resuming {} after superbatch {}{}",
+            path.display(),
+            c.superbatches_done,
+            if c.model.mirrored { " (mirrored)" } else { "" }
+        );
+        return Ok(c);
+    }
+    let Some(path) = &start.init else {
+        let model = Model::random_bucketed(config.hidden, config.buckets, config.seed);
+        return Ok(Checkpoint::new(config, model.with_mirroring(start.mirror)));
+    };
+    let net = Network::load(path).map_err(|e| anyhow::anyhow!("--init {}: {e}", path.display()))?;
+    if net.mirrored() != start.mirror {
+        if !start.allow_mirror_change {
+            bail!(
+                "--init {}: the net is {} and this run is {}; its weights were learned for other \
+                 inputs. Pass {} to match the net, or --allow-mirror-change to start from its weights \
+                 anyway",
+                path.display(),
+                mirroring(net.mirrored()),
+                mirroring(start.mirror),
+                if net.mirrored() { "--mirror" } else { "no --mirror" },
+            );
+        }
+        eprintln!(
+            "--init {}: the net is {}; training it {} (--allow-mirror-change)",
+            path.display(),
+            mirroring(net.mirrored()),
+            mirroring(start.mirror)
+        );
+    }
+    // A narrower or one-bucket net grows into the requested shape with the same output,
+    // so what it learned carries over.
+    let model = Model::grown_from_network(&net, config.hidden, config.buckets, config.seed)
+        .map_err(|e| anyhow::anyhow!("--init: {e}"))?;
+    Ok(Checkpoint::new(config, model.with_mirroring(start.mirror)))
+}
+
 fn run_train(
     config: TrainConfig,
     epochs: Option<f64>,
     data: &[PathBuf],
     out: &Path,
     threads: usize,
-    resume: Option<PathBuf>,
-    init: Option<PathBuf>,
+    start: Start,
 ) -> Result<()> {
     // The ranges were checked by the value parsers; a run that reaches here is in them.
-    let mut ckpt = match (&resume, &init) {
-        (Some(path), _) => {
-            let c = Checkpoint::load(path)?;
-            eprintln!(
-                "resuming {} after superbatch {}",
-                path.display(),
-                c.superbatches_done
-            );
-            c
-        }
-        (None, Some(net)) => {
-            let net = Network::load(net).map_err(|e| anyhow::anyhow!("--init {}: {e}", net.display()))?;
-            // A narrower or one-bucket net grows into the requested shape with the same
-            // output, so what it learned carries over.
-            let model = Model::grown_from_network(&net, config.hidden, config.buckets, config.seed)
-                .map_err(|e| anyhow::anyhow!("--init: {e}"))?;
-            Checkpoint::new(config, model)
-        }
-        (None, None) => Checkpoint::new(
-            config.clone(),
-            Model::random_bucketed(config.hidden, config.buckets, config.seed),
-        ),
-    };
+    let mut ckpt = starting_checkpoint(config, &start)?;
     // Packed, 32 bytes a position; batches are decoded as they are drawn.
     let (positions, warnings) = load_packed(data)?;
     for w in warnings {
@@ -264,17 +333,19 @@ fn run_train(
     }
     let (train_set, validation): (Vec<PackedPosition>, Vec<PackedPosition>) =
         split(positions, ckpt.config.seed);
-    let validation: Vec<Position> = validation.iter().map(PackedPosition::unpack).collect();
+    let mirrored = ckpt.model.mirrored;
+    let validation: Vec<Position> = validation.iter().map(|p| p.unpack_mirroring(mirrored)).collect();
     eprintln!(
-        "{} training positions, {} validation positions, hidden {}, {} threads",
+        "{} training positions, {} validation positions, hidden {}{}, {} threads",
         train_set.len(),
         validation.len(),
         ckpt.config.hidden,
+        if mirrored { ", mirrored" } else { "" },
         threads
     );
     if let Some(epochs) = epochs {
         let c = &mut ckpt.config;
-        if resume.is_some() {
+        if start.resume.is_some() {
             eprintln!(
                 "--epochs {epochs} is not used: the checkpoint's run is {} superbatches",
                 c.superbatches
@@ -402,9 +473,10 @@ fn export(checkpoint: &Path, out: &Path) -> Result<()> {
         .map_err(|e| anyhow::anyhow!("refusing to export: {e}"))?;
     write_atomic(out, &net.to_bytes())?;
     println!(
-        "wrote {} (hidden {}, fingerprint {:016x})",
+        "wrote {} (hidden {}{}, fingerprint {:016x})",
         out.display(),
         net.hidden(),
+        if net.mirrored() { ", mirrored" } else { "" },
         net.fingerprint()
     );
     Ok(())
@@ -421,8 +493,7 @@ fn eval(net: &Path, fen: &str) -> Result<()> {
             (ckpt.model, n)
         }
     };
-    let position = Position::from_board(&board, 0.0, 0.5);
-    let float_cp = model.output(&position) * nnue::SCALE as f32;
+    let float_cp = model.output(&model.position(&board)) * nnue::SCALE as f32;
     println!("float:     {float_cp:.1} cp (side to move)");
     println!("quantised: {} cp (side to move)", quantised.evaluate(&board));
     Ok(())

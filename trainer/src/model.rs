@@ -6,7 +6,9 @@
 //! output bias (B)]` for B output buckets. The network is the engine's: accumulators
 //! `b + Σ rows` per perspective, SCReLU `clamp(x, 0, 1)²`, output `Σ h·w[k] + b[k]` with
 //! `k = nnue::output_bucket(pieces, B)`; a position's prediction is `sigmoid(output)`, its
-//! centipawn evaluation `output · 400`.
+//! centipawn evaluation `output · 400`. A model may be horizontally mirrored
+//! ([`Model::mirrored`], `trainer train --mirror`): that changes only which features its
+//! positions carry (`crate::data`), not this code, and its exported net carries the flag.
 //!
 //! The hot loop is [`Kernel::accumulate`] (forward and backward over a share of a batch,
 //! into a gradient buffer private to the thread). A plain per-sample loop gathers ~2x30 rows
@@ -51,6 +53,9 @@ pub struct Model {
     pub hidden: usize,
     /// Output buckets (1 ..= `nnue::MAX_OUTPUT_BUCKETS`).
     pub buckets: usize,
+    /// Whether the input layer is horizontally mirrored (`nnue::Network::mirrored`): the
+    /// positions it trains on must be decoded so, and its exported net carries the flag.
+    pub mirrored: bool,
     /// All parameters, `Layout::len` of them.
     pub params: Array1<f32>,
 }
@@ -122,11 +127,19 @@ impl Model {
         Model {
             hidden,
             buckets,
+            mirrored: false,
             params,
         }
     }
 
-    /// The float model a quantised net stands for (to fine-tune from it with `--init`).
+    /// The same model with horizontal mirroring on (`true`) or off; the weights stay.
+    pub fn with_mirroring(mut self, mirrored: bool) -> Model {
+        self.mirrored = mirrored;
+        self
+    }
+
+    /// The float model a quantised net stands for (to fine-tune from it with `--init`),
+    /// mirrored as the net is.
     pub fn from_network(net: &Network) -> Result<Model, String> {
         Model::grown_from_network(net, net.hidden(), net.output_buckets(), 0)
     }
@@ -134,7 +147,8 @@ impl Model {
     /// The float model of `net` grown to `hidden` units and `buckets` output buckets with the
     /// same output on every position, so a fine-tune starts from what `net` knows:
     /// new hidden units get small random feature weights (seeded by `seed`) and zero output
-    /// weights; a one-bucket net's output layer is copied into every bucket.
+    /// weights; a one-bucket net's output layer is copied into every bucket. The model is
+    /// mirrored as `net` is.
     ///
     /// Errors: a narrower target width, or a bucketed net whose bucket count differs.
     pub fn grown_from_network(
@@ -191,6 +205,7 @@ impl Model {
         Ok(Model {
             hidden,
             buckets,
+            mirrored: net.mirrored(),
             params,
         })
     }
@@ -204,6 +219,12 @@ impl Model {
     #[inline]
     pub fn bucket(&self, pos: &Position) -> usize {
         output_bucket(pos.count as usize, self.buckets)
+    }
+
+    /// The position of `board` as this model reads it (its mirroring), with a score of 0
+    /// and a draw as labels.
+    pub fn position(&self, board: &movegen::Board) -> Position {
+        Position::from_board_mirroring(board, 0.0, 0.5, self.mirrored)
     }
 
     /// The raw output for a position (centipawns / 400).
@@ -242,6 +263,7 @@ impl Model {
             feature_bias: p[l.ft_bias..l.out_w].to_vec(),
             output_weights: p[l.out_w..l.out_b].to_vec(),
             output_bias: p[l.out_b..l.len].to_vec(),
+            mirrored: self.mirrored,
         }
     }
 

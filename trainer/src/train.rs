@@ -5,8 +5,9 @@
 //! `lr · 0.3⁵`, weights clipped to ±1.98 after every step, a validation loss on a held-out
 //! 1% after every superbatch, then a CSV line, the loss plot (`loss.png` and `loss.svg`)
 //! and an atomic checkpoint. A checkpoint is a versioned, checksummed envelope around a
-//! serde structure in postcard (version 3); versions 1 and 2, hand-written layouts of
-//! earlier builds, are still read.
+//! serde structure in postcard (version 4, which added the model's horizontal mirroring);
+//! version 3 (the same without mirroring) and versions 1 and 2, hand-written layouts of
+//! earlier builds, are still read, as models without mirroring.
 //! A resumed run first cuts `loss.csv` back to the checkpoint's superbatches (a row written
 //! before a kill that came ahead of its checkpoint goes), so every superbatch has one row.
 
@@ -64,17 +65,18 @@ pub struct Checkpoint {
 
 const CHECKPOINT_MAGIC: &[u8; 8] = b"LUFTCKPT";
 
-/// The version this trainer writes: the serde layout of [`WireCheckpoint`] in postcard.
-pub const CHECKPOINT_VERSION: u32 = 3;
+/// The version this trainer writes: the serde layout of [`WireCheckpoint`] with
+/// [`WireConfig`] in postcard.
+pub const CHECKPOINT_VERSION: u32 = 4;
 
 /// The envelope around every checkpoint version: magic (8 bytes), version (u32 LE), the
 /// body, FNV-1a 64 of everything before it (u64 LE).
 const ENVELOPE_LEN: usize = 8 + 4 + 8;
 
-/// A run's settings as version 3 stores them. The file layout is these fields in this
+/// A run's settings as version 4 stores them. The file layout is these fields in this
 /// order, in postcard's encoding (integers as varints, floats as little-endian bytes,
-/// sequences prefixed by their length); a change here is a new version number, and the
-/// old version keeps a reader.
+/// booleans as one byte 0 or 1, sequences prefixed by their length); a change here is a
+/// new version number, and the old version keeps a reader.
 #[derive(Serialize, Deserialize)]
 struct WireConfig {
     hidden: u32,
@@ -85,12 +87,44 @@ struct WireConfig {
     wdl: f32,
     lr: f32,
     seed: u64,
+    /// The model's horizontal mirroring (new in version 4).
+    mirrored: bool,
 }
 
-/// A checkpoint as version 3 stores it (borrowed when writing, owned when read).
+/// A run's settings as version 3 stored them: [`WireConfig`] without `mirrored`.
 #[derive(Serialize, Deserialize)]
-struct WireCheckpoint<'a> {
-    config: WireConfig,
+struct WireConfigV3 {
+    hidden: u32,
+    buckets: u32,
+    superbatches: u32,
+    batches_per_superbatch: u32,
+    batch_size: u64,
+    wdl: f32,
+    lr: f32,
+    seed: u64,
+}
+
+impl From<WireConfigV3> for WireConfig {
+    fn from(c: WireConfigV3) -> WireConfig {
+        WireConfig {
+            hidden: c.hidden,
+            buckets: c.buckets,
+            superbatches: c.superbatches,
+            batches_per_superbatch: c.batches_per_superbatch,
+            batch_size: c.batch_size,
+            wdl: c.wdl,
+            lr: c.lr,
+            seed: c.seed,
+            mirrored: false,
+        }
+    }
+}
+
+/// A checkpoint as versions 3 (`C` = [`WireConfigV3`]) and 4 ([`WireConfig`]) store it
+/// (borrowed when writing, owned when read).
+#[derive(Serialize, Deserialize)]
+struct WireCheckpoint<'a, C> {
+    config: C,
     superbatches_done: u32,
     history: Cow<'a, [(f64, f64)]>,
     params: Cow<'a, [f32]>,
@@ -135,6 +169,7 @@ impl Checkpoint {
                 wdl: c.wdl,
                 lr: c.lr,
                 seed: c.seed,
+                mirrored: self.model.mirrored,
             },
             superbatches_done: self.superbatches_done,
             history: Cow::Borrowed(&self.history),
@@ -149,8 +184,8 @@ impl Checkpoint {
         Ok(seal(out))
     }
 
-    /// Reads a checkpoint of any version this trainer knows: 3 (serde + postcard), or the
-    /// hand-written layouts 1 and 2 of earlier builds (read only).
+    /// Reads a checkpoint of any version this trainer knows: 4 and 3 (serde + postcard; 3
+    /// has no mirroring), or the hand-written layouts 1 and 2 of earlier builds (read only).
     pub fn from_bytes(bytes: &[u8]) -> Result<Checkpoint> {
         if bytes.len() < ENVELOPE_LEN || &bytes[..8] != CHECKPOINT_MAGIC {
             bail!("not a Luft checkpoint");
@@ -162,7 +197,8 @@ impl Checkpoint {
         let version = u32::from_le_bytes(body[8..12].try_into().expect("4 bytes"));
         let ckpt = match version {
             1 | 2 => legacy::decode(body, version)?,
-            CHECKPOINT_VERSION => decode_v3(&body[12..])?,
+            3 => decode::<WireConfigV3>(&body[12..])?,
+            CHECKPOINT_VERSION => decode::<WireConfig>(&body[12..])?,
             _ => bail!(
                 "unsupported checkpoint version {version} (this trainer reads 1 to {CHECKPOINT_VERSION}; \
                  a newer trainer wrote it?)"
@@ -221,14 +257,18 @@ fn seal(mut out: Vec<u8>) -> Vec<u8> {
     out
 }
 
-/// Version 3's body: one postcard-encoded [`WireCheckpoint`] and nothing after it.
-fn decode_v3(body: &[u8]) -> Result<Checkpoint> {
-    let (wire, rest): (WireCheckpoint, &[u8]) =
+/// The body of version 3 (`C` = [`WireConfigV3`]) or 4 ([`WireConfig`]): one
+/// postcard-encoded [`WireCheckpoint`] and nothing after it.
+fn decode<C>(body: &[u8]) -> Result<Checkpoint>
+where
+    C: for<'de> Deserialize<'de> + Into<WireConfig>,
+{
+    let (wire, rest): (WireCheckpoint<C>, &[u8]) =
         postcard::take_from_bytes(body).map_err(|e| anyhow::anyhow!("checkpoint unreadable: {e}"))?;
     if !rest.is_empty() {
         bail!("checkpoint has {} unexpected trailing bytes", rest.len());
     }
-    let c = wire.config;
+    let c: WireConfig = wire.config.into();
     let hidden = c.hidden as usize;
     let buckets = c.buckets as usize;
     Ok(Checkpoint {
@@ -246,6 +286,7 @@ fn decode_v3(body: &[u8]) -> Result<Checkpoint> {
         model: Model {
             hidden,
             buckets,
+            mirrored: c.mirrored,
             params: Array1::from_vec(wire.params.into_owned()),
         },
         m: Array1::from_vec(wire.m.into_owned()),
@@ -329,6 +370,7 @@ mod legacy {
             model: Model {
                 hidden,
                 buckets,
+                mirrored: false,
                 params,
             },
             m,
@@ -592,19 +634,23 @@ pub fn adamw(ckpt: &mut Checkpoint, grad: &[f32], lr: f32, step: u64) {
         });
 }
 
-/// Fills `batch` with `size` positions drawn for (superbatch, batch index).
+/// Fills `batch` with `size` positions drawn for (superbatch, batch index), decoded for a
+/// model with horizontal mirroring (`mirrored`) or without.
 pub fn draw_batch<S: Sample>(
     train: &[S],
+    mirrored: bool,
     seed: u64,
     superbatch: u32,
     index: u32,
     size: usize,
     batch: &mut Vec<Position>,
 ) {
-    draw_samples(train, seed, superbatch, index, size, batch);
+    draw_samples(train, mirrored, seed, superbatch, index, size, batch);
 }
 
 /// Runs (or resumes) training, writing checkpoints, the CSV log and the plot into `out`.
+/// Packed training positions are decoded for the model's mirroring; `validation` (and
+/// training positions given decoded) must have been decoded for it.
 pub fn train<S: Sample>(
     mut ckpt: Checkpoint,
     train: &[S],
@@ -639,7 +685,15 @@ pub fn train<S: Sample>(
             }
             let step = u64::from(sb) * u64::from(c.batches_per_superbatch) + u64::from(b) + 1;
             let lr = learning_rate(c.lr, step, total_steps);
-            draw_batch(train, c.seed, sb, b, c.batch_size, &mut ws.batch);
+            draw_batch(
+                train,
+                ckpt.model.mirrored,
+                c.seed,
+                sb,
+                b,
+                c.batch_size,
+                &mut ws.batch,
+            );
             let batch = std::mem::take(&mut ws.batch);
             let loss = pool.install(|| gradient(&ckpt.model, &batch, c.wdl, &mut ws));
             ws.batch = batch;

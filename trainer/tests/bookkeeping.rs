@@ -1,8 +1,10 @@
 //! The trainer's files and command line: `loss.csv` continues without repeated or stray rows
 //! after a resume, atomic writes refuse directories and leave no partial file on any error,
 //! `export --out DIR` is refused, every numeric flag out of its range gets a message that
-//! names the range (negative numbers included), and `--epochs` sets the run's length from the
-//! training positions.
+//! names the range (negative numbers included), `--epochs` sets the run's length from the
+//! training positions, and `--mirror` goes from the command line to the checkpoint and the
+//! exported net, with `--init` from a net of the other mirroring refused unless
+//! `--allow-mirror-change`.
 
 #![allow(clippy::unwrap_used)]
 
@@ -207,6 +209,154 @@ fn export_to_a_directory_is_refused_without_a_partial_file() {
     ]);
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(files_in(&nets), ["a.nnue"]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A data file of a few random playouts (datagen's container format).
+fn write_games(path: &Path) {
+    use nnue::record::{encode_chunk, encode_header, GameRecord, GenHeader, Wdl};
+    let mut bytes = encode_header(&GenHeader::default());
+    let mut state = 5u64;
+    for i in 0..12u64 {
+        let start = Board::startpos();
+        let mut board = start;
+        let mut moves = Vec::new();
+        for ply in 0..80 {
+            let legal = board.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            state = movegen::rng::hash(state);
+            let mv = legal[(state % legal.len() as u64) as usize];
+            moves.push((mv, (state >> 40) as i16 % 300 - 150 + ply));
+            board.play(mv);
+        }
+        let game = GameRecord {
+            start,
+            start_eval: 0,
+            result: [Wdl::BlackWins, Wdl::Draw, Wdl::WhiteWins][i as usize % 3],
+            moves,
+        };
+        encode_chunk(std::slice::from_ref(&game), i, 0, &mut bytes);
+    }
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn mirroring_goes_from_the_command_line_to_the_net_and_init_checks_it() {
+    let dir = temp_dir("mirror");
+    let data = dir.join("games.bin");
+    write_games(&data);
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let train = |out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "train",
+            "--data",
+            data.to_str().unwrap(),
+            "--hidden",
+            "16",
+            "--superbatches",
+            "1",
+            "--batches-per-superbatch",
+            "2",
+            "--batch-size",
+            "64",
+            "--out",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        trainer(&args)
+    };
+    // 1. A mirrored run: the final net and the exported net carry the flag.
+    let run = s(&dir.join("run"));
+    let (code, _, err) = train(&run, &["--mirror"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("hidden 16, mirrored"), "{err}");
+    let final_net = nnue::Network::load(&dir.join("run/final.nnue")).unwrap();
+    assert!(final_net.mirrored());
+    let ckpt = Checkpoint::load(&dir.join("run/checkpoint.bin")).unwrap();
+    assert!(ckpt.model.mirrored);
+    let mirrored_net = s(&dir.join("mirrored.nnue"));
+    let (code, out, err) = trainer(&[
+        "export",
+        &s(&dir.join("run/checkpoint.bin")),
+        "--out",
+        &mirrored_net,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("hidden 16, mirrored, fingerprint"), "{out}");
+    let exported = nnue::Network::load(Path::new(&mirrored_net)).unwrap();
+    assert_eq!(exported, final_net);
+    // The file's flags field holds bit 0.
+    let bytes = std::fs::read(&mirrored_net).unwrap();
+    assert_eq!(
+        u32::from_le_bytes(bytes[36..40].try_into().unwrap()),
+        nnue::file::FLAG_MIRRORED
+    );
+    // `eval` reads the model's features mirrored: float and quantised agree.
+    let (code, out, err) = trainer(&[
+        "eval",
+        "--net",
+        &mirrored_net,
+        "--fen",
+        "8/5pk1/8/8/8/8/5PK1/8 w - - 0 1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let cp = |prefix: &str| -> f32 {
+        let line = out.lines().find(|l| l.starts_with(prefix)).unwrap();
+        line[prefix.len()..]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!((cp("float:") - cp("quantised:")).abs() < 10.0, "{out}");
+
+    // 2. --init from it without --mirror is refused, naming both ways out; nothing is written.
+    let (code, _, err) = train(&s(&dir.join("plain")), &["--init", &mirrored_net]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("the net is mirrored and this run is not mirrored")
+            && err.contains("Pass --mirror to match the net, or --allow-mirror-change"),
+        "{err}"
+    );
+    assert!(!dir.join("plain").exists());
+    // With --mirror, or with --allow-mirror-change, it trains.
+    let (code, _, err) = train(&s(&dir.join("again")), &["--init", &mirrored_net, "--mirror"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(nnue::Network::load(&dir.join("again/final.nnue"))
+        .unwrap()
+        .mirrored());
+    let (code, _, err) = train(
+        &s(&dir.join("changed")),
+        &["--init", &mirrored_net, "--allow-mirror-change"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("the net is mirrored; training it not mirrored"),
+        "{err}"
+    );
+    let changed = nnue::Network::load(&dir.join("changed/final.nnue")).unwrap();
+    assert!(!changed.mirrored());
+    // The other way round: an unmirrored net into a mirrored run.
+    let plain_net = s(&dir.join("changed/final.nnue"));
+    let (code, _, err) = train(&s(&dir.join("other")), &["--init", &plain_net, "--mirror"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("the net is not mirrored and this run is mirrored"),
+        "{err}"
+    );
+    assert!(err.contains("Pass no --mirror to match the net"), "{err}");
+    // --allow-mirror-change needs --init.
+    let (code, _, err) = train(&s(&dir.join("x")), &["--allow-mirror-change"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--init"), "{err}");
+    // 3. Resuming an unmirrored run with --mirror is refused; a mirrored run resumes mirrored.
+    let plain_ckpt = s(&dir.join("changed/checkpoint.bin"));
+    let (code, _, err) = train(&s(&dir.join("changed")), &["--resume", &plain_ckpt, "--mirror"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("is a run without mirroring"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
 

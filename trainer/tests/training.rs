@@ -1,7 +1,8 @@
 //! The trainer's correctness: analytic gradients against finite differences, every fast
 //! kernel against the plain implementation built for the same CPU features, a smoke training whose loss falls, an exported
 //! net that the engine evaluates exactly like the reference forward pass (and like the float
-//! model within quantisation error), and a resumed run that continues the same loss curve.
+//! model within quantisation error), mirrored or not, and a resumed run that continues the
+//! same loss curve.
 
 #![allow(clippy::unwrap_used)]
 
@@ -16,6 +17,11 @@ use trainer::train::{gradient, train, Checkpoint, TrainConfig, Workspace};
 
 /// Positions from random playouts, labelled by a fixed material rule (something learnable).
 fn positions(count: usize, seed: u64) -> Vec<Position> {
+    positions_for(count, seed, false)
+}
+
+/// [`positions`] with the features of a net with horizontal mirroring (`mirrored`) or without.
+fn positions_for(count: usize, seed: u64, mirrored: bool) -> Vec<Position> {
     let mut out = Vec::new();
     let mut state = seed;
     while out.len() < count {
@@ -39,7 +45,7 @@ fn positions(count: usize, seed: u64) -> Vec<Position> {
                 })
                 .sum();
             let score = (material * 100) as f32;
-            out.push(Position::from_board(
+            out.push(Position::from_board_mirroring(
                 &board,
                 score,
                 if material > 0 {
@@ -49,6 +55,7 @@ fn positions(count: usize, seed: u64) -> Vec<Position> {
                 } else {
                     0.5
                 },
+                mirrored,
             ));
         }
     }
@@ -295,6 +302,47 @@ fn exported_net_runs_in_the_engine_exactly() {
         worst = worst.max((float - engine_eval as f32).abs());
     }
     assert!(worst < 25.0, "quantisation error up to {worst} cp");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_mirrored_run_exports_a_mirrored_net_the_engine_runs_exactly() {
+    let data = positions_for(3000, 78, true);
+    let stop = AtomicBool::new(false);
+    let dir = std::env::temp_dir().join(format!("luft-export-mirrored-{}", std::process::id()));
+    let c = TrainConfig {
+        hidden: 32,
+        buckets: 2,
+        superbatches: 2,
+        batches_per_superbatch: 4,
+        batch_size: 512,
+        wdl: 0.5,
+        lr: 0.01,
+        seed: 2,
+    };
+    let model = Model::random_bucketed(32, 2, 2).with_mirroring(true);
+    let trained = train(Checkpoint::new(c, model), &data, &[], 1, &dir, &stop, |_| {}).unwrap();
+    assert!(trained.model.mirrored);
+    let net = trained.model.to_network().unwrap();
+    assert!(net.mirrored());
+    let loaded = Arc::new(nnue::Network::from_bytes(&net.to_bytes()).unwrap());
+    assert!(loaded.mirrored());
+    assert_eq!(*loaded, net);
+    let mut evaluator = Evaluator::new(loaded.clone());
+    let fens = include_str!("../../movegen/tests/data/valid.fens");
+    let (mut worst, mut worst_unmirrored) = (0.0f32, 0.0f32);
+    for fen in fens.lines().take(2000) {
+        let board = Board::from_fen(fen).unwrap();
+        let engine_eval = evaluator.evaluate(&board);
+        assert_eq!(engine_eval, loaded.evaluate(&board), "{fen}");
+        let float = trained.model.output(&trained.model.position(&board)) * nnue::SCALE as f32;
+        worst = worst.max((float - engine_eval as f32).abs());
+        // The same weights read without mirroring: far off wherever a king is on e-h.
+        let unmirrored = trained.model.output(&Position::from_board(&board, 0.0, 0.5)) * nnue::SCALE as f32;
+        worst_unmirrored = worst_unmirrored.max((unmirrored - engine_eval as f32).abs());
+    }
+    assert!(worst < 25.0, "quantisation error up to {worst} cp");
+    assert!(worst_unmirrored > 100.0, "{worst_unmirrored}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
