@@ -41,14 +41,14 @@ summary=""
 for ((r = 1; r <= rounds; r++)); do
     # bench: "<N> nodes <M> nps" (wall clock); CPU time from bash's `time`.
     { time run_bench >"$tmp/bench.out"; } 2>"$tmp/bench.time"
-    read -r bnodes _ bnps _ < <(tail -1 "$tmp/bench.out")
+    read -r bnodes _ bnps _ < <(tail -1 "$tmp/bench.out") || { echo "error: luft bench printed nothing" >&2; exit 1; }
     read -r bu bs <"$tmp/bench.time"
     bcpu=$(awk -v n="$bnodes" -v u="$bu" -v s="$bs" 'BEGIN { printf "%.0f", n / (u + s) }')
 
     rm -rf "$tmp/data"
     args=(--threads 1 --games "$games" --nodes "$nodes" --out "$tmp/data" --seed "$r")
     [[ -n $net ]] && args+=(--net "$net")
-    line=$("$bin/datagen" "${args[@]}" 2>&1 | tr '\r' '\n' | grep 'nps/thread' | tail -1)
+    line=$("$bin/datagen" "${args[@]}" 2>&1 | tr '\r' '\n' | grep 'nps/thread' | tail -1 || true)
     dnps=$(sed -E 's/.* ([0-9]+) nps\/thread.*/\1/' <<<"$line")
     dcpu=$(sed -nE 's/.* ([0-9]+) nps\/cpu-s.*/\1/p' <<<"$line")
     if [[ -z $dnps || -z $dcpu ]]; then

@@ -44,7 +44,7 @@ for ((r = 1; r <= rounds; r++)); do
         for p in "${usable[@]}"; do
             { time printf 'setoption name EvalFile value %s\nbench %s\nquit\n' "$tmp/random-$w.nnue" "$depth" \
                 | LUFT_SIMD=$p "$luft" >"$tmp/out"; } 2>"$tmp/time"
-            read -r nodes _ nps _ < <(tail -1 "$tmp/out")
+            read -r nodes _ nps _ < <(tail -1 "$tmp/out") || { echo "error: luft bench printed nothing (hidden $w, $p)" >&2; exit 1; }
             read -r user sys <"$tmp/time"
             echo "$w $p $nodes $nps $user $sys" >>"$tmp/results"
             printf 'round %d  hidden %4d  %-8s %9s nodes  %8s nps  %.2f s CPU\n' "$r" "$w" "$p" "$nodes" "$nps" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')"

@@ -76,7 +76,8 @@ impl Reservoir {
         Reservoir {
             capacity,
             rng: Rng(seed ^ 0x6C61_6265_6C5F_7175), // "label_qu"
-            samples: Vec::with_capacity(capacity),
+            // Grows as positions arrive: a huge --positions must not allocate up front.
+            samples: Vec::with_capacity(capacity.min(1 << 16)),
             positions: 0,
             kept: 0,
         }

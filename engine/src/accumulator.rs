@@ -10,9 +10,10 @@
 //! king across the d/e line changes every feature of its own perspective, so that
 //! perspective's half of the new entry is rebuilt from the board after the move
 //! (`nnue::Network::refresh_view`, the reference's own code); the other perspective, whose
-//! king did not move, is updated incrementally as usual. Such moves are rare (a king walk
-//! across the middle, castling from a b- or f-file king in Chess960), so a rebuild costs
-//! little on average. A net without mirroring never takes that branch, and indexes as it
+//! king did not move, is updated incrementally as usual. Such moves are a small share of all
+//! (a king stepping between the d- and e-files, queen-side castling from the e-file, castling
+//! from a b- or f-file king in Chess960), so a rebuild (a scalar loop) costs little on
+//! average. A net without mirroring never takes that branch, and indexes as it
 //! always did.
 //!
 //! Three implementations give identical integers: AVX-512 (AVX-512 F and BW) and AVX2, the

@@ -141,7 +141,10 @@ mod tests {
         // another tree (usually smaller, not always: with gen7 it is larger); a new game
         // forgets it all and repeats the first search exactly.
         let warm = searcher.search(&board, &[], &limits);
-        assert_ne!(warm.nodes, first.nodes, "the second search did not reuse the worker's state");
+        assert_ne!(
+            warm.nodes, first.nodes,
+            "the second search did not reuse the worker's state"
+        );
         searcher.new_game();
         let cold = searcher.search(&board, &[], &limits);
         assert_eq!((cold.nodes, cold.best_move), (first.nodes, first.best_move));

@@ -43,6 +43,8 @@ pub struct Position {
     pub score: f32,
     /// Game result, side to move's view: 0, 0.5 or 1.
     pub result: f32,
+    /// Whether the features are those of a horizontally mirrored net.
+    pub mirrored: bool,
 }
 
 impl Position {
@@ -55,6 +57,7 @@ impl Position {
     /// [`Position::from_board`] for a net that is horizontally mirrored (`mirrored`) or not.
     pub fn from_board_mirroring(board: &Board, score_stm: f32, result_stm: f32, mirrored: bool) -> Position {
         let mut p = Position::empty(score_stm, result_stm);
+        p.mirrored = mirrored;
         let us = board.side_to_move();
         let mirror = [
             mirrored && king_mirrors(board, us),
@@ -76,6 +79,7 @@ impl Position {
             nstm: [0; MAX_FEATURES],
             score,
             result,
+            mirrored: false,
         }
     }
 
@@ -147,6 +151,7 @@ impl PackedPosition {
             Color::White => Position::empty(score_white, result_white),
             Color::Black => Position::empty(-score_white, 1.0 - result_white),
         };
+        p.mirrored = mirrored;
         let table = feature_table();
         let mut mirror = [false; 2];
         if mirrored {
@@ -296,7 +301,8 @@ fn read_file(
 pub trait Sample: Copy + Send + Sync {
     /// The position as a net with horizontal mirroring (`mirrored`) or without reads it.
     /// A decoded [`Position`] is returned as it is: it keeps the features it was decoded
-    /// with, so a set of them must have been made for the model's mirroring.
+    /// with (its `mirrored` field says which), and [`crate::train::train`] refuses a set
+    /// made for the other mirroring.
     fn position(&self, mirrored: bool) -> Position;
 }
 

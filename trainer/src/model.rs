@@ -1021,6 +1021,7 @@ mod tests {
                     nstm,
                     score: (i % 200) as f32 - 100.0,
                     result: (i % 3) as f32 / 2.0,
+                    mirrored: false,
                 }
             })
             .collect()

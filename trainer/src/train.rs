@@ -663,6 +663,24 @@ pub fn train<S: Sample>(
     if train.is_empty() {
         bail!("no training positions (did the data pass the filter?)");
     }
+    // Decoded positions carry the features they were decoded with: refuse a set made for
+    // the other mirroring rather than train on the wrong inputs.
+    let mirrored = ckpt.model.mirrored;
+    let wrong = |m: bool| if m { "mirrored" } else { "unmirrored" };
+    if train[0].position(mirrored).mirrored != mirrored {
+        bail!(
+            "the training positions were decoded for an {} net but the model is {}",
+            wrong(!mirrored),
+            wrong(mirrored)
+        );
+    }
+    if validation.iter().any(|p| p.mirrored != mirrored) {
+        bail!(
+            "the validation positions were decoded for an {} net but the model is {}",
+            wrong(!mirrored),
+            wrong(mirrored)
+        );
+    }
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

@@ -434,3 +434,53 @@ fn a_grown_net_keeps_its_output_and_exports_with_buckets() {
     }
     assert!(Model::grown_from_network(&net, 16, 1, 0).is_err());
 }
+
+#[test]
+fn decoded_positions_of_the_other_mirroring_are_refused() {
+    let stop = AtomicBool::new(false);
+    let dir = std::env::temp_dir().join(format!("luft-mirror-mismatch-{}", std::process::id()));
+    let c = TrainConfig {
+        hidden: 16,
+        buckets: 1,
+        superbatches: 1,
+        batches_per_superbatch: 1,
+        batch_size: 64,
+        wdl: 0.5,
+        lr: 0.01,
+        seed: 3,
+    };
+    let plain = positions_for(200, 5, false);
+    let mirrored = positions_for(200, 5, true);
+    for (model_mirrored, data, validation) in [
+        (true, &plain, &mirrored[..10]),
+        (false, &mirrored, &plain[..10]),
+        (true, &mirrored, &plain[..10]),
+    ] {
+        let model = Model::random_bucketed(16, 1, 1).with_mirroring(model_mirrored);
+        let err = train(
+            Checkpoint::new(c.clone(), model),
+            data,
+            validation,
+            1,
+            &dir,
+            &stop,
+            |_| {},
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("decoded for an"), "{err}");
+    }
+    // Matching sets train.
+    let model = Model::random_bucketed(16, 1, 1).with_mirroring(true);
+    assert!(train(
+        Checkpoint::new(c, model),
+        &mirrored,
+        &mirrored[..10],
+        1,
+        &dir,
+        &stop,
+        |_| {}
+    )
+    .is_ok());
+    std::fs::remove_dir_all(&dir).ok();
+}
