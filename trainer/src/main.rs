@@ -170,8 +170,9 @@ enum Command {
         /// and --epochs are not used).
         #[arg(long)]
         resume: Option<PathBuf>,
-        /// Start from the weights of a net file (of the same mirroring as this run).
-        #[arg(long)]
+        /// Start from the weights of a net file (of the same mirroring as this run); not
+        /// with --resume, whose checkpoint holds the weights.
+        #[arg(long, conflicts_with = "resume")]
         init: Option<PathBuf>,
         /// Train a horizontally mirrored net: each side's view is mirrored across the d/e
         /// line while its king stands on files e-h (net file flag bit 0).

@@ -322,6 +322,18 @@ fn mirroring_goes_from_the_command_line_to_the_net_and_init_checks_it() {
         "{err}"
     );
     assert!(!dir.join("plain").exists());
+    // --init with --resume is refused by the parser (the checkpoint holds the weights).
+    let (code, _, err) = train(
+        &s(&dir.join("both")),
+        &[
+            "--init",
+            &mirrored_net,
+            "--resume",
+            &s(&dir.join("run/checkpoint.bin")),
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot be used with"), "{err}");
     // With --mirror, or with --allow-mirror-change, it trains.
     let (code, _, err) = train(&s(&dir.join("again")), &["--init", &mirrored_net, "--mirror"]);
     assert_eq!(code, 0, "{err}");
