@@ -33,7 +33,7 @@
 //! unsupported name is reported on stderr and the best path is used.
 
 use backend::Backend;
-use movegen::{Board, CastleSide, Color, Move, Piece, PieceType, Rank, Square};
+use movegen::{Board, CastleSide, Color, Move, Piece, PieceType, Square};
 use nnue::{feature_index, mirrored_view, output_centipawns, output_sum, Network, QA};
 use std::sync::Arc;
 
@@ -194,16 +194,7 @@ impl Delta {
 /// Where castling move `mv` of `us` puts the king and the rook (the move is encoded as the
 /// king taking its own rook, so `mv.to()` is the rook's square).
 fn castling_destinations(us: Color, mv: Move) -> (Square, Square) {
-    let side = if mv.to().file() > mv.from().file() {
-        CastleSide::King
-    } else {
-        CastleSide::Queen
-    };
-    let back = Rank::FIRST.relative_to(us);
-    (
-        Square::from_coords(side.king_destination(), back),
-        Square::from_coords(side.rook_destination(), back),
-    )
+    CastleSide::of_castling(mv).destinations(us)
 }
 
 /// The feature changes `mv` makes on `board` (which it must be legal on), each view read

@@ -43,6 +43,27 @@ impl CastleSide {
             CastleSide::Queen => File::D,
         }
     }
+
+    /// The side of a castling move, which Luft writes as the king taking its own rook
+    /// (standard chess and Chess960 alike): king side when the rook stands on a higher file.
+    pub fn of_castling(mv: Move) -> CastleSide {
+        if mv.to().file() > mv.from().file() {
+            CastleSide::King
+        } else {
+            CastleSide::Queen
+        }
+    }
+
+    /// The squares `color`'s king and rook end on when castling on this side: (king, rook).
+    /// The one definition move generation, making moves, notation and the NNUE accumulator
+    /// share.
+    pub fn destinations(self, color: Color) -> (Square, Square) {
+        let back = Rank::FIRST.relative_to(color);
+        (
+            Square::from_coords(self.king_destination(), back),
+            Square::from_coords(self.rook_destination(), back),
+        )
+    }
 }
 
 /// Castling rights: for each colour and side, the file of the rook that may still castle.
@@ -432,24 +453,11 @@ impl Board {
 
         if moving == PieceType::King && self.colors[us.index()].has(to) {
             // Castling: the king "captures" its own rook.
-            let side = if to.file() > from.file() {
-                CastleSide::King
-            } else {
-                CastleSide::Queen
-            };
-            let back = Rank::FIRST.relative_to(us);
+            let (king_to, rook_to) = CastleSide::of_castling(mv).destinations(us);
             self.toggle(us, PieceType::King, from);
             self.toggle(us, PieceType::Rook, to);
-            self.toggle(
-                us,
-                PieceType::King,
-                Square::from_coords(side.king_destination(), back),
-            );
-            self.toggle(
-                us,
-                PieceType::Rook,
-                Square::from_coords(side.rook_destination(), back),
-            );
+            self.toggle(us, PieceType::King, king_to);
+            self.toggle(us, PieceType::Rook, rook_to);
             self.castling.set(us, CastleSide::King, None);
             self.castling.set(us, CastleSide::Queen, None);
         } else {

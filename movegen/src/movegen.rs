@@ -501,13 +501,11 @@ impl Board {
         {
             return result;
         }
-        let back = Rank::FIRST.relative_to(us);
         for side in CastleSide::ALL {
             let Some(rook) = self.castling_rook(us, side) else {
                 continue;
             };
-            let king_to = Square::from_coords(side.king_destination(), back);
-            let rook_to = Square::from_coords(side.rook_destination(), back);
+            let (king_to, rook_to) = side.destinations(us);
             let others = occupied ^ king ^ rook;
             let must_be_empty = between(king, king_to) | king_to | between(rook, rook_to) | rook_to;
             if (must_be_empty & others).is_nonempty() {

@@ -42,12 +42,7 @@ fn printable(text: &str) -> String {
 impl Board {
     /// The king's destination square of a castling move (`mv` must be castling).
     fn castling_king_destination(&self, mv: Move) -> Square {
-        let side = if mv.to().file() > mv.from().file() {
-            CastleSide::King
-        } else {
-            CastleSide::Queen
-        };
-        Square::from_coords(side.king_destination(), mv.from().rank())
+        CastleSide::of_castling(mv).destinations(self.side_to_move()).0
     }
 
     /// UCI text for a legal move. Castling is written `e1g1` style, or as king takes rook
