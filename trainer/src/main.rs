@@ -114,9 +114,12 @@ The schedule Luft's nets were trained with (nets/README.md gives each net's comm
   to --lr x 0.3^5 on a cosine over the whole run, weights clipped to +-1.98, the target
   wdl x result + (1 - wdl) x sigmoid(score / 400) (--wdl 0.3 since gen2; gen1 used 0.0, as
   its data came from a material-only net), and 1% of the positions held out for validation.
-  fine-tuning the previous generation's net (--init; gen5 to gen7): --lr 0.0005 --wdl 0.3
+  retraining the previous generation's net (--init) on the whole store, from gen10 on
+  (16M positions): --lr 0.001 --wdl 0.3 --epochs 16 (gen10 gained +71 Elo over gen9, which
+  had the short schedule below on nearly the same data).
+  fine-tuning the previous generation's net (--init; gen5 to gen9): --lr 0.0005 --wdl 0.3
   and about 6 epochs (gen6 and gen7: 30 superbatches = 6.4 and 5.7 epochs of 4.9M and 5.6M
-  positions; gen5: 10.9), i.e. --epochs 6.
+  positions; gen5: 10.9; gen9: --epochs 6), i.e. --epochs 6.
   from scratch, or growing a wider net from a narrower one (gen1; gen4, 32 to 128 wide):
   --lr 0.001 and about 20 epochs (gen1 21, gen4 20), i.e. --epochs 20.
 The defaults (--lr 0.001, --wdl 1.0, 40 superbatches) are not that schedule: give the flags.";
