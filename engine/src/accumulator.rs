@@ -191,12 +191,6 @@ impl Delta {
     }
 }
 
-/// Where castling move `mv` of `us` puts the king and the rook (the move is encoded as the
-/// king taking its own rook, so `mv.to()` is the rook's square).
-fn castling_destinations(us: Color, mv: Move) -> (Square, Square) {
-    CastleSide::of_castling(mv).destinations(us)
-}
-
 /// The feature changes `mv` makes on `board` (which it must be legal on), each view read
 /// mirrored or not as `mirror` (white, black) says.
 fn delta_of(board: &Board, mv: Move, mirror: [bool; 2]) -> Delta {
@@ -209,7 +203,8 @@ fn delta_of(board: &Board, mv: Move, mirror: [bool; 2]) -> Delta {
     let to = mv.to();
     let moving = board.piece_type_on(from).unwrap_or(PieceType::Pawn);
     if board.is_castling(mv) {
-        let (king_to, rook_to) = castling_destinations(us, mv);
+        // Castling is encoded as the king taking its own rook (`to` is the rook's square).
+        let (king_to, rook_to) = CastleSide::of_castling(mv).destinations(us);
         d.remove(Piece::new(us, PieceType::King), from);
         d.remove(Piece::new(us, PieceType::Rook), to);
         d.add(Piece::new(us, PieceType::King), king_to);
@@ -298,7 +293,7 @@ impl AccumulatorStack {
             let us = board.side_to_move();
             if board.piece_type_on(mv.from()) == Some(PieceType::King) {
                 let king_to = if board.is_castling(mv) {
-                    castling_destinations(us, mv).0
+                    CastleSide::of_castling(mv).destinations(us).0
                 } else {
                     mv.to()
                 };

@@ -667,16 +667,15 @@ pub fn train<S: Sample>(
     // the other mirroring rather than train on the wrong inputs.
     let mirrored = ckpt.model.mirrored;
     let wrong = |m: bool| if m { "mirrored" } else { "unmirrored" };
-    if train[0].position(mirrored).mirrored != mirrored {
+    // A set is decoded for one mirroring as a whole: the training set (possibly packed, and
+    // then decoded here) is checked by its first position, the validation set in full.
+    let decoded_wrong = [
+        ("training", train[0].position(mirrored).mirrored != mirrored),
+        ("validation", validation.iter().any(|p| p.mirrored != mirrored)),
+    ];
+    if let Some((set, _)) = decoded_wrong.iter().find(|(_, is_wrong)| *is_wrong) {
         bail!(
-            "the training positions were decoded for an {} net but the model is {}",
-            wrong(!mirrored),
-            wrong(mirrored)
-        );
-    }
-    if validation.iter().any(|p| p.mirrored != mirrored) {
-        bail!(
-            "the validation positions were decoded for an {} net but the model is {}",
+            "the {set} positions were decoded for an {} net but the model is {}",
             wrong(!mirrored),
             wrong(mirrored)
         );

@@ -451,10 +451,10 @@ fn decoded_positions_of_the_other_mirroring_are_refused() {
     };
     let plain = positions_for(200, 5, false);
     let mirrored = positions_for(200, 5, true);
-    for (model_mirrored, data, validation) in [
-        (true, &plain, &mirrored[..10]),
-        (false, &mirrored, &plain[..10]),
-        (true, &mirrored, &plain[..10]),
+    for (model_mirrored, data, validation, wrong_set) in [
+        (true, &plain, &mirrored[..10], "training"),
+        (false, &mirrored, &plain[..10], "training"),
+        (true, &mirrored, &plain[..10], "validation"),
     ] {
         let model = Model::random_bucketed(16, 1, 1).with_mirroring(model_mirrored);
         let err = train(
@@ -468,7 +468,7 @@ fn decoded_positions_of_the_other_mirroring_are_refused() {
         )
         .unwrap_err()
         .to_string();
-        assert!(err.contains("decoded for an"), "{err}");
+        assert!(err.contains(&format!("the {wrong_set} positions were decoded for an")), "{err}");
     }
     // Matching sets train.
     let model = Model::random_bucketed(16, 1, 1).with_mirroring(true);
