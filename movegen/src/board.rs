@@ -284,6 +284,30 @@ impl Board {
                 | (rook_attacks(sq, occupied) & orthogonal))
     }
 
+    /// Every square a piece of `by` attacks on this board (its own pieces' squares
+    /// included when defended): the "threats" against the other side, as move-ordering
+    /// histories key quiet moves by whether they leave or enter an attacked square. Pawns
+    /// attack diagonally forward; sliders see through nothing.
+    pub fn attacks_by(&self, by: Color) -> Bitboard {
+        let occupied = self.occupied();
+        let theirs = self.colors[by.index()];
+        let mut attacks = Bitboard::EMPTY;
+        for sq in theirs & self.pieces[PieceType::Pawn.index()] {
+            attacks |= pawn_attacks(by, sq);
+        }
+        for sq in theirs & self.pieces[PieceType::Knight.index()] {
+            attacks |= knight_attacks(sq);
+        }
+        let queens = self.pieces[PieceType::Queen.index()];
+        for sq in theirs & (self.pieces[PieceType::Bishop.index()] | queens) {
+            attacks |= bishop_attacks(sq, occupied);
+        }
+        for sq in theirs & (self.pieces[PieceType::Rook.index()] | queens) {
+            attacks |= rook_attacks(sq, occupied);
+        }
+        attacks | king_attacks(self.king(by))
+    }
+
     /// Whether `by` attacks `sq` with the given occupancy (cheap checks first: leapers, then
     /// a slider lookup only when an enemy slider stands on an empty-board ray of `sq`).
     #[inline]

@@ -4,7 +4,9 @@
 //! - the bulk count equals the number of generated moves, and `is_legal` accepts each;
 //! - at inner nodes, every move's SAN reads back to the same move, and no two moves share a SAN;
 //! - UCI text in both castling forms reads back to the same move;
-//! - the FEN written for the position reads back to the same board.
+//! - the FEN written for the position reads back to the same board;
+//! - at inner nodes, each side's attack map (`attacks_by`) holds exactly the squares
+//!   `is_attacked` says it attacks.
 //!
 //! All of `standard.epd` and `tricky.perft`, every 4th `chess960.epd` position and every
 //! 20th `random.perft` position, to keep `cargo test` quick; set `LUFT_FULL_INVARIANTS=1`
@@ -13,7 +15,7 @@
 #![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a failure
 
 use movegen::suite::parse_suite;
-use movegen::{Board, Move};
+use movegen::{Board, Color, Move, Square};
 use std::collections::HashSet;
 
 fn check_node(board: &Board, notation: bool) {
@@ -45,6 +47,16 @@ fn check_node(board: &Board, notation: bool) {
     }
     if !notation {
         return;
+    }
+    for by in [Color::White, Color::Black] {
+        let attacks = board.attacks_by(by);
+        for sq in (0..64).map(Square::new) {
+            assert_eq!(
+                attacks.has(sq),
+                board.is_attacked(sq, by, board.occupied()),
+                "{fen}: {by:?} attacks {sq}"
+            );
+        }
     }
     let mut sans = HashSet::new();
     for &mv in all.iter() {
