@@ -468,7 +468,10 @@ fn decoded_positions_of_the_other_mirroring_are_refused() {
         )
         .unwrap_err()
         .to_string();
-        assert!(err.contains(&format!("the {wrong_set} positions were decoded for an")), "{err}");
+        assert!(
+            err.contains(&format!("the {wrong_set} positions were decoded for an")),
+            "{err}"
+        );
     }
     // Matching sets train.
     let model = Model::random_bucketed(16, 1, 1).with_mirroring(true);
