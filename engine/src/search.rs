@@ -524,6 +524,19 @@ impl Worker {
         let tt_move = tt_entry.map_or(Move::NULL, |e| e.mv);
         if let Some(entry) = tt_entry {
             if !pv_node && entry.depth >= depth && entry.cuts(alpha, beta) {
+                // A quiet TT move that cuts here is rewarded as if searched to a cutoff.
+                if entry.score >= beta
+                    && !tt_move.is_null()
+                    && !board.is_capture(tt_move)
+                    && tt_move.promotion().is_none()
+                    && board.is_legal(tt_move)
+                {
+                    let us = board.side_to_move();
+                    let previous = self.previous_moves(ply);
+                    let kind = board.piece_type_on(tt_move.from()).unwrap_or(PieceType::Pawn);
+                    let piece_to = PieceTo::new(Piece::new(us, kind), tt_move.to());
+                    self.history.update_quiet(us, tt_move, piece_to, previous, bonus(depth));
+                }
                 return entry.score;
             }
         }
