@@ -535,7 +535,8 @@ impl Worker {
                     let previous = self.previous_moves(ply);
                     let kind = board.piece_type_on(tt_move.from()).unwrap_or(PieceType::Pawn);
                     let piece_to = PieceTo::new(Piece::new(us, kind), tt_move.to());
-                    self.history.update_quiet(us, tt_move, piece_to, previous, bonus(depth));
+                    self.history
+                        .update_quiet(us, tt_move, piece_to, previous, bonus(depth));
                 }
                 return entry.score;
             }
