@@ -1,4 +1,6 @@
-//! Move-ordering memory of one search thread: quiet history (by side, from, to), capture
+//! Move-ordering memory of one search thread: quiet history (by side, whether the from and
+//! the to square are attacked by the opponent, from, to: "threat-aware" butterfly history,
+//! so a move that escapes an attack and one that walks into one learn apart), capture
 //! history (by moving piece, destination, captured piece), continuation history (by the
 //! piece and destination of the move one and two plies earlier, and the current move),
 //! killer moves per ply and counter moves. Updates use the "gravity" formula
@@ -6,7 +8,7 @@
 
 use crate::correction::Correction;
 use crate::params::{history_bonus_max, history_bonus_mul, history_bonus_offset, history_max, MAX_PLY};
-use movegen::{Color, Move, Piece, PieceType, Square};
+use movegen::{Bitboard, Color, Move, Piece, PieceType, Square};
 
 /// A piece and the square it moved to: the key of continuation history and counter moves.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -45,7 +47,7 @@ impl std::fmt::Debug for History {
 impl Default for History {
     fn default() -> Self {
         History {
-            quiet: vec![0; 2 * 64 * 64],
+            quiet: vec![0; 2 * 4 * 64 * 64],
             capture: vec![0; 6 * 64 * 6],
             continuation: vec![0; PIECE_TO * PIECE_TO],
             killers: [[Move::NULL; 2]; MAX_PLY + 2],
@@ -72,17 +74,27 @@ impl History {
         *self = History::default();
     }
 
-    fn quiet_index(color: Color, mv: Move) -> usize {
-        (color.index() * 64 + mv.from().index()) * 64 + mv.to().index()
+    /// `threats`: the squares the opponent attacks (`Board::attacks_by`).
+    fn quiet_index(color: Color, mv: Move, threats: Bitboard) -> usize {
+        let bucket = 2 * usize::from(threats.has(mv.from())) + usize::from(threats.has(mv.to()));
+        ((color.index() * 4 + bucket) * 64 + mv.from().index()) * 64 + mv.to().index()
     }
 
     fn capture_index(moving: PieceType, to: Square, captured: PieceType) -> usize {
         (moving.index() * 64 + to.index()) * 6 + captured.index()
     }
 
-    /// Quiet score: main history plus the continuation histories of the last two plies.
-    pub fn quiet_score(&self, color: Color, mv: Move, current: PieceTo, previous: [PieceTo; 2]) -> i32 {
-        let mut score = i32::from(self.quiet[Self::quiet_index(color, mv)]);
+    /// Quiet score: main history (under the opponent's attacks `threats`) plus the
+    /// continuation histories of the last two plies.
+    pub fn quiet_score(
+        &self,
+        color: Color,
+        mv: Move,
+        current: PieceTo,
+        previous: [PieceTo; 2],
+        threats: Bitboard,
+    ) -> i32 {
+        let mut score = i32::from(self.quiet[Self::quiet_index(color, mv, threats)]);
         if let Some(cur) = current.index() {
             for prev in previous.iter().filter_map(|p| p.index()) {
                 score += i32::from(self.continuation[prev * PIECE_TO + cur]);
@@ -101,9 +113,10 @@ impl History {
         mv: Move,
         current: PieceTo,
         previous: [PieceTo; 2],
+        threats: Bitboard,
         bonus: i32,
     ) {
-        gravity(&mut self.quiet[Self::quiet_index(color, mv)], bonus);
+        gravity(&mut self.quiet[Self::quiet_index(color, mv, threats)], bonus);
         if let Some(cur) = current.index() {
             for prev in previous.iter().filter_map(|p| p.index()) {
                 gravity(&mut self.continuation[prev * PIECE_TO + cur], bonus);

@@ -13,7 +13,7 @@ use crate::params::{
     mp_good_noisy_see_margin, mp_mvv_multiplier, mp_queen_promotion, mp_under_promotion, see_value,
 };
 use crate::see::see;
-use movegen::{Board, Move, PieceType};
+use movegen::{Bitboard, Board, Move, PieceType};
 
 const CAPACITY: usize = 256;
 
@@ -46,6 +46,8 @@ pub struct MovePicker {
     bad_cursor: usize,
     /// Context for quiet scoring: the side to move's previous moves.
     previous: [PieceTo; 2],
+    /// Context for quiet scoring: the squares the opponent attacks.
+    threats: Bitboard,
 }
 
 impl std::fmt::Debug for MovePicker {
@@ -55,13 +57,14 @@ impl std::fmt::Debug for MovePicker {
 }
 
 impl MovePicker {
-    /// A picker for the main search.
+    /// A picker for the main search; `threats` are the squares the opponent attacks.
     pub fn new(
         board: &Board,
         tt_move: Move,
         killers: [Move; 2],
         counter: Move,
         previous: [PieceTo; 2],
+        threats: Bitboard,
     ) -> Self {
         let tt_move = if !tt_move.is_null() && board.is_legal(tt_move) {
             tt_move
@@ -82,6 +85,7 @@ impl MovePicker {
             bad_end: 0,
             bad_cursor: 0,
             previous,
+            threats,
         }
     }
 
@@ -96,6 +100,12 @@ impl MovePicker {
             [Move::NULL; 2],
             Move::NULL,
             [PieceTo::NONE; 2],
+            // Quiet moves come only as check evasions.
+            if in_check {
+                board.attacks_by(!board.side_to_move())
+            } else {
+                Bitboard::EMPTY
+            },
         );
         picker.quiescence = !in_check;
         picker
@@ -235,7 +245,13 @@ impl MovePicker {
                             board.piece_type_on(mv.from()).unwrap_or(PieceType::Pawn),
                         );
                         self.scores[i] =
-                            history.quiet_score(us, mv, PieceTo::new(piece, mv.to()), self.previous);
+                            history.quiet_score(
+                                us,
+                                mv,
+                                PieceTo::new(piece, mv.to()),
+                                self.previous,
+                                self.threats,
+                            );
                     }
                     self.cursor = self.noisy_end;
                     self.stage = Stage::Quiet;
@@ -338,7 +354,8 @@ mod tests {
             let bonus = rng.below(4000) as i32 - 2000;
             let piece_to = PieceTo::new(Piece::new(color, kind), to);
             let previous = [PieceTo::new(Piece::new(!color, kind), from), PieceTo::NONE];
-            history.update_quiet(color, Move::new(from, to, None), piece_to, previous, bonus);
+            let threats = movegen::Bitboard(rng.next_u64());
+            history.update_quiet(color, Move::new(from, to, None), piece_to, previous, threats, bonus);
             history.update_capture(kind, to, captured, bonus);
         }
         history
@@ -417,7 +434,8 @@ mod tests {
                     ),
                     PieceTo::NONE,
                 ];
-                let mut picker = MovePicker::new(board, tt_move, killers, counter, previous);
+                let threats = board.attacks_by(!us);
+                let mut picker = MovePicker::new(board, tt_move, killers, counter, previous, threats);
                 let got = drain(&mut picker, board, &self.history);
                 assert_eq!(
                     sorted(got.clone()),
@@ -427,9 +445,29 @@ mod tests {
                 if board.is_legal(tt_move) {
                     assert_eq!(got.first(), Some(&tt_move), "{fen}: the hash move comes first");
                 }
+                // The other quiet moves come by quiet history under the opponent's threats.
+                let scores: Vec<i32> = got
+                    .iter()
+                    .filter(|&&m| {
+                        !board.is_capture(m)
+                            && m.promotion().is_none()
+                            && m != tt_move
+                            && !killers.contains(&m)
+                            && m != counter
+                    })
+                    .map(|&m| {
+                        let kind = board.piece_type_on(m.from()).unwrap();
+                        let piece_to = PieceTo::new(Piece::new(us, kind), m.to());
+                        self.history.quiet_score(us, m, piece_to, previous, threats)
+                    })
+                    .collect();
+                assert!(
+                    scores.windows(2).all(|w| w[0] >= w[1]),
+                    "{fen}: quiet moves out of history order {scores:?}"
+                );
 
                 // Late move pruning after the first quiet move: every noisy move still comes.
-                let mut picker = MovePicker::new(board, tt_move, killers, counter, previous);
+                let mut picker = MovePicker::new(board, tt_move, killers, counter, previous, threats);
                 let mut got = Vec::new();
                 let mut skipped = false;
                 while let Some(mv) = picker.next(board, &self.history) {

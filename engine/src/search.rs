@@ -603,7 +603,8 @@ impl Worker {
         // Step 10. The move loop.
         let counter = self.history.counter(previous[0]);
         let killers = self.history.killers[ply];
-        let mut picker = MovePicker::new(board, tt_move, killers, counter, previous);
+        let threats = board.attacks_by(!us);
+        let mut picker = MovePicker::new(board, tt_move, killers, counter, previous, threats);
         let mut best_score = -INFINITY;
         let mut best_move = Move::NULL;
         let mut moves_searched = 0;
@@ -621,7 +622,7 @@ impl Worker {
             let kind = board.piece_type_on(mv.from()).unwrap_or(PieceType::Pawn);
             let history_score = if is_quiet {
                 self.history
-                    .quiet_score(us, mv, PieceTo::new(Piece::new(us, kind), mv.to()), previous)
+                    .quiet_score(us, mv, PieceTo::new(Piece::new(us, kind), mv.to()), previous, threats)
             } else {
                 0
             };
@@ -745,7 +746,7 @@ impl Worker {
                     let kind = board.piece_type_on(mv.from()).unwrap_or(PieceType::Pawn);
                     let piece_to = PieceTo::new(Piece::new(us, kind), mv.to());
                     let delta = if mv == best_move { b } else { -b };
-                    self.history.update_quiet(us, mv, piece_to, previous, delta);
+                    self.history.update_quiet(us, mv, piece_to, previous, threats, delta);
                 }
             }
             for &mv in &captures_tried[..captures_count] {
