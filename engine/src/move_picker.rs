@@ -244,14 +244,13 @@ impl MovePicker {
                             us,
                             board.piece_type_on(mv.from()).unwrap_or(PieceType::Pawn),
                         );
-                        self.scores[i] =
-                            history.quiet_score(
-                                us,
-                                mv,
-                                PieceTo::new(piece, mv.to()),
-                                self.previous,
-                                self.threats,
-                            );
+                        self.scores[i] = history.quiet_score(
+                            us,
+                            mv,
+                            PieceTo::new(piece, mv.to()),
+                            self.previous,
+                            self.threats,
+                        );
                     }
                     self.cursor = self.noisy_end;
                     self.stage = Stage::Quiet;
@@ -355,7 +354,14 @@ mod tests {
             let piece_to = PieceTo::new(Piece::new(color, kind), to);
             let previous = [PieceTo::new(Piece::new(!color, kind), from), PieceTo::NONE];
             let threats = movegen::Bitboard(rng.next_u64());
-            history.update_quiet(color, Move::new(from, to, None), piece_to, previous, threats, bonus);
+            history.update_quiet(
+                color,
+                Move::new(from, to, None),
+                piece_to,
+                previous,
+                threats,
+                bonus,
+            );
             history.update_capture(kind, to, captured, bonus);
         }
         history

@@ -535,8 +535,9 @@ impl Worker {
                     let previous = self.previous_moves(ply);
                     let kind = board.piece_type_on(tt_move.from()).unwrap_or(PieceType::Pawn);
                     let piece_to = PieceTo::new(Piece::new(us, kind), tt_move.to());
+                    let threats = board.attacks_by(!us);
                     self.history
-                        .update_quiet(us, tt_move, piece_to, previous, bonus(depth));
+                        .update_quiet(us, tt_move, piece_to, previous, threats, bonus(depth));
                 }
                 return entry.score;
             }
@@ -621,8 +622,13 @@ impl Worker {
             let is_quiet = !board.is_capture(mv) && mv.promotion().is_none();
             let kind = board.piece_type_on(mv.from()).unwrap_or(PieceType::Pawn);
             let history_score = if is_quiet {
-                self.history
-                    .quiet_score(us, mv, PieceTo::new(Piece::new(us, kind), mv.to()), previous, threats)
+                self.history.quiet_score(
+                    us,
+                    mv,
+                    PieceTo::new(Piece::new(us, kind), mv.to()),
+                    previous,
+                    threats,
+                )
             } else {
                 0
             };
@@ -746,7 +752,8 @@ impl Worker {
                     let kind = board.piece_type_on(mv.from()).unwrap_or(PieceType::Pawn);
                     let piece_to = PieceTo::new(Piece::new(us, kind), mv.to());
                     let delta = if mv == best_move { b } else { -b };
-                    self.history.update_quiet(us, mv, piece_to, previous, threats, delta);
+                    self.history
+                        .update_quiet(us, mv, piece_to, previous, threats, delta);
                 }
             }
             for &mv in &captures_tried[..captures_count] {
