@@ -8,7 +8,7 @@
 
 use crate::correction::Correction;
 use crate::params::{history_bonus_max, history_bonus_mul, history_bonus_offset, history_max, MAX_PLY};
-use movegen::{Bitboard, Color, Move, Piece, PieceType, Square};
+use movegen::{Bitboard, Board, Color, Move, Piece, PieceType, Square};
 
 /// A piece and the square it moved to: the key of continuation history and counter moves.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -20,6 +20,13 @@ impl PieceTo {
     pub const COUNT: usize = PIECE_TO;
     pub fn new(piece: Piece, to: Square) -> Self {
         PieceTo(((piece.color as usize * 6 + piece.kind.index()) * 64 + to.index()) as u16)
+    }
+    /// The side to move's piece on `mv`'s from-square and `mv`'s destination (for castling,
+    /// encoded as the king taking its own rook, the rook's square), on `board`, before `mv`
+    /// is played.
+    pub fn of_move(board: &Board, mv: Move) -> Self {
+        let kind = board.piece_type_on(mv.from()).unwrap_or(PieceType::Pawn);
+        PieceTo::new(Piece::new(board.side_to_move(), kind), mv.to())
     }
     pub fn index(self) -> Option<usize> {
         (self.0 != u16::MAX).then_some(self.0 as usize)

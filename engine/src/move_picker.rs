@@ -240,14 +240,10 @@ impl MovePicker {
                     let us = board.side_to_move();
                     for i in self.noisy_end..self.end {
                         let mv = self.moves[i];
-                        let piece = movegen::Piece::new(
-                            us,
-                            board.piece_type_on(mv.from()).unwrap_or(PieceType::Pawn),
-                        );
                         self.scores[i] = history.quiet_score(
                             us,
                             mv,
-                            PieceTo::new(piece, mv.to()),
+                            PieceTo::of_move(board, mv),
                             self.previous,
                             self.threats,
                         );
@@ -462,9 +458,8 @@ mod tests {
                             && m != counter
                     })
                     .map(|&m| {
-                        let kind = board.piece_type_on(m.from()).unwrap();
-                        let piece_to = PieceTo::new(Piece::new(us, kind), m.to());
-                        self.history.quiet_score(us, m, piece_to, previous, threats)
+                        self.history
+                            .quiet_score(us, m, PieceTo::of_move(board, m), previous, threats)
                     })
                     .collect();
                 assert!(

@@ -12,7 +12,7 @@ use crate::params::*;
 use crate::see::{gain, see};
 use crate::time_manager::TimeManager;
 use crate::tt::{Bound, TranspositionTable};
-use movegen::{Board, Move, Piece, PieceType};
+use movegen::{Board, Move, PieceType};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -435,8 +435,7 @@ impl Worker {
         self.shared.tt.prefetch(child.hash());
         self.nnue.push(board, mv);
         self.keys.push(child.hash());
-        let kind = board.piece_type_on(mv.from()).unwrap_or(PieceType::Pawn);
-        self.stack[ply].moved = PieceTo::new(Piece::new(board.side_to_move(), kind), mv.to());
+        self.stack[ply].moved = PieceTo::of_move(board, mv);
         child
     }
 
@@ -533,8 +532,7 @@ impl Worker {
                 {
                     let us = board.side_to_move();
                     let previous = self.previous_moves(ply);
-                    let kind = board.piece_type_on(tt_move.from()).unwrap_or(PieceType::Pawn);
-                    let piece_to = PieceTo::new(Piece::new(us, kind), tt_move.to());
+                    let piece_to = PieceTo::of_move(board, tt_move);
                     let threats = board.attacks_by(!us);
                     self.history
                         .update_quiet(us, tt_move, piece_to, previous, threats, bonus(depth));
@@ -620,15 +618,9 @@ impl Worker {
                 continue;
             }
             let is_quiet = !board.is_capture(mv) && mv.promotion().is_none();
-            let kind = board.piece_type_on(mv.from()).unwrap_or(PieceType::Pawn);
             let history_score = if is_quiet {
-                self.history.quiet_score(
-                    us,
-                    mv,
-                    PieceTo::new(Piece::new(us, kind), mv.to()),
-                    previous,
-                    threats,
-                )
+                self.history
+                    .quiet_score(us, mv, PieceTo::of_move(board, mv), previous, threats)
             } else {
                 0
             };
@@ -749,8 +741,7 @@ impl Worker {
                 self.history.add_killer(ply, best_move);
                 self.history.set_counter(previous[0], best_move);
                 for &mv in &quiets_tried[..quiets_count] {
-                    let kind = board.piece_type_on(mv.from()).unwrap_or(PieceType::Pawn);
-                    let piece_to = PieceTo::new(Piece::new(us, kind), mv.to());
+                    let piece_to = PieceTo::of_move(board, mv);
                     let delta = if mv == best_move { b } else { -b };
                     self.history
                         .update_quiet(us, mv, piece_to, previous, threats, delta);
