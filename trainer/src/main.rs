@@ -116,7 +116,7 @@ The schedule Luft's nets were trained with (nets/README.md gives each net's comm
   its data came from a material-only net), and 1% of the positions held out for validation.
   retraining the previous generation's net (--init) on the whole store, from gen10 on
   (16M positions): --lr 0.001 --wdl 0.3 --epochs 16 (gen10 gained +71 Elo over gen9, which
-  had the short schedule below on nearly the same data; gen11, on 17.9M, +44 over gen10).
+  had the short schedule below on nearly the same data; gen11, on 17.9M, +44 over gen10; gen12, on 30.2M, +117 over gen11).
   fine-tuning the previous generation's net (--init; gen5 to gen9): --lr 0.0005 --wdl 0.3
   and about 6 epochs (gen6 and gen7: 30 superbatches = 6.4 and 5.7 epochs of 4.9M and 5.6M
   positions; gen5: 10.9; gen9: --epochs 6), i.e. --epochs 6.
