@@ -191,6 +191,19 @@ tunables! {
     /// Deepest depth where it prunes.
     see_prune_max_depth = 8, min 2, max 16, step 1;
 
+    // Step 12. Singular extensions: the TT move is searched deeper when every other move
+    // fails low against a bound below its TT score, searched at half depth.
+    /// Shallowest depth where the verification search is tried.
+    se_min_depth = 7, min 4, max 12, step 1;
+    /// The TT entry may be at most this many plies shallower than the node.
+    se_tt_depth_margin = 3, min 1, max 6, step 1;
+    /// The bound is the TT score less this many sixteenths of a centipawn per ply of depth.
+    se_beta_margin = 24, min 8, max 64, step 3;
+    /// A non-PV TT move whose alternatives fail low by this much more is extended twice.
+    se_double_margin = 20, min 0, max 100, step 5;
+    /// The most double extensions on one path from the root.
+    se_max_double_extensions = 6, min 0, max 16, step 1;
+
     // Step 13. Late move reductions: the table holds
     // base + ln(depth) · ln(move number) / divisor.
     /// Shallowest depth where moves are reduced.

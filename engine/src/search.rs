@@ -117,6 +117,8 @@ struct PlyState {
     static_eval: i32,
     moved: PieceTo,
     excluded: Move,
+    /// Double singular extensions on the path to this ply.
+    double_extensions: i32,
 }
 
 /// One search thread's private state.
@@ -139,6 +141,8 @@ pub struct Worker {
     seldepth: usize,
     reductions: Box<[[i32; 64]; 64]>,
     root_excluded: Vec<Move>,
+    /// The depth of the current iteration.
+    root_depth: i32,
     limits: Limits,
     time: Option<TimeManager>,
     /// The last completed iteration.
@@ -185,6 +189,7 @@ impl Worker {
             seldepth: 0,
             reductions: reduction_table(),
             root_excluded: Vec::new(),
+            root_depth: 0,
             limits: Limits::default(),
             time: None,
             completed: IterationReport::default(),
@@ -244,6 +249,7 @@ impl Worker {
 
         for depth in first_depth..=max_depth {
             self.root_excluded.clone_from(&self.limits.root_excluded);
+            self.root_depth = depth;
             self.seldepth = 0;
             let mut lines = Vec::with_capacity(multipv);
             for pv_index in 0..multipv {
@@ -657,8 +663,49 @@ impl Worker {
                 }
             }
 
-            // Step 12. Check extension.
+            // Step 12. Extensions. Singular extension: when the TT move's stored score is a
+            // reliable lower bound, the other moves are searched at half depth against a
+            // bound a little below it. If all fail low the TT move is singular and searched
+            // one ply deeper (two at non-PV nodes when they fail low by a margin, at most
+            // se_max_double_extensions times on a path). If even that bound is beaten and it
+            // is at least beta, several moves beat beta: cut (multi-cut). Otherwise, when
+            // the TT score alone beats beta, or at a cut node, the TT move is searched one
+            // ply shallower (negative extension). Other moves that give check get one ply.
             let mut extension = 0;
+            if let Some(entry) = tt_entry.filter(|e| {
+                !root
+                    && mv == tt_move
+                    && excluded.is_null()
+                    && depth >= se_min_depth()
+                    && e.depth >= depth - se_tt_depth_margin()
+                    && matches!(e.bound, Bound::Lower | Bound::Exact)
+                    && !is_mate(e.score)
+                    && (ply as i32) < 2 * self.root_depth
+            }) {
+                let singular_beta = entry.score - se_beta_margin() * depth / 16;
+                let singular_depth = (depth - 1) / 2;
+                self.stack[ply].excluded = mv;
+                let score = self.negamax(board, singular_beta - 1, singular_beta, singular_depth, ply, cut_node);
+                self.stack[ply].excluded = Move::NULL;
+                if self.stopped() {
+                    return 0;
+                }
+                if score < singular_beta {
+                    extension = 1;
+                    if !pv_node
+                        && score < singular_beta - se_double_margin()
+                        && self.stack[ply].double_extensions < se_max_double_extensions()
+                    {
+                        extension = 2;
+                    }
+                } else if singular_beta >= beta {
+                    return singular_beta;
+                } else if entry.score >= beta || cut_node {
+                    extension = -1;
+                }
+            }
+            self.stack[ply + 1].double_extensions =
+                self.stack[ply].double_extensions + i32::from(extension >= 2);
             let child = self.play(board, mv, ply);
             moves_searched += 1;
             if extension == 0 && child.in_check() {
