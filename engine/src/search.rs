@@ -12,7 +12,7 @@ use crate::params::*;
 use crate::see::{gain, see};
 use crate::time_manager::TimeManager;
 use crate::tt::{Bound, TranspositionTable};
-use movegen::{Board, Move, PieceType};
+use movegen::{Bitboard, Board, Move, PieceType};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -116,6 +116,12 @@ impl Shared {
 struct PlyState {
     static_eval: i32,
     moved: PieceTo,
+    /// The move played from this ply (null for a null move).
+    mv: Move,
+    /// Whether `mv` is quiet (no capture, no promotion).
+    quiet: bool,
+    /// The squares the opponent of the side to move attacks here (set by the move loop).
+    threats: Bitboard,
     excluded: Move,
     /// Double singular extensions on the path to this ply.
     double_extensions: i32,
@@ -442,6 +448,8 @@ impl Worker {
         self.nnue.push(board, mv);
         self.keys.push(child.hash());
         self.stack[ply].moved = PieceTo::of_move(board, mv);
+        self.stack[ply].mv = mv;
+        self.stack[ply].quiet = !board.is_capture(mv) && mv.promotion().is_none();
         child
     }
 
@@ -592,6 +600,7 @@ impl Worker {
                     self.nnue.push_null();
                     self.keys.push(child.hash());
                     self.stack[ply].moved = PieceTo::NONE;
+                    self.stack[ply].mv = Move::NULL;
                     let score =
                         -self.negamax(&child, -beta, -beta + 1, depth - reduction, ply + 1, !cut_node);
                     self.undo();
@@ -609,6 +618,7 @@ impl Worker {
         let counter = self.history.counter(previous[0]);
         let killers = self.history.killers[ply];
         let threats = board.attacks_by(!us);
+        self.stack[ply].threats = threats;
         let mut picker = MovePicker::new(board, tt_move, killers, counter, previous, threats);
         let mut best_score = -INFINITY;
         let mut best_move = Move::NULL;
@@ -799,6 +809,23 @@ impl Worker {
                 let captured = board.piece_type_on(mv.to()).unwrap_or(PieceType::Pawn);
                 let delta = if mv == best_move { b } else { -b };
                 self.history.update_capture(moving, mv.to(), captured, delta);
+            }
+        }
+
+        // Step 16b. Prior move bonus: when every move here fails low, the opponent's quiet
+        // move that led here refuted our previous play: reward it in its side's histories.
+        if best_score <= original_alpha && ply >= 1 && excluded.is_null() {
+            let prior = self.stack[ply - 1];
+            if !prior.mv.is_null() && prior.quiet {
+                let prior_previous = self.previous_moves(ply - 1);
+                self.history.update_quiet(
+                    !us,
+                    prior.mv,
+                    prior.moved,
+                    prior_previous,
+                    prior.threats,
+                    bonus(depth),
+                );
             }
         }
 
