@@ -695,7 +695,14 @@ impl Worker {
                 let singular_beta = entry.score - se_beta_margin() * depth / 16;
                 let singular_depth = (depth - 1) / 2;
                 self.stack[ply].excluded = mv;
-                let score = self.negamax(board, singular_beta - 1, singular_beta, singular_depth, ply, cut_node);
+                let score = self.negamax(
+                    board,
+                    singular_beta - 1,
+                    singular_beta,
+                    singular_depth,
+                    ply,
+                    cut_node,
+                );
                 self.stack[ply].excluded = Move::NULL;
                 if self.stopped() {
                     return 0;
