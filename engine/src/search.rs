@@ -449,7 +449,7 @@ impl Worker {
         self.keys.push(child.hash());
         self.stack[ply].moved = PieceTo::of_move(board, mv);
         self.stack[ply].mv = mv;
-        self.stack[ply].quiet = !board.is_capture(mv) && mv.promotion().is_none();
+        self.stack[ply].quiet = board.is_quiet(mv);
         child
     }
 
@@ -540,8 +540,7 @@ impl Worker {
                 // A quiet TT move that cuts here is rewarded as if searched to a cutoff.
                 if entry.score >= beta
                     && !tt_move.is_null()
-                    && !board.is_capture(tt_move)
-                    && tt_move.promotion().is_none()
+                    && board.is_quiet(tt_move)
                     && board.is_legal(tt_move)
                 {
                     let us = board.side_to_move();
@@ -633,7 +632,7 @@ impl Worker {
             if mv == excluded || (root && self.root_excluded.contains(&mv)) {
                 continue;
             }
-            let is_quiet = !board.is_capture(mv) && mv.promotion().is_none();
+            let is_quiet = board.is_quiet(mv);
             let history_score = if is_quiet {
                 self.history
                     .quiet_score(us, mv, PieceTo::of_move(board, mv), previous, threats)
@@ -800,7 +799,7 @@ impl Worker {
         // Step 16. History updates on a cutoff.
         if best_score >= beta && !best_move.is_null() {
             let b = bonus(depth);
-            let best_is_quiet = !board.is_capture(best_move) && best_move.promotion().is_none();
+            let best_is_quiet = board.is_quiet(best_move);
             if best_is_quiet {
                 self.history.add_killer(ply, best_move);
                 self.history.set_counter(previous[0], best_move);
@@ -841,7 +840,7 @@ impl Worker {
         let bound = Bound::of(best_score, original_alpha, beta);
         if !in_check
             && excluded.is_null()
-            && (best_move.is_null() || (!board.is_capture(best_move) && best_move.promotion().is_none()))
+            && (best_move.is_null() || board.is_quiet(best_move))
             && !is_mate(best_score)
             && !(bound == Bound::Lower && best_score <= static_eval)
             && !(bound == Bound::Upper && best_score >= static_eval)

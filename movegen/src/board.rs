@@ -456,6 +456,12 @@ impl Board {
         (self.colors[(!self.side_to_move).index()].has(mv.to())) || self.is_en_passant(mv)
     }
 
+    /// Whether `mv` (which must be legal) is quiet: neither a capture nor a promotion.
+    #[inline]
+    pub fn is_quiet(&self, mv: Move) -> bool {
+        !self.is_capture(mv) && mv.promotion().is_none()
+    }
+
     /// Plays a legal move. The move must come from this board's move generator or have been
     /// checked with [`Board::is_legal`]; an illegal move leaves the board inconsistent.
     pub fn play(&mut self, mv: Move) {
