@@ -62,10 +62,57 @@ fn nodes_of(line: &str) -> u64 {
     tokens.next().unwrap().parse().unwrap()
 }
 
+/// Node budgets at which a soft and a hard budget must search differently, from the node
+/// counts `c` of one long search's completed iterations (one `info` line each). Where an
+/// iteration costs at most about twice the one before (`c[k+1] + 16 <= 2 c[k]`), at
+/// `n = c[k+1] + 16` the hard limit completes iteration k+1 while the soft budget stops after
+/// iteration k at the latest (`c[k] >= n / 2`); where it costs more than twice
+/// (`c[k+1] > 2 c[k] + 2`), at `n = 2 c[k] + 2` the soft budget starts iteration k+1 and
+/// finishes it past n, which the hard limit cannot. Which case a search meets depends on the
+/// net and the search, so the budgets are found, not fixed (fixed ones once all fell where
+/// the two agree). At most `want` budgets of 1,000 nodes or more, spread over the search.
+fn distinguishing_budgets(counts: &[u64], want: usize) -> Vec<u64> {
+    let mut budgets = Vec::new();
+    for pair in counts.windows(2) {
+        let (before, next) = (pair[0], pair[1]);
+        if before < 1_000 {
+            continue;
+        }
+        if next + 16 <= 2 * before {
+            budgets.push(next + 16);
+        } else if next > 2 * before + 2 && next <= 8 * (2 * before + 2) {
+            budgets.push(2 * before + 2);
+        }
+    }
+    if budgets.len() > want {
+        let step = budgets.len() as f64 / want as f64;
+        budgets = (0..want).map(|i| budgets[(i as f64 * step) as usize]).collect();
+    }
+    budgets
+}
+
+#[test]
+fn distinguishing_budgets_cover_both_cases() {
+    // Growth at most twice: just above the next iteration's count.
+    assert_eq!(distinguishing_budgets(&[1_000, 1_500], 3), vec![1_516]);
+    // Growth above twice: just above twice the iteration before.
+    assert_eq!(distinguishing_budgets(&[1_000, 3_000], 3), vec![2_002]);
+    // The narrow band between the two, and small counts, give none.
+    assert!(distinguishing_budgets(&[1_000, 1_995], 3).is_empty());
+    assert!(distinguishing_budgets(&[500, 700], 3).is_empty());
+    assert_eq!(
+        distinguishing_budgets(&[1_000, 1_500, 2_000, 3_000, 4_000], 2).len(),
+        2
+    );
+}
+
 #[test]
 fn use_soft_nodes_turns_go_nodes_into_a_soft_budget() {
-    let mut differs_from_hard = false;
-    for n in [2_000u64, 6_000, 20_000] {
+    let (reference, _) = search(&[], "go nodes 400000");
+    let counts: Vec<u64> = reference.iter().map(|l| nodes_of(l)).collect();
+    let budgets = distinguishing_budgets(&counts, 3);
+    assert!(!budgets.is_empty(), "no budget to test in {counts:?}");
+    for n in budgets {
         let (soft, soft_best) = search(&[("UseSoftNodes", "true")], &format!("go nodes {n}"));
         // The same search with the hard cap as its only limit, cut where the soft rule
         // stops: after the first iteration that ends with half the budget spent.
@@ -82,15 +129,15 @@ fn use_soft_nodes_turns_go_nodes_into_a_soft_budget() {
                 .and_then(|pv| pv.split(' ').next()),
             "{n}"
         );
-        // Without the option the limit stays hard.
+        // Without the option the limit stays hard, and at this budget it searches
+        // differently (see `distinguishing_budgets`).
         let (hard, _) = search(&[], &format!("go nodes {n}"));
         assert!(hard.iter().all(|l| nodes_of(l) <= n), "{n}: {hard:?}");
-        differs_from_hard |= hard != soft;
+        assert_ne!(
+            hard, soft,
+            "go nodes {n}: a soft budget searches differently from a hard one"
+        );
     }
-    assert!(
-        differs_from_hard,
-        "a soft budget searches differently from a hard one"
-    );
 }
 
 #[test]
