@@ -13,6 +13,7 @@
 mod common;
 
 use common::{Engine, SECOND};
+use engine::hard_nodes_for;
 
 /// A middlegame position with plenty to search.
 const FEN: &str = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1B1PPP/R2QKB1R w KQ - 2 9";
@@ -68,7 +69,7 @@ fn nodes_of(line: &str) -> u64 {
 /// `n = c[k+1] + 16` the hard limit completes iteration k+1 while the soft budget stops after
 /// iteration k at the latest (`c[k] >= n / 2`); where it costs more than twice
 /// (`c[k+1] > 2 c[k] + 2`), at `n = 2 c[k] + 2` the soft budget starts iteration k+1 and
-/// finishes it past n (below its hard cap of 8 n), which the hard limit cannot. Which case
+/// finishes it past n (below its hard cap, `hard_nodes_for(n)`), which the hard limit cannot. Which case
 /// a search meets depends on the net and the search, so the budgets are found, not fixed
 /// (fixed ones once all fell where the two agree). At most `want` budgets of 1,000 nodes or
 /// more, spread over the search.
@@ -81,7 +82,7 @@ fn distinguishing_budgets(counts: &[u64], want: usize) -> Vec<u64> {
         }
         if next + 16 <= 2 * before {
             budgets.push(next + 16);
-        } else if next > 2 * before + 2 && next < 8 * (2 * before + 2) {
+        } else if next > 2 * before + 2 && next < hard_nodes_for(2 * before + 2) {
             budgets.push(2 * before + 2);
         }
     }
@@ -122,7 +123,7 @@ fn use_soft_nodes_turns_go_nodes_into_a_soft_budget() {
         let (soft, soft_best) = search(&[("UseSoftNodes", "true")], &format!("go nodes {n}"));
         // The same search with the hard cap as its only limit, cut where the soft rule
         // stops: after the first iteration that ends with half the budget spent.
-        let (hard8, _) = search(&[], &format!("go nodes {}", 8 * n));
+        let (hard8, _) = search(&[], &format!("go nodes {}", hard_nodes_for(n)));
         let cut = hard8
             .iter()
             .position(|l| 2 * nodes_of(l) >= n)
