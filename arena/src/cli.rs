@@ -174,11 +174,12 @@ pub struct MatchConfig {
     pub affinity: Option<Vec<usize>>,
     /// Where the log goes and how much it holds (`-log`); `None`: no log.
     pub log: Option<LogConfig>,
-    /// Where the tournament state is saved, and every how many games (0: only when
-    /// interrupted or finished).
+    /// Where the tournament state is saved: at the start and after every finished game
+    /// (see [`crate::state`]).
     pub state_file: Option<String>,
-    /// Save the state after every this many games (`-autosaveinterval`; 0: only when
-    /// interrupted or finished).
+    /// `-autosaveinterval N`, accepted for fastchess compatibility: with N > 0 and no
+    /// `-config outname=`, the state goes to `config.json`; the state is saved after every
+    /// game whatever N is.
     pub autosave_interval: u64,
     /// `-testEnv` was given (accepted for fastchess compatibility; it changes nothing).
     pub test_env: bool,
@@ -328,7 +329,8 @@ Output:
 Running:
   -startup-ms MS (10000)  -ucinewgame-ms MS (60000)  -ping-ms MS (60000)  -use-affinity [CPUS]
   -strict  -check-mate-pvs  -testEnv
-  -config outname=F | file=F [discard=true] [stats=false]  -autosaveinterval N (20 with outname)
+  -config outname=F | file=F [discard=true] [stats=false]  -autosaveinterval N (the state is
+    saved after every game; N > 0 without outname saves to config.json)
   -help  -version
 Exit codes: 0 after a match that ended by itself (played out, or decided by its SPRT), as
 fastchess; with -sprt-exit-codes 0 H1 accepted (or no -sprt), 1 H0 accepted, 2 no decision.

@@ -89,6 +89,9 @@ pub enum EngineFault {
     /// More than [`MAX_LINES_PER_SECOND`] lines in a second (`what` names the awaited
     /// reply).
     Flood(&'static str),
+    /// arena itself was interrupted (Ctrl-C, SIGTERM) while waiting: not the engine's fault,
+    /// and the game is not a result.
+    Interrupted,
 }
 
 impl std::fmt::Display for EngineFault {
@@ -102,6 +105,7 @@ impl std::fmt::Display for EngineFault {
                 f,
                 "floods its output (more than {MAX_LINES_PER_SECOND} lines a second while awaiting {what})"
             ),
+            EngineFault::Interrupted => write!(f, "interrupted (arena was stopped)"),
         }
     }
 }
@@ -442,6 +446,14 @@ fn pin(command: &mut Command, cpus: &[usize]) {
 #[cfg(not(target_os = "linux"))]
 fn pin(_command: &mut Command, _cpus: &[usize]) {}
 
+/// How often a search's wait checks whether arena was interrupted.
+const STOP_POLL: Duration = Duration::from_millis(20);
+
+/// Whether an output line is a `bestmove`.
+fn is_bestmove(line: &str) -> bool {
+    line.split_whitespace().next() == Some("bestmove")
+}
+
 /// At most this many `option` declarations are kept from one engine.
 const MAX_DECLARED_OPTIONS: usize = 4096;
 
@@ -462,6 +474,15 @@ impl EngineProcess {
             .stderr(Stdio::null());
         if let Some(dir) = &config.dir {
             command.current_dir(dir);
+        }
+        // Each engine in a process group of its own: a terminal's Ctrl-C (SIGINT to the
+        // whole foreground group) reaches arena alone, which stops the engines itself; an
+        // engine killed by the user's interrupt would otherwise lose its game as a
+        // disconnect.
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            command.process_group(0);
         }
         pin(&mut command, &setup.cpus);
         let mut child = command.spawn().map_err(|e| {
@@ -614,23 +635,44 @@ impl EngineProcess {
     }
 
     /// Sends `position` and `go`, then waits up to `deadline` for `bestmove`; `patterns`
-    /// pick output lines to keep (`match_line`).
+    /// pick output lines to keep (`match_line`). `stop` is polled while waiting: when it
+    /// says so, the wait ends at once with [`EngineFault::Interrupted`].
+    ///
+    /// Output before `go` is never an answer: leftovers of an earlier search are dropped,
+    /// then `isready` / `readyok` fences the engine's output, and a `bestmove` that arrives
+    /// before `readyok` (an engine that answered a search twice) is a
+    /// [`EngineFault::Protocol`] fault, reported as a stray `bestmove`.
     pub fn search(
         &mut self,
         position: &str,
         go: &str,
         deadline: Duration,
         patterns: &[Regex],
+        stop: &dyn Fn() -> bool,
     ) -> Result<SearchReply, EngineFault> {
         // Drop what is left over from an earlier search: at most a queue's worth, so an
         // engine that never stops talking cannot keep us here.
+        let mut stray = None;
         for _ in 0..LINE_QUEUE {
             match self.lines.try_recv() {
-                Ok(Output::Line(_)) => {}
+                Ok(Output::Line(line)) => {
+                    if stray.is_none() && is_bestmove(&line) {
+                        stray = Some(line);
+                    }
+                }
                 Ok(Output::Flood) => return Err(EngineFault::Flood("bestmove")),
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Disconnected) => return Err(EngineFault::Crashed),
             }
+        }
+        if stray.is_none() {
+            stray = self.ping_collecting(is_bestmove)?.into_iter().next();
+        }
+        if let Some(line) = stray {
+            return Err(EngineFault::Protocol(format!(
+                "a stray bestmove before go (\"{}\"), not an answer",
+                line.chars().take(40).collect::<String>()
+            )));
         }
         self.send(position)?;
         let start = Instant::now();
@@ -639,7 +681,16 @@ impl EngineProcess {
         let mut reply = SearchReply::default();
         let mut matched: Vec<Option<String>> = vec![None; patterns.len()];
         loop {
-            let line = self.next_line(deadline, "bestmove")?;
+            if stop() {
+                return Err(EngineFault::Interrupted);
+            }
+            // Wait in short steps, so that an interrupt stops the game at once, not when a
+            // stalled engine's clock runs out.
+            let step = (Instant::now() + STOP_POLL).min(deadline);
+            let line = match self.next_line(step, "bestmove") {
+                Err(EngineFault::Timeout(_)) if Instant::now() < deadline => continue,
+                other => other?,
+            };
             for (slot, pattern) in matched.iter_mut().zip(patterns) {
                 if pattern.is_match(&line) {
                     *slot = Some(line.clone());

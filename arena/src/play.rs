@@ -293,6 +293,7 @@ fn fault_reason(side: Color, fault: &EngineFault) -> (String, &'static str) {
         ),
         EngineFault::Timeout(what) => (format!("{who}'s connection stalls (no {what})"), "abandoned"),
         EngineFault::Protocol(line) => (format!("{who} makes an illegal move ({line})"), "illegal move"),
+        EngineFault::Interrupted => ("Game interrupted".into(), "unterminated"),
     }
 }
 
@@ -409,6 +410,15 @@ pub fn play_game(
     let mut early = None;
     for (color, engine) in [(Color::White, &mut *white), (Color::Black, &mut *black)] {
         if let Err(fault) = engine.new_game() {
+            if stop() {
+                early = Some(end(
+                    GameResult::Draw,
+                    "Game interrupted".into(),
+                    "unterminated",
+                    None,
+                ));
+                break;
+            }
             let (reason, termination) = fault_reason(color, &fault);
             early = Some(end(GameResult::win_for(!color), reason, termination, Some(color)));
             break;
@@ -481,7 +491,7 @@ pub fn play_game(
             }
 
             let position = position_command(&game, settings.chess960);
-            let reply = match engine.search(&position, &go, deadline, &settings.patterns) {
+            let reply = match engine.search(&position, &go, deadline, &settings.patterns, stop) {
                 Ok(reply) => reply,
                 Err(EngineFault::Timeout(_)) if clocks[us].is_some() || mine.movetime.is_some() => {
                     // No answer within its time and the grace: lost on time, and the
@@ -495,6 +505,11 @@ pub fn play_game(
                         "time forfeit",
                         Some(side),
                     );
+                }
+                Err(_) if stop() => {
+                    // Whatever the engine did once arena was told to stop (a process the
+                    // user's signal reached too) is not a result.
+                    break end(GameResult::Draw, "Game interrupted".into(), "unterminated", None);
                 }
                 Err(fault) => {
                     let (reason, termination) = fault_reason(side, &fault);

@@ -151,8 +151,9 @@ struct Shared {
     /// Counts of done encounters only (what a saved state holds).
     done_tallies: Tallies,
     done: BTreeSet<u64>,
-    /// Game results of unfinished encounters: (white, black, White's half-points).
-    pending: HashMap<u64, Vec<(usize, usize, u8)>>,
+    /// Finished games of unfinished encounters, per encounter: (game index, white, black,
+    /// White's half-points).
+    pending: HashMap<u64, Vec<(u64, usize, usize, u8)>>,
     /// Every finished game, for the joint rating.
     records: Vec<(usize, usize, u8)>,
     done_records: Vec<(usize, usize, u8)>,
@@ -161,9 +162,15 @@ struct Shared {
     /// final report is not printed again when no game has finished since an interval one.
     finished_games: u64,
     reported_at: Option<u64>,
-    games_since_save: u64,
     pgn: Option<std::fs::File>,
     epd: Option<std::fs::File>,
+    /// Lengths of the PGN and EPD outputs after the last game written to them.
+    pgn_bytes: u64,
+    epd_bytes: u64,
+    /// Finished games the last successfully saved state counts (None: none saved yet).
+    saved_games: Option<u64>,
+    /// Why the last save failed, when it did.
+    save_error: Option<String>,
     /// Per engine, (Threads, Hash) as the report names them, once known.
     labels: Vec<Option<(String, String)>>,
     /// The SPRT after each check, for `-sprt-plot`.
@@ -178,6 +185,8 @@ struct Plan {
     book_name: Option<String>,
     total_games: u64,
     skip: Option<SavedState>,
+    /// Game indices of the saved state's half-played encounters that already finished.
+    skip_games: BTreeSet<u64>,
     progress: Progress,
 }
 
@@ -263,7 +272,12 @@ impl Plan {
     }
 
     fn saved_state(&self, shared: &Shared) -> SavedState {
+        let mut pending: Vec<(u64, usize, usize, u8)> = shared.pending.values().flatten().copied().collect();
+        pending.sort_unstable();
         SavedState {
+            pending,
+            pgn_bytes: shared.pgn.as_ref().map(|_| shared.pgn_bytes),
+            epd_bytes: shared.epd.as_ref().map(|_| shared.epd_bytes),
             args: self.config.args.clone(),
             done: state::ranges(shared.done.iter().copied()),
             pairs: shared
@@ -279,11 +293,42 @@ impl Plan {
         }
     }
 
-    fn save(&self, shared: &Shared) {
-        if let Some(path) = &self.config.state_file {
-            if let Err(e) = state::save(path, &self.saved_state(shared)) {
-                log::warn(&format!("cannot save the tournament state: {e}"));
+    /// Saves the state (when there is a state file); a failure is recorded in `shared` and
+    /// returned.
+    fn save(&self, shared: &mut Shared) -> Result<(), String> {
+        let Some(path) = &self.config.state_file else {
+            return Ok(());
+        };
+        let state = self.saved_state(shared);
+        match state::save(path, &state) {
+            Ok(()) => {
+                let done: u64 = shared.done_tallies.values().map(Tally::games).sum();
+                shared.saved_games = Some(done + state.pending.len() as u64);
+                shared.save_error = None;
+                Ok(())
             }
+            Err(e) => {
+                let e = format!("cannot save the tournament state: {e}");
+                shared.save_error = Some(e.clone());
+                Err(e)
+            }
+        }
+    }
+
+    /// What can be resumed, for the last words of an interrupted or failed run.
+    fn resume_note(&self, shared: &Shared) -> String {
+        let Some(path) = &self.config.state_file else {
+            return "No state file was asked for (-config outname=F): it cannot be resumed.".into();
+        };
+        match (shared.saved_games, &shared.save_error) {
+            (Some(n), None) => format!(
+                "To resume it, run: arena -config file={path} (the saved state counts {n} finished games; the others are played)"
+            ),
+            (Some(n), Some(e)) => format!(
+                "{e}. The last state saved in {path} counts {n} finished games: to resume from there, run: arena -config file={path}"
+            ),
+            (None, Some(e)) => format!("{e}. No state was saved: nothing can be resumed."),
+            (None, None) => "No state was saved: nothing can be resumed.".into(),
         }
     }
 }
@@ -299,6 +344,49 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
     } else {
         (job.second, job.first)
     };
+    // The outputs first: a game is counted only once it is in the PGN and the EPD output
+    // whole. A failed write is cut back off (no torn text before the next game's tags), the
+    // game is not counted (a resume plays it again) and the match stops.
+    let tags = GameTags {
+        event: config.event.clone(),
+        site: config.site.clone(),
+        round: job.round + 1,
+    };
+    let (pgn_before, epd_before) = (shared.pgn_bytes, shared.epd_bytes);
+    if let (Some(file), Some(out)) = (shared.pgn.as_mut(), config.pgnout.as_ref()) {
+        let text = pgn_out::write_game(finished, &tags, &out.options);
+        match file.write_all(text.as_bytes()).and_then(|_| file.flush()) {
+            Ok(()) => shared.pgn_bytes += text.len() as u64,
+            Err(e) => {
+                let _ = file.set_len(pgn_before);
+                shared.error.get_or_insert(format!(
+                    "cannot write PGN {}: {e} (game {} is not counted)",
+                    out.file, job.number
+                ));
+                shared.stop = true;
+                return;
+            }
+        }
+    }
+    if let (Some(file), Some(out)) = (shared.epd.as_mut(), config.epdout.as_ref()) {
+        let text = pgn_out::write_epd(finished);
+        match file.write_all(text.as_bytes()).and_then(|_| file.flush()) {
+            Ok(()) => shared.epd_bytes += text.len() as u64,
+            Err(e) => {
+                let _ = file.set_len(epd_before);
+                if let Some(pgn) = shared.pgn.as_mut() {
+                    let _ = pgn.set_len(pgn_before);
+                    shared.pgn_bytes = pgn_before;
+                }
+                shared.error.get_or_insert(format!(
+                    "cannot write EPD {}: {e} (game {} is not counted)",
+                    out.file, job.number
+                ));
+                shared.stop = true;
+                return;
+            }
+        }
+    }
     shared.finished_games += 1;
     plan.progress.say(&format!(
         "Finished game {} ({} vs {}): {} {{{}}}",
@@ -317,31 +405,6 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
             finished.reason
         ),
     );
-    let tags = GameTags {
-        event: config.event.clone(),
-        site: config.site.clone(),
-        round: job.round + 1,
-    };
-    if let (Some(file), Some(out)) = (shared.pgn.as_mut(), config.pgnout.as_ref()) {
-        let text = pgn_out::write_game(finished, &tags, &out.options);
-        if let Err(e) = file.write_all(text.as_bytes()).and_then(|_| file.flush()) {
-            shared
-                .error
-                .get_or_insert(format!("cannot write PGN {}: {e}", out.file));
-            shared.stop = true;
-        }
-    }
-    if let (Some(file), Some(out)) = (shared.epd.as_mut(), config.epdout.as_ref()) {
-        if let Err(e) = file
-            .write_all(pgn_out::write_epd(finished).as_bytes())
-            .and_then(|_| file.flush())
-        {
-            shared
-                .error
-                .get_or_insert(format!("cannot write EPD {}: {e}", out.file));
-            shared.stop = true;
-        }
-    }
     if finished.faulted.is_some() && !config.recover {
         shared.error.get_or_insert(format!(
             "{} in game {} ({} vs {}) (use -recover to restart faulty engines and go on)",
@@ -367,12 +430,13 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
     shared.live.entry(key).or_default().add_game(first_half);
     shared.records.push((white, black, white_half));
     let list = shared.pending.entry(job.encounter).or_default();
-    list.push((white, black, white_half));
+    list.push((job.number - 1, white, black, white_half));
     if list.len() as u64 == config.games {
-        let games = shared.pending.remove(&job.encounter).unwrap_or_default();
+        let mut games = shared.pending.remove(&job.encounter).unwrap_or_default();
+        games.sort_unstable();
         let halves: Vec<u8> = games
             .iter()
-            .map(|&(w, _, p)| if w == job.first { p } else { 2 - p })
+            .map(|&(_, w, _, p)| if w == job.first { p } else { 2 - p })
             .collect();
         let done = shared.done_tallies.entry(key).or_default();
         for &h in &halves {
@@ -382,7 +446,9 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
             done.add_pair(a, b);
             shared.live.entry(key).or_default().add_pair(a, b);
         }
-        shared.done_records.extend(games);
+        shared
+            .done_records
+            .extend(games.iter().map(|&(_, w, b, p)| (w, b, p)));
         shared.done.insert(job.encounter);
         shared.encounters_since_report += 1;
         // The SPRT is checked once a pair (or, with -games 1, a game) is complete.
@@ -429,10 +495,11 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
             shared.stop = true;
         }
     }
-    shared.games_since_save += 1;
-    if config.autosave_interval > 0 && shared.games_since_save >= config.autosave_interval {
-        shared.games_since_save = 0;
-        plan.save(shared);
+    // The state after every game, right after the game was written: what it counts and
+    // what the outputs hold agree after any stop.
+    if let Err(e) = plan.save(shared) {
+        shared.error.get_or_insert(e);
+        shared.stop = true;
     }
 }
 
@@ -523,7 +590,9 @@ fn worker(plan: &Plan, shared: &Mutex<Shared>, interrupted: &AtomicBool, w: usiz
                 let index = s.next_game;
                 s.next_game += 1;
                 let encounter = index / config.games;
-                if plan.skip.as_ref().is_some_and(|st| st.is_done(encounter)) {
+                if plan.skip.as_ref().is_some_and(|st| st.is_done(encounter))
+                    || plan.skip_games.contains(&index)
+                {
                     continue;
                 }
                 found = Some(plan.job(index));
@@ -686,7 +755,10 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
         encounters_since_report: 0,
         finished_games: 0,
         reported_at: None,
-        games_since_save: 0,
+        pgn_bytes: 0,
+        epd_bytes: 0,
+        saved_games: None,
+        save_error: None,
         pgn: match &config.pgnout {
             Some(p) => Some(open_output(&p.file, p.append || resume.is_some(), "PGN")?),
             None => None,
@@ -711,12 +783,78 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
         for &(a, b) in &saved.done {
             shared.done.extend(a..=b);
         }
+        // The finished halves of half-played encounters count as they did.
+        for &(index, w, b, p) in &saved.pending {
+            let encounter = index / config.games;
+            let (first, second) = pairings[(encounter % pairings.len() as u64) as usize];
+            if w.max(b) >= config.engines.len() || !((w, b) == (first, second) || (w, b) == (second, first)) {
+                return Err(format!(
+                    "the saved state's game {} names engines its pairing does not have",
+                    index + 1
+                ));
+            }
+            let first_half = if w == first { p } else { 2 - p };
+            shared
+                .live
+                .entry((first, second))
+                .or_default()
+                .add_game(first_half);
+            shared.records.push((w, b, p));
+            shared
+                .pending
+                .entry(encounter)
+                .or_default()
+                .push((index, w, b, p));
+        }
+        // The outputs hold exactly what the state counts: a game written by a run that was
+        // killed before it could save its state is cut off (it is played again).
+        for (file, saved_len, len, what) in [
+            (shared.pgn.as_ref(), saved.pgn_bytes, &mut shared.pgn_bytes, "PGN"),
+            (shared.epd.as_ref(), saved.epd_bytes, &mut shared.epd_bytes, "EPD"),
+        ] {
+            let (Some(file), Some(saved_len)) = (file, saved_len) else {
+                continue;
+            };
+            let now = file
+                .metadata()
+                .map_err(|e| format!("cannot read the {what} output: {e}"))?
+                .len();
+            if now < saved_len {
+                return Err(format!(
+                    "the {what} output holds {now} bytes, fewer than the {saved_len} the saved state counts: it was changed since the state was saved (resume with the file as it was, or start again)"
+                ));
+            }
+            if now > saved_len {
+                file.set_len(saved_len)
+                    .map_err(|e| format!("cannot cut the {what} output back to the saved state: {e}"))?;
+                eprintln!(
+                    "arena: note: the {what} output held {} bytes after the last saved state (games not counted); they were cut off and those games are played again",
+                    now - saved_len
+                );
+            }
+            *len = saved_len;
+        }
+    } else {
+        for (file, len) in [
+            (shared.pgn.as_ref(), &mut shared.pgn_bytes),
+            (shared.epd.as_ref(), &mut shared.epd_bytes),
+        ] {
+            if let Some(file) = file {
+                *len = file
+                    .metadata()
+                    .map_err(|e| format!("cannot read an output's length: {e}"))?
+                    .len();
+            }
+        }
     }
     let total_games = config
         .rounds
         .saturating_mul(pairings.len() as u64)
         .saturating_mul(config.games);
-    let already_played = (shared.done.len() as u64).saturating_mul(config.games);
+    let skip_games: BTreeSet<u64> = shared.pending.values().flatten().map(|g| g.0).collect();
+    let already_played = (shared.done.len() as u64)
+        .saturating_mul(config.games)
+        .saturating_add(skip_games.len() as u64);
     let plan = Arc::new(Plan {
         config: config.clone(),
         pairings,
@@ -724,8 +862,15 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
         book_name,
         total_games,
         skip: resume,
+        skip_games,
         progress: Progress::new(total_games, already_played),
     });
+    // A state from the start, so a stop before the first game still leaves one to resume.
+    plan.save(&mut shared)
+        .map_err(|e| match (&plan.skip, &config.state_file) {
+            (Some(_), Some(path)) => format!("{e}; no game was played and {path} is as it was"),
+            _ => format!("{e}. No state was saved: nothing can be resumed."),
+        })?;
     let shared = Arc::new(Mutex::new(shared));
     let workers = config.concurrency.min(total_games.max(1) as usize);
     let mut handles = Vec::new();
@@ -742,7 +887,7 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
         }
     }
     plan.progress.finish();
-    let s = shared.lock().unwrap_or_else(|e| e.into_inner());
+    let mut s = shared.lock().unwrap_or_else(|e| e.into_inner());
     // The report once: not again when the last game's pair already printed it at its
     // -ratinginterval (fastchess prints it once at the end of a match).
     if s.reported_at != Some(s.finished_games) {
@@ -783,22 +928,19 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
             }
         }
     }
-    if config.state_file.is_some() && (was_interrupted || config.autosave_interval > 0) {
-        plan.save(&s);
-    }
+    let _ = plan.save(&mut s);
     // fastchess's own output format never prints `Tournament finished`; the end of a match
     // is `Finished match` and `Total Time` (printed by main).
-    if was_interrupted && s.verdict.is_none() {
-        match &config.state_file {
-            Some(path) => {
-                println!("Tournament was interrupted. To resume it, run: arena -config file={path}")
-            }
-            None => println!("Tournament was interrupted."),
-        }
+    if was_interrupted && s.verdict.is_none() && s.error.is_none() {
+        println!("Tournament was interrupted. {}", plan.resume_note(&s));
     }
     if let Some(e) = &s.error {
         log::message(Level::Err, e);
-        return Err(e.clone());
+        return Err(if s.verdict.is_none() && config.state_file.is_some() {
+            format!("{e}\n{}", plan.resume_note(&s))
+        } else {
+            e.clone()
+        });
     }
     let tally = s.live.get(&(0, 1)).cloned().unwrap_or_default();
     Ok((verdict, tally))

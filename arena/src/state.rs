@@ -1,26 +1,39 @@
-//! Saving and resuming a tournament (`-config outname=F`, `-autosaveinterval N`,
-//! `-config file=F`), in a small JSON file:
+//! Saving and resuming a tournament (`-config outname=F`, `-config file=F`), in a small JSON
+//! file (read and written with serde_json):
 //!
 //! ```json
-//! {"arena_state": 1,
+//! {"arena_state": 2,
 //!  "args": ["-engine", "cmd=./new", "..."],
 //!  "done": [[0, 39], [41, 41]],
 //!  "pairs": [{"first": 0, "second": 1, "tri": [10, 15, 15], "penta": [1, 4, 8, 5, 2], "wl": 3}],
-//!  "games": [[0, 1, 2], [1, 0, 1]]}
+//!  "games": [[0, 1, 2], [1, 0, 1]],
+//!  "pending": [[80, 0, 1, 2]],
+//!  "pgn_bytes": 123456, "epd_bytes": 7890}
 //! ```
 //!
 //! `args` is the command line the tournament was started with (without `-config`), so the
 //! resumed run plays the same engines, openings in the same order and the same schedule.
 //! `done` lists the encounters (game pairs, or single games with `-games 1`) whose every
-//! game has finished, as inclusive ranges of encounter numbers from 0; a resumed run plays
-//! only the others, so a pair cut in half by an interruption is played again whole. `pairs`
-//! holds the counts of the done encounters for each pair of engines, from the first's side
-//! (`wl` is how many of the `penta[2]` pairs were a win and a loss); `games` holds each done
-//! game as [white, black, White's half-points] (kept only with more than two engines, for
-//! the joint rating). The file is written to a temporary name and renamed, so an
-//! interruption never leaves half a file.
+//! game has finished, as inclusive ranges of encounter numbers from 0. `pairs` holds the
+//! counts of the done encounters for each pair of engines, from the first's side (`wl` is
+//! how many of the `penta[2]` pairs were a win and a loss); `games` holds each done game as
+//! [white, black, White's half-points] (kept only with more than two engines, for the joint
+//! rating).
+//!
+//! **Half-pairs are kept** (version 2): `pending` lists each finished game of an encounter
+//! not yet done, as [game index from 0, white, black, White's half-points], so a resumed run
+//! plays only the games that never finished, and every finished game is in the PGN exactly
+//! once. `pgn_bytes` / `epd_bytes` are the lengths of the `-pgnout` / `-epdout` files when
+//! the state was saved: the state is saved after every finished game, right after that game
+//! was written, so those lengths hold exactly the counted games; a resume cuts the files back
+//! to them (dropping a game written by a run killed before it could save). A game cut short
+//! by an interruption is never written nor counted, and is played again on resume.
+//!
+//! The file is written to a temporary name and renamed, so an interruption never leaves half
+//! a file. Version 1 files (no `pending`, no lengths) are still read.
 
 use crate::runner::Tally;
+use serde::{Deserialize, Serialize};
 
 /// What a saved tournament holds.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -29,151 +42,119 @@ pub struct SavedState {
     pub args: Vec<String>,
     /// Done encounters, as inclusive ranges.
     pub done: Vec<(u64, u64)>,
-    /// (first engine, second engine, counts from the first's side).
+    /// (first engine, second engine, counts of done encounters from the first's side).
     pub pairs: Vec<(usize, usize, Tally)>,
-    /// (white, black, White's half-points).
+    /// Done games: (white, black, White's half-points).
     pub games: Vec<(usize, usize, u8)>,
+    /// Finished games of encounters not yet done: (game index, white, black, White's
+    /// half-points).
+    pub pending: Vec<(u64, usize, usize, u8)>,
+    /// Length in bytes of the PGN output holding exactly the counted games (None: no PGN,
+    /// or a version 1 file).
+    pub pgn_bytes: Option<u64>,
+    /// The same for the EPD output.
+    pub epd_bytes: Option<u64>,
 }
 
 /// The version written in `arena_state`.
-const VERSION: u64 = 1;
+const VERSION: u64 = 2;
 
-fn json_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+#[derive(Serialize, Deserialize)]
+struct PairJson {
+    first: usize,
+    second: usize,
+    tri: [u64; 3],
+    penta: [u64; 5],
+    wl: u64,
 }
 
-fn json_list(items: impl Iterator<Item = String>) -> String {
-    format!("[{}]", items.collect::<Vec<_>>().join(", "))
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StateJson {
+    arena_state: u64,
+    args: Vec<String>,
+    done: Vec<(u64, u64)>,
+    pairs: Vec<PairJson>,
+    games: Vec<(usize, usize, u8)>,
+    #[serde(default)]
+    pending: Vec<(u64, usize, usize, u8)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pgn_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    epd_bytes: Option<u64>,
 }
 
 impl SavedState {
     /// The state as JSON text.
     pub fn to_json(&self) -> String {
-        let args = json_list(self.args.iter().map(|a| json_string(a)));
-        let done = json_list(self.done.iter().map(|(a, b)| format!("[{a}, {b}]")));
-        let pairs = json_list(self.pairs.iter().map(|(first, second, t)| {
-            format!(
-                "{{\"first\": {first}, \"second\": {second}, \"tri\": {}, \"penta\": {}, \"wl\": {}}}",
-                json_list(t.tri.iter().map(u64::to_string)),
-                json_list(t.penta.iter().map(u64::to_string)),
-                t.wl
-            )
-        }));
-        let games = json_list(self.games.iter().map(|(w, b, p)| format!("[{w}, {b}, {p}]")));
-        format!(
-            "{{\"arena_state\": {VERSION},\n \"args\": {args},\n \"done\": {done},\n \"pairs\": {pairs},\n \"games\": {games}}}\n"
-        )
+        let json = StateJson {
+            arena_state: VERSION,
+            args: self.args.clone(),
+            done: self.done.clone(),
+            pairs: self
+                .pairs
+                .iter()
+                .map(|(first, second, t)| PairJson {
+                    first: *first,
+                    second: *second,
+                    tri: t.tri,
+                    penta: t.penta,
+                    wl: t.wl,
+                })
+                .collect(),
+            games: self.games.clone(),
+            pending: self.pending.clone(),
+            pgn_bytes: self.pgn_bytes,
+            epd_bytes: self.epd_bytes,
+        };
+        // A struct of strings and numbers always serialises.
+        let mut text = serde_json::to_string(&json).unwrap_or_default();
+        text.push('\n');
+        text
     }
 
-    /// Reads the JSON text [`SavedState::to_json`] writes.
+    /// Reads the JSON text [`SavedState::to_json`] writes (version 1 or 2).
     pub fn from_json(text: &str) -> Result<SavedState, String> {
-        let mut parser = Json {
-            chars: text.chars().collect(),
-            at: 0,
-        };
-        let value = parser.value(0)?;
-        parser.skip_space();
-        if parser.at < parser.chars.len() {
-            return Err(format!("unexpected text at character {}", parser.at));
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        match value.get("arena_state").and_then(serde_json::Value::as_u64) {
+            Some(1 | 2) => {}
+            _ => return Err("not an arena state file of version 1 or 2".into()),
         }
-        let field = |name: &str| -> Result<&Value, String> {
-            match &value {
-                Value::Object(fields) => fields
-                    .iter()
-                    .find(|(k, _)| k == name)
-                    .map(|(_, v)| v)
-                    .ok_or_else(|| format!("no \"{name}\" field")),
-                _ => Err("not a JSON object".into()),
-            }
+        let json: StateJson = serde_json::from_value(value).map_err(|e| e.to_string())?;
+        let mut state = SavedState {
+            args: json.args,
+            pgn_bytes: json.pgn_bytes,
+            epd_bytes: json.epd_bytes,
+            ..SavedState::default()
         };
-        match field("arena_state")? {
-            Value::Number(v) if *v == VERSION => {}
-            _ => return Err(format!("not an arena state file of version {VERSION}")),
+        for (a, b) in json.done {
+            if a > b {
+                return Err(format!("\"done\" has a backward range [{a}, {b}]"));
+            }
+            state.done.push((a, b));
         }
-        let list = |v: &Value, what: &str| -> Result<Vec<Value>, String> {
-            match v {
-                Value::Array(items) => Ok(items.clone()),
-                _ => Err(format!("\"{what}\" is not a list")),
-            }
-        };
-        let numbers = |v: &Value, n: usize, what: &str| -> Result<Vec<u64>, String> {
-            let items = list(v, what)?;
-            let nums: Option<Vec<u64>> = items
-                .iter()
-                .map(|i| match i {
-                    Value::Number(x) => Some(*x),
-                    _ => None,
-                })
-                .collect();
-            match nums {
-                Some(nums) if nums.len() == n => Ok(nums),
-                _ => Err(format!("\"{what}\" holds {n} whole numbers, not {v:?}")),
-            }
-        };
-        let mut state = SavedState::default();
-        for a in list(field("args")?, "args")? {
-            match a {
-                Value::String(s) => state.args.push(s),
-                _ => return Err("\"args\" holds strings only".into()),
-            }
-        }
-        for range in list(field("done")?, "done")? {
-            let r = numbers(&range, 2, "done")?;
-            if r[0] > r[1] {
-                return Err(format!("\"done\" has a backward range [{}, {}]", r[0], r[1]));
-            }
-            state.done.push((r[0], r[1]));
-        }
-        for pair in list(field("pairs")?, "pairs")? {
-            let Value::Object(fields) = &pair else {
-                return Err("\"pairs\" holds objects".into());
-            };
-            let get = |name: &str| {
-                fields
-                    .iter()
-                    .find(|(k, _)| k == name)
-                    .map(|(_, v)| v)
-                    .ok_or_else(|| format!("a pair without \"{name}\""))
-            };
-            let one = |name: &str| -> Result<u64, String> {
-                match get(name)? {
-                    Value::Number(x) => Ok(*x),
-                    _ => Err(format!("\"{name}\" is not a whole number")),
-                }
-            };
-            let tri = numbers(get("tri")?, 3, "tri")?;
-            let penta = numbers(get("penta")?, 5, "penta")?;
+        for p in json.pairs {
             let tally = Tally {
-                tri: [tri[0], tri[1], tri[2]],
-                penta: [penta[0], penta[1], penta[2], penta[3], penta[4]],
-                wl: one("wl")?,
+                tri: p.tri,
+                penta: p.penta,
+                wl: p.wl,
             };
             if tally.wl > tally.penta[2] {
                 return Err("a pair's \"wl\" exceeds its penta[2]".into());
             }
-            state
-                .pairs
-                .push((one("first")? as usize, one("second")? as usize, tally));
+            state.pairs.push((p.first, p.second, tally));
         }
-        for game in list(field("games")?, "games")? {
-            let g = numbers(&game, 3, "games")?;
-            if g[2] > 2 {
+        for &(w, b, p) in json.games.iter() {
+            if p > 2 {
                 return Err("a game's half-points must be 0, 1 or 2".into());
             }
-            state.games.push((g[0] as usize, g[1] as usize, g[2] as u8));
+            state.games.push((w, b, p));
+        }
+        for &(i, w, b, p) in json.pending.iter() {
+            if p > 2 {
+                return Err("a pending game's half-points must be 0, 1 or 2".into());
+            }
+            state.pending.push((i, w, b, p));
         }
         Ok(state)
     }
@@ -196,10 +177,19 @@ pub fn ranges(sorted: impl IntoIterator<Item = u64>) -> Vec<(u64, u64)> {
     out
 }
 
-/// Writes `state` to `path` (through a temporary file and a rename).
+/// Writes `state` to `path` (through a temporary file, synced, and a rename).
 pub fn save(path: &str, state: &SavedState) -> Result<(), String> {
+    use std::io::Write;
     let tmp = format!("{path}.tmp");
-    std::fs::write(&tmp, state.to_json()).map_err(|e| format!("cannot write {tmp}: {e}"))?;
+    let write = || -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(state.to_json().as_bytes())?;
+        f.sync_data()
+    };
+    if let Err(e) = write() {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(format!("cannot write {tmp}: {e}"));
+    }
     std::fs::rename(&tmp, path).map_err(|e| format!("cannot rename {tmp} to {path}: {e}"))
 }
 
@@ -207,154 +197,6 @@ pub fn save(path: &str, state: &SavedState) -> Result<(), String> {
 pub fn load(path: &str) -> Result<SavedState, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     SavedState::from_json(&text).map_err(|e| format!("{path}: {e}"))
-}
-
-#[derive(Clone, Debug, PartialEq)]
-enum Value {
-    Null,
-    Bool(bool),
-    Number(u64),
-    String(String),
-    Array(Vec<Value>),
-    Object(Vec<(String, Value)>),
-}
-
-/// A JSON reader for the values the state file holds (numbers are whole).
-struct Json {
-    chars: Vec<char>,
-    at: usize,
-}
-
-impl Json {
-    fn skip_space(&mut self) {
-        while self.chars.get(self.at).is_some_and(|c| c.is_whitespace()) {
-            self.at += 1;
-        }
-    }
-
-    fn expect(&mut self, c: char) -> Result<(), String> {
-        self.skip_space();
-        if self.chars.get(self.at) == Some(&c) {
-            self.at += 1;
-            Ok(())
-        } else {
-            Err(format!("expected {c:?} at character {}", self.at))
-        }
-    }
-
-    fn value(&mut self, depth: usize) -> Result<Value, String> {
-        if depth > 32 {
-            return Err("nested too deep".into());
-        }
-        self.skip_space();
-        match self.chars.get(self.at) {
-            Some('{') => {
-                self.at += 1;
-                let mut fields = Vec::new();
-                self.skip_space();
-                if self.chars.get(self.at) == Some(&'}') {
-                    self.at += 1;
-                    return Ok(Value::Object(fields));
-                }
-                loop {
-                    self.skip_space();
-                    let key = match self.value(depth + 1)? {
-                        Value::String(s) => s,
-                        _ => return Err(format!("a key that is not a string at character {}", self.at)),
-                    };
-                    self.expect(':')?;
-                    fields.push((key, self.value(depth + 1)?));
-                    self.skip_space();
-                    match self.chars.get(self.at) {
-                        Some(',') => self.at += 1,
-                        Some('}') => {
-                            self.at += 1;
-                            return Ok(Value::Object(fields));
-                        }
-                        _ => return Err(format!("expected ',' or '}}' at character {}", self.at)),
-                    }
-                }
-            }
-            Some('[') => {
-                self.at += 1;
-                let mut items = Vec::new();
-                self.skip_space();
-                if self.chars.get(self.at) == Some(&']') {
-                    self.at += 1;
-                    return Ok(Value::Array(items));
-                }
-                loop {
-                    items.push(self.value(depth + 1)?);
-                    self.skip_space();
-                    match self.chars.get(self.at) {
-                        Some(',') => self.at += 1,
-                        Some(']') => {
-                            self.at += 1;
-                            return Ok(Value::Array(items));
-                        }
-                        _ => return Err(format!("expected ',' or ']' at character {}", self.at)),
-                    }
-                }
-            }
-            Some('"') => {
-                self.at += 1;
-                let mut s = String::new();
-                loop {
-                    let c = *self.chars.get(self.at).ok_or("a string is not closed")?;
-                    self.at += 1;
-                    match c {
-                        '"' => return Ok(Value::String(s)),
-                        '\\' => {
-                            let e = *self.chars.get(self.at).ok_or("a string is not closed")?;
-                            self.at += 1;
-                            match e {
-                                '"' | '\\' | '/' => s.push(e),
-                                'n' => s.push('\n'),
-                                'r' => s.push('\r'),
-                                't' => s.push('\t'),
-                                'b' => s.push('\u{8}'),
-                                'f' => s.push('\u{c}'),
-                                'u' => {
-                                    let hex: String = self.chars.iter().skip(self.at).take(4).collect();
-                                    let code = u32::from_str_radix(&hex, 16)
-                                        .map_err(|_| format!("bad \\u escape at character {}", self.at))?;
-                                    self.at += 4;
-                                    s.push(char::from_u32(code).unwrap_or('\u{fffd}'));
-                                }
-                                other => return Err(format!("bad escape \\{other}")),
-                            }
-                        }
-                        c => s.push(c),
-                    }
-                }
-            }
-            Some(c) if c.is_ascii_digit() => {
-                let start = self.at;
-                while self.chars.get(self.at).is_some_and(|c| c.is_ascii_digit()) {
-                    self.at += 1;
-                }
-                let text: String = self.chars[start..self.at].iter().collect();
-                text.parse()
-                    .map(Value::Number)
-                    .map_err(|_| format!("number {text} too large"))
-            }
-            _ => {
-                for (word, value) in [
-                    ("true", Value::Bool(true)),
-                    ("false", Value::Bool(false)),
-                    ("null", Value::Null),
-                ] {
-                    let end = self.at + word.len();
-                    if end <= self.chars.len() && self.chars[self.at..end].iter().collect::<String>() == word
-                    {
-                        self.at = end;
-                        return Ok(value);
-                    }
-                }
-                Err(format!("unexpected character at {}", self.at))
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -376,6 +218,9 @@ mod tests {
                 },
             )],
             games: vec![(0, 1, 2), (1, 0, 0)],
+            pending: vec![(18, 1, 0, 1)],
+            pgn_bytes: Some(12345),
+            epd_bytes: None,
         };
         assert_eq!(state.done, [(0, 2), (5, 5), (7, 8)]);
         assert!(state.is_done(1) && state.is_done(8) && !state.is_done(3) && !state.is_done(6));
@@ -383,16 +228,31 @@ mod tests {
     }
 
     #[test]
+    fn version_1_files_and_escaped_surrogate_pairs_are_read() {
+        let text = r#"{"arena_state": 1, "args": ["name=\ud83d\ude00"], "done": [[0, 3]],
+            "pairs": [{"first": 0, "second": 1, "tri": [1, 2, 5], "penta": [0, 1, 2, 1, 0], "wl": 1}],
+            "games": []}"#;
+        let state = SavedState::from_json(text).unwrap();
+        assert_eq!(state.args, ["name=\u{1f600}"]);
+        assert!(state.pending.is_empty() && state.pgn_bytes.is_none());
+        assert!(state.is_done(3) && !state.is_done(4));
+    }
+
+    #[test]
     fn broken_files_are_refused_with_a_reason() {
         for (text, why) in [
-            ("", "unexpected character"),
-            ("{\"arena_state\": 2}", "not an arena state file"),
+            ("", "EOF while parsing"),
+            ("{\"arena_state\": 3}", "not an arena state file"),
             (
-                "{\"arena_state\": 1, \"args\": [1]}",
-                "\"args\" holds strings only",
+                "{\"arena_state\": 1, \"args\": [1], \"done\": [], \"pairs\": [], \"games\": []}",
+                "invalid type: integer",
             ),
-            ("[1, 2", "expected ',' or ']'"),
-            ("{\"arena_state\": 1} x", "unexpected text"),
+            ("[1, 2", "EOF while parsing"),
+            ("{\"arena_state\": 1} x", "trailing characters"),
+            (
+                "{\"arena_state\": 2, \"args\": [], \"done\": [[3, 1]], \"pairs\": [], \"games\": []}",
+                "backward range",
+            ),
         ] {
             let e = SavedState::from_json(text).unwrap_err();
             assert!(e.contains(why), "{text:?}: {e}");

@@ -3,8 +3,8 @@
 //! `crash` (exits), `stall` (never answers), `illegal` (an illegal move), `overtime` (answers
 //! after its whole clock), `nobestmove` (`bestmove` without a move), `flood` (prints `info`
 //! lines without pause and never a move), `mate` (claims mate in 1 with a PV that does not
-//! mate), `stallready` (from its Nth `ucinewgame` on, never answers `isready`), or nothing
-//! (`ok`). With `--info`, each `go` is first answered by `info string pgncomment cwd=DIR
+//! mate), `stallready` (from its Nth `ucinewgame` on, never answers `isready`), `double`
+//! (answers its Nth `go` with two `bestmove` lines, the second one late), or nothing (`ok`). With `--info`, each `go` is first answered by `info string pgncomment cwd=DIR
 //! cpus=LIST` (its working directory and the CPUs it may run on). It declares one option,
 //! `Hash` (spin 1 to 1024), and refuses values outside 1 to 64 with `info string error`, and any
 //! other option with Stockfish's `No such option`.
@@ -103,6 +103,11 @@ fn main() {
                         "info depth 1 score mate 1 pv {first_legal}\nbestmove {first_legal}"
                     )),
                     "nobestmove" if misbehave => Some("bestmove".to_string()),
+                    "double" if misbehave => {
+                        let _ = writeln!(out, "bestmove {first_legal}").and_then(|_| out.flush());
+                        std::thread::sleep(Duration::from_millis(30));
+                        Some(format!("bestmove {first_legal}"))
+                    }
                     "flood" if misbehave => {
                         let mut out = std::io::BufWriter::new(out.lock());
                         while writeln!(out, "info depth 1 score cp 0 nodes 1 pv {first_legal}").is_ok() {}

@@ -1,0 +1,270 @@
+//! Stops of every kind, as users and machines cause them, and what arena leaves behind: a
+//! terminal's Ctrl-C (SIGINT to the whole process group, engines included), SIGTERM, `kill
+//! -9`, a full disk under the PGN, a state file that cannot be written, an engine stalled
+//! when the interrupt comes, and an engine whose stray output could pass for an answer. The
+//! rule each test asserts: the PGN, the saved state and the counts agree after any stop, a
+//! game cut short is not a result, and a resumed match ends where an uninterrupted one ends.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use arena::state::SavedState;
+use common::{luft, run_arena, BOOK, FAULT};
+use movegen::pgn::parse_pgn;
+use std::io::BufRead;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("arena-stops-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn words(text: &str) -> Vec<String> {
+    text.split_whitespace().map(String::from).collect()
+}
+
+/// The final pentanomial counts of a fastchess-style report.
+fn penta_of(out: &str) -> [u64; 5] {
+    let line = out
+        .lines()
+        .rev()
+        .find(|l| l.trim_start().starts_with("Ptnml(0-2):"))
+        .unwrap_or_else(|| panic!("no Ptnml line in {out}"));
+    let inner = line.split('[').nth(1).unwrap().split(']').next().unwrap();
+    let v: Vec<u64> = inner.split(',').map(|x| x.trim().parse().unwrap()).collect();
+    [v[0], v[1], v[2], v[3], v[4]]
+}
+
+/// Each game of a PGN as (round, white, black, result, moves): what must agree with an
+/// uninterrupted run, whatever the order the games were played in.
+fn games_of(path: &Path) -> Vec<(String, String, String, String, String)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut games: Vec<_> = parse_pgn(&text)
+        .unwrap()
+        .iter()
+        .map(|g| {
+            let tag = |k: &str| g.tag(k).unwrap_or_default().to_string();
+            let moves = format!("{:?}", g.moves);
+            (tag("Round"), tag("White"), tag("Black"), tag("Result"), moves)
+        })
+        .collect();
+    games.sort();
+    games
+}
+
+/// Starts arena in a process group of its own (as a shell starts a foreground job), reads
+/// its output until `finished` more games have finished (or it ends), then sends `signal`
+/// to the whole group, as a terminal does (or `-KILL` to arena alone), and waits for it.
+/// Returns (exit code or -1, output).
+fn run_and_stop(dir: &Path, args: &[String], finished: usize, signal: &str) -> (i32, String) {
+    let mut child = Command::new(common::ARENA)
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let pid = child.id().to_string();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = std::io::BufReader::new(stdout).lines();
+    let mut out = String::new();
+    let mut seen = 0;
+    let start = Instant::now();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        out.push_str(&line);
+        out.push('\n');
+        if line.starts_with("Finished game ") {
+            seen += 1;
+            if seen == finished {
+                break;
+            }
+        }
+        assert!(start.elapsed() < Duration::from_secs(240), "{out}");
+    }
+    let target = if signal == "-KILL" { pid } else { format!("-{pid}") };
+    Command::new("kill")
+        .args([signal, "--", &target])
+        .status()
+        .unwrap();
+    for line in lines {
+        out.push_str(&line.unwrap());
+        out.push('\n');
+    }
+    let code = child.wait().unwrap().code().unwrap_or(-1);
+    (code, out)
+}
+
+#[test]
+fn stops_of_every_kind_leave_pgn_and_state_agreeing_and_resume_to_an_uninterrupted_result() {
+    let luft = luft();
+    let line = |pgn: &str| {
+        words(&format!(
+            "-engine cmd={l} name=a option.Hash=4 -engine cmd={l} name=b option.Hash=4 -each nodes=1500 \
+             -openings file={BOOK} -rounds 12 -maxmoves 40 -pgnout file={pgn} -config outname=state.json",
+            l = luft.display()
+        ))
+    };
+    // The uninterrupted run.
+    let whole = temp_dir("whole");
+    let (code, out, err) = run_arena(Some(&whole), &line("all.pgn"));
+    assert_eq!(code, 0, "{out}{err}");
+    let whole_penta = penta_of(&out);
+    let whole_games = games_of(&whole.join("all.pgn"));
+    assert_eq!(whole_games.len(), 24);
+
+    // The same match stopped by a terminal's Ctrl-C, SIGTERM and kill -9, resumed each time.
+    let dir = temp_dir("stopped");
+    let resume = words("-config file=state.json");
+    let mut first = true;
+    for (signal, after) in [("-INT", 3), ("-TERM", 4), ("-KILL", 5), ("-INT", 2)] {
+        let args = if first { line("all.pgn") } else { resume.clone() };
+        first = false;
+        let (code, out) = run_and_stop(&dir, &args, after, signal);
+        if signal != "-KILL" {
+            assert_eq!(code, 2, "{signal}: {out}");
+            assert!(
+                out.contains("Tournament was interrupted. To resume it, run: arena -config file=state.json"),
+                "{signal}: {out}"
+            );
+        }
+        // After every stop: the PGN holds exactly the games the state counts (a kill -9
+        // may leave one more game written than saved; the resume cuts it off).
+        let state = SavedState::from_json(&std::fs::read_to_string(dir.join("state.json")).unwrap()).unwrap();
+        let counted: u64 = state.pairs.iter().map(|p| p.2.games()).sum::<u64>() + state.pending.len() as u64;
+        let pgn_len = std::fs::metadata(dir.join("all.pgn")).unwrap().len();
+        let saved_len = state.pgn_bytes.unwrap();
+        assert!(pgn_len >= saved_len, "{signal}");
+        let text = std::fs::read_to_string(dir.join("all.pgn")).unwrap();
+        let in_saved = parse_pgn(&text[..saved_len as usize]).unwrap().len() as u64;
+        assert_eq!(
+            in_saved, counted,
+            "{signal}: the PGN as saved holds the counted games"
+        );
+        if signal != "-KILL" {
+            assert_eq!(pgn_len, saved_len, "{signal}");
+            assert!(
+                !text.contains("Game interrupted") && !text.contains("disconnects"),
+                "{signal}"
+            );
+        }
+    }
+    let (code, out, err) = run_arena(Some(&dir), &resume);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(penta_of(&out), whole_penta, "{out}");
+    assert_eq!(games_of(&dir.join("all.pgn")), whole_games);
+}
+
+#[test]
+fn an_interrupt_stops_at_once_while_an_engine_stalls_and_is_not_a_result() {
+    let dir = temp_dir("stall");
+    let line = words(&format!(
+        "-engine cmd={FAULT} name=stalls args=stall -engine cmd={FAULT} name=ok args=ok -each tc=20+0.2 \
+         -rounds 1 -pgnout file=s.pgn -config outname=state.json"
+    ));
+    let mut child = Command::new(common::ARENA)
+        .args(&line)
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut out = String::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        out.push_str(&line);
+        out.push('\n');
+        if line.starts_with("Started game 1 ") {
+            break;
+        }
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let sent = Instant::now();
+    Command::new("kill")
+        .args(["-INT", "--", &format!("-{pid}")])
+        .status()
+        .unwrap();
+    for line in lines {
+        out.push_str(&line.unwrap());
+        out.push('\n');
+    }
+    let code = child.wait().unwrap().code();
+    let took = sent.elapsed();
+    assert_eq!(code, Some(2), "{out}");
+    assert!(took < Duration::from_secs(3), "stopped after {took:?}: {out}");
+    let state = SavedState::from_json(&std::fs::read_to_string(dir.join("state.json")).unwrap()).unwrap();
+    assert!(state.done.is_empty() && state.pending.is_empty(), "{state:?}");
+    assert_eq!(std::fs::metadata(dir.join("s.pgn")).unwrap().len(), 0);
+}
+
+#[test]
+fn a_game_that_cannot_be_written_is_not_counted_and_the_error_says_what_can_be_resumed() {
+    let dir = temp_dir("full");
+    let (code, out, err) = run_arena(
+        Some(&dir),
+        &words(&format!(
+            "-engine cmd={FAULT} name=a -engine cmd={FAULT} name=b -each tc=inf nodes=1 -rounds 2 \
+             -maxmoves 3 -pgnout file=/dev/full -config outname=state.json"
+        )),
+    );
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(err.contains("cannot write PGN /dev/full: "), "{err}");
+    assert!(err.contains("(game 1 is not counted)"), "{err}");
+    assert!(
+        err.contains(
+            "To resume it, run: arena -config file=state.json (the saved state counts 0 finished games"
+        ),
+        "{err}"
+    );
+    let state = SavedState::from_json(&std::fs::read_to_string(dir.join("state.json")).unwrap()).unwrap();
+    assert!(state.done.is_empty() && state.pending.is_empty(), "{state:?}");
+    // A state file that cannot be written stops the match before its first game, and no
+    // resume is promised.
+    let (code, out, err) = run_arena(
+        Some(&dir),
+        &words(&format!(
+            "-engine cmd={FAULT} name=a -engine cmd={FAULT} name=b -each tc=inf nodes=1 -rounds 2 \
+             -maxmoves 3 -config outname=no/such/dir/state.json"
+        )),
+    );
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        err.contains("cannot save the tournament state: cannot write no/such/dir/state.json.tmp"),
+        "{err}"
+    );
+    assert!(
+        err.contains("No state was saved: nothing can be resumed."),
+        "{err}"
+    );
+    assert!(
+        !out.contains("Started game") && !out.contains("To resume"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_stray_bestmove_is_a_protocol_fault_not_the_next_answer() {
+    let dir = temp_dir("stray");
+    let mut args = words(&format!("-engine cmd={FAULT} name=double"));
+    args.push("args=double --after 2".into());
+    args.extend(words(&format!(
+        "-engine cmd={FAULT} name=ok -each tc=inf nodes=1 -rounds 1 -games 1 -maxmoves 10 -recover -pgnout file=d.pgn"
+    )));
+    let (code, out, err) = run_arena(Some(&dir), &args);
+    assert_eq!(code, 0, "{out}{err}");
+    let pgn = std::fs::read_to_string(dir.join("d.pgn")).unwrap();
+    let games = parse_pgn(&pgn).unwrap();
+    assert_eq!(games.len(), 1);
+    assert_eq!(games[0].tag("Result"), Some("0-1"), "{pgn}");
+    assert!(pgn.contains("a stray bestmove before go"), "{pgn}");
+}
