@@ -1,0 +1,278 @@
+//! The run's settings, `DIR/learn.toml`: one documented TOML file (serde + the `toml` crate)
+//! that `learn init` writes with every key at its default. `learn run` reads it at every
+//! stage boundary: a changed setting applies from the next stage, and the change is logged in
+//! the journal. Every key is optional in the file; a missing key takes the default below.
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// All settings of a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    /// Self-play: how the data is made.
+    pub selfplay: Selfplay,
+    /// Training: how a candidate is made from the data.
+    pub train: Train,
+    /// The gate: how a candidate is judged against the best net.
+    pub gate: Gate,
+    /// Where the tools are (empty: next to the `learn` binary).
+    pub tools: Tools,
+}
+
+/// Self-play settings (passed to `datagen`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Selfplay {
+    /// datagen threads while nothing else runs (all the run's cores).
+    pub threads_idle: usize,
+    /// datagen threads while a candidate trains or plays its gate (the cores left over).
+    pub threads_busy: usize,
+    /// Soft nodes per move (datagen `--nodes`; the hard limit is 8x).
+    pub nodes: u64,
+    /// Positions in one self-play segment: a segment is one datagen directory, played by one
+    /// net; a finished segment is kept and becomes training data.
+    pub segment_positions: u64,
+    /// Every this many segments, one starts from double-Chess960 positions (0: never).
+    pub dfrc_every: u64,
+    /// Random opening plies (datagen `--random-plies`).
+    pub random_plies: u32,
+    /// Seed of the first segment (segment k uses seed + k).
+    pub seed: u64,
+    /// Keep at most this many positions of the run's own self-play (0: no cap). When a new
+    /// segment would pass the cap, the oldest segments are no longer used for training
+    /// (their files stay on disk: nothing is deleted).
+    pub max_positions: u64,
+}
+
+impl Default for Selfplay {
+    fn default() -> Self {
+        Selfplay {
+            threads_idle: 2,
+            threads_busy: 1,
+            nodes: 5000,
+            segment_positions: 2_000_000,
+            dfrc_every: 4,
+            random_plies: 8,
+            seed: 2_200_000,
+            max_positions: 0,
+        }
+    }
+}
+
+/// Training settings (passed to `trainer train`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Train {
+    /// Train a candidate once this many new self-play positions (finished segments) have
+    /// arrived since the last candidate's data.
+    pub every_positions: u64,
+    /// Data files or directories used in every training besides the run's own segments
+    /// (for example `../shared/data/selfplay`).
+    pub extra_data: Vec<PathBuf>,
+    /// Hidden width of the candidates (0: the best net's width). A width other than the best
+    /// net's trains from scratch; the same width fine-tunes the best net (`--init`).
+    pub hidden: usize,
+    /// Output buckets (0: the best net's).
+    pub buckets: usize,
+    /// Passes over the data: the schedule grows with the data (superbatches = epochs x
+    /// positions / superbatch size).
+    pub epochs: u32,
+    /// Passes over the data when training from scratch.
+    pub epochs_scratch: u32,
+    /// Learning rate at the start of the cosine schedule.
+    pub lr: f64,
+    /// Weight of the game result in the target.
+    pub wdl: f64,
+    /// Batches of `batch_size` positions per superbatch.
+    pub batches_per_superbatch: u32,
+    /// Positions per batch.
+    pub batch_size: u32,
+    /// Trainer threads.
+    pub threads: usize,
+    /// Seed of the first candidate (candidate k uses seed + k).
+    pub seed: u64,
+}
+
+impl Default for Train {
+    fn default() -> Self {
+        Train {
+            every_positions: 2_000_000,
+            extra_data: Vec::new(),
+            hidden: 0,
+            buckets: 0,
+            epochs: 16,
+            epochs_scratch: 20,
+            lr: 0.001,
+            wdl: 0.3,
+            batches_per_superbatch: 64,
+            batch_size: 16384,
+            threads: 1,
+            seed: 1400,
+        }
+    }
+}
+
+/// Gate settings (an `arena` SPRT of the candidate against the best net, same binary).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Gate {
+    /// Time control, fastchess's form (`2+0.02`); ignored when `nodes` is set.
+    pub tc: String,
+    /// Fixed nodes per move instead of a clock (0: use `tc`); for tests and repeatable runs.
+    pub nodes: u64,
+    /// SPRT bounds, normalized Elo.
+    pub elo0: f64,
+    /// Upper SPRT bound.
+    pub elo1: f64,
+    /// Error rates.
+    pub alpha: f64,
+    /// Error rate of accepting H0 when H1 holds.
+    pub beta: f64,
+    /// Game cap: a gate that has not decided by then is a rejection.
+    pub max_games: u64,
+    /// Games at once.
+    pub concurrency: usize,
+    /// Engine hash (MiB).
+    pub hash: u32,
+    /// EPD openings (empty: the book arena ships, written into the run directory).
+    pub openings: PathBuf,
+    /// arena's `-maxmoves` (0: none).
+    pub max_moves: u32,
+}
+
+impl Default for Gate {
+    fn default() -> Self {
+        Gate {
+            tc: "2+0.02".into(),
+            nodes: 0,
+            elo0: 0.0,
+            elo1: 15.0,
+            alpha: 0.05,
+            beta: 0.05,
+            max_games: 1500,
+            concurrency: 1,
+            hash: 16,
+            openings: PathBuf::new(),
+            max_moves: 0,
+        }
+    }
+}
+
+/// Paths of the tools (empty: the binary of that name next to `learn`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Tools {
+    /// The engine.
+    pub luft: PathBuf,
+    /// Self-play.
+    pub datagen: PathBuf,
+    /// The trainer.
+    pub trainer: PathBuf,
+    /// The match runner.
+    pub arena: PathBuf,
+}
+
+/// The commented header `learn init` writes above the settings.
+const HEADER: &str = "\
+# learn.toml: the settings of one `learn run` directory (see docs/learn.md).
+# Every key is shown at its default. A change applies from the next stage and is logged in
+# the journal. [selfplay] goes to datagen, [train] to trainer train, [gate] to arena's SPRT.
+";
+
+impl Settings {
+    /// Reads `path`; a missing key takes its default, an unknown key is an error.
+    pub fn load(path: &Path) -> Result<Settings> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let s: Settings = toml::from_str(&text).with_context(|| format!("{}", path.display()))?;
+        s.check()?;
+        Ok(s)
+    }
+
+    /// The settings as TOML, with the header comment.
+    pub fn to_toml(&self) -> Result<String> {
+        Ok(format!("{HEADER}\n{}", toml::to_string(self)?))
+    }
+
+    /// Refuses settings no stage could run with.
+    pub fn check(&self) -> Result<()> {
+        let s = &self.selfplay;
+        if s.threads_idle == 0 || s.threads_busy == 0 {
+            bail!("[selfplay] threads_idle and threads_busy must be at least 1");
+        }
+        if s.nodes == 0 || s.segment_positions == 0 {
+            bail!("[selfplay] nodes and segment_positions must be at least 1");
+        }
+        let t = &self.train;
+        if t.every_positions == 0 || t.epochs == 0 || t.epochs_scratch == 0 {
+            bail!("[train] every_positions, epochs and epochs_scratch must be at least 1");
+        }
+        if !(t.lr > 0.0 && t.lr < 1.0 && (0.0..=1.0).contains(&t.wdl)) {
+            bail!("[train] lr must lie in (0, 1) and wdl in [0, 1]");
+        }
+        if t.hidden % 16 != 0 {
+            bail!("[train] hidden must be a multiple of 16 (0: the best net's)");
+        }
+        let g = &self.gate;
+        if g.elo1 <= g.elo0 || g.max_games < 2 || g.concurrency == 0 {
+            bail!("[gate] needs elo1 > elo0, max_games >= 2 and concurrency >= 1");
+        }
+        if g.nodes == 0 && g.tc.trim().is_empty() {
+            bail!("[gate] needs a tc or nodes");
+        }
+        Ok(())
+    }
+
+    /// One line per key whose value differs between `self` and `new` (`section.key: old ->
+    /// new`), for the journal.
+    pub fn changes(&self, new: &Settings) -> Vec<String> {
+        let (Ok(a), Ok(b)) = (toml::Value::try_from(self), toml::Value::try_from(new)) else {
+            return vec!["settings changed".into()];
+        };
+        let mut out = Vec::new();
+        if let (Some(a), Some(b)) = (a.as_table(), b.as_table()) {
+            for (section, av) in a {
+                let (Some(at), Some(bt)) = (av.as_table(), b.get(section).and_then(|v| v.as_table())) else {
+                    continue;
+                };
+                for (key, old) in at {
+                    let new = bt.get(key);
+                    if new != Some(old) {
+                        let new = new.map_or("(none)".to_string(), ToString::to_string);
+                        out.push(format!("{section}.{key}: {old} -> {new}"));
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_round_trip_and_changes_are_named() {
+        let s = Settings::default();
+        let text = s.to_toml().unwrap();
+        let back: Settings = toml::from_str(&text).unwrap();
+        assert_eq!(back, s);
+        let mut t = s.clone();
+        t.gate.elo1 = 10.0;
+        t.selfplay.nodes = 6000;
+        assert_eq!(
+            s.changes(&t),
+            ["gate.elo1: 15.0 -> 10.0", "selfplay.nodes: 5000 -> 6000"]
+        );
+        let partial: Settings = toml::from_str("[gate]\ntc = \"1+0.01\"\n").unwrap();
+        assert_eq!(partial.gate.tc, "1+0.01");
+        assert_eq!(partial.selfplay, Selfplay::default());
+        assert!(toml::from_str::<Settings>("[gate]\nbogus = 1\n").is_err());
+        let mut bad = Settings::default();
+        bad.gate.elo1 = -1.0;
+        assert!(bad.check().is_err());
+    }
+}

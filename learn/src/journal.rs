@@ -1,0 +1,556 @@
+//! The run's journal, `DIR/journal`: append-only, one record a line, each line a JSON record,
+//! a tab and the FNV-1a 64 checksum of the JSON in hex. A record is appended (and synced)
+//! before the state it names is acted on, so after `kill -9` at any moment the journal holds
+//! every decision made and at most a torn last line, which the reader drops (and the next
+//! append cuts off). A damaged line before the end is an error: the run refuses to guess.
+//!
+//! [`State::replay`] folds the records into the run's state: the best net, the self-play
+//! segments, the candidate in progress and every candidate's outcome. `learn run`, `learn
+//! status` and `learn report` all read the run through it.
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// One file of training data and how much of it a training used.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DataSlice {
+    /// The file.
+    pub file: PathBuf,
+    /// Its games, from the first (the whole file as it was when the training started: a
+    /// finished segment no longer grows).
+    pub games: u64,
+    /// Its positions.
+    pub positions: u64,
+    /// Its length in bytes then.
+    pub bytes: u64,
+}
+
+/// The gate's outcome.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GateResult {
+    /// `H1`, `H0` or `undecided` (the game cap came first).
+    pub verdict: String,
+    /// Games played.
+    pub games: u64,
+    /// Pentanomial counts (LL, LD, DD+WL, WD, WW) from the candidate's side.
+    pub penta: [u64; 5],
+    /// Logistic Elo of the candidate against the best (0 when the counts cannot say).
+    pub elo: f64,
+    /// Half-width of the 95% interval (None while it is unbounded, e.g. no decisive game).
+    pub elo_error: Option<f64>,
+    /// The final log-likelihood ratio.
+    pub llr: f64,
+}
+
+/// A journal record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Record {
+    /// The run's start: the first best net.
+    Init {
+        /// Unix time, seconds.
+        t: u64,
+        /// The net file, copied into `DIR/nets/`.
+        net: PathBuf,
+        /// Its name (`gen13-128`) and generation number.
+        name: String,
+        /// Generation number.
+        gen: u32,
+    },
+    /// The settings changed (or were first read), with one line per change.
+    Settings {
+        /// Unix time.
+        t: u64,
+        /// `section.key: old -> new`.
+        changes: Vec<String>,
+    },
+    /// A self-play segment started (or the first time it was started).
+    SegmentStarted {
+        /// Unix time.
+        t: u64,
+        /// Segment number from 0.
+        index: u64,
+        /// Its datagen directory.
+        dir: PathBuf,
+        /// The net that plays it (its name).
+        net: String,
+        /// `classical` or `dfrc`.
+        openings: String,
+        /// Positions datagen stops at.
+        target: u64,
+        /// datagen seed.
+        seed: u64,
+    },
+    /// A segment ended: it plays no more games and is training data from now on.
+    SegmentDone {
+        /// Unix time.
+        t: u64,
+        /// Segment number.
+        index: u64,
+        /// Games and positions it holds.
+        games: u64,
+        /// Positions.
+        positions: u64,
+    },
+    /// A candidate's training started, on exactly this data.
+    TrainStarted {
+        /// Unix time.
+        t: u64,
+        /// Candidate number (its generation).
+        cand: u32,
+        /// Its name (`gen14-128`).
+        name: String,
+        /// The trainer's output directory.
+        dir: PathBuf,
+        /// The data, file by file.
+        data: Vec<DataSlice>,
+        /// Segments the data includes (numbers).
+        segments: Vec<u64>,
+        /// The trainer's command line (without the program).
+        args: Vec<String>,
+    },
+    /// Training finished; the net is exported.
+    Exported {
+        /// Unix time.
+        t: u64,
+        /// Candidate number.
+        cand: u32,
+        /// The candidate net.
+        net: PathBuf,
+        /// Its fingerprint.
+        fingerprint: String,
+        /// The last validation loss the trainer recorded.
+        val_loss: Option<f64>,
+        /// Seconds the training took (over all its resumes).
+        train_secs: u64,
+    },
+    /// The gate started.
+    GateStarted {
+        /// Unix time.
+        t: u64,
+        /// Candidate number.
+        cand: u32,
+        /// arena's command line (without the program).
+        args: Vec<String>,
+    },
+    /// The gate decided.
+    GateDone {
+        /// Unix time.
+        t: u64,
+        /// Candidate number.
+        cand: u32,
+        /// The outcome.
+        result: GateResult,
+        /// Seconds the gate took.
+        gate_secs: u64,
+    },
+    /// The candidate is the new best net.
+    Promoted {
+        /// Unix time.
+        t: u64,
+        /// Candidate number.
+        cand: u32,
+        /// Its file in `DIR/nets/`.
+        net: PathBuf,
+    },
+    /// The candidate is not.
+    Rejected {
+        /// Unix time.
+        t: u64,
+        /// Candidate number.
+        cand: u32,
+        /// Why.
+        why: String,
+    },
+    /// The run stopped (a signal, `--for`, or an error), for the record.
+    Stopped {
+        /// Unix time.
+        t: u64,
+        /// Why.
+        why: String,
+    },
+}
+
+/// `+12.3 +- 4.5` (or `+12.3 +- inf` while the interval is unbounded).
+pub fn elo_text(g: &GateResult) -> String {
+    match g.elo_error {
+        Some(e) => format!("{:+.1} +- {e:.1}", g.elo),
+        None => format!("{:+.1} +- inf", g.elo),
+    }
+}
+
+/// FNV-1a 64.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Unix time now, in seconds.
+pub fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// The records of a journal file, and the length of its intact part.
+pub fn read(path: &Path) -> Result<(Vec<Record>, u64)> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let mut records = Vec::new();
+    let mut at = 0usize;
+    let mut line_no = 0;
+    while at < bytes.len() {
+        line_no += 1;
+        let Some(end) = bytes[at..].iter().position(|&b| b == b'\n') else {
+            // A torn last line: the append it belongs to never completed.
+            break;
+        };
+        let line = &bytes[at..at + end];
+        let parsed = std::str::from_utf8(line).ok().and_then(|l| {
+            let (json, sum) = l.rsplit_once('\t')?;
+            let sum = u64::from_str_radix(sum, 16).ok()?;
+            (sum == fnv1a(json.as_bytes())).then_some(json)
+        });
+        let Some(json) = parsed else {
+            if at + end + 1 == bytes.len() {
+                break; // the last line, torn or damaged: dropped like a torn one
+            }
+            bail!(
+                "{} line {line_no} is damaged (its checksum does not match); the records after it cannot be trusted",
+                path.display()
+            );
+        };
+        let record: Record = serde_json::from_str(json)
+            .with_context(|| format!("{} line {line_no}: not a journal record", path.display()))?;
+        records.push(record);
+        at += end + 1;
+    }
+    Ok((records, at as u64))
+}
+
+/// The journal, open for appending.
+#[derive(Debug)]
+pub struct Journal {
+    file: std::fs::File,
+}
+
+impl Journal {
+    /// Opens `path` (created if missing), cutting off a torn last line.
+    pub fn open(path: &Path) -> Result<(Journal, Vec<Record>)> {
+        let (records, intact) = read(path)?;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        if file.metadata()?.len() > intact {
+            file.set_len(intact)
+                .with_context(|| format!("cannot cut the torn end off {}", path.display()))?;
+        }
+        Ok((Journal { file }, records))
+    }
+
+    /// Appends a record and syncs it to disk.
+    pub fn append(&mut self, record: &Record) -> Result<()> {
+        let json = serde_json::to_string(record)?;
+        let line = format!("{json}\t{:016x}\n", fnv1a(json.as_bytes()));
+        self.file
+            .write_all(line.as_bytes())
+            .context("cannot append to the journal")?;
+        self.file.sync_data().context("cannot sync the journal")?;
+        Ok(())
+    }
+}
+
+/// A self-play segment as the journal knows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Segment {
+    /// Number from 0.
+    pub index: u64,
+    /// datagen directory.
+    pub dir: PathBuf,
+    /// The net that plays it.
+    pub net: String,
+    /// `classical` or `dfrc`.
+    pub openings: String,
+    /// datagen's position target.
+    pub target: u64,
+    /// datagen seed.
+    pub seed: u64,
+    /// (games, positions) once done.
+    pub done: Option<(u64, u64)>,
+    /// Unix time it started.
+    pub started: u64,
+}
+
+/// Where a candidate is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stage {
+    /// Training (or to be resumed).
+    Training,
+    /// Exported, the gate not started.
+    Exported,
+    /// Playing its gate.
+    Gating,
+    /// The gate decided, not yet promoted or rejected.
+    Decided,
+    /// Promoted.
+    Promoted,
+    /// Rejected.
+    Rejected(String),
+}
+
+/// A candidate as the journal knows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    /// Number (generation).
+    pub cand: u32,
+    /// Name.
+    pub name: String,
+    /// Trainer directory.
+    pub dir: PathBuf,
+    /// The data.
+    pub data: Vec<DataSlice>,
+    /// Segments in its data.
+    pub segments: Vec<u64>,
+    /// Trainer arguments.
+    pub args: Vec<String>,
+    /// The best net it was trained from and gated against.
+    pub parent: String,
+    /// Where it is.
+    pub stage: Stage,
+    /// Exported net, its fingerprint and validation loss.
+    pub net: Option<PathBuf>,
+    /// Fingerprint.
+    pub fingerprint: Option<String>,
+    /// Validation loss.
+    pub val_loss: Option<f64>,
+    /// Gate outcome.
+    pub gate: Option<GateResult>,
+    /// Seconds spent training and gating.
+    pub train_secs: u64,
+    /// Seconds spent in the gate.
+    pub gate_secs: u64,
+    /// Unix times the stages started.
+    pub train_started: u64,
+    /// When the gate started.
+    pub gate_started: Option<u64>,
+}
+
+/// The run's state, folded from the journal.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct State {
+    /// The best net: (name, file, generation number).
+    pub best: Option<(String, PathBuf, u32)>,
+    /// Every promoted net in order, the first one the start: (name, file, Elo over its
+    /// parent by its gate).
+    pub chain: Vec<(String, PathBuf, f64)>,
+    /// Segments in order.
+    pub segments: Vec<Segment>,
+    /// Candidates in order.
+    pub candidates: Vec<Candidate>,
+    /// Settings changes, in order: (time, lines).
+    pub settings: Vec<(u64, Vec<String>)>,
+    /// Start time of the run.
+    pub started: u64,
+}
+
+impl State {
+    /// Folds the records.
+    pub fn replay(records: &[Record]) -> State {
+        let mut s = State::default();
+        for r in records {
+            match r {
+                Record::Init { t, net, name, gen } => {
+                    s.started = *t;
+                    s.best = Some((name.clone(), net.clone(), *gen));
+                    s.chain.push((name.clone(), net.clone(), 0.0));
+                }
+                Record::Settings { t, changes } => s.settings.push((*t, changes.clone())),
+                Record::SegmentStarted {
+                    t,
+                    index,
+                    dir,
+                    net,
+                    openings,
+                    target,
+                    seed,
+                } => s.segments.push(Segment {
+                    index: *index,
+                    dir: dir.clone(),
+                    net: net.clone(),
+                    openings: openings.clone(),
+                    target: *target,
+                    seed: *seed,
+                    done: None,
+                    started: *t,
+                }),
+                Record::SegmentDone {
+                    index,
+                    games,
+                    positions,
+                    ..
+                } => {
+                    if let Some(seg) = s.segments.iter_mut().find(|g| g.index == *index) {
+                        seg.done = Some((*games, *positions));
+                    }
+                }
+                Record::TrainStarted {
+                    t,
+                    cand,
+                    name,
+                    dir,
+                    data,
+                    segments,
+                    args,
+                } => s.candidates.push(Candidate {
+                    cand: *cand,
+                    name: name.clone(),
+                    dir: dir.clone(),
+                    data: data.clone(),
+                    segments: segments.clone(),
+                    args: args.clone(),
+                    parent: s.best.as_ref().map_or(String::new(), |b| b.0.clone()),
+                    stage: Stage::Training,
+                    net: None,
+                    fingerprint: None,
+                    val_loss: None,
+                    gate: None,
+                    train_secs: 0,
+                    gate_secs: 0,
+                    train_started: *t,
+                    gate_started: None,
+                }),
+                Record::Exported {
+                    cand,
+                    net,
+                    fingerprint,
+                    val_loss,
+                    train_secs,
+                    ..
+                } => {
+                    if let Some(c) = s.candidate_mut(*cand) {
+                        c.stage = Stage::Exported;
+                        c.net = Some(net.clone());
+                        c.fingerprint = Some(fingerprint.clone());
+                        c.val_loss = *val_loss;
+                        c.train_secs = *train_secs;
+                    }
+                }
+                Record::GateStarted { t, cand, .. } => {
+                    if let Some(c) = s.candidate_mut(*cand) {
+                        c.stage = Stage::Gating;
+                        c.gate_started = Some(*t);
+                    }
+                }
+                Record::GateDone {
+                    cand,
+                    result,
+                    gate_secs,
+                    ..
+                } => {
+                    if let Some(c) = s.candidate_mut(*cand) {
+                        c.stage = Stage::Decided;
+                        c.gate = Some(result.clone());
+                        c.gate_secs = *gate_secs;
+                    }
+                }
+                Record::Promoted { cand, net, .. } => {
+                    let mut promoted = None;
+                    if let Some(c) = s.candidate_mut(*cand) {
+                        c.stage = Stage::Promoted;
+                        promoted = Some((c.name.clone(), c.gate.as_ref().map_or(0.0, |g| g.elo)));
+                    }
+                    if let Some((name, elo)) = promoted {
+                        let gen = s.best.as_ref().map_or(0, |b| b.2) + 1;
+                        s.best = Some((name.clone(), net.clone(), gen));
+                        s.chain.push((name, net.clone(), elo));
+                    }
+                }
+                Record::Rejected { cand, why, .. } => {
+                    if let Some(c) = s.candidate_mut(*cand) {
+                        c.stage = Stage::Rejected(why.clone());
+                    }
+                }
+                Record::Stopped { .. } => {}
+            }
+        }
+        s
+    }
+
+    fn candidate_mut(&mut self, cand: u32) -> Option<&mut Candidate> {
+        self.candidates.iter_mut().find(|c| c.cand == cand)
+    }
+
+    /// The candidate not yet promoted or rejected, if any.
+    pub fn open_candidate(&self) -> Option<&Candidate> {
+        self.candidates
+            .last()
+            .filter(|c| !matches!(c.stage, Stage::Promoted | Stage::Rejected(_)))
+    }
+
+    /// The segment still playing, if any.
+    pub fn open_segment(&self) -> Option<&Segment> {
+        self.segments.last().filter(|s| s.done.is_none())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_torn_last_line_is_dropped_and_cut_off_and_damage_before_it_is_an_error() {
+        let dir = std::env::temp_dir().join(format!("learn-journal-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_default();
+        let path = dir.join("journal");
+        let (mut j, records) = Journal::open(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert!(records.is_empty());
+        let a = Record::Stopped {
+            t: 1,
+            why: "a".into(),
+        };
+        let b = Record::Stopped {
+            t: 2,
+            why: "b".into(),
+        };
+        j.append(&a).unwrap_or_default();
+        j.append(&b).unwrap_or_default();
+        drop(j);
+        let whole = std::fs::read(&path).unwrap_or_default();
+        // Torn: half of a third line.
+        let mut torn = whole.clone();
+        torn.extend_from_slice(b"{\"kind\":\"stopped\",\"t\":3");
+        std::fs::write(&path, &torn).unwrap_or_default();
+        let (j, records) = Journal::open(&path).unwrap_or_else(|e| panic!("{e}"));
+        drop(j);
+        assert_eq!(records, [a.clone(), b.clone()]);
+        assert_eq!(
+            std::fs::read(&path).unwrap_or_default(),
+            whole,
+            "the torn line is cut off"
+        );
+        // A flipped byte in the first line: an error naming the line.
+        let mut bad = whole.clone();
+        bad[10] ^= 1;
+        std::fs::write(&path, &bad).unwrap_or_default();
+        let e = read(&path).map(|_| ()).unwrap_err().to_string();
+        assert!(e.contains("line 1 is damaged"), "{e}");
+        // A damaged last line is dropped like a torn one.
+        let mut last = whole.clone();
+        let n = last.len();
+        last[n - 3] ^= 1;
+        std::fs::write(&path, &last).unwrap_or_default();
+        assert_eq!(read(&path).map(|r| r.0).unwrap_or_default(), [a]);
+    }
+}

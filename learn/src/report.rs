@@ -1,0 +1,308 @@
+//! `learn status DIR` (where the run is, from the journal and the live files) and `learn
+//! report DIR` (a Markdown report with PNG plots drawn by plotters, and `candidates.json`,
+//! every candidate's provenance in machine-readable form). Both only read the run: they work
+//! while `learn run` holds the directory.
+
+use crate::journal::{now, read, Stage, State};
+use crate::run::{scan_data, RunDir};
+use anyhow::{anyhow, Result};
+use plotters::prelude::*;
+use std::fmt::Write as _;
+use std::path::Path;
+
+fn stage_name(stage: &Stage) -> String {
+    match stage {
+        Stage::Training => "training".into(),
+        Stage::Exported => "exported".into(),
+        Stage::Gating => "gate".into(),
+        Stage::Decided => "decided".into(),
+        Stage::Promoted => "promoted".into(),
+        Stage::Rejected(why) => format!("rejected ({why})"),
+    }
+}
+
+fn hours(secs: u64) -> String {
+    format!("{:.2} h", secs as f64 / 3600.0)
+}
+
+/// `learn status DIR`.
+pub fn status(dir: &Path) -> Result<String> {
+    let run = RunDir::new(dir)?;
+    let (records, _) = read(&run.journal())?;
+    if records.is_empty() {
+        return Err(anyhow!("{} holds no run", dir.display()));
+    }
+    let s = State::replay(&records);
+    let settings = crate::config::Settings::load(&run.settings())?;
+    let mut out = String::new();
+    let (best, net, gen) = s.best.clone().unwrap_or_default();
+    writeln!(
+        out,
+        "run {} (started {} ago)",
+        run.root.display(),
+        hours(now().saturating_sub(s.started))
+    )?;
+    writeln!(out, "best net: {best} (generation {gen}), {}", net.display())?;
+    let running = std::fs::read_to_string(run.root.join("lock.pid"))
+        .ok()
+        .and_then(|pid| {
+            let pid = pid.trim().to_string();
+            Path::new(&format!("/proc/{pid}")).exists().then_some(pid)
+        });
+    let locked = std::fs::File::open(run.root.join("lock")).ok().is_some_and(|f| {
+        matches!(
+            fs4::FileExt::try_lock_shared(&f),
+            Err(fs4::TryLockError::WouldBlock)
+        )
+    });
+    writeln!(
+        out,
+        "learn run: {}",
+        match (locked, running) {
+            (true, Some(pid)) => format!("running (pid {pid})"),
+            _ => "not running".into(),
+        }
+    )?;
+    let mut total = 0;
+    writeln!(out, "self-play segments:")?;
+    for seg in &s.segments {
+        let (games, positions) = match seg.done {
+            Some(d) => d,
+            None => {
+                let slices = scan_data(&seg.dir)?;
+                (
+                    slices.iter().map(|d| d.games).sum(),
+                    slices.iter().map(|d| d.positions).sum(),
+                )
+            }
+        };
+        total += positions;
+        let state = if seg.done.is_some() {
+            "done".to_string()
+        } else {
+            let elapsed = now().saturating_sub(seg.started).max(1);
+            let rate = positions as f64 / elapsed as f64;
+            let left = seg.target.saturating_sub(positions) as f64 / rate.max(1e-9);
+            format!(
+                "playing, ETA {} at this segment's average rate",
+                hours(left as u64)
+            )
+        };
+        writeln!(
+            out,
+            "  s{} {} {}: {games} games, {positions} / {} positions, {state}",
+            seg.index, seg.net, seg.openings, seg.target
+        )?;
+    }
+    writeln!(out, "the run's own positions: {total}")?;
+    writeln!(out, "candidates:")?;
+    for c in &s.candidates {
+        let mut line = format!("  {} (from {}): {}", c.name, c.parent, stage_name(&c.stage));
+        if let Some(g) = &c.gate {
+            write!(
+                line,
+                "; gate {} {} Elo, {} games, LLR {:.2}",
+                g.verdict,
+                crate::journal::elo_text(g),
+                g.games,
+                g.llr
+            )?;
+        } else if c.stage == Stage::Gating {
+            let path = run.gates().join(format!("c{}", c.cand)).join("state.json");
+            if let Ok(saved) = arena::state::load(&path.display().to_string()) {
+                let g = &settings.gate;
+                let tally = saved.pairs.first().map(|p| p.2.clone()).unwrap_or_default();
+                let sprt = arena::cli::SprtConfig {
+                    elo0: g.elo0,
+                    elo1: g.elo1,
+                    alpha: g.alpha,
+                    beta: g.beta,
+                    model: arena::stats::Model::Normalized,
+                };
+                let llr = arena::report::sprt_llr(&tally, &sprt, true);
+                let (lo, hi) = arena::stats::sprt_bounds(g.alpha, g.beta);
+                let e = arena::report::estimate(&tally, tally.pairs() > 0);
+                write!(
+                    line,
+                    "; {} games of at most {}, {:+.1} +- {:.1} Elo, LLR {llr:.2} ({lo:.2}, {hi:.2})",
+                    tally.games(),
+                    g.max_games,
+                    e.elo,
+                    e.elo_error
+                )?;
+            }
+        }
+        if let Some(v) = c.val_loss {
+            write!(line, "; validation loss {v:.6}")?;
+        }
+        writeln!(out, "{line}")?;
+    }
+    let cores = settings
+        .selfplay
+        .threads_idle
+        .max(settings.selfplay.threads_busy + settings.train.threads.max(settings.gate.concurrency));
+    writeln!(
+        out,
+        "core budget: self-play {} threads alone, {} beside a training ({} threads) or a gate ({} games at once): at most {cores} cores",
+        settings.selfplay.threads_idle, settings.selfplay.threads_busy, settings.train.threads, settings.gate.concurrency
+    )?;
+    Ok(out)
+}
+
+/// `learn report DIR`: writes `DIR/report.md`, `DIR/report-elo.png`,
+/// `DIR/report-positions.png` and `DIR/candidates.json`; returns the report's path.
+pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
+    let run = RunDir::new(dir)?;
+    let (records, _) = read(&run.journal())?;
+    let s = State::replay(&records);
+    let mut md = String::new();
+    writeln!(md, "# learn run {}\n", run.root.display())?;
+    let (best, _, gen) = s.best.clone().unwrap_or_default();
+    writeln!(md, "Best net: **{best}** (generation {gen}).\n")?;
+    writeln!(md, "## Promotions (Elo along the SPRT chain)\n")?;
+    writeln!(
+        md,
+        "| net | Elo over its parent (gate) | Elo over the start (sum) |"
+    )?;
+    writeln!(md, "|---|---|---|")?;
+    let mut sum = 0.0;
+    let mut chain_points = Vec::new();
+    for (i, (name, _, elo)) in s.chain.iter().enumerate() {
+        sum += elo;
+        chain_points.push((i as f64, sum));
+        writeln!(md, "| {name} | {elo:+.1} | {sum:+.1} |")?;
+    }
+    writeln!(md, "\n## Candidates\n")?;
+    writeln!(
+        md,
+        "| candidate | from | positions | validation loss | gate | outcome | train | gate time |"
+    )?;
+    writeln!(md, "|---|---|---|---|---|---|---|---|")?;
+    let mut json = Vec::new();
+    for c in &s.candidates {
+        let positions: u64 = c.data.iter().map(|d| d.positions).sum();
+        let gate = c.gate.as_ref().map_or("-".to_string(), |g| {
+            format!(
+                "{} {}, {} games, Ptnml {:?}, LLR {:.2}",
+                g.verdict,
+                crate::journal::elo_text(g),
+                g.games,
+                g.penta,
+                g.llr
+            )
+        });
+        writeln!(
+            md,
+            "| {} | {} | {positions} | {} | {gate} | {} | {} | {} |",
+            c.name,
+            c.parent,
+            c.val_loss.map_or("-".into(), |v| format!("{v:.6}")),
+            stage_name(&c.stage),
+            hours(c.train_secs),
+            hours(c.gate_secs)
+        )?;
+        json.push(serde_json::json!({
+            "name": c.name,
+            "parent": c.parent,
+            "stage": stage_name(&c.stage),
+            "net": c.net,
+            "fingerprint": c.fingerprint,
+            "data": c.data,
+            "segments": c.segments,
+            "trainer_args": c.args,
+            "validation_loss": c.val_loss,
+            "gate": c.gate,
+            "train_secs": c.train_secs,
+            "gate_secs": c.gate_secs,
+        }));
+    }
+    writeln!(md, "\n## Self-play\n")?;
+    writeln!(md, "| segment | net | openings | games | positions |")?;
+    writeln!(md, "|---|---|---|---|---|")?;
+    let mut positions_points = Vec::new();
+    let mut total = 0u64;
+    for seg in &s.segments {
+        let (games, positions) = seg.done.unwrap_or_else(|| {
+            let slices = scan_data(&seg.dir).unwrap_or_default();
+            (
+                slices.iter().map(|d| d.games).sum(),
+                slices.iter().map(|d| d.positions).sum(),
+            )
+        });
+        total += positions;
+        positions_points.push((seg.index as f64, total as f64));
+        writeln!(
+            md,
+            "| s{} | {} | {} | {games} | {positions} |",
+            seg.index, seg.net, seg.openings
+        )?;
+    }
+    writeln!(md, "\nThe run's own positions in all: {total}.\n")?;
+    if !s.settings.is_empty() {
+        writeln!(md, "## Settings changes\n")?;
+        for (t, changes) in &s.settings {
+            writeln!(md, "- {t}: {}", changes.join("; "))?;
+        }
+    }
+    writeln!(md, "\n![Elo](report-elo.png) ![Positions](report-positions.png)")?;
+    plot(
+        &run.root.join("report-elo.png"),
+        "Elo over the start net (SPRT chain)",
+        "promotion",
+        "Elo",
+        &chain_points,
+    )?;
+    plot(
+        &run.root.join("report-positions.png"),
+        "The run's own self-play positions",
+        "segment",
+        "positions",
+        &positions_points,
+    )?;
+    std::fs::write(
+        run.root.join("candidates.json"),
+        serde_json::to_string_pretty(&json)?,
+    )?;
+    let path = run.root.join("report.md");
+    std::fs::write(&path, md)?;
+    Ok(path)
+}
+
+fn plot(path: &Path, title: &str, x: &str, y: &str, points: &[(f64, f64)]) -> Result<()> {
+    let (w, h) = (720u32, 420u32);
+    let mut buf = vec![0u8; (w * h * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());
+        root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
+        let xmax = points.iter().map(|p| p.0).fold(1.0, f64::max);
+        let ymin = points.iter().map(|p| p.1).fold(0.0, f64::min);
+        let ymax = points.iter().map(|p| p.1).fold(1.0, f64::max);
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.0..xmax.max(1.0), ymin..ymax * 1.05 + 1e-9)
+            .map_err(|e| anyhow!("{e}"))?;
+        chart
+            .configure_mesh()
+            .x_desc(x)
+            .y_desc(y)
+            .draw()
+            .map_err(|e| anyhow!("{e}"))?;
+        chart
+            .draw_series(LineSeries::new(points.iter().copied(), &BLUE))
+            .map_err(|e| anyhow!("{e}"))?;
+        chart
+            .draw_series(points.iter().map(|&p| Circle::new(p, 3, BLUE.filled())))
+            .map_err(|e| anyhow!("{e}"))?;
+        root.present().map_err(|e| anyhow!("{e}"))?;
+    }
+    let file = std::fs::File::create(path)?;
+    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), w, h);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.write_header()?.write_image_data(&buf)?;
+    Ok(())
+}

@@ -1,0 +1,1203 @@
+//! `learn init` and `learn run`: the loop itself. Self-play (`datagen`) plays in segments, one
+//! datagen directory each, always with the best net; once enough finished segments have
+//! arrived, a candidate is trained (`trainer train`, fine-tuned from the best net on all kept
+//! data, `--epochs` so the schedule grows with the data), exported, and gated by an `arena`
+//! SPRT against the best net on the same binary; H1 promotes it, H0 or the game cap rejects
+//! it. Self-play goes on while a candidate trains or plays its gate, with
+//! `[selfplay] threads_busy` threads, and with `threads_idle` otherwise.
+//!
+//! Every step is a journal record written before it is acted on ([`crate::journal`]), and
+//! each tool resumes itself: datagen from its directory, the trainer from its checkpoint,
+//! arena from its saved state (`-config file=`), whose counts the gate's verdict is read
+//! from. The children run in process groups of their own and get SIGINT if `learn` dies
+//! (`PR_SET_PDEATHSIG`), so a terminal's Ctrl-C reaches `learn` alone: it stops its children
+//! itself, each saving its state, and a later `learn run` goes on where it was. One run per
+//! directory: `DIR/lock`.
+
+use crate::config::Settings;
+use crate::journal::{now, DataSlice, GateResult, Journal, Record, Stage, State};
+use anyhow::{anyhow, bail, Context, Result};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The openings book arena ships, written into a run directory for its gates.
+const GATE_BOOK: &str = include_str!("../../arena/openings/luft-8ply.epd");
+
+/// How often the loop looks at its children.
+const POLL: Duration = Duration::from_millis(200);
+
+/// How long a child has to stop after SIGINT before it is killed.
+const STOP_WAIT: Duration = Duration::from_secs(120);
+
+/// Paths inside a run directory.
+#[derive(Clone, Debug)]
+pub struct RunDir {
+    /// The directory (absolute).
+    pub root: PathBuf,
+}
+
+impl RunDir {
+    /// `dir`, made absolute.
+    pub fn new(dir: &Path) -> Result<RunDir> {
+        let root = std::path::absolute(dir).with_context(|| format!("{}", dir.display()))?;
+        Ok(RunDir { root })
+    }
+    /// `learn.toml`.
+    pub fn settings(&self) -> PathBuf {
+        self.root.join("learn.toml")
+    }
+    /// `journal`.
+    pub fn journal(&self) -> PathBuf {
+        self.root.join("journal")
+    }
+    /// The promoted nets.
+    pub fn nets(&self) -> PathBuf {
+        self.root.join("nets")
+    }
+    /// Self-play segments.
+    pub fn data(&self) -> PathBuf {
+        self.root.join("data")
+    }
+    /// Candidates' trainer directories and nets.
+    pub fn candidates(&self) -> PathBuf {
+        self.root.join("candidates")
+    }
+    /// Gates' arena state and PGN.
+    pub fn gates(&self) -> PathBuf {
+        self.root.join("gates")
+    }
+    /// Logs of the children.
+    pub fn logs(&self) -> PathBuf {
+        self.root.join("logs")
+    }
+    /// The gate book written at init.
+    pub fn book(&self) -> PathBuf {
+        self.root.join("openings.epd")
+    }
+}
+
+/// `genN-W` from a net file name such as `gen13-128.nnue`: (N, W), when it has that form.
+pub fn parse_gen(name: &str) -> Option<(u32, usize)> {
+    let rest = name.strip_prefix("gen")?;
+    let (n, w) = rest.split_once('-')?;
+    let w: String = w.chars().take_while(char::is_ascii_digit).collect();
+    Some((n.parse().ok()?, w.parse().ok()?))
+}
+
+/// `learn init DIR --net NET`: a new run directory with every setting at its default.
+pub fn init(dir: &Path, net: &Path, name: Option<&str>, extra_data: &[PathBuf]) -> Result<()> {
+    let run = RunDir::new(dir)?;
+    if run.journal().exists() {
+        bail!(
+            "{} already holds a run (its journal exists): `learn run {}` resumes it",
+            dir.display(),
+            dir.display()
+        );
+    }
+    let network = nnue::Network::load(net).map_err(|e| anyhow!("{}: {e}", net.display()))?;
+    let name = match name {
+        Some(n) => n.to_string(),
+        None => net
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .ok_or_else(|| anyhow!("{}: no file name", net.display()))?,
+    };
+    let gen = parse_gen(&name).map_or(0, |g| g.0);
+    std::fs::create_dir_all(run.nets()).with_context(|| format!("cannot create {}", run.nets().display()))?;
+    let copy = run.nets().join(format!("{name}.nnue"));
+    std::fs::write(&copy, network.to_bytes()).with_context(|| format!("cannot write {}", copy.display()))?;
+    std::fs::write(run.book(), GATE_BOOK)?;
+    let mut settings = Settings::default();
+    settings.train.extra_data = extra_data
+        .iter()
+        .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+        .collect();
+    std::fs::write(run.settings(), settings.to_toml()?)?;
+    let (mut journal, _) = Journal::open(&run.journal())?;
+    journal.append(&Record::Init {
+        t: now(),
+        net: copy,
+        name: name.clone(),
+        gen,
+    })?;
+    println!(
+        "learn: initialised {} with {name} (hidden {}); settings in {}; start it with `learn run {}`",
+        run.root.display(),
+        network.hidden(),
+        run.settings().display(),
+        dir.display()
+    );
+    Ok(())
+}
+
+/// The tools a run drives.
+#[derive(Clone, Debug)]
+struct ToolPaths {
+    luft: PathBuf,
+    datagen: PathBuf,
+    trainer: PathBuf,
+    arena: PathBuf,
+}
+
+fn tool_paths(settings: &Settings) -> Result<ToolPaths> {
+    let here = std::env::current_exe()?
+        .parent()
+        .map(Path::to_path_buf)
+        .ok_or_else(|| anyhow!("learn's own directory is unknown"))?;
+    let pick = |set: &Path, name: &str| -> Result<PathBuf> {
+        let p = if set.as_os_str().is_empty() {
+            here.join(name)
+        } else {
+            set.to_path_buf()
+        };
+        if !p.exists() {
+            bail!(
+                "{} not found: build the workspace (`cargo build --release`) or set [tools] {name} in learn.toml",
+                p.display()
+            );
+        }
+        Ok(std::path::absolute(&p)?)
+    };
+    let t = &settings.tools;
+    Ok(ToolPaths {
+        luft: pick(&t.luft, "luft")?,
+        datagen: pick(&t.datagen, "datagen")?,
+        trainer: pick(&t.trainer, "trainer")?,
+        arena: pick(&t.arena, "arena")?,
+    })
+}
+
+/// A child process the loop runs.
+#[derive(Debug)]
+struct Running {
+    child: Child,
+    /// Segment index or candidate number.
+    tag: u64,
+    /// datagen threads.
+    threads: usize,
+    started: Instant,
+    /// Set once the loop asked it to stop.
+    stopping: bool,
+}
+
+/// Starts `program` in a process group of its own, with SIGINT when `learn` dies, its
+/// output appended to `log`.
+fn spawn(program: &Path, args: &[String], log: &Path) -> Result<Child> {
+    if let Some(dir) = log.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .with_context(|| format!("cannot open {}", log.display()))?;
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(out.try_clone()?)
+        .stderr(out);
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        command.process_group(0);
+        #[cfg(target_os = "linux")]
+        // SAFETY: prctl is async-signal-safe and changes only the child.
+        unsafe {
+            command.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGINT);
+                Ok(())
+            });
+        }
+    }
+    command
+        .spawn()
+        .with_context(|| format!("cannot start {}", program.display()))
+}
+
+/// Sends SIGINT to a child (each tool saves its state on it).
+fn interrupt(child: &Child) {
+    #[cfg(unix)]
+    // SAFETY: kill with a child's own pid and a valid signal.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+}
+
+/// Positions and games in a data directory or file, and its files as slices.
+pub fn scan_data(path: &Path) -> Result<Vec<DataSlice>> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    let mut files = nnue::record::data_files(path).with_context(|| format!("{}", path.display()))?;
+    files.sort();
+    for file in files {
+        let f = File::open(&file).with_context(|| format!("cannot open {}", file.display()))?;
+        let scan = nnue::record::scan_reader(std::io::BufReader::new(f), false)
+            .with_context(|| format!("cannot read {}", file.display()))?;
+        out.push(DataSlice {
+            file,
+            games: scan.game_count,
+            positions: scan.positions,
+            bytes: scan.len,
+        });
+    }
+    Ok(out)
+}
+
+/// When the run ends by itself.
+#[derive(Clone, Copy, Debug)]
+pub enum Until {
+    /// Until stopped.
+    Stopped,
+    /// At this instant.
+    At(Instant),
+}
+
+/// The loop over one run directory.
+#[derive(Debug)]
+pub struct Runner {
+    run: RunDir,
+    settings: Settings,
+    settings_text: String,
+    tools: ToolPaths,
+    journal: Journal,
+    records: Vec<Record>,
+    state: State,
+    selfplay: Option<Running>,
+    trainer: Option<Running>,
+    gate: Option<Running>,
+    failures: u32,
+    stop: Arc<AtomicBool>,
+    until: Until,
+    _lock: File,
+}
+
+fn say(text: &str) {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (h, m, s) = ((t / 3600) % 24, (t / 60) % 60, t % 60);
+    println!("[{h:02}:{m:02}:{s:02}] {text}");
+}
+
+impl Runner {
+    /// Opens the run directory: takes its lock, reads settings and journal.
+    pub fn open(dir: &Path, stop: Arc<AtomicBool>, until: Until) -> Result<Runner> {
+        let run = RunDir::new(dir)?;
+        if !run.journal().exists() {
+            bail!(
+                "{} holds no run: start one with `learn init {} --net NET`",
+                dir.display(),
+                dir.display()
+            );
+        }
+        let lock_path = run.root.join("lock");
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .read(true)
+            .open(&lock_path)
+            .with_context(|| format!("cannot open {}", lock_path.display()))?;
+        match fs4::FileExt::try_lock(&lock) {
+            Ok(()) => {}
+            Err(fs4::TryLockError::WouldBlock) => {
+                let pid = std::fs::read_to_string(run.root.join("lock.pid")).unwrap_or_default();
+                bail!(
+                    "another `learn run` holds {} (pid {}): one run per directory",
+                    dir.display(),
+                    pid.trim()
+                );
+            }
+            Err(fs4::TryLockError::Error(e)) => return Err(e).context("cannot lock the run directory"),
+        }
+        std::fs::write(run.root.join("lock.pid"), std::process::id().to_string())?;
+        let settings_text = std::fs::read_to_string(run.settings()).unwrap_or_default();
+        let settings = Settings::load(&run.settings())?;
+        let tools = tool_paths(&settings)?;
+        let (journal, records) = Journal::open(&run.journal())?;
+        let state = State::replay(&records);
+        if state.best.is_none() {
+            bail!("{}: the journal has no start net", run.journal().display());
+        }
+        let mut runner = Runner {
+            run,
+            settings,
+            settings_text,
+            tools,
+            journal,
+            records,
+            state,
+            selfplay: None,
+            trainer: None,
+            gate: None,
+            failures: 0,
+            stop,
+            until,
+            _lock: lock,
+        };
+        // The settings as first read, and any change since the last run read them.
+        let last: Option<Settings> = runner
+            .records
+            .iter()
+            .rev()
+            .find_map(|r| match r {
+                Record::Settings { .. } => Some(()),
+                _ => None,
+            })
+            .and_then(|_| runner.last_settings());
+        match last {
+            None => {
+                let r = Record::Settings {
+                    t: now(),
+                    changes: vec!["settings as first read".into()],
+                };
+                runner.record(r)?;
+                runner.save_settings_snapshot()?;
+            }
+            Some(old) => {
+                let changes = old.changes(&runner.settings);
+                if !changes.is_empty() {
+                    runner.record(Record::Settings { t: now(), changes })?;
+                    runner.save_settings_snapshot()?;
+                }
+            }
+        }
+        Ok(runner)
+    }
+
+    fn last_settings(&self) -> Option<Settings> {
+        let text = std::fs::read_to_string(self.run.root.join("logs/settings.applied.toml")).ok()?;
+        toml::from_str(&text).ok()
+    }
+
+    fn save_settings_snapshot(&self) -> Result<()> {
+        std::fs::create_dir_all(self.run.logs())?;
+        std::fs::write(
+            self.run.logs().join("settings.applied.toml"),
+            self.settings.to_toml()?,
+        )?;
+        Ok(())
+    }
+
+    fn record(&mut self, r: Record) -> Result<()> {
+        self.journal.append(&r)?;
+        self.records.push(r);
+        self.state = State::replay(&self.records);
+        Ok(())
+    }
+
+    /// Runs until stopped, or until `until`.
+    pub fn run(&mut self) -> Result<()> {
+        let (best, _, _) = self.best();
+        say(&format!(
+            "learn: running {} (best net {best}; {} segments, {} candidates so far)",
+            self.run.root.display(),
+            self.state.segments.len(),
+            self.state.candidates.len()
+        ));
+        let result = self.main_loop();
+        let why = match &result {
+            Ok(why) => why.clone(),
+            Err(e) => format!("error: {e:#}"),
+        };
+        self.stop_children();
+        let _ = self.record(Record::Stopped {
+            t: now(),
+            why: why.clone(),
+        });
+        say(&format!(
+            "learn: stopped ({why}); `learn run {}` resumes",
+            self.run.root.display()
+        ));
+        result.map(|_| ())
+    }
+
+    fn best(&self) -> (String, PathBuf, u32) {
+        self.state.best.clone().unwrap_or_default()
+    }
+
+    fn main_loop(&mut self) -> Result<String> {
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                return Ok("interrupted".into());
+            }
+            if let Until::At(t) = self.until {
+                if Instant::now() >= t {
+                    return Ok("the set time was reached".into());
+                }
+            }
+            self.reload_settings()?;
+            self.step_candidate()?;
+            self.step_selfplay()?;
+            std::thread::sleep(POLL);
+        }
+    }
+
+    /// Applies a changed learn.toml from the next stage (a bad file is reported and the old
+    /// settings kept).
+    fn reload_settings(&mut self) -> Result<()> {
+        let text = std::fs::read_to_string(self.run.settings()).unwrap_or_default();
+        if text == self.settings_text {
+            return Ok(());
+        }
+        self.settings_text = text;
+        match Settings::load(&self.run.settings()) {
+            Ok(new) => {
+                let changes = self.settings.changes(&new);
+                if !changes.is_empty() {
+                    say(&format!("learn: settings changed: {}", changes.join("; ")));
+                    self.settings = new;
+                    self.tools = tool_paths(&self.settings)?;
+                    self.record(Record::Settings { t: now(), changes })?;
+                    self.save_settings_snapshot()?;
+                }
+            }
+            Err(e) => say(&format!(
+                "learn: learn.toml not applied, the old settings stay: {e:#}"
+            )),
+        }
+        Ok(())
+    }
+
+    /// Positions of finished segments that no candidate has trained on yet.
+    fn new_positions(&self) -> u64 {
+        let used = self
+            .state
+            .candidates
+            .last()
+            .and_then(|c| c.segments.iter().max().copied());
+        self.state
+            .segments
+            .iter()
+            .filter(|s| used.is_none_or(|u| s.index > u))
+            .filter_map(|s| s.done.map(|d| d.1))
+            .sum()
+    }
+
+    fn step_candidate(&mut self) -> Result<()> {
+        let Some(cand) = self.state.open_candidate().cloned() else {
+            if self.new_positions() >= self.settings.train.every_positions {
+                self.start_training()?;
+            }
+            return Ok(());
+        };
+        match cand.stage {
+            Stage::Training => {
+                if self.trainer.is_none() {
+                    let checkpoint = cand.dir.join("checkpoint.bin");
+                    let final_net = cand.dir.join("final.nnue");
+                    if final_net.exists() {
+                        return self.export(&cand);
+                    }
+                    let args = if checkpoint.exists() {
+                        resume_args(&cand.args, &checkpoint)
+                    } else {
+                        cand.args.clone()
+                    };
+                    say(&format!(
+                        "learn: training {} on {} positions ({})",
+                        cand.name,
+                        cand.data.iter().map(|d| d.positions).sum::<u64>(),
+                        if checkpoint.exists() {
+                            "resumed from its checkpoint"
+                        } else {
+                            "from the start"
+                        }
+                    ));
+                    let child = spawn(
+                        &self.tools.trainer,
+                        &args,
+                        &self.run.logs().join(format!("train-c{}.log", cand.cand)),
+                    )?;
+                    self.trainer = Some(Running {
+                        child,
+                        tag: u64::from(cand.cand),
+                        threads: self.settings.train.threads,
+                        started: Instant::now(),
+                        stopping: false,
+                    });
+                    return Ok(());
+                }
+                if let Some(status) = self.poll(|r| &mut r.trainer)? {
+                    if status.success() && cand.dir.join("final.nnue").exists() {
+                        self.failures = 0;
+                        return self.export(&cand);
+                    }
+                    self.failed(&format!("trainer for {} exited with {status}", cand.name))?;
+                }
+            }
+            Stage::Exported => self.start_gate(&cand)?,
+            Stage::Gating => {
+                if self.gate.is_none() {
+                    return self.spawn_gate(&cand);
+                }
+                if let Some(status) = self.poll(|r| &mut r.gate)? {
+                    match self.gate_result(&cand)? {
+                        Some(result) => {
+                            self.failures = 0;
+                            let gate_secs = now().saturating_sub(cand.gate_started.unwrap_or(now()));
+                            say(&format!(
+                                "learn: gate of {} decided: {} after {} games, {} Elo, LLR {:.2}",
+                                cand.name,
+                                result.verdict,
+                                result.games,
+                                crate::journal::elo_text(&result),
+                                result.llr
+                            ));
+                            self.record(Record::GateDone {
+                                t: now(),
+                                cand: cand.cand,
+                                result,
+                                gate_secs,
+                            })?;
+                        }
+                        None if status.code() == Some(3) => {
+                            self.failed(&format!(
+                                "arena for the gate of {} failed ({status}); see its log",
+                                cand.name
+                            ))?;
+                        }
+                        None => {} // stopped before it decided: resumed on the next step
+                    }
+                }
+            }
+            Stage::Decided => {
+                let gate = cand
+                    .gate
+                    .clone()
+                    .ok_or_else(|| anyhow!("a decided gate without a result"))?;
+                if gate.verdict == "H1" {
+                    self.promote(&cand)?;
+                } else {
+                    let why = format!(
+                        "gate {}: {} Elo after {} games",
+                        gate.verdict,
+                        crate::journal::elo_text(&gate),
+                        gate.games
+                    );
+                    say(&format!("learn: {} rejected ({why})", cand.name));
+                    self.record(Record::Rejected {
+                        t: now(),
+                        cand: cand.cand,
+                        why,
+                    })?;
+                }
+            }
+            Stage::Promoted | Stage::Rejected(_) => {}
+        }
+        Ok(())
+    }
+
+    /// A child failed: counted; three in a row stop the run with the reason.
+    fn failed(&mut self, what: &str) -> Result<()> {
+        self.failures += 1;
+        say(&format!(
+            "learn: {what} (failure {} of 3 in a row)",
+            self.failures
+        ));
+        if self.failures >= 3 {
+            bail!("{what}, three times in a row");
+        }
+        std::thread::sleep(Duration::from_secs(2));
+        Ok(())
+    }
+
+    /// The exit status of a finished child (clearing its slot); None while it runs. A
+    /// child the loop stopped itself reports nothing.
+    fn poll(
+        &mut self,
+        slot: impl Fn(&mut Runner) -> &mut Option<Running>,
+    ) -> Result<Option<std::process::ExitStatus>> {
+        let Some(running) = slot(self).as_mut() else {
+            return Ok(None);
+        };
+        match running.child.try_wait()? {
+            None => Ok(None),
+            Some(status) => {
+                let stopping = running.stopping;
+                *slot(self) = None;
+                Ok((!stopping).then_some(status))
+            }
+        }
+    }
+
+    fn start_training(&mut self) -> Result<()> {
+        let (best_name, best_net, best_gen) = self.best();
+        let t = self.settings.train.clone();
+        let best = nnue::Network::load(&best_net).map_err(|e| anyhow!("{}: {e}", best_net.display()))?;
+        let hidden = if t.hidden == 0 { best.hidden() } else { t.hidden };
+        let buckets = if t.buckets == 0 {
+            best.output_buckets()
+        } else {
+            t.buckets
+        };
+        let fine_tune = hidden == best.hidden() && buckets == best.output_buckets();
+        let cand = self.state.candidates.last().map_or(1, |c| c.cand + 1);
+        let name = format!("gen{}-{hidden}-c{cand}", best_gen + 1);
+        let dir = self.run.candidates().join(format!("c{cand}"));
+        // The data: every extra source and the run's finished segments, newest first up to
+        // the cap.
+        let mut data = Vec::new();
+        for extra in &t.extra_data {
+            data.extend(scan_data(extra)?);
+        }
+        let mut segments = Vec::new();
+        let mut own = 0u64;
+        let cap = self.settings.selfplay.max_positions;
+        for seg in self.state.segments.iter().rev().filter(|s| s.done.is_some()) {
+            let slices = scan_data(&seg.dir)?;
+            let positions: u64 = slices.iter().map(|s| s.positions).sum();
+            if cap > 0 && own + positions > cap && !segments.is_empty() {
+                break;
+            }
+            own += positions;
+            segments.push(seg.index);
+            data.extend(slices);
+        }
+        segments.sort_unstable();
+        data.retain(|d| d.games > 0);
+        if data.is_empty() {
+            bail!("no data to train on");
+        }
+        let mut args: Vec<String> = vec!["train".into(), "--data".into()];
+        args.extend(data.iter().map(|d| d.file.display().to_string()));
+        for (k, v) in [
+            ("--hidden", hidden.to_string()),
+            ("--buckets", buckets.to_string()),
+            (
+                "--epochs",
+                if fine_tune { t.epochs } else { t.epochs_scratch }.to_string(),
+            ),
+            ("--wdl", t.wdl.to_string()),
+            ("--lr", t.lr.to_string()),
+            ("--threads", t.threads.to_string()),
+            ("--seed", (t.seed + u64::from(cand)).to_string()),
+            ("--batch-size", t.batch_size.to_string()),
+            ("--batches-per-superbatch", t.batches_per_superbatch.to_string()),
+            ("--out", dir.display().to_string()),
+        ] {
+            args.push(k.into());
+            args.push(v);
+        }
+        if fine_tune {
+            args.push("--init".into());
+            args.push(best_net.display().to_string());
+        }
+        say(&format!(
+            "learn: candidate {name}: {} from {best_name} on {} positions ({} of the run's own, {} segments)",
+            if fine_tune {
+                "fine-tuned"
+            } else {
+                "trained from scratch"
+            },
+            data.iter().map(|d| d.positions).sum::<u64>(),
+            own,
+            segments.len()
+        ));
+        self.record(Record::TrainStarted {
+            t: now(),
+            cand,
+            name,
+            dir,
+            data,
+            segments,
+            args,
+        })
+    }
+
+    fn export(&mut self, cand: &crate::journal::Candidate) -> Result<()> {
+        let final_net = cand.dir.join("final.nnue");
+        let net = nnue::Network::load(&final_net).map_err(|e| anyhow!("{}: {e}", final_net.display()))?;
+        std::fs::create_dir_all(self.run.candidates())?;
+        let path = self.run.candidates().join(format!("{}.nnue", cand.name));
+        let tmp = path.with_extension("nnue.partial");
+        std::fs::write(&tmp, net.to_bytes())?;
+        std::fs::rename(&tmp, &path)?;
+        let val_loss = last_validation_loss(&cand.dir.join("loss.csv"));
+        say(&format!(
+            "learn: exported {} (validation loss {})",
+            path.display(),
+            val_loss.map_or("?".into(), |v| format!("{v:.6}"))
+        ));
+        self.record(Record::Exported {
+            t: now(),
+            cand: cand.cand,
+            net: path,
+            fingerprint: format!("{:016x}", net.fingerprint()),
+            val_loss,
+            train_secs: now().saturating_sub(cand.train_started),
+        })
+    }
+
+    fn gate_dir(&self, cand: &crate::journal::Candidate) -> PathBuf {
+        self.run.gates().join(format!("c{}", cand.cand))
+    }
+
+    fn gate_args(&self, cand: &crate::journal::Candidate) -> Result<Vec<String>> {
+        let g = &self.settings.gate;
+        let (best_name, best_net, _) = self.best();
+        let net = cand
+            .net
+            .clone()
+            .ok_or_else(|| anyhow!("{} has no net", cand.name))?;
+        let dir = self.gate_dir(cand);
+        let book = if g.openings.as_os_str().is_empty() {
+            self.run.book()
+        } else {
+            g.openings.clone()
+        };
+        let luft = self.tools.luft.display().to_string();
+        let mut args: Vec<String> = vec![
+            "-engine".into(),
+            format!("cmd={luft}"),
+            format!("name={}", cand.name),
+            format!("option.EvalFile={}", net.display()),
+            "-engine".into(),
+            format!("cmd={luft}"),
+            format!("name={best_name}"),
+            format!("option.EvalFile={}", best_net.display()),
+            "-each".into(),
+        ];
+        if g.nodes > 0 {
+            args.extend(["tc=inf".to_string(), format!("nodes={}", g.nodes)]);
+        } else {
+            args.push(format!("tc={}", g.tc));
+        }
+        args.extend([
+            format!("option.Hash={}", g.hash),
+            "option.Threads=1".into(),
+            "-openings".into(),
+            format!("file={}", book.display()),
+            "format=epd".into(),
+            "order=random".into(),
+            "-srand".into(),
+            (u64::from(cand.cand) * 7919 + 13).to_string(),
+            "-sprt".into(),
+            format!("elo0={}", g.elo0),
+            format!("elo1={}", g.elo1),
+            format!("alpha={}", g.alpha),
+            format!("beta={}", g.beta),
+            "-rounds".into(),
+            g.max_games.div_ceil(2).to_string(),
+            "-games".into(),
+            "2".into(),
+            "-concurrency".into(),
+            g.concurrency.to_string(),
+            "-recover".into(),
+            "-ratinginterval".into(),
+            "50".into(),
+            "-pgnout".into(),
+            format!("file={}", dir.join("games.pgn").display()),
+            "-config".into(),
+            format!("outname={}", dir.join("state.json").display()),
+        ]);
+        if g.max_moves > 0 {
+            args.extend(["-maxmoves".into(), g.max_moves.to_string()]);
+        }
+        Ok(args)
+    }
+
+    fn start_gate(&mut self, cand: &crate::journal::Candidate) -> Result<()> {
+        let args = self.gate_args(cand)?;
+        std::fs::create_dir_all(self.gate_dir(cand))?;
+        self.record(Record::GateStarted {
+            t: now(),
+            cand: cand.cand,
+            args,
+        })?;
+        let cand = self
+            .state
+            .open_candidate()
+            .cloned()
+            .ok_or_else(|| anyhow!("the candidate vanished"))?;
+        self.spawn_gate(&cand)
+    }
+
+    fn spawn_gate(&mut self, cand: &crate::journal::Candidate) -> Result<()> {
+        let state_file = self.gate_dir(cand).join("state.json");
+        let args: Vec<String> = if state_file.exists() {
+            vec!["-config".into(), format!("file={}", state_file.display())]
+        } else {
+            self.records
+                .iter()
+                .rev()
+                .find_map(|r| match r {
+                    Record::GateStarted { cand: c, args, .. } if *c == cand.cand => Some(args.clone()),
+                    _ => None,
+                })
+                .ok_or_else(|| anyhow!("no gate record for {}", cand.name))?
+        };
+        if state_file.exists() {
+            // A gate that decided before the stop is read, not played on.
+            if self.gate_result(cand)?.is_some() {
+                self.gate = None;
+                let result = self
+                    .gate_result(cand)?
+                    .ok_or_else(|| anyhow!("the gate result vanished"))?;
+                let gate_secs = now().saturating_sub(cand.gate_started.unwrap_or(now()));
+                return self.record(Record::GateDone {
+                    t: now(),
+                    cand: cand.cand,
+                    result,
+                    gate_secs,
+                });
+            }
+        }
+        say(&format!(
+            "learn: gate of {} against {} ({})",
+            cand.name,
+            self.best().0,
+            if state_file.exists() { "resumed" } else { "started" }
+        ));
+        let child = spawn(
+            &self.tools.arena,
+            &args,
+            &self.run.logs().join(format!("gate-c{}.log", cand.cand)),
+        )?;
+        self.gate = Some(Running {
+            child,
+            tag: u64::from(cand.cand),
+            threads: self.settings.gate.concurrency,
+            started: Instant::now(),
+            stopping: false,
+        });
+        Ok(())
+    }
+
+    /// The gate's outcome from arena's saved state, once it decided or reached the cap.
+    fn gate_result(&self, cand: &crate::journal::Candidate) -> Result<Option<GateResult>> {
+        let path = self.gate_dir(cand).join("state.json");
+        if !path.exists() {
+            return Ok(None);
+        }
+        let saved = arena::state::load(&path.display().to_string()).map_err(|e| anyhow!(e))?;
+        let g = &self.settings.gate;
+        Ok(gate_verdict(&saved, g.elo0, g.elo1, g.alpha, g.beta, g.max_games))
+    }
+
+    fn promote(&mut self, cand: &crate::journal::Candidate) -> Result<()> {
+        let net = cand
+            .net
+            .clone()
+            .ok_or_else(|| anyhow!("{} has no net", cand.name))?;
+        let name = cand
+            .name
+            .rsplit_once("-c")
+            .map_or(cand.name.clone(), |(a, _)| a.to_string());
+        let path = self.run.nets().join(format!("{name}.nnue"));
+        std::fs::copy(&net, &path)
+            .with_context(|| format!("cannot copy {} to {}", net.display(), path.display()))?;
+        say(&format!(
+            "learn: {} promoted: the best net is now {}",
+            cand.name,
+            path.display()
+        ));
+        self.record(Record::Promoted {
+            t: now(),
+            cand: cand.cand,
+            net: path,
+        })
+    }
+
+    fn step_selfplay(&mut self) -> Result<()> {
+        let busy = self.trainer.is_some() || self.gate.is_some();
+        let s = self.settings.selfplay.clone();
+        let want = if busy { s.threads_busy } else { s.threads_idle };
+        let (best_name, _, _) = self.best();
+        // A segment played by an older net ends when a new one is promoted.
+        if let Some(seg) = self.state.open_segment().cloned() {
+            if seg.net != best_name {
+                if let Some(r) = self.selfplay.as_mut() {
+                    if !r.stopping {
+                        interrupt(&r.child);
+                        r.stopping = true;
+                    }
+                }
+                if self
+                    .selfplay
+                    .as_mut()
+                    .is_some_and(|r| r.child.try_wait().ok().flatten().is_some())
+                {
+                    self.selfplay = None;
+                }
+                if self.selfplay.is_none() {
+                    return self.end_segment(&seg);
+                }
+                return Ok(());
+            }
+        }
+        let Some(seg) = self.state.open_segment().cloned() else {
+            return self.start_segment();
+        };
+        match self.selfplay.as_mut() {
+            None => {
+                let args = self.datagen_args(&seg, want);
+                say(&format!(
+                    "learn: self-play segment {} ({}, {} threads, {} to {} positions)",
+                    seg.index, seg.openings, want, seg.net, seg.target
+                ));
+                let child = spawn(
+                    &self.tools.datagen,
+                    &args,
+                    &self.run.logs().join(format!("selfplay-s{}.log", seg.index)),
+                )?;
+                self.selfplay = Some(Running {
+                    child,
+                    tag: seg.index,
+                    threads: want,
+                    started: Instant::now(),
+                    stopping: false,
+                });
+            }
+            Some(r) => match r.child.try_wait()? {
+                Some(status) => {
+                    let stopped_by_us = r.stopping;
+                    let quick = r.started.elapsed() < Duration::from_secs(10);
+                    self.selfplay = None;
+                    let slices = scan_data(&seg.dir)?;
+                    let positions: u64 = slices.iter().map(|d| d.positions).sum();
+                    if positions >= seg.target {
+                        self.end_segment(&seg)?;
+                    } else if !stopped_by_us && (!status.success() || quick) {
+                        self.failed(&format!("datagen for segment {} exited with {status}", seg.index))?;
+                    }
+                }
+                None => {
+                    if r.threads != want && !r.stopping && r.started.elapsed() > Duration::from_secs(5) {
+                        // The core budget changed: datagen resumes with the new thread count.
+                        interrupt(&r.child);
+                        r.stopping = true;
+                    }
+                }
+            },
+        }
+        Ok(())
+    }
+
+    fn datagen_args(&self, seg: &crate::journal::Segment, threads: usize) -> Vec<String> {
+        let s = &self.settings.selfplay;
+        let net = self.run.nets().join(format!("{}.nnue", seg.net));
+        let mut args = vec![
+            "--threads".to_string(),
+            threads.to_string(),
+            "--nodes".into(),
+            s.nodes.to_string(),
+            "--positions".into(),
+            seg.target.to_string(),
+            "--out".into(),
+            seg.dir.display().to_string(),
+            "--net".into(),
+            net.display().to_string(),
+            "--seed".into(),
+            seg.seed.to_string(),
+            "--random-plies".into(),
+            s.random_plies.to_string(),
+        ];
+        if seg.openings == "dfrc" {
+            args.extend(["--openings-960".into(), "dfrc".into()]);
+        }
+        args
+    }
+
+    fn start_segment(&mut self) -> Result<()> {
+        let s = &self.settings.selfplay;
+        let index = self.state.segments.last().map_or(0, |g| g.index + 1);
+        let dfrc = s.dfrc_every > 0 && index % s.dfrc_every == s.dfrc_every - 1;
+        let openings = if dfrc { "dfrc" } else { "classical" };
+        let (best, _, _) = self.best();
+        let dir = self.run.data().join(format!("s{index:03}-{best}-{openings}"));
+        let r = Record::SegmentStarted {
+            t: now(),
+            index,
+            dir,
+            net: best,
+            openings: openings.into(),
+            target: s.segment_positions,
+            seed: s.seed + index,
+        };
+        self.record(r)
+    }
+
+    fn end_segment(&mut self, seg: &crate::journal::Segment) -> Result<()> {
+        let slices = scan_data(&seg.dir)?;
+        let games = slices.iter().map(|d| d.games).sum();
+        let positions = slices.iter().map(|d| d.positions).sum();
+        say(&format!(
+            "learn: segment {} done: {games} games, {positions} positions",
+            seg.index
+        ));
+        self.record(Record::SegmentDone {
+            t: now(),
+            index: seg.index,
+            games,
+            positions,
+        })
+    }
+
+    /// Stops every child with SIGINT (each saves its state), waiting for each.
+    fn stop_children(&mut self) {
+        let mut all: Vec<Running> = [self.selfplay.take(), self.trainer.take(), self.gate.take()]
+            .into_iter()
+            .flatten()
+            .collect();
+        for r in &all {
+            interrupt(&r.child);
+        }
+        let deadline = Instant::now() + STOP_WAIT;
+        for r in &mut all {
+            loop {
+                match r.child.try_wait() {
+                    Ok(Some(_)) | Err(_) => break,
+                    Ok(None) if Instant::now() >= deadline => {
+                        let _ = r.child.kill();
+                        let _ = r.child.wait();
+                        break;
+                    }
+                    Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+                }
+            }
+            let _ = (r.tag, r.threads);
+        }
+    }
+}
+
+/// The trainer's arguments to resume from `checkpoint`: the same data and output, the
+/// checkpoint's own settings (its width, schedule and weights).
+fn resume_args(args: &[String], checkpoint: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if [
+            "--init",
+            "--epochs",
+            "--hidden",
+            "--buckets",
+            "--lr",
+            "--seed",
+            "--batch-size",
+            "--batches-per-superbatch",
+            "--wdl",
+        ]
+        .contains(&a.as_str())
+        {
+            i += 2;
+            continue;
+        }
+        out.push(a.clone());
+        i += 1;
+    }
+    out.push("--resume".into());
+    out.push(checkpoint.display().to_string());
+    out
+}
+
+/// The last validation loss in a trainer's `loss.csv`.
+fn last_validation_loss(path: &Path) -> Option<f64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    text.lines()
+        .rev()
+        .find_map(|l| l.split(',').nth(2)?.trim().parse().ok())
+}
+
+/// The gate's outcome from arena's saved counts: H1 or H0 once the LLR crosses a bound
+/// (pentanomial model, as arena decides), `undecided` once the game cap is reached, None
+/// while neither.
+pub fn gate_verdict(
+    saved: &arena::state::SavedState,
+    elo0: f64,
+    elo1: f64,
+    alpha: f64,
+    beta: f64,
+    max_games: u64,
+) -> Option<GateResult> {
+    let tally = saved
+        .pairs
+        .iter()
+        .find(|p| p.0 == 0 && p.1 == 1)
+        .map(|p| p.2.clone())
+        .unwrap_or_default();
+    let sprt = arena::cli::SprtConfig {
+        elo0,
+        elo1,
+        alpha,
+        beta,
+        model: arena::stats::Model::Normalized,
+    };
+    let llr = arena::report::sprt_llr(&tally, &sprt, true);
+    let (lower, upper) = arena::stats::sprt_bounds(alpha, beta);
+    let games = tally.games();
+    let verdict = if llr >= upper {
+        "H1"
+    } else if llr <= lower {
+        "H0"
+    } else if games >= max_games.div_ceil(2) * 2 {
+        "undecided"
+    } else {
+        return None;
+    };
+    let e = arena::report::estimate(&tally, tally.pairs() > 0);
+    Some(GateResult {
+        verdict: verdict.into(),
+        games,
+        penta: tally.penta,
+        elo: if e.elo.is_finite() { e.elo } else { 0.0 },
+        elo_error: e.elo_error.is_finite().then_some(e.elo_error),
+        llr,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_resume_arguments() {
+        assert_eq!(parse_gen("gen13-128"), Some((13, 128)));
+        assert_eq!(parse_gen("gen14-256-c3"), Some((14, 256)));
+        assert_eq!(parse_gen("material-32"), None);
+        let args: Vec<String> = "train --data a b --hidden 128 --epochs 16 --out o --init n.nnue --threads 1"
+            .split(' ')
+            .map(String::from)
+            .collect();
+        assert_eq!(
+            resume_args(&args, Path::new("o/checkpoint.bin")).join(" "),
+            "train --data a b --out o --threads 1 --resume o/checkpoint.bin"
+        );
+    }
+
+    #[test]
+    fn the_gate_reads_its_verdict_from_the_saved_counts() {
+        let mut saved = arena::state::SavedState::default();
+        let tally = |penta: [u64; 5]| {
+            let [ll, ld, mid, wd, ww] = penta;
+            // tri from penta: LL is two losses, LD a loss and a draw, ...
+            arena::runner::Tally {
+                penta,
+                tri: [2 * ll + ld, ld + 2 * mid + wd, wd + 2 * ww],
+                wl: 0,
+            }
+        };
+        saved.pairs = vec![(0, 1, tally([0, 2, 10, 2, 0]))];
+        assert_eq!(gate_verdict(&saved, 0.0, 15.0, 0.05, 0.05, 1000), None);
+        let capped = gate_verdict(&saved, 0.0, 15.0, 0.05, 0.05, 28).unwrap();
+        assert_eq!((capped.verdict.as_str(), capped.games), ("undecided", 28));
+        saved.pairs = vec![(0, 1, tally([0, 5, 40, 60, 30]))];
+        assert_eq!(
+            gate_verdict(&saved, 0.0, 15.0, 0.05, 0.05, 1000).unwrap().verdict,
+            "H1"
+        );
+        saved.pairs = vec![(0, 1, tally([30, 60, 40, 5, 0]))];
+        assert_eq!(
+            gate_verdict(&saved, 0.0, 15.0, 0.05, 0.05, 1000).unwrap().verdict,
+            "H0"
+        );
+    }
+}
