@@ -1,11 +1,11 @@
 //! The one way in for every reader of games (`datagen stats`, `verify`, `convert`,
 //! `wdl-fit`, `label-quality`, `pack`, and the trainer): [`DataSource`] opens a data file
-//! (`record`'s `LUFTGAME` container, any version) or a pack (`pack`'s `LUFTPACK`),
-//! telling them apart by their first bytes, and yields the same items from either: chunks of
-//! [`GameRecord`]s, each tagged with the source (data file) it came from, and the damage,
-//! repeats and problems found on the way. A data file is one source; a pack holds many,
-//! each with its name and settings header. A later format plugs in here: one more
-//! [`Format`], one more reader behind the same items.
+//! (`record`'s `LUFTGAME` container, any version) or a pack (`pack`'s `LUFTPACK`), telling
+//! them apart by their first bytes, and yields the same items from either: chunks of
+//! games ([`GameRecord`](crate::record::GameRecord)), each tagged with the source (data
+//! file) it came from, and the damage, repeats and problems found on the way. A data file is
+//! one source; a pack holds many, each with its name and settings header. A later format
+//! plugs in here: one more [`Format`], one more reader behind the same items.
 
 use crate::pack::{is_pack, PackItem, PackReader, PackSource};
 use crate::record::{Chunk, Damage, DataReader, Duplicate, Header, Item, RecordError};
