@@ -7,16 +7,24 @@
 //!                            position, positions passing the training filter; and totals
 //! datagen verify PATH...     every chunk's checksum, duplicates, headers (exit 1 on a problem)
 //! datagen convert --to text|bullet --out FILE [--all] PATH...
+//! datagen pack PATH... --out FILE.pack
+//!                            every game of the data files in one compact, checksummed archive
+//!                            (`nnue::pack`, about 2.5 bytes a position; `src/archive.rs`)
+//! datagen unpack FILE.pack --out DIR
+//!                            the packed data files again, the same games in the same chunks
 //! datagen wdl-fit PATH...    fits the engine's WDL model (UCI_ShowWDL) to the games
 //! datagen label-quality [--positions K] [--nodes 1250,2500,...] [--reference R] [--net FILE]
 //!                       [--threads T] [--seed S] PATH...
 //!                            label error of each node budget against a deep search, and
 //!                            positions per hour (`datagen::label_quality`)
 //! ```
-//! A PATH is a data file or a directory, searched at any depth for `*.bin` files (a whole
-//! store, `$LUFT_DATA`, works). `--gen NAME` writes to `$LUFT_DATA/NAME` (default store
-//! `~/.local/share/luft`). Every reader skips a damaged chunk, says where it was, and reads
-//! the rest; running the same generate command again resumes, repairing without deleting an
+//! A PATH is a data file, a pack, or a directory, searched at any depth for `*.bin` files (a
+//! whole store, `$LUFT_DATA`, works); every reader tells data files and packs apart by their
+//! first bytes (`nnue::source`), so `stats`, `verify`, `convert`, `wdl-fit`, `label-quality`
+//! and the trainer read packs as they are (name them: a directory search finds `*.bin`
+//! only). `--gen NAME` writes to `$LUFT_DATA/NAME` (default store `~/.local/share/luft`).
+//! Every reader skips a damaged chunk, says where it was, and reads the rest; running the
+//! same generate command again resumes, repairing without deleting an
 //! intact game (`datagen::store`).
 //!
 //! While generating, stderr shows a progress bar (the workspace's `progress` crate) towards
@@ -43,9 +51,10 @@ use movegen::openings::StartPositions;
 use movegen::{Board, Color};
 use nnue::file::fnv1a;
 use nnue::record::{
-    data_files, encode_chunk, keep_for_training, start_positions_name, DataReader, GameRecord, GenHeader,
-    Header, Item, RecordError, Wdl,
+    data_files, encode_chunk, keep_for_training, start_positions_name, GameRecord, GenHeader, Header,
+    RecordError, Wdl,
 };
+use nnue::source::{DataSource, Format, SourceItem};
 use nnue::Network;
 use progress::{process_cpu_time, ProgressBar, Throttle, PLAIN_EVERY};
 use std::collections::BTreeMap;
@@ -55,6 +64,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod archive;
 mod wdl_fit;
 
 #[derive(Parser, Debug)]
@@ -148,6 +158,25 @@ enum Command {
         all: bool,
         paths: Vec<PathBuf>,
     },
+    /// Packs data files (or directories of them, or packs) into one compact, checksummed
+    /// archive: about 2.5 bytes a position, every game, chunk number, node count and
+    /// settings header kept (`nnue::pack`).
+    Pack {
+        /// The pack to write (written to FILE.partial, then renamed).
+        #[arg(long)]
+        out: PathBuf,
+        /// Data files, directories searched for `*.bin` at any depth, or packs.
+        paths: Vec<PathBuf>,
+    },
+    /// Writes a pack's games back out as data files under DIR, one per packed file, under
+    /// the names and headers they were packed with.
+    Unpack {
+        /// The pack to read.
+        pack: PathBuf,
+        /// The directory to write (must not exist, or be empty).
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Fits the engine's win-draw-loss model (UCI_ShowWDL) to the games.
     WdlFit(wdl_fit::FitArgs),
     /// Label quality against positions per hour: samples positions that pass the training
@@ -188,6 +217,8 @@ fn main() {
         Some(Command::Stats { paths }) => stats(&paths),
         Some(Command::Verify { paths }) => verify(&paths),
         Some(Command::Convert { to, out, all, paths }) => convert(&to, &out, all, &paths),
+        Some(Command::Pack { out, paths }) => archive::pack(&paths, &out),
+        Some(Command::Unpack { pack, out }) => archive::unpack(&pack, &out),
         Some(Command::WdlFit(args)) => wdl_fit::run(&args),
         Some(Command::LabelQuality(args)) => label_quality(&args),
         None => generate(&cli.generate),
@@ -243,7 +274,7 @@ fn label_quality(args: &LabelQualityArgs) -> Result<i32> {
     let net = load_net(args.net.as_deref())?;
     let mut reservoir = Reservoir::new(args.positions, args.seed);
     for file in &files {
-        let read = read_file(file, |g| reservoir.add_game(g))?;
+        let read = read_file(file, |_, g| reservoir.add_game(g))?;
         for p in &read.problems {
             eprintln!(
                 "warning: {}: {p} (sampling from the rest of the file)",
@@ -371,61 +402,117 @@ fn search_samples(
 
 /// What reading one file found besides its games.
 struct FileRead {
-    header: Result<Header, RecordError>,
+    /// A data file or a pack.
+    format: Format,
+    /// The data files its games came from: the file itself, or a pack's sources (with
+    /// any its games name beyond a lost table).
+    sources: Vec<SourceRead>,
     /// Every problem, one line each (empty for a clean file).
     problems: Vec<String>,
     games: u64,
     bytes: u64,
+}
+
+/// What one source (data file) of a file held.
+struct SourceRead {
+    /// Its file name, or its name in the pack.
+    name: String,
+    header: Result<Header, RecordError>,
     /// Nodes searched and positions, over the chunks that record nodes.
     nodes: u64,
     nodes_positions: u64,
 }
 
-/// Reads `path` chunk by chunk, giving every game of every intact chunk to `each`.
-fn read_file(path: &Path, mut each: impl FnMut(&GameRecord)) -> Result<FileRead> {
-    let file = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let mut reader = DataReader::new(std::io::BufReader::new(file))
-        .with_context(|| format!("cannot read {}", path.display()))?;
+impl FileRead {
+    /// The pack version and its sources' formats, or the data file's format.
+    fn format_text(&self) -> String {
+        let formats: std::collections::BTreeSet<String> = self
+            .sources
+            .iter()
+            .map(|s| {
+                s.header
+                    .as_ref()
+                    .map_or("unknown".to_string(), |h| h.version().to_string())
+            })
+            .collect();
+        let formats: Vec<String> = formats.into_iter().collect();
+        match self.format {
+            Format::Games => format!("format {}", formats.join(", ")),
+            Format::Pack => format!(
+                "pack version {}, {} source{} of format {}",
+                nnue::pack::PACK_VERSION,
+                self.sources.len(),
+                if self.sources.len() == 1 { "" } else { "s" },
+                if formats.is_empty() {
+                    "unknown".to_string()
+                } else {
+                    formats.join(", ")
+                }
+            ),
+        }
+    }
+}
+
+/// Reads `path` (a data file or a pack, `nnue::source`) chunk by chunk, giving every game of
+/// every intact chunk to `each` with the index of its source in [`FileRead::sources`].
+fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<FileRead> {
+    let cannot = || format!("cannot read {}", path.display());
+    let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let mut source = DataSource::open(path).with_context(cannot)?;
     let mut read = FileRead {
-        header: reader.header().cloned().map_err(Clone::clone),
+        format: source.format(),
+        sources: source
+            .sources()
+            .iter()
+            .map(|s| SourceRead {
+                name: s.name.clone(),
+                header: s.header.clone(),
+                nodes: 0,
+                nodes_positions: 0,
+            })
+            .collect(),
         problems: Vec::new(),
         games: 0,
         bytes,
-        nodes: 0,
-        nodes_positions: 0,
     };
-    if let Err(e) = &read.header {
-        read.problems.push(e.to_string());
-    }
+    let header_bad = read.format == Format::Games && source.header_error().is_some();
+    read.problems.extend(source.header_error().map(str::to_string));
     let writing = path.parent().is_some_and(DirLock::is_held);
-    while let Some(item) = reader
-        .next_item()
-        .with_context(|| format!("cannot read {}", path.display()))?
-    {
+    while let Some(item) = source.next_item().with_context(cannot)? {
         match item {
-            Item::Chunk(c) => {
+            SourceItem::Chunk { source: s, chunk: c } => {
+                while read.sources.len() <= s {
+                    let i = read.sources.len();
+                    read.sources.push(SourceRead {
+                        name: format!("source-{i}.bin"),
+                        header: Err(RecordError::BadHeader("the pack's source table is lost".into())),
+                        nodes: 0,
+                        nodes_positions: 0,
+                    });
+                }
+                let src = &mut read.sources[s];
                 read.games += c.games.len() as u64;
                 if let Some(n) = c.nodes {
-                    read.nodes += n;
-                    read.nodes_positions += c.games.iter().map(|g| g.moves.len() as u64).sum::<u64>();
+                    src.nodes += n;
+                    src.nodes_positions += c.games.iter().map(|g| g.moves.len() as u64).sum::<u64>();
                 }
                 read.problems.extend(c.problem);
-                c.games.iter().for_each(&mut each);
+                c.games.iter().for_each(|g| each(s, g));
             }
             // A damaged header is already named; its range is the start of the file.
-            Item::Damage(d) if d.offset == 0 && read.header.is_err() => {
+            SourceItem::Damage(d) if d.offset == 0 && header_bad => {
                 if d.len > 0 {
                     read.problems
                         .push(format!("{} bytes skipped at the start", d.len));
                 }
             }
-            Item::Damage(d) => read.problems.push(if writing && d.offset + d.len == bytes {
+            SourceItem::Damage(d) => read.problems.push(if writing && d.offset + d.len == bytes {
                 format!("{d} [a datagen is writing this directory now: the game in flight]")
             } else {
                 d.to_string()
             }),
-            Item::Duplicate(d) => read.problems.push(d.to_string()),
+            SourceItem::Duplicate(d) => read.problems.push(d.to_string()),
+            SourceItem::Problem(p) => read.problems.push(p),
         }
     }
     Ok(read)
@@ -534,29 +621,53 @@ impl Tally {
 
 fn stats(paths: &[PathBuf]) -> Result<i32> {
     let files = expand(paths)?;
-    // One generation per directory.
+    // One generation per directory; a pack's sources by the directory they were packed from.
     let mut generations: BTreeMap<PathBuf, Tally> = BTreeMap::new();
     for file in &files {
         let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
-        let tally = generations.entry(dir).or_default();
-        let read = read_file(file, |g| tally.add_game(g))?;
-        tally.files += 1;
-        tally.nodes += read.nodes;
-        tally.nodes_positions += read.nodes_positions;
-        if !read.problems.is_empty() {
-            tally.damaged += 1;
-            for p in &read.problems {
-                eprintln!(
-                    "warning: {}: {p} (the rest of the file is counted)",
-                    file.display()
-                );
+        let mut counts: Vec<Tally> = Vec::new();
+        let read = read_file(file, |s, g| {
+            if counts.len() <= s {
+                counts.resize_with(s + 1, Tally::default);
             }
+            counts[s].add_game(g);
+        })?;
+        for p in &read.problems {
+            eprintln!(
+                "warning: {}: {p} (the rest of the file is counted)",
+                file.display()
+            );
         }
-        if let Ok(h) = &read.header {
-            tally.formats.insert(h.version());
-            let text = provenance(h);
-            if !tally.settings.contains(&text) {
-                tally.settings.push(text);
+        let generation = |name: &str| match read.format {
+            Format::Games => dir.clone(),
+            Format::Pack => match name.rsplit_once('/') {
+                Some((gen, _)) => PathBuf::from(format!("{}:{gen}", file.display())),
+                None => file.clone(),
+            },
+        };
+        if read.sources.is_empty() {
+            let tally = generations.entry(generation("")).or_default();
+            tally.files += 1;
+            tally.damaged += u64::from(!read.problems.is_empty());
+        }
+        for (i, source) in read.sources.iter().enumerate() {
+            let tally = generations.entry(generation(&source.name)).or_default();
+            if let Some(counts) = counts.get(i) {
+                tally.add(counts);
+            }
+            tally.files += 1;
+            tally.nodes += source.nodes;
+            tally.nodes_positions += source.nodes_positions;
+            // A pack's problems belong to no one source: each of its generations shows them.
+            if !read.problems.is_empty() && (read.format == Format::Pack || i == 0) {
+                tally.damaged += 1;
+            }
+            if let Ok(h) = &source.header {
+                tally.formats.insert(h.version());
+                let text = provenance(h);
+                if !tally.settings.contains(&text) {
+                    tally.settings.push(text);
+                }
             }
         }
     }
@@ -649,14 +760,11 @@ fn stats(paths: &[PathBuf]) -> Result<i32> {
 fn verify(paths: &[PathBuf]) -> Result<i32> {
     let mut bad = 0;
     for file in expand(paths)? {
-        let read = read_file(&file, |_| {})?;
-        let version = read
-            .header
-            .as_ref()
-            .map_or("unknown".to_string(), |h| h.version().to_string());
+        let read = read_file(&file, |_, _| {})?;
+        let format = read.format_text();
         if read.problems.is_empty() {
             println!(
-                "ok   {}: {} games, {} bytes (format {version})",
+                "ok   {}: {} games, {} bytes ({format})",
                 file.display(),
                 read.games,
                 read.bytes
@@ -664,7 +772,7 @@ fn verify(paths: &[PathBuf]) -> Result<i32> {
         } else {
             bad += 1;
             println!(
-                "BAD  {}: {} ({} intact games read, format {version})",
+                "BAD  {}: {} ({} intact games read, {format})",
                 file.display(),
                 read.problems[0],
                 read.games
@@ -742,7 +850,7 @@ fn convert_into(to: &str, out: &Path, tmp: &Path, all: bool, files: &[PathBuf]) 
     let mut written = 0u64;
     let mut failed = None;
     for file in files {
-        let read = read_file(file, |g| {
+        let read = read_file(file, |_, g| {
             if failed.is_some() {
                 return;
             }

@@ -138,13 +138,15 @@ impl DirLock {
     }
 }
 
-fn sibling(path: &Path, suffix: &str) -> PathBuf {
+/// `path` with `suffix` added to its file name (`games-0.bin` -> `games-0.bin.tmp`).
+pub fn sibling(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(suffix);
     path.with_file_name(name)
 }
 
-fn sync_dir(path: &Path) -> Result<()> {
+/// Syncs the directory holding `path`, so a rename into it survives a crash.
+pub fn sync_dir(path: &Path) -> Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),

@@ -1,8 +1,8 @@
 //! `datagen wdl-fit PATH...`: fits the win-draw-loss model of `engine::wdl` (the numbers
 //! behind `UCI_ShowWDL`) to the games in datagen files, by maximum likelihood.
 //!
-//! The files (or every `*.bin` under a directory) are read chunk by chunk with
-//! `nnue::record`'s [`DataReader`]; damaged or repeated chunks are skipped with a warning,
+//! The files (or every `*.bin` under a directory; data files or packs) are read chunk by
+//! chunk with `nnue::source`'s [`DataSource`]; damaged or repeated chunks are skipped with a warning,
 //! as every datagen reader does. Every position of every game whose score is outside the mate band (and within
 //! `--max-score`) is one observation: its search score and material, and how the game
 //! ended, both from White's view (the model is symmetric: a White win at score `s` is the
@@ -20,7 +20,8 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use engine::wdl::{cubic, material, material_x, sigmoid, WdlModel, MATERIAL_MAX, MATERIAL_MIN};
-use nnue::record::{data_files, DataReader, GameRecord, Item, Wdl, MATE_BAND};
+use nnue::record::{data_files, GameRecord, Wdl, MATE_BAND};
+use nnue::source::{DataSource, SourceItem};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -305,21 +306,21 @@ fn read_paths(args: &FitArgs) -> Result<(Bins, usize, u64)> {
     let mut games = 0u64;
     for file in &files {
         let cannot = || format!("cannot read {}", file.display());
-        let handle = std::fs::File::open(file).with_context(cannot)?;
-        let mut reader = DataReader::new(std::io::BufReader::new(handle)).with_context(cannot)?;
-        if let Err(e) = reader.header() {
+        let mut reader = DataSource::open(file).with_context(cannot)?;
+        if let Some(e) = reader.header_error() {
             eprintln!("warning: {}: {e} (reading the chunks after it)", file.display());
         }
         while let Some(item) = reader.next_item().with_context(cannot)? {
             match item {
-                Item::Chunk(chunk) => {
+                SourceItem::Chunk { chunk, .. } => {
                     for game in &chunk.games {
                         games += 1;
                         add_game(&mut bins, game, args);
                     }
                 }
-                Item::Damage(d) => eprintln!("warning: {}: {d}", file.display()),
-                Item::Duplicate(d) => eprintln!("warning: {}: {d}", file.display()),
+                SourceItem::Damage(d) => eprintln!("warning: {}: {d}", file.display()),
+                SourceItem::Duplicate(d) => eprintln!("warning: {}: {d}", file.display()),
+                SourceItem::Problem(p) => eprintln!("warning: {}: {p}", file.display()),
             }
         }
     }

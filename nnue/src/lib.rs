@@ -16,14 +16,18 @@
 //! maintained, with a wire format specified and frozen for 1.x, and small. bincode, the usual
 //! choice, is unmaintained and its last release (3.0.0) is deliberately a compile error;
 //! wincode is younger and needs a newer Rust than the workspace's. Formats 1 and 2 (text
-//! and a hand-written layout) stay readable.
+//! and a hand-written layout) stay readable. `pack` is the compact archive of such files
+//! (`datagen pack`, about 2.5 bytes a position), and `source` the one input interface every
+//! reader of games uses, whichever of the two it is given.
 
 #![warn(missing_docs)]
 
 pub mod file;
 pub mod network;
+pub mod pack;
 pub mod quantise;
 pub mod record;
+pub mod source;
 
 pub use file::NetError;
 pub use network::{feature_index, king_mirrors, mirrored_view, output_bucket, Network};

@@ -224,7 +224,7 @@ pub fn packed_side_to_move(bytes: &[u8; 32]) -> Color {
     }
 }
 
-fn pack_board(board: &Board, eval: i16, result: Wdl, out: &mut Vec<u8>) {
+pub(crate) fn pack_board(board: &Board, eval: i16, result: Wdl, out: &mut Vec<u8>) {
     let occupied = board.occupied();
     out.extend_from_slice(&occupied.0.to_le_bytes());
     let mut nibbles = [0u8; 16];
@@ -256,7 +256,7 @@ fn pack_board(board: &Board, eval: i16, result: Wdl, out: &mut Vec<u8>) {
     out.push(0);
 }
 
-fn unpack_board(bytes: &[u8]) -> Result<(Board, i16, Wdl), RecordError> {
+pub(crate) fn unpack_board(bytes: &[u8]) -> Result<(Board, i16, Wdl), RecordError> {
     if bytes.len() < 32 {
         return Err(RecordError::Truncated);
     }
@@ -436,12 +436,12 @@ pub fn keep_for_training(board: &Board, best: Move, score: i16, ply: usize) -> b
         && board.occupied().len() >= 4
 }
 
-const FNV_OFFSET: u64 = 0xCBF2_9CE4_8422_2325;
+pub(crate) const FNV_OFFSET: u64 = 0xCBF2_9CE4_8422_2325;
 
 /// FNV-1a 64 continued from `hash` over `bytes` (`fnv_extend(FNV_OFFSET, b)` is
 /// `nnue::file::fnv1a(b)`). Every step is a bijection of the state, so any one changed byte
 /// changes the result.
-fn fnv_extend(mut hash: u64, bytes: &[u8]) -> u64 {
+pub(crate) fn fnv_extend(mut hash: u64, bytes: &[u8]) -> u64 {
     for &b in bytes {
         hash ^= u64::from(b);
         hash = hash.wrapping_mul(0x0000_0100_0000_01B3);
@@ -904,6 +904,8 @@ pub struct DataReader<R> {
     eof: bool,
     header: Result<Header, RecordError>,
     header_len: u64,
+    /// The valid header's bytes as they stand in the file (empty when it is damaged).
+    header_bytes: Vec<u8>,
     /// Open damage: where it started and what was wrong there.
     damage: Option<(u64, String)>,
     queued: Option<Item>,
@@ -931,6 +933,7 @@ impl<R: Read> DataReader<R> {
             eof: false,
             header: Err(RecordError::Truncated),
             header_len: 0,
+            header_bytes: Vec::new(),
             damage: None,
             queued: None,
             seen_seq: HashMap::new(),
@@ -958,6 +961,12 @@ impl<R: Read> DataReader<R> {
     /// Length of the valid header (0 when it is damaged).
     pub fn header_len(&self) -> u64 {
         self.header_len
+    }
+
+    /// The valid header's bytes exactly as they stand in the file (magic to checksum; empty
+    /// when it is damaged): what `datagen pack` keeps so an unpacked file starts the same.
+    pub fn header_bytes(&self) -> &[u8] {
+        &self.header_bytes
     }
 
     fn available(&self) -> usize {
@@ -1041,6 +1050,7 @@ impl<R: Read> DataReader<R> {
         };
         self.pos = 24 + len;
         self.header_len = (24 + len) as u64;
+        self.header_bytes = self.buf[..24 + len].to_vec();
         Ok(Ok(header))
     }
 

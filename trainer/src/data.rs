@@ -15,14 +15,18 @@
 //! are decoded for the model's mirroring as batches are drawn; a decoded [`Position`]
 //! keeps the features it was decoded with.
 //!
-//! Files are read chunk by chunk (`nnue::record::DataReader`): a damaged chunk is skipped
-//! with a warning naming the file and byte offset, and every intact chunk after it is used.
+//! Files are read chunk by chunk through `nnue::source::DataSource`, the one input interface
+//! every reader of games shares: a data file (`nnue::record`, any container version) or a
+//! pack (`nnue::pack`, `datagen pack`), told apart by their first bytes. A damaged chunk is
+//! skipped with a warning naming the file and byte offset, and every intact chunk after it
+//! is used.
 
 use movegen::{Board, Color, Piece, PieceType};
 use nnue::record::{
     data_files, keep_for_training, packed_board, packed_codes, packed_side_to_move, piece_of_code,
-    DataReader, GameRecord, Item, Wdl,
+    GameRecord, Wdl,
 };
+use nnue::source::{DataSource, Format, SourceItem};
 use nnue::{feature_index, king_mirrors, mirrored_view};
 use std::path::Path;
 use std::sync::OnceLock;
@@ -237,8 +241,8 @@ pub fn expand(game: &GameRecord, out: &mut Vec<Position>) {
     }
 }
 
-/// Reads every game of every data file the paths name (directories searched at any depth
-/// for `*.bin`), packed. Problems (a damaged chunk, a repeated chunk, a bad header) become
+/// Reads every game of every data file or pack the paths name (directories searched at any
+/// depth for `*.bin`), packed. Problems (a damaged chunk, a repeated chunk, a bad header) become
 /// warnings; everything intact is used.
 pub fn load_packed(paths: &[impl AsRef<Path>]) -> anyhow::Result<(Vec<PackedPosition>, Vec<String>)> {
     let mut positions = Vec::new();
@@ -275,23 +279,25 @@ fn read_file(
     warnings: &mut Vec<String>,
 ) -> anyhow::Result<()> {
     let io = |e: std::io::Error| anyhow::anyhow!("cannot read {}: {e}", path.display());
-    let file = std::fs::File::open(path).map_err(io)?;
-    let mut reader = DataReader::new(std::io::BufReader::new(file)).map_err(io)?;
-    let header_bad = reader.header().is_err();
-    if let Err(e) = reader.header() {
+    let mut source = DataSource::open(path).map_err(io)?;
+    let header_bad = source.format() == Format::Games && source.header_error().is_some();
+    if let Some(e) = source.header_error() {
         warnings.push(format!("{}: {e}; reading the chunks after it", path.display()));
     }
-    while let Some(item) = reader.next_item().map_err(io)? {
+    while let Some(item) = source.next_item().map_err(io)? {
         match item {
-            Item::Chunk(c) => {
+            SourceItem::Chunk { chunk: c, .. } => {
                 if let Some(p) = c.problem {
                     warnings.push(format!("{}: {p}", path.display()));
                 }
                 c.games.iter().for_each(&mut *each);
             }
-            Item::Damage(d) if d.offset == 0 && header_bad => {}
-            Item::Damage(d) => warnings.push(format!("{}: {d}; using the rest of the file", path.display())),
-            Item::Duplicate(d) => warnings.push(format!("{}: {d}", path.display())),
+            SourceItem::Damage(d) if d.offset == 0 && header_bad => {}
+            SourceItem::Damage(d) => {
+                warnings.push(format!("{}: {d}; using the rest of the file", path.display()))
+            }
+            SourceItem::Duplicate(d) => warnings.push(format!("{}: {d}", path.display())),
+            SourceItem::Problem(p) => warnings.push(format!("{}: {p}", path.display())),
         }
     }
     Ok(())
@@ -546,6 +552,48 @@ mod tests {
             first_file
         );
         assert!(load(&[dir.join("nothing-here")]).is_err());
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// The trainer reads packs (`datagen pack`) as they are: the same positions, in the same
+    /// order, as from the data file the pack holds.
+    #[test]
+    fn packs_load_like_the_data_files_they_hold() {
+        use nnue::pack::{PackSource, PackWriter};
+        use nnue::record::Chunk;
+        let dir = std::env::temp_dir().join(format!("luft-trainer-pack-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let header = nnue::record::encode_header(&GenHeader::default());
+        let mut file = header.clone();
+        let mut w = PackWriter::new(
+            Vec::new(),
+            &[PackSource {
+                name: "gen/games-0.bin".into(),
+                header_bytes: header,
+            }],
+        )
+        .unwrap();
+        for (i, g) in games(8, 21).into_iter().enumerate() {
+            encode_chunk(std::slice::from_ref(&g), i as u64, 0, &mut file);
+            let chunk = Chunk {
+                offset: 0,
+                len: 0,
+                version: 2,
+                seq: Some(i as u64),
+                nodes: None,
+                games: vec![g],
+                problem: None,
+            };
+            w.add_chunk(0, &chunk).unwrap();
+        }
+        write(&dir.join("gen/games-0.bin"), &file);
+        write(&dir.join("gen.pack"), &w.finish().unwrap().0);
+        let (from_file, warnings) = load_packed(&[dir.join("gen/games-0.bin")]).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let (from_pack, warnings) = load_packed(&[dir.join("gen.pack")]).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert!(from_file.len() > 100, "{}", from_file.len());
+        assert_eq!(from_pack, from_file);
         std::fs::remove_dir_all(&dir).ok();
     }
 

@@ -1,0 +1,448 @@
+//! `datagen pack PATH... --out FILE` and `datagen unpack FILE --out DIR`: self-play kept
+//! compact (`nnue::pack`, about 2.5 bytes a position where the data files take about 4.6)
+//! and turned back into ordinary data files.
+//!
+//! Packing reads every input with `nnue::source::DataSource`, so a damaged input is reported
+//! (warnings naming the file and byte offset) and its intact games are packed; a pack given
+//! as an input is merged with its sources' names. Each data file becomes one source of the
+//! pack, named by its directory and its file name (a directory argument: the directory's
+//! name, then the path below it), so `gen13/games-0.bin` unpacks to `DIR/gen13/games-0.bin`
+//! and every generation (directory) stays apart; two inputs under one name are an error.
+//! Its whole settings header goes into the pack as it stood.
+//!
+//! Unpacking writes each source back under its name: its header as it stood, then its
+//! chunks with their sequence numbers and node counts (version 1 chunks as version 1), so
+//! `datagen stats`, `convert` and the trainer see the same games in the same order, and a
+//! file datagen wrote comes back byte for byte. Both write atomically: the pack to
+//! `FILE.partial`, renamed into place; the data files into `DIR.partial`, renamed to `DIR`;
+//! on an error nothing is left behind. An output that is one of the inputs is refused.
+
+use anyhow::{bail, Context, Result};
+use datagen::store::{self, DirLock};
+use nnue::pack::{PackSource, PackWriter};
+use nnue::record::{data_files, encode_chunk, encode_chunk_v1};
+use nnue::source::{DataSource, Format, SourceItem};
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// One input file: where it is, and the name a data file's games are packed under.
+struct Input {
+    path: PathBuf,
+    canonical: PathBuf,
+    name: String,
+}
+
+/// The last component of a canonical directory (`root` for `/`).
+fn dir_label(dir: &Path) -> String {
+    dir.file_name()
+        .map_or("root".to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// The data files (and packs) the paths name, each with its packed name.
+fn inputs(paths: &[PathBuf]) -> Result<Vec<Input>> {
+    if paths.is_empty() {
+        bail!("give at least one data file, directory or pack");
+    }
+    let mut out = Vec::new();
+    for path in paths {
+        let cannot = || format!("cannot read {}", path.display());
+        let is_dir = std::fs::metadata(path).with_context(cannot)?.is_dir();
+        let found = data_files(path).with_context(cannot)?;
+        if found.is_empty() {
+            bail!("no data files (*.bin) under {}", path.display());
+        }
+        for file in found {
+            let name = if is_dir {
+                let label = dir_label(&std::fs::canonicalize(path).with_context(cannot)?);
+                let below = file.strip_prefix(path).unwrap_or(&file);
+                let parts: Vec<String> = below
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                format!("{label}/{}", parts.join("/"))
+            } else {
+                let parent = match file.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p,
+                    _ => Path::new("."),
+                };
+                let label = dir_label(&std::fs::canonicalize(parent).with_context(cannot)?);
+                let own = file
+                    .file_name()
+                    .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+                format!("{label}/{own}")
+            };
+            let canonical =
+                std::fs::canonicalize(&file).with_context(|| format!("cannot read {}", file.display()))?;
+            out.push(Input {
+                path: file,
+                canonical,
+                name,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The sources one input contributes: a data file itself, a pack its table.
+fn sources_of(input: &Input) -> Result<(Format, Vec<PackSource>)> {
+    let src =
+        DataSource::open(&input.path).with_context(|| format!("cannot read {}", input.path.display()))?;
+    match src.format() {
+        Format::Games => Ok((
+            Format::Games,
+            vec![PackSource {
+                name: input.name.clone(),
+                header_bytes: src.sources()[0].header_bytes.clone(),
+            }],
+        )),
+        Format::Pack => {
+            if let Some(e) = src.header_error() {
+                bail!(
+                    "{}: {e}; its games cannot be named in a new pack (`datagen unpack` it instead)",
+                    input.path.display()
+                );
+            }
+            Ok((
+                Format::Pack,
+                src.sources()
+                    .iter()
+                    .map(|s| PackSource {
+                        name: s.name.clone(),
+                        header_bytes: s.header_bytes.clone(),
+                    })
+                    .collect(),
+            ))
+        }
+    }
+}
+
+/// `datagen pack`: every game of the inputs into `out` (see the module notes).
+pub fn pack(paths: &[PathBuf], out: &Path) -> Result<i32> {
+    let start = Instant::now();
+    if out.is_dir() || out.as_os_str().to_string_lossy().ends_with('/') {
+        bail!("--out {} is a directory; give a file name", out.display());
+    }
+    let inputs = inputs(paths)?;
+    let tmp = store::sibling(out, ".partial");
+    for own in [out, tmp.as_path()] {
+        if let Ok(canonical) = std::fs::canonicalize(own) {
+            if let Some(i) = inputs.iter().find(|i| i.canonical == canonical) {
+                bail!(
+                    "--out {} is one of the inputs ({}); give another file",
+                    own.display(),
+                    i.path.display()
+                );
+            }
+        }
+    }
+    let mut seen = HashSet::new();
+    for i in &inputs {
+        if !seen.insert(&i.canonical) {
+            bail!("{} is given twice", i.path.display());
+        }
+    }
+    // 1. Every input's sources, so the table can be written first.
+    let mut sources: Vec<PackSource> = Vec::new();
+    let mut planned = Vec::new();
+    let mut names: HashMap<String, PathBuf> = HashMap::new();
+    for input in &inputs {
+        let (format, own) = sources_of(input)?;
+        for s in &own {
+            if let Some(other) = names.insert(s.name.clone(), input.path.clone()) {
+                bail!(
+                    "{} and {} would both be packed as {}; pack them separately",
+                    other.display(),
+                    input.path.display(),
+                    s.name
+                );
+            }
+        }
+        planned.push((input, format, sources.len(), own.clone()));
+        sources.extend(own);
+    }
+    // 2. The games, into FILE.partial, renamed into place once complete.
+    let result = pack_into(&planned, &sources, &tmp);
+    let summary = match result {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+    };
+    std::fs::rename(&tmp, out).with_context(|| format!("cannot write {}", out.display()))?;
+    store::sync_dir(out)?;
+    let per = |bytes: u64| bytes as f64 / summary.positions.max(1) as f64;
+    println!(
+        "packed {} games, {} positions from {} file{} ({} source{}) into {}: {} bytes, {:.3} bytes per \
+         position (the inputs: {} bytes, {:.3} per position) in {:.1} s",
+        summary.games,
+        summary.positions,
+        inputs.len(),
+        if inputs.len() == 1 { "" } else { "s" },
+        sources.len(),
+        if sources.len() == 1 { "" } else { "s" },
+        out.display(),
+        summary.bytes,
+        per(summary.bytes),
+        summary.input_bytes,
+        per(summary.input_bytes),
+        start.elapsed().as_secs_f64()
+    );
+    if summary.problems > 0 {
+        println!(
+            "{} problem{} in the inputs (above): damaged bytes were skipped, every intact game packed",
+            summary.problems,
+            if summary.problems == 1 { "" } else { "s" }
+        );
+    }
+    Ok(0)
+}
+
+struct PackSummary {
+    games: u64,
+    positions: u64,
+    bytes: u64,
+    input_bytes: u64,
+    problems: u64,
+}
+
+type Planned<'a> = (&'a Input, Format, usize, Vec<PackSource>);
+
+fn pack_into(planned: &[Planned<'_>], sources: &[PackSource], tmp: &Path) -> Result<PackSummary> {
+    let cannot_write = || format!("cannot write {}", tmp.display());
+    let file = File::create(tmp).with_context(cannot_write)?;
+    let mut writer = PackWriter::new(BufWriter::new(file), sources).with_context(cannot_write)?;
+    let (mut input_bytes, mut problems) = (0, 0);
+    for (input, format, base, own) in planned {
+        let path = &input.path;
+        let cannot = || format!("cannot read {}", path.display());
+        let (again_format, again) = sources_of(input)?;
+        if again_format != *format || again != *own {
+            bail!("{} changed while it was being packed", path.display());
+        }
+        input_bytes += std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        if path.parent().is_some_and(DirLock::is_held) {
+            eprintln!(
+                "warning: {}: a datagen is writing this directory now; packing the games written so far",
+                path.display()
+            );
+        }
+        let mut src = DataSource::open(path).with_context(cannot)?;
+        if let Some(e) = src.header_error() {
+            eprintln!("warning: {}: {e} (packing the games after it)", path.display());
+            problems += 1;
+        }
+        let header_bad = *format == Format::Games && src.header_error().is_some();
+        while let Some(item) = src.next_item().with_context(cannot)? {
+            let warning = match item {
+                SourceItem::Chunk { source, chunk } => {
+                    if source >= own.len() {
+                        bail!("{}: a game of source {source}, beyond its table", path.display());
+                    }
+                    writer
+                        .add_chunk(base + source, &chunk)
+                        .with_context(|| format!("{}: the chunk at byte {}", path.display(), chunk.offset))?;
+                    match chunk.problem {
+                        Some(p) => p,
+                        None => continue,
+                    }
+                }
+                SourceItem::Damage(d) if d.offset == 0 && header_bad => continue,
+                SourceItem::Damage(d) => d.to_string(),
+                SourceItem::Duplicate(d) => d.to_string(),
+                SourceItem::Problem(p) => p,
+            };
+            problems += 1;
+            eprintln!("warning: {}: {warning} (packing the rest)", path.display());
+        }
+    }
+    let (buffered, totals) = writer.finish().with_context(cannot_write)?;
+    let file = buffered
+        .into_inner()
+        .map_err(|e| e.into_error())
+        .with_context(cannot_write)?;
+    file.sync_all().with_context(cannot_write)?;
+    Ok(PackSummary {
+        games: totals.games,
+        positions: totals.positions,
+        bytes: totals.bytes,
+        input_bytes,
+        problems,
+    })
+}
+
+/// A source's name as a path below the output directory: plain relative parts only.
+fn safe_name(name: &str) -> Result<PathBuf> {
+    let mut path = PathBuf::new();
+    for part in name.split('/') {
+        if part.is_empty() || part == "." || part == ".." || part.contains(['\\', '\0']) {
+            bail!("the pack names a source {name:?}, which is not a plain relative path; not writing it");
+        }
+        path.push(part);
+    }
+    Ok(path)
+}
+
+/// `datagen unpack`: the pack's sources as data files under `out` (see the module notes).
+pub fn unpack(pack: &Path, out: &Path) -> Result<i32> {
+    let start = Instant::now();
+    let cannot = || format!("cannot read {}", pack.display());
+    let mut src = DataSource::open(pack).with_context(cannot)?;
+    if src.format() != Format::Pack {
+        bail!(
+            "{} is not a pack (it reads as a data file: nothing to unpack)",
+            pack.display()
+        );
+    }
+    if let Ok(meta) = std::fs::symlink_metadata(out) {
+        if !meta.is_dir() {
+            bail!("--out {} exists and is not a directory", out.display());
+        }
+        let mut entries = std::fs::read_dir(out).with_context(|| format!("cannot list {}", out.display()))?;
+        if entries.next().is_some() {
+            bail!("--out {} is not empty; give a new directory", out.display());
+        }
+    }
+    let tmp = store::sibling(out, ".partial");
+    if std::fs::symlink_metadata(&tmp).is_ok() {
+        bail!(
+            "{} exists (left by a stopped unpack?); remove it first",
+            tmp.display()
+        );
+    }
+    std::fs::create_dir_all(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+    let summary = match unpack_into(&mut src, pack, &tmp) {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+    };
+    if out.is_dir() {
+        std::fs::remove_dir(out).with_context(|| format!("cannot replace {}", out.display()))?;
+    }
+    std::fs::rename(&tmp, out).with_context(|| format!("cannot write {}", out.display()))?;
+    store::sync_dir(out)?;
+    println!(
+        "unpacked {} games, {} positions into {} file{} under {} in {:.1} s",
+        summary.games,
+        summary.positions,
+        summary.files,
+        if summary.files == 1 { "" } else { "s" },
+        out.display(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(0)
+}
+
+struct UnpackSummary {
+    games: u64,
+    positions: u64,
+    files: usize,
+}
+
+/// The file being appended to: its source index and writer.
+type Current = Option<(usize, BufWriter<File>)>;
+
+fn close(current: &mut Current, paths: &[PathBuf]) -> Result<()> {
+    if let Some((i, w)) = current.take() {
+        w.into_inner()
+            .map_err(|e| e.into_error())
+            .and_then(|f| f.sync_all())
+            .with_context(|| format!("cannot write {}", paths[i].display()))?;
+    }
+    Ok(())
+}
+
+fn unpack_into(src: &mut DataSource, pack: &Path, dir: &Path) -> Result<UnpackSummary> {
+    if let Some(e) = src.header_error() {
+        eprintln!(
+            "warning: {}: {e}; its games go to source-N.bin files without a header",
+            pack.display()
+        );
+    }
+    let mut paths = Vec::new();
+    let mut taken = HashSet::new();
+    for s in src.sources() {
+        let rel = safe_name(&s.name)?;
+        if !taken.insert(rel.clone()) {
+            bail!("the pack names {} twice", s.name);
+        }
+        paths.push(dir.join(rel));
+    }
+    // Every source's file, its header first (a source without games stays a file).
+    let create = |path: &Path, header: &[u8]| -> Result<()> {
+        let write = || -> std::io::Result<()> {
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            let mut f = File::create(path)?;
+            f.write_all(header)?;
+            f.sync_all()
+        };
+        write().with_context(|| format!("cannot write {}", path.display()))
+    };
+    for (s, path) in src.sources().iter().zip(&paths) {
+        create(path, &s.header_bytes)?;
+    }
+    let (mut games, mut positions) = (0, 0);
+    let mut current: Current = None;
+    let mut bytes = Vec::new();
+    let cannot = || format!("cannot read {}", pack.display());
+    while let Some(item) = src.next_item().with_context(cannot)? {
+        let warning = match item {
+            SourceItem::Chunk { source, chunk } => {
+                // Sources beyond a lost table: files of their own, without a header.
+                while paths.len() <= source {
+                    let rel = PathBuf::from(format!("source-{}.bin", paths.len()));
+                    if !taken.insert(rel.clone()) {
+                        bail!(
+                            "the pack names a source {}: no room for its unnamed ones",
+                            rel.display()
+                        );
+                    }
+                    let path = dir.join(rel);
+                    create(&path, &[])?;
+                    paths.push(path);
+                }
+                if current.as_ref().is_none_or(|(i, _)| *i != source) {
+                    close(&mut current, &paths)?;
+                    let path = &paths[source];
+                    let file = std::fs::OpenOptions::new()
+                        .append(true)
+                        .open(path)
+                        .with_context(|| format!("cannot write {}", path.display()))?;
+                    current = Some((source, BufWriter::new(file)));
+                }
+                bytes.clear();
+                match (chunk.version, chunk.seq) {
+                    (2, Some(seq)) => encode_chunk(&chunk.games, seq, chunk.nodes.unwrap_or(0), &mut bytes),
+                    _ => encode_chunk_v1(&chunk.games, &mut bytes),
+                }
+                if let Some((_, w)) = &mut current {
+                    w.write_all(&bytes)
+                        .with_context(|| format!("cannot write {}", paths[source].display()))?;
+                }
+                games += chunk.games.len() as u64;
+                positions += chunk.games.iter().map(|g| g.moves.len() as u64).sum::<u64>();
+                match chunk.problem {
+                    Some(p) => p,
+                    None => continue,
+                }
+            }
+            SourceItem::Damage(d) => d.to_string(),
+            SourceItem::Duplicate(d) => d.to_string(),
+            SourceItem::Problem(p) => p,
+        };
+        eprintln!("warning: {}: {warning} (unpacking the rest)", pack.display());
+    }
+    close(&mut current, &paths)?;
+    Ok(UnpackSummary {
+        games,
+        positions,
+        files: paths.len(),
+    })
+}

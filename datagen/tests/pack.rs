@@ -1,0 +1,328 @@
+//! `datagen pack` and `datagen unpack` end to end, on slices of Luft's own self-play
+//! (`/work/shared/data/selfplay`, read-only: the slices are copied to a scratch directory;
+//! the tests that need them are skipped where it is absent): the round trip gives back the
+//! same files byte for byte, `stats`, `verify` and `convert` agree on the data files, the
+//! pack and the unpacked files, a pack takes at most 3 bytes a position, a flipped byte in
+//! a pack costs at most one game, a damaged input is reported and the rest packed, and an
+//! output that is one of the inputs is refused.
+
+#![allow(clippy::unwrap_used)]
+
+use nnue::pack::{PackItem, PackReader};
+use nnue::record::{scan, DataReader, Item};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn datagen() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_datagen"));
+    c.env_remove("LUFT_DATA");
+    c
+}
+
+/// A fresh directory under cargo's scratch space for integration tests (target/tmp).
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("luft-pack-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(args: &[&Path]) -> Output {
+    datagen().args(args).output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Runs datagen and checks it succeeded; returns stdout.
+fn ok(args: &[&Path]) -> String {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+/// The header and the first `games` chunks of a shared self-play file, cut at a chunk's
+/// end; `None` when the file is absent.
+fn shared_slice(name: &str, games: usize) -> Option<Vec<u8>> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/data/selfplay")
+        .join(name);
+    let Ok(bytes) = std::fs::read(&path) else {
+        eprintln!("skipped: {} is absent", path.display());
+        return None;
+    };
+    let mut reader = DataReader::new(&bytes[..]).unwrap();
+    let mut end = reader.header_len();
+    for _ in 0..games {
+        match reader.next_item().unwrap() {
+            Some(Item::Chunk(c)) => end = c.offset + c.len,
+            other => panic!("{other:?}"),
+        }
+    }
+    Some(bytes[..end as usize].to_vec())
+}
+
+fn write(path: &Path, bytes: &[u8]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// `datagen stats` output without the generation lines' paths (which name where the files
+/// are, and so differ between the data files, the pack and the unpacked files).
+fn stats_numbers(out: &str) -> String {
+    out.lines()
+        .map(|l| match l.split_once("  (") {
+            Some((_, rest)) if !l.starts_with(' ') => format!("<generation>  ({rest}"),
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The games of a data file, by a fresh read.
+fn games_of(path: &Path) -> usize {
+    scan(&std::fs::read(path).unwrap()).games.len()
+}
+
+/// Pack, verify, stats, unpack, convert: the same games everywhere; the unpacked files are
+/// the inputs byte for byte; at most 3 bytes a position.
+#[test]
+fn pack_then_unpack_gives_back_the_same_files() {
+    let (Some(a), Some(b)) = (
+        shared_slice("gen13-a.bin", 1500),
+        shared_slice("gen13-dfrc-a.bin", 500),
+    ) else {
+        return;
+    };
+    let dir = temp_dir("round-trip");
+    let input = dir.join("store");
+    let (file_a, file_b) = (
+        input.join("gen13/gen13-a.bin"),
+        input.join("dfrc/gen13-dfrc-a.bin"),
+    );
+    write(&file_a, &a);
+    write(&file_b, &b);
+    let pack = dir.join("store.pack");
+    let said = ok(&[Path::new("pack"), &input, Path::new("--out"), &pack]);
+    assert!(!dir.join("store.pack.partial").exists());
+    // The figure it prints, and the same from the file.
+    let per: f64 = said
+        .split(" bytes per position")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{said}"));
+    let positions: usize = [&a, &b]
+        .iter()
+        .flat_map(|f| scan(f).games)
+        .map(|g| g.moves.len())
+        .sum();
+    let size = std::fs::metadata(&pack).unwrap().len() as f64;
+    assert!((size / positions as f64 - per).abs() < 0.001, "{said}");
+    assert!(per <= 3.0, "{per} bytes a position: {said}");
+    assert!(
+        said.contains("packed 2000 games") && said.contains("2 sources"),
+        "{said}"
+    );
+
+    let verified = ok(&[Path::new("verify"), &pack]);
+    assert!(
+        verified.starts_with("ok ") && verified.contains("2000 games") && verified.contains("format 3"),
+        "{verified}"
+    );
+
+    let out = dir.join("unpacked");
+    let said = ok(&[Path::new("unpack"), &pack, Path::new("--out"), &out]);
+    assert!(
+        said.contains("unpacked 2000 games") && said.contains("2 files"),
+        "{said}"
+    );
+    assert!(!dir.join("unpacked.partial").exists());
+    assert_eq!(std::fs::read(out.join("store/gen13/gen13-a.bin")).unwrap(), a);
+    assert_eq!(std::fs::read(out.join("store/dfrc/gen13-dfrc-a.bin")).unwrap(), b);
+
+    // stats: the same numbers from the data files, the pack and the unpacked files.
+    let before = ok(&[Path::new("stats"), &input]);
+    let from_pack = ok(&[Path::new("stats"), &pack]);
+    let after = ok(&[Path::new("stats"), &out]);
+    assert_eq!(stats_numbers(&before), stats_numbers(&after));
+    assert_eq!(stats_numbers(&before), stats_numbers(&from_pack));
+    assert!(before.contains("games: 2000"), "{before}");
+    assert!(
+        from_pack.contains("store.pack:store/gen13  (1 file)"),
+        "{from_pack}"
+    );
+
+    // convert: the same positions, in the same order.
+    let convert = |from: &Path, to: &str| {
+        let file = dir.join(to);
+        ok(&[
+            Path::new("convert"),
+            Path::new("--to"),
+            Path::new("text"),
+            Path::new("--out"),
+            &file,
+            from,
+        ]);
+        std::fs::read(file).unwrap()
+    };
+    let (t1, t2) = (convert(&input, "before.txt"), convert(&out, "after.txt"));
+    assert!(t1.len() > 100_000);
+    assert_eq!(t1, t2);
+    assert_eq!(t1, convert(&pack, "pack.txt"));
+
+    // A pack is an input too: repacking the pack gives the same pack.
+    let again = dir.join("again.pack");
+    ok(&[Path::new("pack"), &pack, Path::new("--out"), &again]);
+    assert_eq!(std::fs::read(&again).unwrap(), std::fs::read(&pack).unwrap());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// One flipped byte in a pack, wherever it falls, costs at most one game: `verify` says BAD
+/// (exit 1), `stats` and `unpack` read every other game, nothing panics.
+#[test]
+fn a_flipped_byte_in_a_pack_costs_at_most_one_game() {
+    let Some(slice) = shared_slice("gen13-a.bin", 40) else {
+        return;
+    };
+    let dir = temp_dir("flip");
+    let input = dir.join("gen/games-0.bin");
+    write(&input, &slice);
+    let pack = dir.join("gen.pack");
+    ok(&[Path::new("pack"), &input, Path::new("--out"), &pack]);
+    let bytes = std::fs::read(&pack).unwrap();
+    // Where things are: the tables from byte 12, the block header, each game's frame.
+    let mut reader = PackReader::new(&bytes[..]).unwrap();
+    let mut frames = Vec::new();
+    while let Some(item) = reader.next_item().unwrap() {
+        if let PackItem::Chunk { chunk, .. } = item {
+            frames.push((chunk.offset as usize, (chunk.offset + chunk.len) as usize));
+        }
+    }
+    assert_eq!(frames.len(), 40);
+    let block = bytes.windows(4).position(|w| w == b"LPBK").unwrap();
+    let (first, middle, last) = (frames[0], frames[20], frames[39]);
+    let offsets = [
+        3,
+        14,
+        block - 5,
+        block + 6,
+        block + 13,
+        first.0,
+        (middle.0 + middle.1) / 2,
+        middle.1 - 1,
+        last.1 - 1,
+    ];
+    for at in offsets {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0x20;
+        let damaged = dir.join(format!("flip-{at}.pack"));
+        std::fs::write(&damaged, &bad).unwrap();
+        let verified = run(&[Path::new("verify"), &damaged]);
+        assert_eq!(
+            verified.status.code(),
+            Some(1),
+            "flip at {at}: {}",
+            text(&verified.stdout)
+        );
+        assert!(text(&verified.stdout).starts_with("BAD"), "flip at {at}");
+        let in_a_game = frames.iter().any(|&(s, e)| (s..e).contains(&at));
+        let want = if in_a_game { 39 } else { 40 };
+        let stats = ok(&[Path::new("stats"), &damaged]);
+        assert!(
+            stats.contains(&format!("games: {want}\n")),
+            "flip at {at}: {stats}"
+        );
+        let out = dir.join(format!("out-{at}"));
+        ok(&[Path::new("unpack"), &damaged, Path::new("--out"), &out]);
+        assert_eq!(games_of(&out.join("gen/games-0.bin")), want, "flip at {at}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A damaged input is reported with its offset and its intact games are packed; outputs that
+/// are inputs, a data file to unpack and a full output directory are refused, and nothing is
+/// left behind.
+#[test]
+fn damaged_inputs_are_reported_and_bad_outputs_refused() {
+    let Some(slice) = shared_slice("gen13-dfrc-a.bin", 10) else {
+        return;
+    };
+    let dir = temp_dir("refuse");
+    let input = dir.join("gen/games-0.bin");
+    let mut damaged = slice.clone();
+    let third = scan(&slice).chunks[2];
+    damaged[third.offset as usize + 60] ^= 1;
+    write(&input, &damaged);
+    let pack = dir.join("gen.pack");
+    let out = run(&[Path::new("pack"), &input, Path::new("--out"), &pack]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&format!("bad chunk at byte {}", third.offset)),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stdout).contains("packed 9 games"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(
+        text(&out.stdout).contains("1 problem in the inputs"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    let refused = |args: &[&Path], why: &str| {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(text(&out.stderr).contains(why), "{args:?}: {}", text(&out.stderr));
+    };
+    refused(
+        &[Path::new("pack"), &input, Path::new("--out"), &input],
+        "is one of the inputs",
+    );
+    refused(
+        &[Path::new("pack"), &dir.join("gen"), Path::new("--out"), &input],
+        "is one of the inputs",
+    );
+    refused(
+        &[Path::new("pack"), &input, Path::new("--out"), &dir],
+        "is a directory",
+    );
+    refused(
+        &[Path::new("pack"), &input, &input, Path::new("--out"), &pack],
+        "given twice",
+    );
+    refused(
+        &[Path::new("unpack"), &input, Path::new("--out"), &dir.join("x")],
+        "is not a pack",
+    );
+    refused(
+        &[Path::new("unpack"), &pack, Path::new("--out"), &dir],
+        "is not empty",
+    );
+    refused(
+        &[Path::new("unpack"), &pack, Path::new("--out"), &pack],
+        "is not a directory",
+    );
+    assert_eq!(std::fs::read(&input).unwrap(), damaged, "the input is untouched");
+    // Unpacking into an empty directory is fine.
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    ok(&[Path::new("unpack"), &pack, Path::new("--out"), &empty]);
+    assert_eq!(games_of(&empty.join("gen/games-0.bin")), 9);
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".partial"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}

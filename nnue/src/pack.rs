@@ -1,0 +1,1455 @@
+//! Packs: compact, checksummed, portable archives of self-play games (`datagen pack` writes
+//! them, `datagen unpack` turns them back into data files, and every reader of games reads
+//! them directly through [`crate::source::DataSource`]).
+//!
+//! A pack keeps everything the data files it came from hold that a reader reads: every
+//! game (start position, start evaluation, result, moves, scores), which file (source) each
+//! game came from with that file's whole settings header as it stood, and each chunk's
+//! sequence number and nodes searched, so unpacking writes the same games, in order, under
+//! the same headers in the same chunks (for files datagen wrote, byte for byte the same
+//! files). On Luft's own self-play it takes about 2.5 bytes a position where the data files
+//! take about 4.6.
+//!
+//! # Layout (all fixed-width integers little-endian)
+//!
+//! ```text
+//! prefix        0..8    "LUFTPACK"
+//!               8..12   pack version: 1
+//! source table  twice in a row, the same bytes (a flipped byte spoils one copy):
+//!               0..4    "LPST"
+//!               4..8    body length T (at most 16 MiB)
+//!               8..     body: varint pack version (1, the authoritative copy), varint
+//!                       source count S, then per source: varint length + UTF-8 name (a
+//!                       relative path with `/` separators: where `datagen unpack` writes
+//!                       it), varint length + the source's whole data file header as it
+//!                       stood in the file (magic to checksum, `record`'s layout; empty when
+//!                       that header was unreadable)
+//!               +8      FNV-1a 64 of the copy's bytes before it
+//! blocks        until the end of the file:
+//!               0..4    "LPBK"
+//!               4..8    payload length (at most 16 MiB; the writer closes a block once it
+//!                       passes 64 KiB)
+//!               8..12   games in the payload
+//!               12..20  FNV-1a 64 of bytes 0..12 and the payload
+//!               20..    payload: game frames, back to back
+//! game frame    varint  body length n (35 to 1 MiB)
+//!               n       body
+//!               4       the low 32 bits of FNV-1a 64 of the length varint and the body
+//! game body     u8      flags: bit 0 its chunk is a version 2 chunk (version 1 otherwise),
+//!                       bit 1 the first game of its chunk, bit 2 the chunk records its
+//!                       nodes (bits 0 and 1 set too); bits 3-7 zero
+//!               varint  source index (< S)
+//!               varint  the chunk's sequence number       (bits 0 and 1)
+//!               varint  the chunk's nodes searched, > 0   (bit 2)
+//!               32      the start board exactly as `record` lays it out (pieces, side to
+//!                       move, en passant, clocks, start evaluation, result)
+//!               varint  plies p
+//!               p times u8 move index (255: 255 plus a varint follows), then varint
+//!                       zigzag(score - prediction)
+//! ```
+//!
+//! A varint is LEB128: 7 bits a byte, low bits first, the top bit set on every byte but the
+//! last. zigzag maps a signed d to `2d` (d >= 0) or `-2d - 1` (d < 0), so small differences
+//! of either sign take one byte. A score is White's view, centipawns, as in the data files;
+//! the prediction for the first ply is the start evaluation and for every later ply the
+//! score of the ply before (consecutive searches mostly agree).
+//!
+//! The move index is the played move's place among the position's legal moves sorted by
+//! their 16-bit record encoding ([`crate::record::encode_move`]), not by the order
+//! `movegen` generates them in: the pack depends on the rules of chess (standard and
+//! Chess960 castling as king takes rook) and on the record move encoding, both fixed, and
+//! not on the generator's order, which may change. A change to any of those needs a new
+//! pack version, which readers refuse rather than misread.
+//!
+//! # Damage
+//!
+//! Each game frame is delimited and checksummed on its own, so one flipped byte costs at most
+//! the game it falls in. A [`PackReader`] checks each block; a block that fails (a flipped
+//! byte, a cut, a damaged header) is reported and its games are then read frame by frame,
+//! each frame kept when its own checksum holds and it decodes. Bytes that belong to no valid
+//! table, block or frame are reported as damage and skipped byte by byte until the next
+//! valid one (a frame's prefilter, flags and source index, rejects almost every wrong
+//! offset before its checksum is computed; a false match needs a 32-bit checksum collision
+//! and a body that decodes as legal chess). A damaged table copy is replaced by the other;
+//! with both lost the games still read, without their sources' names and headers. A
+//! damaged prefix does not hide the pack: it is known by the table magic at byte 12
+//! ([`is_pack`]).
+
+use crate::record::{
+    encode_move, fnv_extend, pack_board, unpack_board, Chunk, Damage, DataReader, GameRecord, Header,
+    RecordError, FNV_OFFSET,
+};
+use movegen::{Board, Move, MoveList};
+use std::collections::VecDeque;
+use std::fmt;
+use std::io::{Read, Write};
+
+/// The first 8 bytes of every pack.
+pub const PACK_MAGIC: &[u8; 8] = b"LUFTPACK";
+/// The pack version this build writes and reads.
+pub const PACK_VERSION: u32 = 1;
+/// Magic of a source table copy.
+pub const TABLE_MAGIC: &[u8; 4] = b"LPST";
+/// Magic of a block.
+pub const BLOCK_MAGIC: &[u8; 4] = b"LPBK";
+/// The writer closes a block once its payload reaches this many bytes.
+pub const BLOCK_TARGET: usize = 64 << 10;
+/// Largest payload a block may announce.
+pub const MAX_BLOCK_PAYLOAD: usize = 16 << 20;
+/// Largest source table body.
+pub const MAX_TABLE: usize = 16 << 20;
+/// Largest game body (a 400-ply game is under 1 KiB).
+pub const MAX_GAME_BODY: usize = 1 << 20;
+/// Bytes of the prefix (magic and version).
+const PREFIX: usize = 12;
+/// Bytes before a block's payload.
+pub const BLOCK_HEADER: usize = 20;
+/// The smallest game body: flags, source, board, plies.
+const MIN_BODY: usize = 35;
+const FLAG_V2: u8 = 1;
+const FLAG_FIRST: u8 = 2;
+const FLAG_NODES: u8 = 4;
+const READ_BLOCK: usize = 1 << 20;
+
+/// Whether the first bytes of a file (16 or more, where the file has them) are those of a
+/// pack: its magic, or, where the magic is damaged, a source table at byte 12.
+pub fn is_pack(first: &[u8]) -> bool {
+    first.starts_with(PACK_MAGIC) || first.get(PREFIX..PREFIX + 4) == Some(&TABLE_MAGIC[..])
+}
+
+/// One data file a pack's games came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackSource {
+    /// Where `datagen unpack` writes it: a relative path, `/` between its parts.
+    pub name: String,
+    /// The file's whole header as it stood (magic to checksum); empty when it was
+    /// unreadable.
+    pub header_bytes: Vec<u8>,
+}
+
+impl PackSource {
+    /// The source's settings header, read from its bytes.
+    pub fn header(&self) -> Result<Header, RecordError> {
+        if self.header_bytes.is_empty() {
+            return Err(RecordError::BadHeader(
+                "the source's header was unreadable when it was packed".into(),
+            ));
+        }
+        let reader = DataReader::new(&self.header_bytes[..])
+            .map_err(|e| RecordError::BadHeader(format!("cannot read the stored header: {e}")))?;
+        let header = reader.header().cloned().map_err(Clone::clone)?;
+        if reader.header_len() as usize != self.header_bytes.len() {
+            return Err(RecordError::BadHeader("bytes after the stored header".into()));
+        }
+        Ok(header)
+    }
+}
+
+/// Why a game or chunk cannot go into a pack, or writing failed.
+#[derive(Debug)]
+pub enum PackError {
+    /// Writing failed.
+    Io(std::io::Error),
+    /// The chunk cannot be packed (the reason).
+    Unpackable(String),
+}
+
+impl fmt::Display for PackError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PackError::Io(e) => write!(f, "{e}"),
+            PackError::Unpackable(e) => write!(f, "cannot pack: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for PackError {}
+
+impl From<std::io::Error> for PackError {
+    fn from(e: std::io::Error) -> PackError {
+        PackError::Io(e)
+    }
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads a varint at `*at`; `None` when the bytes end first or it runs past 64 bits.
+fn get_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        let part = u64::from(b & 0x7F);
+        if shift == 63 && part > 1 {
+            return None;
+        }
+        v |= part << shift;
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+fn zigzag(d: i32) -> u64 {
+    u64::from(((d << 1) ^ (d >> 31)) as u32)
+}
+
+fn unzigzag(v: u64) -> Option<i32> {
+    let v = u32::try_from(v).ok()?;
+    Some((v >> 1) as i32 ^ -((v & 1) as i32))
+}
+
+fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    put_varint(out, bytes.len() as u64);
+    out.extend_from_slice(bytes);
+}
+
+fn get_bytes<'a>(bytes: &'a [u8], at: &mut usize) -> Option<&'a [u8]> {
+    let len = usize::try_from(get_varint(bytes, at)?).ok()?;
+    let end = at.checked_add(len).filter(|&e| e <= bytes.len())?;
+    let out = &bytes[*at..end];
+    *at = end;
+    Some(out)
+}
+
+/// The low 32 bits of FNV-1a 64: any one changed byte changes them (each step is a
+/// bijection of the low 32 bits of the state).
+fn check32(bytes: &[u8]) -> u32 {
+    fnv_extend(FNV_OFFSET, bytes) as u32
+}
+
+/// The legal moves of `board` with their record encodings, sorted by encoding.
+fn sorted_moves(board: &Board, keys: &mut Vec<u32>) -> MoveList {
+    let legal = board.legal_moves();
+    keys.clear();
+    keys.extend(
+        legal
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| u32::from(encode_move(board, m)) << 16 | i as u32),
+    );
+    keys.sort_unstable();
+    legal
+}
+
+/// The index of `mv` among the legal moves of `board` sorted by record encoding.
+fn move_index(board: &Board, mv: Move) -> Option<usize> {
+    let code = encode_move(board, mv);
+    let mut below = 0;
+    let mut found = false;
+    for &m in board.legal_moves().iter() {
+        let c = encode_move(board, m);
+        if c < code {
+            below += 1;
+        } else if m == mv {
+            found = true;
+        }
+    }
+    found.then_some(below)
+}
+
+/// One chunk's description in a game body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ChunkPart {
+    version: u32,
+    first: bool,
+    seq: Option<u64>,
+    nodes: Option<u64>,
+}
+
+/// Appends one game frame.
+fn encode_frame(
+    out: &mut Vec<u8>,
+    body: &mut Vec<u8>,
+    source: usize,
+    part: ChunkPart,
+    game: &GameRecord,
+) -> Result<usize, String> {
+    body.clear();
+    let mut flags = 0;
+    if part.version == 2 {
+        flags |= FLAG_V2;
+    }
+    if part.first {
+        flags |= FLAG_FIRST;
+    }
+    if part.nodes.is_some() {
+        flags |= FLAG_NODES;
+    }
+    body.push(flags);
+    put_varint(body, source as u64);
+    if let Some(seq) = part.seq {
+        put_varint(body, seq);
+    }
+    if let Some(nodes) = part.nodes {
+        put_varint(body, nodes);
+    }
+    pack_board(&game.start, game.start_eval, game.result, body);
+    put_varint(body, game.moves.len() as u64);
+    let mut board = game.start;
+    let mut predicted = i32::from(game.start_eval);
+    for (ply, &(mv, score)) in game.moves.iter().enumerate() {
+        let index = move_index(&board, mv).ok_or_else(|| format!("the move at ply {ply} is not legal"))?;
+        if index < 255 {
+            body.push(index as u8);
+        } else {
+            body.push(255);
+            put_varint(body, (index - 255) as u64);
+        }
+        put_varint(body, zigzag(i32::from(score) - predicted));
+        predicted = i32::from(score);
+        board.play(mv);
+    }
+    if body.len() > MAX_GAME_BODY {
+        return Err(format!(
+            "a game of {} plies takes {} bytes, above the {MAX_GAME_BODY} a frame may hold",
+            game.moves.len(),
+            body.len()
+        ));
+    }
+    let start = out.len();
+    put_varint(out, body.len() as u64);
+    out.extend_from_slice(body);
+    let check = check32(&out[start..]);
+    out.extend_from_slice(&check.to_le_bytes());
+    Ok(out.len() - start)
+}
+
+/// A decoded game frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Frame {
+    source: usize,
+    part: ChunkPart,
+    game: GameRecord,
+}
+
+enum Parsed {
+    /// A valid frame and the bytes it takes.
+    Done(Frame, usize),
+    /// More bytes are needed to tell: this many from the frame's start.
+    More(usize),
+    /// Not a valid frame.
+    Bad(String),
+}
+
+/// Tries to read a game frame at the start of `window`; `sources` is the number of sources
+/// when the table is known.
+fn parse_frame(window: &[u8], sources: Option<usize>, keys: &mut Vec<u32>) -> Parsed {
+    let mut at = 0;
+    let Some(len) = get_varint(window, &mut at) else {
+        return if window.len() < 3 && window.iter().all(|b| b & 0x80 != 0) {
+            Parsed::More(window.len() + 1)
+        } else {
+            Parsed::Bad("no game frame".into())
+        };
+    };
+    let Some(len) = usize::try_from(len)
+        .ok()
+        .filter(|l| (MIN_BODY..=MAX_GAME_BODY).contains(l))
+    else {
+        return Parsed::Bad("no game frame".into());
+    };
+    // The prefilter: flags and source index, before waiting for or hashing the body.
+    if let Some(&flags) = window.get(at) {
+        if !flags_valid(flags) {
+            return Parsed::Bad("no game frame".into());
+        }
+        let mut s = at + 1;
+        if let (Some(source), Some(n)) = (get_varint(window, &mut s), sources) {
+            if source >= n as u64 {
+                return Parsed::Bad("no game frame".into());
+            }
+        }
+    }
+    let total = at + len + 4;
+    if window.len() < total {
+        return Parsed::More(total);
+    }
+    let stored = u32::from_le_bytes([
+        window[total - 4],
+        window[total - 3],
+        window[total - 2],
+        window[total - 1],
+    ]);
+    if check32(&window[..at + len]) != stored {
+        return Parsed::Bad("game checksum mismatch".into());
+    }
+    match decode_body(&window[at..at + len], sources, keys) {
+        Ok(frame) => Parsed::Done(frame, total),
+        Err(e) => Parsed::Bad(format!("undecodable game whose checksum holds: {e}")),
+    }
+}
+
+fn flags_valid(flags: u8) -> bool {
+    flags & !(FLAG_V2 | FLAG_FIRST | FLAG_NODES) == 0
+        && (flags & FLAG_NODES == 0 || flags & (FLAG_V2 | FLAG_FIRST) == FLAG_V2 | FLAG_FIRST)
+}
+
+fn decode_body(body: &[u8], sources: Option<usize>, keys: &mut Vec<u32>) -> Result<Frame, String> {
+    let flags = body[0];
+    if !flags_valid(flags) {
+        return Err(format!("flags {flags:#04x}"));
+    }
+    let mut at = 1;
+    let cut = || "cut short".to_string();
+    let source = get_varint(body, &mut at).ok_or_else(cut)?;
+    let source = usize::try_from(source)
+        .ok()
+        .filter(|&s| sources.is_none_or(|n| s < n))
+        .ok_or_else(|| format!("source {source} out of range"))?;
+    let first = flags & FLAG_FIRST != 0;
+    let version = if flags & FLAG_V2 != 0 { 2 } else { 1 };
+    let seq = if version == 2 && first {
+        Some(get_varint(body, &mut at).ok_or_else(cut)?)
+    } else {
+        None
+    };
+    let nodes = if flags & FLAG_NODES != 0 {
+        Some(get_varint(body, &mut at).ok_or_else(cut)?).filter(|&n| n > 0)
+    } else {
+        None
+    };
+    if flags & FLAG_NODES != 0 && nodes.is_none() {
+        return Err("nodes 0".into());
+    }
+    let board_bytes = body.get(at..at + 32).ok_or_else(cut)?;
+    let (start, start_eval, result) = unpack_board(board_bytes).map_err(|e| e.to_string())?;
+    at += 32;
+    let plies = get_varint(body, &mut at).ok_or_else(cut)?;
+    // Every ply takes at least two bytes.
+    if plies > ((body.len() - at) / 2) as u64 {
+        return Err(format!("{plies} plies in {} bytes", body.len() - at));
+    }
+    let mut moves = Vec::with_capacity(plies as usize);
+    let mut board = start;
+    let mut predicted = i32::from(start_eval);
+    for ply in 0..plies as usize {
+        let mut index = usize::from(*body.get(at).ok_or_else(cut)?);
+        at += 1;
+        if index == 255 {
+            let extra = get_varint(body, &mut at).ok_or_else(cut)?;
+            index = usize::try_from(extra)
+                .ok()
+                .and_then(|e| e.checked_add(255))
+                .ok_or_else(|| format!("move index at ply {ply}"))?;
+        }
+        let legal = sorted_moves(&board, keys);
+        let key = keys
+            .get(index)
+            .ok_or_else(|| format!("move index {index} of {} at ply {ply}", keys.len()))?;
+        let mv = legal[(key & 0xFFFF) as usize];
+        let delta = get_varint(body, &mut at)
+            .and_then(unzigzag)
+            .ok_or_else(|| format!("score at ply {ply}"))?;
+        let score = predicted
+            .checked_add(delta)
+            .and_then(|s| i16::try_from(s).ok())
+            .ok_or_else(|| format!("score out of range at ply {ply}"))?;
+        moves.push((mv, score));
+        predicted = i32::from(score);
+        board.play(mv);
+    }
+    if at != body.len() {
+        return Err(format!("{} bytes after the game", body.len() - at));
+    }
+    Ok(Frame {
+        source,
+        part: ChunkPart {
+            version,
+            first,
+            seq,
+            nodes,
+        },
+        game: GameRecord {
+            start,
+            start_eval,
+            result,
+            moves,
+        },
+    })
+}
+
+fn encode_table(sources: &[PackSource]) -> Vec<u8> {
+    let mut body = Vec::new();
+    put_varint(&mut body, u64::from(PACK_VERSION));
+    put_varint(&mut body, sources.len() as u64);
+    for s in sources {
+        put_bytes(&mut body, s.name.as_bytes());
+        put_bytes(&mut body, &s.header_bytes);
+    }
+    let mut out = Vec::with_capacity(body.len() + 16);
+    out.extend_from_slice(TABLE_MAGIC);
+    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    out.extend_from_slice(&body);
+    let hash = fnv_extend(FNV_OFFSET, &out);
+    out.extend_from_slice(&hash.to_le_bytes());
+    out
+}
+
+/// A table body: its version and sources.
+fn decode_table_body(body: &[u8]) -> Option<(u64, Vec<PackSource>)> {
+    let mut at = 0;
+    let version = get_varint(body, &mut at)?;
+    if version != u64::from(PACK_VERSION) {
+        // Another version's sources may be laid out otherwise: only the version is read.
+        return Some((version, Vec::new()));
+    }
+    let count = get_varint(body, &mut at)?;
+    let mut sources = Vec::new();
+    for _ in 0..count {
+        let name = String::from_utf8(get_bytes(body, &mut at)?.to_vec()).ok()?;
+        let header_bytes = get_bytes(body, &mut at)?.to_vec();
+        sources.push(PackSource { name, header_bytes });
+    }
+    (at == body.len()).then_some((version, sources))
+}
+
+/// What a [`PackWriter`] has written so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PackTotals {
+    /// Bytes written, prefix and tables included.
+    pub bytes: u64,
+    /// Games.
+    pub games: u64,
+    /// Scored positions (one per recorded move).
+    pub positions: u64,
+    /// Blocks.
+    pub blocks: u64,
+}
+
+/// Writes a pack: the prefix and source table at once, then chunks of games in blocks.
+#[derive(Debug)]
+pub struct PackWriter<W: Write> {
+    out: W,
+    sources: usize,
+    block: Vec<u8>,
+    block_games: u32,
+    body: Vec<u8>,
+    totals: PackTotals,
+}
+
+impl<W: Write> PackWriter<W> {
+    /// Writes the prefix and both copies of the source table.
+    pub fn new(mut out: W, sources: &[PackSource]) -> Result<PackWriter<W>, PackError> {
+        let table = encode_table(sources);
+        if table.len() > MAX_TABLE + 16 {
+            return Err(PackError::Unpackable(format!(
+                "the source table takes {} bytes, above {MAX_TABLE}",
+                table.len()
+            )));
+        }
+        let mut head = Vec::with_capacity(PREFIX + 2 * table.len());
+        head.extend_from_slice(PACK_MAGIC);
+        head.extend_from_slice(&PACK_VERSION.to_le_bytes());
+        head.extend_from_slice(&table);
+        head.extend_from_slice(&table);
+        out.write_all(&head)?;
+        Ok(PackWriter {
+            out,
+            sources: sources.len(),
+            block: Vec::with_capacity(BLOCK_TARGET + 4096),
+            block_games: 0,
+            body: Vec::new(),
+            totals: PackTotals {
+                bytes: head.len() as u64,
+                ..PackTotals::default()
+            },
+        })
+    }
+
+    /// Adds one chunk's games (its version, sequence number and nodes as `chunk` says; its
+    /// offset, length and problem are not kept) as coming from source `source`.
+    pub fn add_chunk(&mut self, source: usize, chunk: &Chunk) -> Result<(), PackError> {
+        let bad = |e: String| Err(PackError::Unpackable(e));
+        if source >= self.sources {
+            return bad(format!("source {source} of {}", self.sources));
+        }
+        match (chunk.version, chunk.seq) {
+            (1, None) | (2, Some(_)) => {}
+            (v, seq) => return bad(format!("a version {v} chunk with sequence number {seq:?}")),
+        }
+        if chunk.games.is_empty() {
+            return Ok(());
+        }
+        let mut frames = Vec::new();
+        let mut lengths = Vec::with_capacity(chunk.games.len());
+        for (i, game) in chunk.games.iter().enumerate() {
+            let part = ChunkPart {
+                version: chunk.version,
+                first: i == 0,
+                seq: chunk.seq.filter(|_| i == 0),
+                nodes: chunk.nodes.filter(|&n| i == 0 && n > 0),
+            };
+            let len = encode_frame(&mut frames, &mut self.body, source, part, game)
+                .map_err(|e| PackError::Unpackable(format!("game {i} of the chunk: {e}")))?;
+            lengths.push(len);
+        }
+        self.totals.games += chunk.games.len() as u64;
+        self.totals.positions += chunk.games.iter().map(|g| g.moves.len() as u64).sum::<u64>();
+        // A chunk's frames go into one block, unless that block would grow too large.
+        if !self.block.is_empty() && self.block.len() + frames.len() > MAX_BLOCK_PAYLOAD {
+            self.flush_block()?;
+        }
+        let mut at = 0;
+        for len in lengths {
+            if !self.block.is_empty() && self.block.len() + len > MAX_BLOCK_PAYLOAD {
+                self.flush_block()?;
+            }
+            self.block.extend_from_slice(&frames[at..at + len]);
+            self.block_games += 1;
+            at += len;
+        }
+        if self.block.len() >= BLOCK_TARGET {
+            self.flush_block()?;
+        }
+        Ok(())
+    }
+
+    fn flush_block(&mut self) -> std::io::Result<()> {
+        if self.block_games == 0 {
+            return Ok(());
+        }
+        let mut head = [0u8; BLOCK_HEADER];
+        head[0..4].copy_from_slice(BLOCK_MAGIC);
+        head[4..8].copy_from_slice(&(self.block.len() as u32).to_le_bytes());
+        head[8..12].copy_from_slice(&self.block_games.to_le_bytes());
+        let hash = fnv_extend(fnv_extend(FNV_OFFSET, &head[..12]), &self.block);
+        head[12..20].copy_from_slice(&hash.to_le_bytes());
+        self.out.write_all(&head)?;
+        self.out.write_all(&self.block)?;
+        self.totals.bytes += (BLOCK_HEADER + self.block.len()) as u64;
+        self.totals.blocks += 1;
+        self.block.clear();
+        self.block_games = 0;
+        Ok(())
+    }
+
+    /// What has been written so far (the open block not yet counted in `bytes`).
+    pub fn totals(&self) -> PackTotals {
+        self.totals
+    }
+
+    /// Writes the last block and flushes; returns the output and the totals.
+    pub fn finish(mut self) -> std::io::Result<(W, PackTotals)> {
+        self.flush_block()?;
+        self.out.flush()?;
+        Ok((self.out, self.totals))
+    }
+}
+
+/// What a [`PackReader`] finds, in file order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PackItem {
+    /// One chunk's games (as the data file it came from held them) and their source index.
+    Chunk {
+        /// Index in [`PackReader::sources`] (which may be empty: both tables lost).
+        source: usize,
+        /// The games with their chunk's version, sequence number and nodes; `offset` and
+        /// `len` are the frames' place in the pack.
+        chunk: Chunk,
+    },
+    /// Bytes that belong to no valid table, block or frame.
+    Damage(Damage),
+    /// Something wrong that cost no game by itself (a block that failed its checksum and
+    /// was read frame by frame, a second table that differs).
+    Problem(String),
+}
+
+enum Unit {
+    Table(u64, Vec<PackSource>),
+    Block(Vec<(u64, u64, Frame)>),
+    BadBlock(String),
+    Frame(u64, Frame),
+}
+
+enum Attempt {
+    Found(Unit),
+    Failed(String),
+}
+
+/// Reads a pack from any byte source, a block (plus a read buffer) at a time, and never
+/// stops at damage (see the module notes).
+pub struct PackReader<R> {
+    src: R,
+    buf: Vec<u8>,
+    pos: usize,
+    base: u64,
+    eof: bool,
+    sources: Option<Vec<PackSource>>,
+    damage: Option<(u64, String)>,
+    /// The chunk being gathered: its source and games so far.
+    pending: Option<(usize, Chunk)>,
+    queue: VecDeque<PackItem>,
+    finished: bool,
+    keys: Vec<u32>,
+}
+
+impl<R> fmt::Debug for PackReader<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PackReader")
+            .field("offset", &(self.base + self.pos as u64))
+            .field("sources", &self.sources)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: Read> PackReader<R> {
+    /// Reads the prefix and the source table. Damage there is reported as items, not as an
+    /// error; the error is for reading failures and a pack of a version this build does not
+    /// read.
+    pub fn new(src: R) -> std::io::Result<PackReader<R>> {
+        let mut r = PackReader {
+            src,
+            buf: Vec::new(),
+            pos: 0,
+            base: 0,
+            eof: false,
+            sources: None,
+            damage: None,
+            pending: None,
+            queue: VecDeque::new(),
+            finished: false,
+            keys: Vec::new(),
+        };
+        r.fill(PREFIX)?;
+        let prefix_ok =
+            r.buf.len() >= PREFIX && &r.buf[..8] == PACK_MAGIC && r.buf[8..12] == PACK_VERSION.to_le_bytes();
+        if prefix_ok {
+            r.pos = PREFIX;
+        } else if r.buf.is_empty() {
+            r.finished = true;
+            r.queue.push_back(PackItem::Problem("empty file".into()));
+        } else {
+            let what = if r.buf.len() < PREFIX {
+                "truncated pack prefix".to_string()
+            } else if &r.buf[..8] != PACK_MAGIC {
+                "missing LUFTPACK magic".to_string()
+            } else {
+                let v = u32::from_le_bytes([r.buf[8], r.buf[9], r.buf[10], r.buf[11]]);
+                format!("prefix version field says {v}")
+            };
+            r.damage = Some((0, what));
+            r.pos = 1;
+        }
+        // Up to the table, or the first games where both copies are lost.
+        while r.sources.is_none() && r.pending.is_none() && !r.finished {
+            r.step()?;
+        }
+        Ok(r)
+    }
+
+    /// The sources the table names; `None` when both copies are lost.
+    pub fn sources(&self) -> Option<&[PackSource]> {
+        self.sources.as_deref()
+    }
+
+    /// The next chunk, damaged range or problem; `None` at the end of the pack.
+    pub fn next_item(&mut self) -> std::io::Result<Option<PackItem>> {
+        loop {
+            if let Some(item) = self.queue.pop_front() {
+                return Ok(Some(item));
+            }
+            if self.finished {
+                return Ok(None);
+            }
+            self.step()?;
+        }
+    }
+
+    /// File offset of the next unread byte.
+    pub fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
+    fn available(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    fn fill(&mut self, need: usize) -> std::io::Result<bool> {
+        if self.available() >= need {
+            return Ok(true);
+        }
+        if self.pos > 0 {
+            self.buf.drain(..self.pos);
+            self.base += self.pos as u64;
+            self.pos = 0;
+        }
+        while !self.eof && self.buf.len() < need {
+            let old = self.buf.len();
+            self.buf.resize(need.max(old + READ_BLOCK), 0);
+            let n = loop {
+                match self.src.read(&mut self.buf[old..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        self.buf.truncate(old);
+                        return Err(e);
+                    }
+                }
+            };
+            self.buf.truncate(old + n);
+            if n == 0 {
+                self.eof = true;
+            }
+        }
+        Ok(self.buf.len() >= need)
+    }
+
+    fn flush_pending(&mut self) {
+        if let Some((source, chunk)) = self.pending.take() {
+            self.queue.push_back(PackItem::Chunk { source, chunk });
+        }
+    }
+
+    fn close_damage(&mut self, end: u64) {
+        if let Some((offset, what)) = self.damage.take() {
+            self.queue.push_back(PackItem::Damage(Damage {
+                offset,
+                len: end - offset,
+                what,
+            }));
+        }
+    }
+
+    /// Reads one unit (or one damaged byte).
+    fn step(&mut self) -> std::io::Result<()> {
+        if !self.fill(1)? {
+            self.flush_pending();
+            let end = self.offset();
+            self.close_damage(end);
+            self.finished = true;
+            return Ok(());
+        }
+        let at = self.offset();
+        match self.attempt()? {
+            Attempt::Found(unit) => {
+                self.close_damage(at);
+                match unit {
+                    Unit::Table(version, sources) => {
+                        if version != u64::from(PACK_VERSION) {
+                            return Err(std::io::Error::new(
+                                std::io::ErrorKind::InvalidData,
+                                format!("pack version {version}: this build reads version {PACK_VERSION}"),
+                            ));
+                        }
+                        match &self.sources {
+                            None => self.sources = Some(sources),
+                            Some(known) if *known == sources => {}
+                            Some(_) => self.queue.push_back(PackItem::Problem(format!(
+                                "the source table at byte {at} differs from the first; the first is used"
+                            ))),
+                        }
+                    }
+                    Unit::Block(frames) => {
+                        for (offset, len, frame) in frames {
+                            self.take_frame(offset, len, frame);
+                        }
+                    }
+                    Unit::BadBlock(what) => {
+                        self.queue.push_back(PackItem::Problem(format!(
+                            "block at byte {at}: {what}; its games were read one by one"
+                        )));
+                    }
+                    Unit::Frame(len, frame) => self.take_frame(at, len, frame),
+                }
+            }
+            Attempt::Failed(what) => {
+                if self.damage.is_none() {
+                    self.flush_pending();
+                    self.damage = Some((at, what));
+                }
+                self.pos += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a frame's game to the chunk being gathered, or starts the next chunk.
+    fn take_frame(&mut self, offset: u64, len: u64, frame: Frame) {
+        let part = frame.part;
+        if !part.first {
+            if let Some((source, chunk)) = &mut self.pending {
+                if *source == frame.source && chunk.version == part.version {
+                    chunk.games.push(frame.game);
+                    chunk.len = offset + len - chunk.offset;
+                    return;
+                }
+            }
+        }
+        self.flush_pending();
+        let problem = (!part.first).then(|| {
+            format!("the game at byte {offset} continues a chunk whose first game was lost; it is kept alone")
+        });
+        self.pending = Some((
+            frame.source,
+            Chunk {
+                offset,
+                len,
+                version: part.version,
+                seq: part.seq,
+                nodes: part.nodes,
+                games: vec![frame.game],
+                problem,
+            },
+        ));
+    }
+
+    fn attempt(&mut self) -> std::io::Result<Attempt> {
+        let fail = |what: &str| Ok(Attempt::Failed(what.to_string()));
+        self.fill(8)?;
+        let window = &self.buf[self.pos..];
+        if window.starts_with(BLOCK_MAGIC) {
+            return self.attempt_block();
+        }
+        if window.starts_with(TABLE_MAGIC) {
+            if let Some(found) = self.attempt_table()? {
+                return Ok(Attempt::Found(found));
+            }
+            // Not a valid table: perhaps a frame starts here.
+        }
+        let sources = self.sources.as_ref().map(Vec::len);
+        loop {
+            let window = &self.buf[self.pos..];
+            match parse_frame(window, sources, &mut self.keys) {
+                Parsed::Done(frame, len) => {
+                    self.pos += len;
+                    return Ok(Attempt::Found(Unit::Frame(len as u64, frame)));
+                }
+                Parsed::More(need) => {
+                    if !self.fill(need)? {
+                        return fail("truncated game (a cut)");
+                    }
+                }
+                Parsed::Bad(what) => return Ok(Attempt::Failed(what)),
+            }
+        }
+    }
+
+    fn attempt_table(&mut self) -> std::io::Result<Option<Unit>> {
+        if !self.fill(8)? {
+            return Ok(None);
+        }
+        let w = &self.buf[self.pos..];
+        let len = u32::from_le_bytes([w[4], w[5], w[6], w[7]]) as usize;
+        if len > MAX_TABLE || !self.fill(len + 16)? {
+            return Ok(None);
+        }
+        let w = &self.buf[self.pos..self.pos + len + 16];
+        let stored = u64::from_le_bytes(w[8 + len..].try_into().unwrap_or_default());
+        if fnv_extend(FNV_OFFSET, &w[..8 + len]) != stored {
+            return Ok(None);
+        }
+        let Some((version, sources)) = decode_table_body(&w[8..8 + len]) else {
+            return Ok(None);
+        };
+        self.pos += len + 16;
+        Ok(Some(Unit::Table(version, sources)))
+    }
+
+    fn attempt_block(&mut self) -> std::io::Result<Attempt> {
+        let bad = |what: String| Ok(Attempt::Found(Unit::BadBlock(what)));
+        if !self.fill(BLOCK_HEADER)? {
+            return Ok(Attempt::Failed("truncated block header (a cut)".into()));
+        }
+        let h = &self.buf[self.pos..self.pos + BLOCK_HEADER];
+        let len = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as usize;
+        let count = u32::from_le_bytes([h[8], h[9], h[10], h[11]]) as usize;
+        let stored = u64::from_le_bytes([h[12], h[13], h[14], h[15], h[16], h[17], h[18], h[19]]);
+        // From here on a failure skips the block's header only: its frames are read one by
+        // one after it.
+        let skip_header = |r: &mut Self| r.pos += BLOCK_HEADER;
+        if len > MAX_BLOCK_PAYLOAD {
+            skip_header(self);
+            return bad(format!("payload length {len} out of range"));
+        }
+        if !self.fill(BLOCK_HEADER + len)? {
+            let have = self.available();
+            skip_header(self);
+            return bad(format!(
+                "truncated ({have} of {} bytes; a cut)",
+                BLOCK_HEADER + len
+            ));
+        }
+        let block = &self.buf[self.pos..self.pos + BLOCK_HEADER + len];
+        let computed = fnv_extend(fnv_extend(FNV_OFFSET, &block[..12]), &block[BLOCK_HEADER..]);
+        if computed != stored {
+            skip_header(self);
+            return bad("checksum mismatch".into());
+        }
+        let sources = self.sources.as_ref().map(Vec::len);
+        let mut frames = Vec::with_capacity(count.min(4096));
+        let mut at = BLOCK_HEADER;
+        let base = self.offset();
+        while at < block.len() {
+            match parse_frame(&block[at..], sources, &mut self.keys) {
+                Parsed::Done(frame, used) => {
+                    frames.push((base + at as u64, used as u64, frame));
+                    at += used;
+                }
+                Parsed::More(_) | Parsed::Bad(_) => {
+                    skip_header(self);
+                    return bad(format!(
+                        "game {} does not decode though the block's checksum holds",
+                        frames.len()
+                    ));
+                }
+            }
+        }
+        if frames.len() != count {
+            skip_header(self);
+            return bad(format!("says {count} games, holds {}", frames.len()));
+        }
+        self.pos += BLOCK_HEADER + len;
+        Ok(Attempt::Found(Unit::Block(frames)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{encode_chunk, encode_header, scan, GenHeader, Wdl};
+
+    /// What a chunk keeps through a pack: source, version, sequence number, nodes, games.
+    type Kept = (usize, u32, Option<u64>, Option<u64>, Vec<GameRecord>);
+
+    /// Games from random playouts from the start position and a Chess960 one: captures,
+    /// castling both ways, promotions, en passant, both results; scores that jump.
+    fn games(count: usize, seed: u64) -> Vec<GameRecord> {
+        let mut state = seed;
+        let starts = [
+            Board::startpos(),
+            Board::from_fen("1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1").unwrap(),
+        ];
+        (0..count)
+            .map(|i| {
+                let start = starts[i % 2];
+                let mut board = start;
+                let mut moves = Vec::new();
+                for ply in 0..(20 + i * 7 % 90) {
+                    let legal = board.legal_moves();
+                    if legal.is_empty() {
+                        break;
+                    }
+                    state = movegen::rng::hash(state);
+                    let mv = legal[(state % legal.len() as u64) as usize];
+                    let score = match ply % 17 {
+                        0 => 31_000 - ply as i16,
+                        5 => -32_768,
+                        _ => (state >> 40) as i16 % 300,
+                    };
+                    moves.push((mv, score));
+                    board.play(mv);
+                }
+                GameRecord {
+                    start,
+                    start_eval: (i as i16) * 3 - 20,
+                    result: [Wdl::BlackWins, Wdl::Draw, Wdl::WhiteWins][i % 3],
+                    moves,
+                }
+            })
+            .collect()
+    }
+
+    fn sources() -> Vec<PackSource> {
+        vec![
+            PackSource {
+                name: "gen-a/games-0.bin".into(),
+                header_bytes: encode_header(&GenHeader::default()),
+            },
+            PackSource {
+                name: "gen-b/games-3.bin".into(),
+                header_bytes: Vec::new(),
+            },
+        ]
+    }
+
+    fn chunk(version: u32, seq: Option<u64>, nodes: Option<u64>, games: Vec<GameRecord>) -> Chunk {
+        Chunk {
+            offset: 0,
+            len: 0,
+            version,
+            seq,
+            nodes,
+            games,
+            problem: None,
+        }
+    }
+
+    /// (source, chunk) pairs: one-game v2 chunks, a three-game v2 chunk, v1 chunks.
+    fn content(n: usize) -> Vec<(usize, Chunk)> {
+        let all = games(n, 5);
+        let mut out = Vec::new();
+        for (i, g) in all.into_iter().enumerate() {
+            let item = match i % 5 {
+                4 => (1, chunk(1, None, None, vec![g])),
+                _ => (
+                    0,
+                    chunk(
+                        2,
+                        Some(i as u64),
+                        Some(1000 + i as u64).filter(|_| i % 3 > 0),
+                        vec![g],
+                    ),
+                ),
+            };
+            out.push(item);
+        }
+        let extra = games(3, 77);
+        out.push((0, chunk(2, Some(999), Some(5), extra)));
+        out
+    }
+
+    fn write_pack(content: &[(usize, Chunk)], block_games: Option<usize>) -> Vec<u8> {
+        let mut w = PackWriter::new(Vec::new(), &sources()).unwrap();
+        for (i, (s, c)) in content.iter().enumerate() {
+            w.add_chunk(*s, c).unwrap();
+            if block_games.is_some_and(|b| (i + 1) % b == 0) {
+                w.flush_block().unwrap();
+            }
+        }
+        w.finish().unwrap().0
+    }
+
+    fn read_all(bytes: &[u8]) -> (Option<Vec<PackSource>>, Vec<PackItem>) {
+        let mut r = PackReader::new(bytes).unwrap();
+        let sources = r.sources().map(<[PackSource]>::to_vec);
+        let mut items = Vec::new();
+        while let Some(item) = r.next_item().unwrap() {
+            items.push(item);
+        }
+        (sources, items)
+    }
+
+    fn chunks(items: &[PackItem]) -> Vec<Kept> {
+        items
+            .iter()
+            .filter_map(|i| match i {
+                PackItem::Chunk { source, chunk } => Some((
+                    *source,
+                    chunk.version,
+                    chunk.seq,
+                    chunk.nodes,
+                    chunk.games.clone(),
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn expected(content: &[(usize, Chunk)]) -> Vec<Kept> {
+        content
+            .iter()
+            .map(|(s, c)| (*s, c.version, c.seq, c.nodes, c.games.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn varints_and_zigzag() {
+        for v in [0u64, 1, 127, 128, 300, 1 << 35, u64::MAX] {
+            let mut b = Vec::new();
+            put_varint(&mut b, v);
+            let mut at = 0;
+            assert_eq!(get_varint(&b, &mut at), Some(v));
+            assert_eq!(at, b.len());
+        }
+        assert_eq!(get_varint(&[0xFF; 11], &mut 0), None);
+        assert_eq!(get_varint(&[0x80], &mut 0), None);
+        for d in [0, 1, -1, 63, -64, 64, 65_535, -65_536, i32::MAX, i32::MIN] {
+            assert_eq!(unzigzag(zigzag(d)), Some(d));
+        }
+        assert_eq!((zigzag(0), zigzag(-1), zigzag(1), zigzag(-64)), (0, 1, 2, 127));
+    }
+
+    #[test]
+    fn round_trip_keeps_games_chunks_and_sources() {
+        let content = content(40);
+        let bytes = write_pack(&content, Some(7));
+        let (srcs, items) = read_all(&bytes);
+        assert_eq!(srcs, Some(sources()));
+        assert!(
+            items
+                .iter()
+                .all(|i| matches!(i, PackItem::Chunk { chunk, .. } if chunk.problem.is_none())),
+            "{items:?}"
+        );
+        assert_eq!(chunks(&items), expected(&content));
+        assert_eq!(sources()[0].header(), Ok(Header::V3(GenHeader::default())));
+        assert!(sources()[1].header().is_err());
+        // One big block too, and tiny reads.
+        let one = write_pack(&content, None);
+        assert_eq!(chunks(&read_all(&one).1), expected(&content));
+        assert!(one.len() < bytes.len());
+    }
+
+    #[test]
+    fn sorted_index_is_independent_of_the_generator_order() {
+        // The index counts moves with a smaller record encoding: reversing the generator's
+        // order would not change it.
+        let board = Board::from_fen("r3k2r/1P6/8/8/5p2/8/4P3/R3K2R w KQkq - 0 30").unwrap();
+        let mut codes: Vec<u16> = board
+            .legal_moves()
+            .iter()
+            .map(|&m| encode_move(&board, m))
+            .collect();
+        codes.sort_unstable();
+        for &m in board.legal_moves().iter() {
+            let i = move_index(&board, m).unwrap();
+            assert_eq!(codes[i], encode_move(&board, m));
+            let mut keys = Vec::new();
+            let legal = sorted_moves(&board, &mut keys);
+            assert_eq!(legal[(keys[i] & 0xFFFF) as usize], m);
+        }
+    }
+
+    #[test]
+    fn an_illegal_move_is_refused() {
+        let mut g = games(1, 3).remove(0);
+        g.moves[3].0 = g.moves[0].0;
+        let mut w = PackWriter::new(Vec::new(), &sources()).unwrap();
+        let e = w.add_chunk(0, &chunk(2, Some(0), None, vec![g])).unwrap_err();
+        assert!(e.to_string().contains("ply 3 is not legal"), "{e}");
+        let e = w.add_chunk(5, &chunk(2, Some(0), None, vec![])).unwrap_err();
+        assert!(e.to_string().contains("source 5"), "{e}");
+        assert!(w.add_chunk(0, &chunk(1, Some(0), None, vec![])).is_err());
+    }
+
+    /// One flipped byte anywhere costs at most one game (exactly the game it falls in, when
+    /// it falls in one), never a panic, and is always reported.
+    #[test]
+    fn a_flipped_byte_costs_at_most_its_game() {
+        let content: Vec<(usize, Chunk)> = content(12).into_iter().take(12).collect();
+        let bytes = write_pack(&content, Some(4));
+        let want = expected(&content);
+        let all_games: Vec<GameRecord> = want.iter().flat_map(|c| c.4.clone()).collect();
+        // Where each game's frame lies.
+        let (_, items) = read_all(&bytes);
+        let spans: Vec<(u64, u64)> = items
+            .iter()
+            .filter_map(|i| match i {
+                PackItem::Chunk { chunk, .. } => Some((chunk.offset, chunk.offset + chunk.len)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(spans.len(), all_games.len());
+        for i in 0..bytes.len() {
+            for flip in [0x01u8, 0x80] {
+                let mut bad = bytes.clone();
+                bad[i] ^= flip;
+                let (srcs, items) = read_all(&bad);
+                let got: Vec<GameRecord> = chunks(&items).into_iter().flat_map(|c| c.4).collect();
+                let lost = all_games.iter().filter(|g| !got.contains(g)).count();
+                assert!(lost <= 1, "flip {flip:#x} at {i}: {lost} games lost");
+                assert!(
+                    got.iter().all(|g| all_games.contains(g)),
+                    "flip at {i}: a game made up"
+                );
+                assert!(got.len() + lost == all_games.len(), "flip at {i}");
+                if let Some(k) = spans.iter().position(|&(s, e)| (s..e).contains(&(i as u64))) {
+                    assert!(
+                        !got.contains(&all_games[k]),
+                        "flip at {i} in game {k} went unnoticed"
+                    );
+                }
+                assert_eq!(srcs, Some(sources()), "flip at {i}: the sources survive");
+                assert!(
+                    items.iter().any(|i| !matches!(i, PackItem::Chunk { .. })),
+                    "flip at {i} not reported"
+                );
+                // The surviving games keep their chunks' numbers.
+                for c in chunks(&items) {
+                    assert!(want
+                        .iter()
+                        .any(|w| w.0 == c.0 && w.2 == c.2 && w.3 == c.3 && w.4 == c.4));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn cuts_keep_every_whole_game_and_never_panic() {
+        let content: Vec<(usize, Chunk)> = content(6);
+        let bytes = write_pack(&content, Some(2));
+        let all: Vec<GameRecord> = expected(&content).into_iter().flat_map(|c| c.4).collect();
+        let (_, items) = read_all(&bytes);
+        let ends: Vec<u64> = items
+            .iter()
+            .flat_map(|i| match i {
+                PackItem::Chunk { chunk, .. } => {
+                    // Each game's frame end: frames of a chunk are back to back unless a block
+                    // header lies between; check whole chunks only.
+                    vec![chunk.offset + chunk.len]
+                }
+                _ => vec![],
+            })
+            .collect();
+        for cut in 0..bytes.len() {
+            let (_, items) = read_all(&bytes[..cut]);
+            let got: Vec<GameRecord> = chunks(&items).into_iter().flat_map(|c| c.4).collect();
+            let whole_chunks = ends.iter().filter(|&&e| e <= cut as u64).count();
+            let want_at_least: usize = expected(&content)[..whole_chunks].iter().map(|c| c.4.len()).sum();
+            assert!(got.len() >= want_at_least, "cut at {cut}");
+            assert_eq!(got[..], all[..got.len()], "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn other_versions_and_other_files_are_refused_or_reported() {
+        // A table of another version is an error, not a misread.
+        let mut table = Vec::new();
+        put_varint(&mut table, 2);
+        let mut bytes = PACK_MAGIC.to_vec();
+        bytes.extend_from_slice(&2u32.to_le_bytes());
+        bytes.extend_from_slice(TABLE_MAGIC);
+        bytes.extend_from_slice(&(table.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&table);
+        let hash = fnv_extend(FNV_OFFSET, &bytes[PREFIX..]);
+        bytes.extend_from_slice(&hash.to_le_bytes());
+        let e = PackReader::new(&bytes[..]).unwrap_err();
+        assert!(e.to_string().contains("pack version 2"), "{e}");
+        // A data file is not a pack: no games, damage reported.
+        let mut file = encode_header(&GenHeader::default());
+        encode_chunk(&games(2, 1), 0, 0, &mut file);
+        assert!(!is_pack(&file));
+        let (srcs, items) = read_all(&file);
+        assert!(srcs.is_none() && chunks(&items).is_empty());
+        assert!(matches!(items[0], PackItem::Damage(_)));
+        assert!(matches!(read_all(b"").1[..], [PackItem::Problem(_)]));
+        // A damaged magic still reads as a pack.
+        let mut pack = write_pack(&content(3), None);
+        assert!(is_pack(&pack));
+        pack[2] ^= 1;
+        assert!(is_pack(&pack));
+        assert_eq!(chunks(&read_all(&pack).1), expected(&content(3)));
+        assert!(scan(&pack).games.is_empty());
+    }
+
+    /// Both table copies lost: the games still read, their source indices kept.
+    #[test]
+    fn games_survive_both_tables() {
+        let content = content(5);
+        let mut bytes = write_pack(&content, None);
+        let table_len = encode_table(&sources()).len();
+        bytes[PREFIX + 10] ^= 1;
+        bytes[PREFIX + table_len + 10] ^= 1;
+        let (srcs, items) = read_all(&bytes);
+        assert!(srcs.is_none());
+        assert_eq!(chunks(&items), expected(&content));
+    }
+    /// The first `n` chunks of a shared self-play file and its header, or `None` when the
+    /// file is absent.
+    fn shared_slice(name: &str, n: usize) -> Option<(Vec<u8>, Vec<Chunk>)> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared/data/selfplay")
+            .join(name);
+        let Ok(file) = std::fs::File::open(&path) else {
+            eprintln!("skipped: {} is absent", path.display());
+            return None;
+        };
+        let mut r = DataReader::new(std::io::BufReader::new(file)).unwrap();
+        let header = r.header_bytes().to_vec();
+        let mut out = Vec::new();
+        while out.len() < n {
+            match r.next_item().unwrap() {
+                Some(crate::record::Item::Chunk(c)) => out.push(c),
+                Some(other) => panic!("{other:?}"),
+                None => break,
+            }
+        }
+        Some((header, out))
+    }
+
+    /// Luft's own self-play (the first 2000 games of generation 13, classical and double
+    /// Chess960) packs in at most 3 bytes a position, and reads back exactly.
+    #[test]
+    fn real_self_play_packs_under_3_bytes_a_position_and_round_trips() {
+        for name in ["gen13-a.bin", "gen13-dfrc-a.bin"] {
+            let Some((header, real)) = shared_slice(name, 2000) else {
+                continue;
+            };
+            let sources = [PackSource {
+                name: format!("selfplay/{name}"),
+                header_bytes: header,
+            }];
+            let mut w = PackWriter::new(Vec::new(), &sources).unwrap();
+            for c in &real {
+                w.add_chunk(0, c).unwrap();
+            }
+            let (bytes, totals) = w.finish().unwrap();
+            assert_eq!(totals.bytes as usize, bytes.len());
+            let positions: u64 = real
+                .iter()
+                .flat_map(|c| &c.games)
+                .map(|g| g.moves.len() as u64)
+                .sum();
+            assert_eq!(totals.positions, positions);
+            let per = bytes.len() as f64 / positions as f64;
+            eprintln!(
+                "{name}: {} games, {positions} positions, {per:.3} bytes a position",
+                real.len()
+            );
+            assert!(per <= 3.0, "{name}: {per:.3} bytes a position");
+            let (srcs, items) = read_all(&bytes);
+            assert_eq!(srcs.as_deref(), Some(&sources[..]));
+            assert_eq!(srcs.unwrap()[0].header().map(|h| h.version()), Ok(3));
+            let want: Vec<Kept> = real
+                .iter()
+                .map(|c| (0, c.version, c.seq, c.nodes, c.games.clone()))
+                .collect();
+            assert_eq!(chunks(&items), want);
+        }
+    }
+
+    /// The flipped-byte guarantee on real games: every byte of a pack of 6 real games.
+    #[test]
+    fn a_flipped_byte_in_real_games_costs_at_most_that_game() {
+        let Some((header, real)) = shared_slice("gen13-dfrc-a.bin", 6) else {
+            return;
+        };
+        let sources = [PackSource {
+            name: "selfplay/gen13-dfrc-a.bin".into(),
+            header_bytes: header,
+        }];
+        let mut w = PackWriter::new(Vec::new(), &sources).unwrap();
+        for (i, c) in real.iter().enumerate() {
+            w.add_chunk(0, c).unwrap();
+            if i == 2 {
+                w.flush_block().unwrap();
+            }
+        }
+        let bytes = w.finish().unwrap().0;
+        let all: Vec<GameRecord> = real.iter().flat_map(|c| c.games.clone()).collect();
+        let spans: Vec<(u64, u64)> = read_all(&bytes)
+            .1
+            .iter()
+            .filter_map(|i| match i {
+                PackItem::Chunk { chunk, .. } => Some((chunk.offset, chunk.offset + chunk.len)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(spans.len(), all.len());
+        for i in 0..bytes.len() {
+            let mut bad = bytes.clone();
+            bad[i] ^= 0x04;
+            let (srcs, items) = read_all(&bad);
+            let got: Vec<GameRecord> = chunks(&items).into_iter().flat_map(|c| c.4).collect();
+            let lost: Vec<usize> = (0..all.len()).filter(|&k| !got.contains(&all[k])).collect();
+            assert!(
+                lost.len() <= 1 && got.len() + lost.len() == all.len(),
+                "flip at {i}: lost {lost:?}"
+            );
+            if let Some(k) = spans.iter().position(|&(s, e)| (s..e).contains(&(i as u64))) {
+                assert_eq!(lost, vec![k], "flip at {i}");
+            } else {
+                assert!(lost.is_empty(), "flip at {i} outside every game lost {lost:?}");
+            }
+            assert_eq!(srcs.as_deref(), Some(&sources[..]));
+        }
+    }
+}
