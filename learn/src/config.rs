@@ -27,7 +27,8 @@ pub struct Settings {
 pub struct Selfplay {
     /// datagen threads while nothing else runs (all the run's cores).
     pub threads_idle: usize,
-    /// datagen threads while a candidate trains or plays its gate (the cores left over).
+    /// datagen threads while a candidate trains or plays its gate (the cores left over; 0:
+    /// self-play waits, one stage at a time, so that every record of a run is repeatable).
     pub threads_busy: usize,
     /// Soft nodes per move (datagen `--nodes`; the hard limit is 8x).
     pub nodes: u64,
@@ -199,8 +200,8 @@ impl Settings {
     /// Refuses settings no stage could run with.
     pub fn check(&self) -> Result<()> {
         let s = &self.selfplay;
-        if s.threads_idle == 0 || s.threads_busy == 0 {
-            bail!("[selfplay] threads_idle and threads_busy must be at least 1");
+        if s.threads_idle == 0 {
+            bail!("[selfplay] threads_idle must be at least 1");
         }
         if s.nodes == 0 || s.segment_positions == 0 {
             bail!("[selfplay] nodes and segment_positions must be at least 1");

@@ -470,7 +470,11 @@ impl State {
                         c.stage = Stage::Promoted;
                         promoted = Some((c.name.clone(), c.gate.as_ref().map_or(0.0, |g| g.elo)));
                     }
-                    if let Some((name, elo)) = promoted {
+                    if let Some((cand_name, elo)) = promoted {
+                        // The promoted net's own name (gen14-128), not the candidate's.
+                        let name = net
+                            .file_stem()
+                            .map_or(cand_name, |n| n.to_string_lossy().into_owned());
                         let gen = s.best.as_ref().map_or(0, |b| b.2) + 1;
                         s.best = Some((name.clone(), net.clone(), gen));
                         s.chain.push((name, net.clone(), elo));

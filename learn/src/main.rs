@@ -49,6 +49,9 @@ enum Cmd {
         /// Stop cleanly at this local wall-clock time (HH:MM, today or tomorrow).
         #[arg(long, value_parser = parse_clock)]
         until: Option<Duration>,
+        /// Stop cleanly once this many candidates (counting earlier runs) are decided.
+        #[arg(long)]
+        candidates: Option<usize>,
     },
     /// Where the run is: stage, best net, data, the gate's LLR so far, cores.
     Status {
@@ -151,16 +154,27 @@ fn run(cli: Cli) -> Result<()> {
             name,
             extra_data,
         } => learn::run::init(&dir, &net, name.as_deref(), &extra_data),
-        Cmd::Run { dir, for_, until } => {
-            if for_.is_some() && until.is_some() {
-                bail!("give --for or --until, not both");
+        Cmd::Run {
+            dir,
+            for_,
+            until,
+            candidates,
+        } => {
+            if [for_.is_some(), until.is_some(), candidates.is_some()]
+                .iter()
+                .filter(|&&b| b)
+                .count()
+                > 1
+            {
+                bail!("give one of --for, --until and --candidates");
             }
             let stop = Arc::new(AtomicBool::new(false));
             let flag = stop.clone();
             ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))?;
-            let until = match for_.or(until) {
-                Some(d) => Until::At(Instant::now() + d),
-                None => Until::Stopped,
+            let until = match (for_.or(until), candidates) {
+                (Some(d), _) => Until::At(Instant::now() + d),
+                (None, Some(n)) => Until::Candidates(n),
+                (None, None) => Until::Stopped,
             };
             let mut runner = Runner::open(&dir, stop, until)?;
             runner.run()

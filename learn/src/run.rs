@@ -219,6 +219,28 @@ fn spawn(program: &Path, args: &[String], log: &Path) -> Result<Child> {
         .with_context(|| format!("cannot start {}", program.display()))
 }
 
+/// Waits for the children of an earlier `learn run` of this directory (listed in
+/// `DIR/lock.children`) to exit: a run killed with `kill -9` left them SIGINT (by
+/// `PR_SET_PDEATHSIG`), and each is saving its state; a new child on the same files must
+/// not start before. Gives up on a child after [`STOP_WAIT`].
+fn wait_for_orphans(list: &Path) {
+    let text = std::fs::read_to_string(list).unwrap_or_default();
+    let deadline = Instant::now() + STOP_WAIT;
+    for line in text.lines() {
+        let Some((pid, exe)) = line.split_once(' ') else {
+            continue;
+        };
+        let proc_exe = Path::new("/proc").join(pid).join("exe");
+        while std::fs::read_link(&proc_exe).is_ok_and(|p| p.to_string_lossy().starts_with(exe)) {
+            if Instant::now() >= deadline {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    let _ = std::fs::remove_file(list);
+}
+
 /// Sends SIGINT to a child (each tool saves its state on it).
 fn interrupt(child: &Child) {
     #[cfg(unix)]
@@ -228,7 +250,9 @@ fn interrupt(child: &Child) {
     }
 }
 
-/// Positions and games in a data directory or file, and its files as slices.
+/// The data files (`*.bin` under a directory) or the one file (a data file or a pack) at
+/// `path`, each with its games, positions and length: through `nnue::source`, the one reader
+/// of data files and packs.
 pub fn scan_data(path: &Path) -> Result<Vec<DataSlice>> {
     if !path.exists() {
         return Ok(Vec::new());
@@ -237,14 +261,24 @@ pub fn scan_data(path: &Path) -> Result<Vec<DataSlice>> {
     let mut files = nnue::record::data_files(path).with_context(|| format!("{}", path.display()))?;
     files.sort();
     for file in files {
-        let f = File::open(&file).with_context(|| format!("cannot open {}", file.display()))?;
-        let scan = nnue::record::scan_reader(std::io::BufReader::new(f), false)
-            .with_context(|| format!("cannot read {}", file.display()))?;
+        let mut source = nnue::source::DataSource::open(&file)
+            .with_context(|| format!("cannot open {}", file.display()))?;
+        let (mut games, mut positions) = (0u64, 0u64);
+        while let Some(item) = source
+            .next_item()
+            .with_context(|| format!("cannot read {}", file.display()))?
+        {
+            if let nnue::source::SourceItem::Chunk { chunk, .. } = item {
+                games += chunk.games.len() as u64;
+                positions += chunk.games.iter().map(|g| g.moves.len() as u64).sum::<u64>();
+            }
+        }
+        let bytes = std::fs::metadata(&file).map_or(0, |m| m.len());
         out.push(DataSlice {
             file,
-            games: scan.game_count,
-            positions: scan.positions,
-            bytes: scan.len,
+            games,
+            positions,
+            bytes,
         });
     }
     Ok(out)
@@ -257,6 +291,8 @@ pub enum Until {
     Stopped,
     /// At this instant.
     At(Instant),
+    /// Once this many candidates (in all, this run and earlier ones) are decided.
+    Candidates(usize),
 }
 
 /// The loop over one run directory.
@@ -318,6 +354,7 @@ impl Runner {
             Err(fs4::TryLockError::Error(e)) => return Err(e).context("cannot lock the run directory"),
         }
         std::fs::write(run.root.join("lock.pid"), std::process::id().to_string())?;
+        wait_for_orphans(&run.root.join("lock.children"));
         let settings_text = std::fs::read_to_string(run.settings()).unwrap_or_default();
         let settings = Settings::load(&run.settings())?;
         let tools = tool_paths(&settings)?;
@@ -370,6 +407,21 @@ impl Runner {
             }
         }
         Ok(runner)
+    }
+
+    /// [`spawn`], and the child listed in `DIR/lock.children` for a later run to wait on.
+    fn spawn_child(&self, program: &Path, args: &[String], log: &Path) -> Result<Child> {
+        let child = spawn(program, args, log)?;
+        let exe = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf());
+        let mut list = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.run.root.join("lock.children"))?;
+        std::io::Write::write_all(
+            &mut list,
+            format!("{} {}\n", child.id(), exe.display()).as_bytes(),
+        )?;
+        Ok(child)
     }
 
     fn last_settings(&self) -> Option<Settings> {
@@ -428,10 +480,20 @@ impl Runner {
             if self.stop.load(Ordering::Relaxed) {
                 return Ok("interrupted".into());
             }
-            if let Until::At(t) = self.until {
-                if Instant::now() >= t {
-                    return Ok("the set time was reached".into());
+            match self.until {
+                Until::At(t) if Instant::now() >= t => return Ok("the set time was reached".into()),
+                Until::Candidates(n)
+                    if self
+                        .state
+                        .candidates
+                        .iter()
+                        .filter(|c| matches!(c.stage, Stage::Promoted | Stage::Rejected(_)))
+                        .count()
+                        >= n =>
+                {
+                    return Ok(format!("{n} candidates were decided"));
                 }
+                _ => {}
             }
             self.reload_settings()?;
             self.step_candidate()?;
@@ -511,8 +573,9 @@ impl Runner {
                             "from the start"
                         }
                     ));
-                    let child = spawn(
-                        &self.tools.trainer,
+                    let program = self.tools.trainer.clone();
+                    let child = self.spawn_child(
+                        &program,
                         &args,
                         &self.run.logs().join(format!("train-c{}.log", cand.cand)),
                     )?;
@@ -856,8 +919,9 @@ impl Runner {
             self.best().0,
             if state_file.exists() { "resumed" } else { "started" }
         ));
-        let child = spawn(
-            &self.tools.arena,
+        let program = self.tools.arena.clone();
+        let child = self.spawn_child(
+            &program,
             &args,
             &self.run.logs().join(format!("gate-c{}.log", cand.cand)),
         )?;
@@ -907,7 +971,9 @@ impl Runner {
     }
 
     fn step_selfplay(&mut self) -> Result<()> {
-        let busy = self.trainer.is_some() || self.gate.is_some();
+        // Busy from a candidate's first record to its decision, whatever its child is doing,
+        // so the thread count does not depend on timing.
+        let busy = self.state.open_candidate().is_some();
         let s = self.settings.selfplay.clone();
         let want = if busy { s.threads_busy } else { s.threads_idle };
         let (best_name, _, _) = self.best();
@@ -933,6 +999,20 @@ impl Runner {
                 return Ok(());
             }
         }
+        if want == 0 {
+            // Self-play waits while a candidate is busy (`threads_busy = 0`: one stage at a
+            // time, a run whose every record is repeatable).
+            if let Some(r) = self.selfplay.as_mut() {
+                if !r.stopping {
+                    interrupt(&r.child);
+                    r.stopping = true;
+                }
+                if r.child.try_wait()?.is_some() {
+                    self.selfplay = None;
+                }
+            }
+            return Ok(());
+        }
         let Some(seg) = self.state.open_segment().cloned() else {
             return self.start_segment();
         };
@@ -943,8 +1023,9 @@ impl Runner {
                     "learn: self-play segment {} ({}, {} threads, {} to {} positions)",
                     seg.index, seg.openings, want, seg.net, seg.target
                 ));
-                let child = spawn(
-                    &self.tools.datagen,
+                let program = self.tools.datagen.clone();
+                let child = self.spawn_child(
+                    &program,
                     &args,
                     &self.run.logs().join(format!("selfplay-s{}.log", seg.index)),
                 )?;

@@ -1,0 +1,289 @@
+//! The `learn` loop end to end with the real binaries on tiny settings (a 16-wide start net of random weights,
+//! self-play at 200 nodes in segments of 1,500 positions, training of 2 superbatches of 2
+//! batches of 256 positions, gates at fixed nodes): two generations decided, then the same run
+//! killed with `kill -9` again and again in every stage and resumed, whose journal (times
+//! aside), data and nets must be exactly the uninterrupted run's; a second `learn run` on a
+//! directory in use is refused. `threads_busy = 0` makes the run one stage at a time, so
+//! every record is repeatable.
+//!
+//! The binaries are the ones the workspace test command builds (see full_loop.rs).
+
+#![allow(clippy::unwrap_used)]
+
+use learn::journal::{read, Record};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().parent().unwrap();
+    let path = dir.join(name);
+    assert!(
+        path.exists(),
+        "{} missing: build the workspace first (`cargo build --release`)",
+        path.display()
+    );
+    path
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("learn-loop-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+const SETTINGS: &str = r#"
+[selfplay]
+threads_idle = 1
+threads_busy = 0
+nodes = 200
+segment_positions = 1500
+dfrc_every = 2
+seed = 7
+[train]
+every_positions = 1500
+epochs = 30
+epochs_scratch = 30
+batches_per_superbatch = 2
+batch_size = 256
+seed = 3
+[gate]
+nodes = 300
+max_games = 16
+elo0 = 0.0
+elo1 = 100.0
+alpha = 0.45
+beta = 0.45
+max_moves = 120
+"#;
+
+/// A run directory started from a 16-wide net of random weights (`gen0-16`), which any
+/// trained candidate beats.
+fn init(dir: &Path) {
+    let net = dir.with_extension("gen0-16.nnue");
+    let random = nnue::Network::random(16, 1, 5).unwrap();
+    std::fs::write(&net, random.to_bytes()).unwrap();
+    let named = dir.with_file_name(format!(
+        "{}-gen0-16.nnue",
+        dir.file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::rename(&net, &named).unwrap();
+    let net = named;
+    let out = Command::new(binary("learn"))
+        .args([
+            "init",
+            dir.to_str().unwrap(),
+            "--net",
+            net.to_str().unwrap(),
+            "--name",
+            "gen0-16",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let tools = binary("learn").parent().unwrap().to_path_buf();
+    let mut text = SETTINGS.to_string();
+    text.push_str(&format!(
+        "[tools]\nluft = \"{0}/luft\"\ndatagen = \"{0}/datagen\"\ntrainer = \"{0}/trainer\"\narena = \"{0}/arena\"\n",
+        tools.display()
+    ));
+    std::fs::write(dir.join("learn.toml"), text).unwrap();
+}
+
+fn learn_run(dir: &Path) -> Command {
+    let mut c = Command::new(binary("learn"));
+    c.args(["run", dir.to_str().unwrap(), "--candidates", "2"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+/// The journal without times, durations, settings and stop records: what must repeat.
+fn decisions(dir: &Path) -> Vec<String> {
+    let (records, _) = read(&dir.join("journal")).unwrap();
+    records
+        .iter()
+        .filter(|r| !matches!(r, Record::Stopped { .. } | Record::Settings { .. }))
+        .map(|r| {
+            let mut v = serde_json::to_value(r).unwrap();
+            let o = v.as_object_mut().unwrap();
+            for k in ["t", "train_secs", "gate_secs"] {
+                o.remove(k);
+            }
+            // Paths differ between the two run directories.
+            v.to_string().replace(dir.to_str().unwrap(), "DIR")
+        })
+        .collect()
+}
+
+fn files_under(dir: &Path, sub: &str) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.join(sub)];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p
+                .extension()
+                .is_some_and(|x| x == "bin" || x == "nnue" || x == "pack")
+            {
+                out.push((
+                    p.strip_prefix(dir).unwrap().display().to_string(),
+                    std::fs::read(&p).unwrap(),
+                ));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn two_generations_then_kill_9_in_every_stage_resumes_to_the_same_run() {
+    // Uninterrupted.
+    let whole = temp("whole");
+    init(&whole);
+    let out = learn_run(&whole).output().unwrap();
+    let log = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    let reference = decisions(&whole);
+    let decided = reference
+        .iter()
+        .filter(|r| r.contains("\"kind\":\"promoted\"") || r.contains("\"kind\":\"rejected\""))
+        .count();
+    assert_eq!(decided, 2, "{log}\n{reference:#?}");
+    assert!(
+        reference.iter().any(|r| r.contains("\"kind\":\"promoted\"")),
+        "{reference:#?}"
+    );
+    assert!(reference.iter().any(|r| r.contains("\"kind\":\"gate_done\"")));
+    // status and report read the run.
+    let status = Command::new(binary("learn"))
+        .args(["status", whole.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let status = String::from_utf8_lossy(&status.stdout).into_owned();
+    assert!(status.contains("best net: gen"), "{status}");
+    let report = Command::new(binary("learn"))
+        .args(["report", whole.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(report.status.success());
+    assert!(whole.join("report.md").exists() && whole.join("report-elo.png").exists());
+    assert!(whole.join("candidates.json").exists());
+
+    // The same run, killed with -9 at every few records until it is done.
+    let dir = temp("kill9"); // as long a name as "whole": data headers hold paths
+    init(&dir);
+    let start = Instant::now();
+    let mut kills: u64 = 0;
+    let mut kinds_killed_in = std::collections::BTreeSet::new();
+    let kind_count = |kind: &str| {
+        read(&dir.join("journal"))
+            .unwrap()
+            .0
+            .iter()
+            .filter(|r| serde_json::to_value(r).unwrap()["kind"] == kind)
+            .count()
+    };
+    // Each stage in turn: kill -9 a moment after its next record appears.
+    let stages = [
+        "segment_started",
+        "train_started",
+        "exported",
+        "gate_started",
+        "segment_done",
+    ];
+    loop {
+        let target = stages[(kills as usize) % stages.len()];
+        let before = kind_count(target);
+        let mut child = learn_run(&dir).spawn().unwrap();
+        let finished = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break Some(status);
+            }
+            if kind_count(target) > before {
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        match finished {
+            Some(status) => {
+                assert!(status.success());
+                break;
+            }
+            None => {
+                std::thread::sleep(Duration::from_millis(40 * (kills % 5)));
+                child.kill().unwrap(); // SIGKILL
+                child.wait().unwrap();
+                kinds_killed_in.insert(target);
+                kills += 1;
+            }
+        }
+        assert!(start.elapsed() < Duration::from_secs(600), "too slow");
+    }
+    assert!(kills >= 5, "{kills} kills");
+    for stage in stages {
+        assert!(
+            kinds_killed_in.contains(stage),
+            "never killed after {stage}: {kinds_killed_in:?}"
+        );
+    }
+    assert_eq!(decisions(&dir), reference);
+    assert_eq!(files_under(&dir, "nets"), files_under(&whole, "nets"));
+    let nets = |d: &Path| {
+        files_under(d, "candidates")
+            .into_iter()
+            .filter(|f| f.0.ends_with(".nnue") && !f.0.contains("final"))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(nets(&dir), nets(&whole));
+    // The self-play: the same games in the same files (the headers name their run's paths).
+    let games = |d: &Path| {
+        files_under(d, "data")
+            .into_iter()
+            .map(|(name, bytes)| {
+                let scan = nnue::record::scan_reader(&bytes[..], true).unwrap();
+                assert!(scan.is_clean(), "{name}");
+                (name, scan.games)
+            })
+            .collect::<Vec<_>>()
+    };
+    let (a, b) = (games(&dir), games(&whole));
+    assert!(!a.is_empty());
+    assert_eq!(a, b);
+}
+
+#[test]
+fn a_second_runner_on_one_directory_is_refused() {
+    let dir = temp("lock");
+    init(&dir);
+    let first = learn_run(&dir).spawn().unwrap();
+    let start = Instant::now();
+    while !dir.join("lock.pid").exists() && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let second = learn_run(&dir).output().unwrap();
+    let err = String::from_utf8_lossy(&second.stderr).into_owned();
+    assert_eq!(second.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("another `learn run` holds") && err.contains("one run per directory"),
+        "{err}"
+    );
+    // Ctrl-C (SIGINT) stops the first one cleanly, saying how to resume.
+    Command::new("kill")
+        .args(["-INT", &first.id().to_string()])
+        .status()
+        .unwrap();
+    let out = first.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("stopped (interrupted)"), "{text}");
+}
