@@ -594,6 +594,30 @@ mod tests {
     }
 
     #[test]
+    fn a_node_limit_holds_across_threads_even_when_the_main_thread_is_starved() {
+        // More threads than cores: the main thread is often not running, and the helpers
+        // must stop at the limit themselves. The total may pass N by at most one node a
+        // thread (each counts a node, then checks).
+        let threads = 8;
+        for n in [100u64, 2000, 30_000] {
+            let mut engine = Engine::new();
+            engine.set_option("Threads", Some(&threads.to_string())).unwrap();
+            let mut seen = Collect::default();
+            let limits = Limits {
+                nodes: Some(n),
+                ..Limits::default()
+            };
+            let result = engine.go(limits, &mut seen).unwrap();
+            assert!(
+                result.nodes <= n + threads as u64,
+                "go nodes {n}: {} nodes",
+                result.nodes
+            );
+            assert!(result.best_move.is_some_and(|m| Board::startpos().is_legal(m)));
+        }
+    }
+
+    #[test]
     fn a_blocking_search_needs_a_limit() {
         let mut engine = Engine::new();
         for limits in [

@@ -292,6 +292,25 @@ tunables! {
     time_hard_per_mille = 2500, min 1000, max 5000, step 200;
     /// The largest hard limit, per mille of the time left.
     time_max_fraction_per_mille = 400, min 100, max 800, step 25;
+
+    // Time management that reads the search: after each iteration from `tm_min_depth` on,
+    // the soft limit is its base value times three factors (their product clamped to
+    // [`TM_MIN_SCALE`, `TM_MAX_SCALE`]): the share f of the nodes spent below the best
+    // move, (base - scale x f); the best move's stability, (base - step x min(iterations
+    // unchanged, 8)); and a score drop since the last iteration, 1 + drop x scale, from 0.8
+    // to 1.5.
+    /// The first depth whose iteration rescales the soft limit.
+    tm_min_depth = 5, min 1, max 12, step 1;
+    /// Node-share factor at f = 0, per mille.
+    tm_nodes_base = 2200, min 1200, max 3000, step 100;
+    /// Node-share factor's fall from f = 0 to f = 1, per mille.
+    tm_nodes_scale = 1600, min 500, max 2500, step 100;
+    /// Stability factor with the best move just changed, per mille.
+    tm_stability_base = 1300, min 900, max 2000, step 50;
+    /// Its fall for each iteration the best move stayed (at most 8), per mille.
+    tm_stability_step = 50, min 0, max 120, step 10;
+    /// Score-drop factor's rise per centipawn dropped, per mille.
+    tm_score_drop_scale = 8, min 0, max 30, step 2;
 }
 
 /// The SEE values of the six piece kinds, pawn to king (in a tune build, as set now).

@@ -151,6 +151,11 @@ pub struct Worker {
     root_depth: i32,
     limits: Limits,
     time: Option<TimeManager>,
+    /// Nodes spent below each root move in this search, by from and to square (the time
+    /// manager's best-move node fraction).
+    root_move_nodes: Box<[[u64; 64]; 64]>,
+    /// Consecutive completed iterations whose best move was the same (0 after a change).
+    best_move_stability: u32,
     /// The last completed iteration.
     pub completed: IterationReport,
 }
@@ -198,6 +203,8 @@ impl Worker {
             root_depth: 0,
             limits: Limits::default(),
             time: None,
+            root_move_nodes: Box::new([[0; 64]; 64]),
+            best_move_stability: 0,
             completed: IterationReport::default(),
         }
     }
@@ -227,6 +234,10 @@ impl Worker {
         self.time = time;
         self.nodes = 0;
         self.completed = IterationReport::default();
+        for row in self.root_move_nodes.iter_mut() {
+            row.fill(0);
+        }
+        self.best_move_stability = 0;
         self.keys.clear();
         self.keys.extend_from_slice(history);
         self.root_keys = self.keys.len();
@@ -281,7 +292,25 @@ impl Worker {
                 break;
             }
             lines.sort_by_key(|line| std::cmp::Reverse(line.score));
+            let same_best = self.completed.lines.first().and_then(|l| l.pv.first()) == lines[0].pv.first();
+            self.best_move_stability = if same_best {
+                self.best_move_stability + 1
+            } else {
+                0
+            };
+            let score_drop = if self.completed.lines.is_empty() {
+                0
+            } else {
+                previous_score - lines[0].score
+            };
             previous_score = lines[0].score;
+            if self.is_main() && depth >= tm_min_depth() {
+                if let (Some(time), Some(&best)) = (self.time.as_mut(), lines[0].pv.first()) {
+                    let fraction = self.root_move_nodes[best.from().index()][best.to().index()] as f64
+                        / self.nodes.max(1) as f64;
+                    time.scale_soft(fraction, self.best_move_stability, score_drop);
+                }
+            }
             self.completed = IterationReport {
                 depth,
                 seldepth: self.seldepth,
@@ -323,10 +352,12 @@ impl Worker {
         self.shared.stop.load(Ordering::Relaxed)
     }
 
-    /// Counts a node, and on the main thread checks the node and time limits. A node met
-    /// once the search is stopped is left at once, not searched, and not counted, so a node
-    /// limit is exact on one thread (`go nodes N` reports at most N nodes; the unwinding
-    /// after the stop used to add a few dozen).
+    /// Counts a node and checks the limits: the node limit on every thread (so `go nodes N`
+    /// with Threads > 1 holds even when the main thread is not scheduled: the total ends
+    /// below N plus one node a thread), the clock on the main thread. A node met once the
+    /// search is stopped is left at once, not searched, and not counted, so a node limit is
+    /// exact on one thread (`go nodes N` reports at most N nodes; the unwinding after the
+    /// stop used to add a few dozen).
     #[inline]
     fn count_node(&mut self) {
         if self.stopped() {
@@ -334,9 +365,6 @@ impl Worker {
         }
         self.nodes += 1;
         self.shared.nodes[self.id].store(self.nodes, Ordering::Relaxed);
-        if !self.is_main() {
-            return;
-        }
         if let Some(limit) = self.limits.nodes {
             let total = if self.shared.nodes.len() == 1 {
                 self.nodes
@@ -346,6 +374,9 @@ impl Worker {
             if total >= limit {
                 self.shared.stop.store(true, Ordering::Relaxed);
             }
+        }
+        if !self.is_main() {
+            return;
         }
         if self.nodes % 1024 == 0 && self.time.as_ref().is_some_and(|t| t.hard_limit_reached()) {
             self.shared.stop.store(true, Ordering::Relaxed);
@@ -722,6 +753,7 @@ impl Worker {
             }
             self.stack[ply + 1].double_extensions =
                 self.stack[ply].double_extensions + i32::from(extension >= 2);
+            let nodes_before = self.nodes;
             let child = self.play(board, mv, ply);
             moves_searched += 1;
             if extension == 0 && child.in_check() {
@@ -753,6 +785,9 @@ impl Worker {
                 }
             }
             self.undo();
+            if root {
+                self.root_move_nodes[mv.from().index()][mv.to().index()] += self.nodes - nodes_before;
+            }
             if self.stopped() && !(root && best_move.is_null()) {
                 return 0;
             }

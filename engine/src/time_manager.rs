@@ -20,6 +20,11 @@ use std::time::{Duration, Instant};
 /// years; larger values are clamped to it.
 pub const MAX_TIME_MS: u64 = 1_000_000_000_000;
 
+/// The least and the most the search may scale the soft limit by ([`TimeManager::scale_soft`]).
+pub const TM_MIN_SCALE: f64 = 0.4;
+/// See [`TM_MIN_SCALE`].
+pub const TM_MAX_SCALE: f64 = 2.5;
+
 /// The time left assumed when a `go` has clock fields but no time for either side.
 pub const ASSUMED_TIME_MS: u64 = 1000;
 
@@ -41,6 +46,8 @@ pub struct Clock {
 #[derive(Clone, Debug)]
 pub struct TimeManager {
     start: Instant,
+    /// The soft limit before any rescaling by the search.
+    base_soft: Duration,
     soft: Duration,
     hard: Duration,
     /// Set while pondering; the clock starts when it is cleared.
@@ -81,6 +88,7 @@ impl TimeManager {
         };
         Some(TimeManager {
             start,
+            base_soft: Duration::from_millis(soft_ms),
             soft: Duration::from_millis(soft_ms),
             hard: Duration::from_millis(hard_ms),
             pondering,
@@ -100,6 +108,26 @@ impl TimeManager {
         }
         let hit = Duration::from_millis(self.ponderhit_at.load(Ordering::Relaxed));
         Some(self.start.elapsed().saturating_sub(hit))
+    }
+
+    /// Rescales the soft limit by what the last iteration showed: `best_fraction`, the share
+    /// (0 to 1) of the search's nodes spent below the best move (a move that takes most of
+    /// the effort is clear: less time; a contested one: more); `stability`, how many
+    /// iterations in a row kept the best move; `score_drop`, how many centipawns the best
+    /// score fell since the previous iteration. The result stays within
+    /// [`TM_MIN_SCALE`, `TM_MAX_SCALE`] of the base soft limit and never passes the hard
+    /// limit. A `movetime` search (soft equal to hard) is left as it is.
+    pub fn scale_soft(&mut self, best_fraction: f64, stability: u32, score_drop: i32) {
+        if self.base_soft >= self.hard {
+            return;
+        }
+        let per_mille = |v: i32| f64::from(v) / 1000.0;
+        let nodes = per_mille(tm_nodes_base()) - per_mille(tm_nodes_scale()) * best_fraction.clamp(0.0, 1.0);
+        let stable =
+            per_mille(tm_stability_base()) - per_mille(tm_stability_step()) * f64::from(stability.min(8));
+        let drop = (1.0 + per_mille(tm_score_drop_scale()) * f64::from(score_drop.max(0))).clamp(0.8, 1.5);
+        let scale = (nodes * stable * drop).clamp(TM_MIN_SCALE, TM_MAX_SCALE);
+        self.soft = self.base_soft.mul_f64(scale).min(self.hard);
     }
 
     /// Whether the soft limit is used up (start no new iteration).
@@ -129,6 +157,35 @@ mod tests {
 
     fn manager(clock: Clock, overhead: u64) -> TimeManager {
         TimeManager::new(clock, overhead, Instant::now(), Arc::new(AtomicBool::new(false))).unwrap()
+    }
+
+    #[test]
+    fn the_search_scales_the_soft_limit_within_bounds() {
+        let clock = Clock {
+            time_ms: Some(60_000),
+            increment_ms: 600,
+            ..Clock::default()
+        };
+        let base = manager(clock, 10).soft_limit();
+        // A clear, stable best move: less time; a contested, new one with a falling score: more.
+        let mut clear = manager(clock, 10);
+        clear.scale_soft(0.95, 8, 0);
+        let mut contested = manager(clock, 10);
+        contested.scale_soft(0.2, 0, 40);
+        assert!(clear.soft_limit() < base, "{:?} {:?}", clear.soft_limit(), base);
+        assert!(contested.soft_limit() > base);
+        assert!(contested.soft_limit() <= contested.hard_limit());
+        assert!(clear.soft_limit() >= base.mul_f64(TM_MIN_SCALE));
+        // movetime: untouched.
+        let mut fixed = manager(
+            Clock {
+                movetime_ms: Some(500),
+                ..Clock::default()
+            },
+            10,
+        );
+        fixed.scale_soft(0.1, 0, 100);
+        assert_eq!(fixed.soft_limit(), fixed.hard_limit());
     }
 
     #[test]
