@@ -18,6 +18,7 @@ pub mod regex;
 pub mod report;
 pub mod runner;
 pub mod sprt_plot;
+pub mod spsa;
 pub mod state;
 pub mod stats;
 pub mod timecontrol;
