@@ -200,7 +200,7 @@ pub enum Command {
     Version,
 }
 
-fn key_values(option: &str, tokens: &[String]) -> Result<Vec<(String, String)>, String> {
+pub(crate) fn key_values(option: &str, tokens: &[String]) -> Result<Vec<(String, String)>, String> {
     tokens
         .iter()
         .map(|t| {
@@ -225,7 +225,7 @@ pub const SPRT_ROUNDS: u64 = 500_000;
 pub const MAX_ENGINES: usize = 1000;
 
 /// A whole number from `lo` to `hi`.
-fn whole<T>(key: &str, value: &str, lo: T, hi: T) -> Result<T, String>
+pub(crate) fn whole<T>(key: &str, value: &str, lo: T, hi: T) -> Result<T, String>
 where
     T: std::str::FromStr + PartialOrd + std::fmt::Display,
 {
@@ -266,14 +266,14 @@ pub fn sprt_probability(key: &str, value: &str) -> Result<f64, String> {
 }
 
 /// Whether `arg` starts an option: a dash and a letter (so `-5` stays a value).
-fn option_name(arg: &str) -> Option<&str> {
+pub(crate) fn option_name(arg: &str) -> Option<&str> {
     let name = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-'))?;
     name.chars().next().filter(|c| c.is_ascii_alphabetic())?;
     Some(name)
 }
 
 /// Splits the arguments into `-option values...` groups.
-fn groups(args: &[String]) -> Result<Vec<(String, Vec<String>)>, String> {
+pub(crate) fn groups(args: &[String]) -> Result<Vec<(String, Vec<String>)>, String> {
     let mut out: Vec<(String, Vec<String>)> = Vec::new();
     for arg in args {
         match option_name(arg) {
@@ -346,14 +346,14 @@ pub fn parse_match(args: &[String]) -> Result<MatchConfig, String> {
 
 /// The `-config` settings.
 #[derive(Default)]
-struct ConfigOption {
-    file: Option<String>,
-    outname: Option<String>,
-    discard: bool,
-    stats: bool,
+pub(crate) struct ConfigOption {
+    pub(crate) file: Option<String>,
+    pub(crate) outname: Option<String>,
+    pub(crate) discard: bool,
+    pub(crate) stats: bool,
 }
 
-fn config_option(values: &[String]) -> Result<ConfigOption, String> {
+pub(crate) fn config_option(values: &[String]) -> Result<ConfigOption, String> {
     let mut c = ConfigOption {
         stats: true,
         ..ConfigOption::default()
@@ -538,7 +538,7 @@ fn cpu_list(text: &str) -> Result<Vec<usize>, String> {
 }
 
 /// Builds the configuration from the option groups (without `-config`).
-fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfig, String> {
+pub(crate) fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfig, String> {
     let mut config = MatchConfig {
         engines: Vec::new(),
         adjudication: Adjudication::default(),
