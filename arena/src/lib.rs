@@ -19,6 +19,7 @@ pub mod report;
 pub mod runner;
 pub mod sprt_plot;
 pub mod spsa;
+pub mod spsa_plot;
 pub mod state;
 pub mod stats;
 pub mod timecontrol;
