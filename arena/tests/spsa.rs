@@ -135,7 +135,7 @@ fn an_interrupted_and_killed_run_resumes_to_the_same_values() {
     let dir = temp_dir("resume");
     let params = dir.join("params.txt");
     std::fs::write(&params, PARAMS).unwrap();
-    let iterations = 80;
+    let iterations = 120;
 
     // Uninterrupted.
     let whole = dir.join("whole.json");
@@ -193,7 +193,7 @@ fn an_interrupted_and_killed_run_resumes_to_the_same_values() {
     let (code, out, _) = run_arena(None, &resume);
     assert_eq!(code, 0);
     assert!(
-        out.contains("SPSA finished: 80 iterations, 320 games\nX, int, "),
+        out.contains("SPSA finished: 120 iterations, 480 games\nX, int, "),
         "{out}"
     );
     std::fs::remove_dir_all(&dir).ok();
