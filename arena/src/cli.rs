@@ -28,6 +28,9 @@
 //! limits `tc` (see [`crate::timecontrol`]; `inf` for none), `st` (seconds per move),
 //! `nodes`, `plies` (or `depth`), `timemargin` (ms). A setting given for one engine wins
 //! over `-each`. Engine names must differ.
+//!
+//! `arena spsa` (`crate::spsa_run`) reads its command line with the same groups and
+//! `build`, its engine given twice (theta+'s side and theta-'s).
 
 use crate::engine_process::EngineConfig;
 use crate::log::{Level, LogConfig};
@@ -200,7 +203,7 @@ pub enum Command {
     Version,
 }
 
-fn key_values(option: &str, tokens: &[String]) -> Result<Vec<(String, String)>, String> {
+pub(crate) fn key_values(option: &str, tokens: &[String]) -> Result<Vec<(String, String)>, String> {
     tokens
         .iter()
         .map(|t| {
@@ -225,7 +228,7 @@ pub const SPRT_ROUNDS: u64 = 500_000;
 pub const MAX_ENGINES: usize = 1000;
 
 /// A whole number from `lo` to `hi`.
-fn whole<T>(key: &str, value: &str, lo: T, hi: T) -> Result<T, String>
+pub(crate) fn whole<T>(key: &str, value: &str, lo: T, hi: T) -> Result<T, String>
 where
     T: std::str::FromStr + PartialOrd + std::fmt::Display,
 {
@@ -266,14 +269,14 @@ pub fn sprt_probability(key: &str, value: &str) -> Result<f64, String> {
 }
 
 /// Whether `arg` starts an option: a dash and a letter (so `-5` stays a value).
-fn option_name(arg: &str) -> Option<&str> {
+pub(crate) fn option_name(arg: &str) -> Option<&str> {
     let name = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-'))?;
     name.chars().next().filter(|c| c.is_ascii_alphabetic())?;
     Some(name)
 }
 
 /// Splits the arguments into `-option values...` groups.
-fn groups(args: &[String]) -> Result<Vec<(String, Vec<String>)>, String> {
+pub(crate) fn groups(args: &[String]) -> Result<Vec<(String, Vec<String>)>, String> {
     let mut out: Vec<(String, Vec<String>)> = Vec::new();
     for arg in args {
         match option_name(arg) {
@@ -300,11 +303,42 @@ fn unsupported(name: &str) -> Option<&'static str> {
     })
 }
 
+/// The `arena spsa` part of the usage text, as a literal (`concat!` puts it into
+/// [`USAGE`]; [`SPSA_USAGE`] is it alone, for `arena spsa -help`).
+macro_rules! spsa_usage {
+    () => {
+        "\
+SPSA tuning (arena spsa; OpenBench's algorithm, played here): one engine against itself, theta+
+against theta-, each side with option.NAME=VALUE for every parameter of the params file:
+  arena spsa -engine cmd=PATH [name=NAME] [KEY=VALUE...] [-each KEY=VALUE...] [-openings ...]
+             [-concurrency N] -spsa params=FILE iterations=N [KEY=VALUE...] [-config outname=STATE]
+  arena spsa -config file=STATE   (resume: the saved command line, from the last whole iteration)
+  -spsa params=FILE (the `luft spsa` format: name, int|float, start, min, max, c_end, r_end)
+        iterations=N  pairs=P (8 game pairs an iteration: one opening, colours reversed)
+        seed=S (0: the signs, the roundings, the opening order)  alpha=A (0.602)  gamma=G (0.101)
+        A_ratio=R (0.1: A = R * N)  print=N (10: the values every N iterations; 0: at the end)
+        csv=F (STATE's name with .csv: theta after each iteration)
+        plot=F.png|F.svg (STATE's name with .png: each parameter's path)
+  Also: -engine/-each (one limit: tc= nodes= st= plies=; options), -openings, -concurrency,
+  -resign, -draw, -maxmoves, -variant, -recover, -startup-ms, -ucinewgame-ms, -ping-ms,
+  -use-affinity, -log. -config outname=STATE (spsa.json) | file=STATE [discard=true]: the state is
+  saved after every iteration; an iteration cut short (Ctrl-C, a kill) is played again on resume.
+  Each iteration: c_k = c / k^gamma, a_k = a / (A + k)^alpha (c = c_end * N^gamma, a = r_end *
+  c_end^2 * (A + N)^alpha), theta += (a_k / c_k) * (wins - losses of theta+) * delta, clipped.
+  Exit codes: 0 finished, 2 interrupted (Ctrl-C), 3 error."
+    };
+}
+
+/// The usage text of `arena spsa -help`.
+pub const SPSA_USAGE: &str = spsa_usage!();
+
 /// The usage text of `-help`.
-pub const USAGE: &str = "\
+pub const USAGE: &str = concat!(
+    "\
 usage: arena -engine cmd=PATH [name=NAME] [KEY=VALUE...] -engine ... [-each KEY=VALUE...] [OPTIONS]
        arena sprt-calc (--penta a,b,c,d,e | --tri l,d,w) --elo0 X --elo1 Y [--alpha A --beta B] [--model M]
        arena rate [--anchor NAME=ELO] [--prior P] FILE.pgn...
+       arena spsa -engine cmd=PATH ... -spsa params=FILE iterations=N ...   (SPSA tuning; see below)
 
 Engines (-engine, or -each for all; a setting for one engine wins over -each):
   cmd=PATH name=NAME args=\"A B\" dir=DIR proto=uci restart=on|off option.NAME=VALUE
@@ -334,7 +368,11 @@ Running:
   -help  -version
 Exit codes: 0 after a match that ended by itself (played out, or decided by its SPRT), as
 fastchess; with -sprt-exit-codes 0 H1 accepted (or no -sprt), 1 H0 accepted, 2 no decision.
-2 interrupted (Ctrl-C), 3 error.";
+2 interrupted (Ctrl-C), 3 error.
+
+",
+    spsa_usage!()
+);
 
 /// Parses a match command line (without the program name).
 pub fn parse_match(args: &[String]) -> Result<MatchConfig, String> {
@@ -346,14 +384,14 @@ pub fn parse_match(args: &[String]) -> Result<MatchConfig, String> {
 
 /// The `-config` settings.
 #[derive(Default)]
-struct ConfigOption {
-    file: Option<String>,
-    outname: Option<String>,
-    discard: bool,
-    stats: bool,
+pub(crate) struct ConfigOption {
+    pub(crate) file: Option<String>,
+    pub(crate) outname: Option<String>,
+    pub(crate) discard: bool,
+    pub(crate) stats: bool,
 }
 
-fn config_option(values: &[String]) -> Result<ConfigOption, String> {
+pub(crate) fn config_option(values: &[String]) -> Result<ConfigOption, String> {
     let mut c = ConfigOption {
         stats: true,
         ..ConfigOption::default()
@@ -538,7 +576,7 @@ fn cpu_list(text: &str) -> Result<Vec<usize>, String> {
 }
 
 /// Builds the configuration from the option groups (without `-config`).
-fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfig, String> {
+pub(crate) fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfig, String> {
     let mut config = MatchConfig {
         engines: Vec::new(),
         adjudication: Adjudication::default(),

@@ -564,6 +564,31 @@ impl EngineProcess {
             })
     }
 
+    /// Sets an option of the running engine (`setoption name NAME value VALUE`, then
+    /// `isready`), as start-up does: a refusal is reported on stderr, once per message, and
+    /// [`EngineProcess::option_value`] gives the new value from now on. `arena spsa` sets
+    /// the tuned values this way between games.
+    pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineFault> {
+        self.send(&format!("setoption name {name} value {value}"))?;
+        for refusal in self.ping_collecting(is_refusal)? {
+            warn_once(format!(
+                "engine {} refused option.{name}={value}: {refusal}",
+                self.config.name
+            ));
+        }
+        match self
+            .config
+            .options
+            .iter_mut()
+            .rev()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        {
+            Some(slot) => slot.1 = value.to_string(),
+            None => self.config.options.push((name.to_string(), value.to_string())),
+        }
+        Ok(())
+    }
+
     /// Writes `line` (and a newline) to the engine. Errors: [`EngineFault::Crashed`] when its
     /// input is closed.
     pub fn send(&mut self, line: &str) -> Result<(), EngineFault> {

@@ -2,7 +2,8 @@
 //! with the statistics engine developers use (pentanomial SPRT, Elo, nElo, LOS): the match
 //! runner of the Luft workspace, which takes fastchess's command lines and writes its output
 //! (see `cli` for the options, `report` for the output), so that OpenBench's worker and
-//! engine developers' scripts can run it in fastchess's place.
+//! engine developers' scripts can run it in fastchess's place; and `arena spsa`, a local
+//! SPSA tuner of an engine's parameters (`spsa`, `spsa_run`).
 
 #![warn(missing_docs)]
 
@@ -18,6 +19,9 @@ pub mod regex;
 pub mod report;
 pub mod runner;
 pub mod sprt_plot;
+pub mod spsa;
+pub mod spsa_plot;
+pub mod spsa_run;
 pub mod state;
 pub mod stats;
 pub mod timecontrol;

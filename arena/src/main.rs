@@ -4,12 +4,14 @@
 //! arena -engine cmd=PATH name=NAME [option.X=Y ...] -engine ... -each tc=8+0.08 ...   (fastchess's options)
 //! arena sprt-calc (--penta a,b,c,d,e | --tri l,d,w) --elo0 X --elo1 Y [--alpha A --beta B] [--model M]
 //! arena rate [--anchor NAME=ELO] [--prior P] FILE.pgn...
+//! arena spsa -engine cmd=PATH ... -spsa params=FILE iterations=N ... [-config outname=STATE]
 //! ```
 //! Exit codes, as fastchess: 0 after a match that ended by itself (played out, or stopped by
 //! its SPRT whichever hypothesis it accepted); with `-sprt-exit-codes` 0 H1 accepted (or a
 //! match without `-sprt` played out), 1 H0 accepted, 2 no decision. 2 interrupted (Ctrl-C),
 //! 3 error. After a match: `Finished match` and `Total Time: HH:MM:SS (hours:minutes:seconds)`
-//! and an empty line, as fastchess ends.
+//! and an empty line, as fastchess ends. `arena spsa` exits 0 when it has played every
+//! iteration, 2 interrupted, 3 error.
 
 use arena::cli::{sprt_elo, sprt_probability};
 use arena::report;
@@ -81,6 +83,9 @@ fn main() -> ExitCode {
                 ExitCode::from(3)
             }
         };
+    }
+    if args.first().map(String::as_str) == Some("spsa") {
+        return ExitCode::from(arena::spsa_run::command(&args[1..]));
     }
     if args.first().map(String::as_str) == Some("rate") {
         return match arena::rating::rate_command(&args[1..]) {

@@ -540,7 +540,7 @@ fn label_of(engine: &EngineProcess) -> (String, String) {
 }
 
 /// The CPUs of worker `w`: `threads` of them from the list, in turn.
-fn worker_cpus(list: &[usize], w: usize, threads: usize) -> Vec<usize> {
+pub(crate) fn worker_cpus(list: &[usize], w: usize, threads: usize) -> Vec<usize> {
     if list.is_empty() {
         return Vec::new();
     }
@@ -703,12 +703,10 @@ fn open_output(path: &str, append: bool, what: &str) -> Result<std::fs::File, St
         .map_err(|e| format!("cannot open {what} output {path}: {e}"))
 }
 
-/// Runs the tournament; returns the verdict and the first pair's tally, or an error message.
-pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdict, Tally), String> {
-    if let Some(log_config) = &config.log {
-        log::open(log_config)?;
-    }
-    let (book, book_name) = match &config.openings {
+/// The openings of `config` (`-openings`, arranged in its order with its seed and start), or
+/// the standard position alone; and the book's file name, for the report.
+pub(crate) fn load_book(config: &MatchConfig) -> Result<(Vec<Opening>, Option<String>), String> {
+    Ok(match &config.openings {
         Some(o) => {
             let (text, mut notes) = openings::read_text(&o.file)?;
             let book = if o.pgn {
@@ -735,7 +733,15 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
             }],
             None,
         ),
-    };
+    })
+}
+
+/// Runs the tournament; returns the verdict and the first pair's tally, or an error message.
+pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdict, Tally), String> {
+    if let Some(log_config) = &config.log {
+        log::open(log_config)?;
+    }
+    let (book, book_name) = load_book(config)?;
     let pairings = pairings(config.tournament, config.engines.len(), config.seeds);
     if pairings.is_empty() || config.rounds == 0 || !(1..=2).contains(&config.games) {
         return Err("a tournament needs two engines and at least one round of one or two games".into());

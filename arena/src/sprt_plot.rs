@@ -54,7 +54,9 @@ pub struct SprtPlot<'a> {
     pub title: String,
 }
 
-fn register_font() -> Result<(), String> {
+/// Registers the embedded DejaVu Sans as plotters' `sans-serif` font (once a process; also
+/// for `spsa_plot`).
+pub(crate) fn register_font() -> Result<(), String> {
     static REGISTERED: OnceLock<Result<(), String>> = OnceLock::new();
     REGISTERED
         .get_or_init(|| {
@@ -65,7 +67,7 @@ fn register_font() -> Result<(), String> {
 }
 
 /// A range from `lo` to `hi` with some air, never empty.
-fn padded(lo: f64, hi: f64) -> (f64, f64) {
+pub(crate) fn padded(lo: f64, hi: f64) -> (f64, f64) {
     let span = (hi - lo).max(1e-6);
     (lo - 0.08 * span, hi + 0.08 * span)
 }

@@ -8,6 +8,15 @@
 //! cpus=LIST` (its working directory and the CPUs it may run on). It declares one option,
 //! `Hash` (spin 1 to 1024), and refuses values outside 1 to 64 with `info string error`, and any
 //! other option with Stockfish's `No such option`.
+//!
+//! Mode `spsa` is a synthetic engine for `arena spsa`'s tests, whose strength peaks at known
+//! option values: it also declares `X` (spin 0 to 100, default 50) and `Y` (spin -50 to 50,
+//! default 0), and at each move it gives up (`score cp -5000`, which `-resign movecount=1
+//! score=1000` turns into a loss) with probability `min(0.9, 0.3 * d^2)`, where `d^2 =
+//! ((X - 30) / 50)^2 + ((Y + 20) / 50)^2`; otherwise it says `score cp 0`. The chance is
+//! drawn from a hash of its `--seed S` (default 0), X, Y and the `position` line, so a game's
+//! result is a function of both sides' values and the opening alone: the side nearer
+//! (X, Y) = (30, -20) wins more often, and a rerun gives the same games.
 
 use movegen::Board;
 use std::io::{BufRead, Write};
@@ -25,6 +34,16 @@ fn main() {
     let stdin = std::io::stdin();
     let mut out = std::io::stdout();
     let info = args.iter().any(|a| a == "--info");
+    let seed: u64 = args
+        .iter()
+        .position(|a| a == "--seed")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let synthetic = mode == "spsa";
+    // The synthetic engine's options X and Y.
+    let mut xy: [i64; 2] = [50, 0];
+    let mut position_line = String::new();
     let mut board = Board::startpos();
     let mut gos = 0;
     let mut new_games = 0;
@@ -33,11 +52,16 @@ fn main() {
         let Ok(line) = line else { break };
         let tokens: Vec<&str> = line.split_whitespace().collect();
         let reply = match tokens.first().copied() {
-            Some("uci") => Some(
+            Some("uci") => Some(format!(
                 "id name FaultEngine\nid author arena tests\n\
-                 option name Hash type spin default 1 min 1 max 1024\nuciok"
-                    .to_string(),
-            ),
+                 option name Hash type spin default 1 min 1 max 1024\n{}uciok",
+                if synthetic {
+                    "option name X type spin default 50 min 0 max 100\n\
+                     option name Y type spin default 0 min -50 max 50\n"
+                } else {
+                    ""
+                }
+            )),
             Some("isready") if deaf => None,
             Some("isready") => Some("readyok".to_string()),
             Some("ucinewgame") => {
@@ -50,7 +74,17 @@ fn main() {
                 let value_at = tokens.iter().position(|&t| t == "value").unwrap_or(tokens.len());
                 let name = tokens.get(2..value_at).unwrap_or_default().join(" ");
                 let value = tokens.get(value_at + 1).copied().unwrap_or("");
-                if !name.eq_ignore_ascii_case("Hash") {
+                let axis = ["X", "Y"].iter().position(|a| a.eq_ignore_ascii_case(&name));
+                if let (true, Some(i)) = (synthetic, axis) {
+                    let (lo, hi) = [(0, 100), (-50, 50)][i];
+                    match value.parse::<i64>() {
+                        Ok(v) if (lo..=hi).contains(&v) => {
+                            xy[i] = v;
+                            None
+                        }
+                        _ => Some(format!("info string error: {name} must be from {lo} to {hi}")),
+                    }
+                } else if !name.eq_ignore_ascii_case("Hash") {
                     Some(format!("No such option: {name}"))
                 } else if value.parse::<u64>().is_ok_and(|mib| (1..=64).contains(&mib)) {
                     None
@@ -59,6 +93,7 @@ fn main() {
                 }
             }
             Some("position") => {
+                position_line = line.clone();
                 let moves_at = tokens.iter().position(|&t| t == "moves");
                 let setup = &tokens[1..moves_at.unwrap_or(tokens.len())];
                 board = if setup.first() == Some(&"fen") {
@@ -93,6 +128,14 @@ fn main() {
                     .map_or("0000".to_string(), |&m| board.to_uci(m, false));
                 let misbehave = gos == after;
                 match mode.as_str() {
+                    "spsa" => {
+                        let score = if gives_up(seed, xy, &position_line) {
+                            -5000
+                        } else {
+                            0
+                        };
+                        Some(format!("info depth 1 score cp {score}\nbestmove {first_legal}"))
+                    }
                     "crash" if misbehave => std::process::exit(3),
                     "stall" if misbehave => {
                         std::thread::sleep(Duration::from_secs(3600));
@@ -134,4 +177,22 @@ fn main() {
             }
         }
     }
+}
+
+/// Whether the synthetic engine with options `xy` gives up at the position `position`
+/// (probability `min(0.9, 0.3 * d^2)`, `d` its distance from (30, -20) in units of 50).
+fn gives_up(seed: u64, xy: [i64; 2], position: &str) -> bool {
+    let dx = (xy[0] - 30) as f64 / 50.0;
+    let dy = (xy[1] + 20) as f64 / 50.0;
+    let chance = (0.3 * (dx * dx + dy * dy)).min(0.9);
+    // FNV-1a over the seed, the values and the position, then SplitMix64's finaliser.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let values = [seed.to_le_bytes(), xy[0].to_le_bytes(), xy[1].to_le_bytes()];
+    for byte in values.iter().flatten().chain(position.as_bytes()) {
+        h = (h ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^= h >> 31;
+    ((h >> 11) as f64 / (1u64 << 53) as f64) < chance
 }
