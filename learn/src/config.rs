@@ -121,7 +121,9 @@ impl Default for Train {
 pub struct Gate {
     /// Time control, fastchess's form (`2+0.02`); ignored when `nodes` is set.
     pub tc: String,
-    /// Fixed nodes per move instead of a clock (0: use `tc`); for tests and repeatable runs.
+    /// Fixed nodes per move instead of a clock (0: use `tc`), used only when the candidate
+    /// has the best net's width (the same speed: a load on the machine cannot tilt the
+    /// gate); a candidate of another width always plays at `tc`.
     pub nodes: u64,
     /// SPRT bounds, normalized Elo.
     pub elo0: f64,
