@@ -427,6 +427,12 @@ impl Tablebases {
         }
     }
 
+    /// Whether `path` would load (as [`Tablebases::open`] checks it: every directory
+    /// exists, some table is there, no file is truncated), without loading anything.
+    pub fn check(path: &str) -> Result<(), TablebaseError> {
+        scan(path).map(|_| ())
+    }
+
     /// The directories loaded, joined by `:`.
     pub fn path(&self) -> &str {
         &self.path

@@ -5,6 +5,8 @@
 //! and DTZ. The tables come from `tablebase::tables_for_tests`; without them the test says
 //! so and checks nothing.
 
+#![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a failure
+
 use movegen::Board;
 use std::collections::BTreeMap;
 use tablebase::{tables_for_tests, Tablebases};
