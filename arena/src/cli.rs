@@ -18,8 +18,9 @@
 //! option whose values are an open list of `key=value` words applied in order, which is
 //! what fastchess's syntax is. Every value is checked, numbers against the range where they
 //! make sense; an option or key arena does not have is an error that names it, and the
-//! fastchess options arena lacks (Syzygy adjudication, `-quick`, `-crc32`, cutechess output,
-//! ...) say so. `-testEnv`, `-force-concurrency`, `-scoreinterval N` and `-output
+//! fastchess options arena lacks (`-quick`, `-crc32`, cutechess output, ...) say so.
+//! Syzygy adjudication is fastchess's: `-tb PATH` (directories separated by `:`),
+//! `-tbpieces N`, `-tbignore50`, `-tbadjudicate WIN_LOSS|DRAW|BOTH`. `-testEnv`, `-force-concurrency`, `-scoreinterval N` and `-output
 //! format=fastchess` are accepted and change nothing (arena's messages are one line each
 //! already, it sets no cap on concurrency, and fastchess's output is its only output).
 //!
@@ -35,7 +36,7 @@
 use crate::engine_process::EngineConfig;
 use crate::log::{Level, LogConfig};
 use crate::pgn_out::{Notation, PgnOptions};
-use crate::play::{Adjudication, Limits, Resign};
+use crate::play::{Adjudication, Limits, Resign, TbAdjudication, TbResults};
 use crate::regex::Regex;
 use crate::stats::Model;
 
@@ -293,7 +294,6 @@ pub(crate) fn groups(args: &[String]) -> Result<Vec<(String, Vec<String>)>, Stri
 /// fastchess options arena does not have, and why.
 fn unsupported(name: &str) -> Option<&'static str> {
     Some(match name {
-        "tb" | "tbpieces" | "tbignore50" | "tbadjudicate" => "arena has no Syzygy tablebase adjudication",
         "quick" => "arena has no -quick shortcut; give -engine, -each, -openings and -rounds",
         "crc32" => "arena does not compute PGN checksums",
         "show-latency" => "arena does not print latencies; use -pgnout latency=true",
@@ -352,6 +352,7 @@ Tournament:
   -sprt [elo0=0] [elo1=5] [alpha=0.05] [beta=0.05] [model=normalized|logistic|bayesian]
 Adjudication:
   -resign movecount=N score=CP [twosided=true]  -draw movenumber=N movecount=N score=CP  -maxmoves N
+  -tb DIR[:DIR...] [-tbpieces N] [-tbignore50] [-tbadjudicate WIN_LOSS|DRAW|BOTH (BOTH)]
 Output:
   -pgnout [file=F] [notation=san|lan|uci] [append=true] [nodes= seldepth= nps= hashfull= tbhits= pv=
           timeleft= latency= min=true|false] [match_line=REGEX]   (also: -pgnout FILE)
@@ -617,6 +618,8 @@ pub(crate) fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result
     let mut drafts: Vec<EngineDraft> = Vec::new();
     let mut each = EngineDraft::default();
     let mut rounds_given = false;
+    // -tb and its companions, in any order: (path, pieces, ignore 50, results).
+    let mut tb: (Option<String>, u32, bool, TbResults) = (None, 0, false, TbResults::Both);
     for (name, values) in groups {
         let single = |values: &[String]| -> Result<String, String> {
             match values {
@@ -795,6 +798,20 @@ pub(crate) fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result
                     }
                 }
                 config.adjudication.draw = Some((number_, count, score));
+            }
+            "tb" => tb.0 = Some(single(values)?),
+            "tbpieces" => tb.1 = whole("-tbpieces", &single(values)?, 0, 32)?,
+            "tbignore50" => {
+                none(values)?;
+                tb.2 = true
+            }
+            "tbadjudicate" => {
+                tb.3 = match single(values)?.as_str() {
+                    "WIN_LOSS" => TbResults::WinLoss,
+                    "DRAW" => TbResults::Draw,
+                    "BOTH" => TbResults::Both,
+                    other => return Err(format!("-tbadjudicate: {other:?} is not WIN_LOSS, DRAW or BOTH")),
+                }
             }
             "maxmoves" => {
                 config.adjudication.max_moves = Some(whole("-maxmoves", &single(values)?, 1, 100_000)?)
@@ -1015,6 +1032,17 @@ pub(crate) fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result
         }
     }
 
+    // -tbpieces, -tbignore50 and -tbadjudicate apply to -tb; without it they change nothing
+    // (as in fastchess).
+    if let (Some(path), pieces, ignore_50, results) = tb {
+        config.adjudication.tablebase = Some(TbAdjudication {
+            path,
+            max_pieces: pieces,
+            ignore_50,
+            results,
+        });
+    }
+
     // Engines: -each under each engine's own settings.
     if drafts.len() < 2 {
         return Err(format!("at least two -engine are needed, found {}", drafts.len()));
@@ -1211,6 +1239,24 @@ mod tests {
         assert!(pgn.patterns[0].is_match("info string pgncomment x"));
         assert!(c.test_env && c.recover);
         assert_eq!(c.state_file, None, "no file is written unasked");
+        assert_eq!(c.adjudication.tablebase, None);
+        // A worker with tables adds -tb (and fastchess's companions, in any order).
+        line.extend(args(
+            "-tbpieces 5 -tb /syzygy/345:/syzygy/6 -tbignore50 -tbadjudicate WIN_LOSS",
+        ));
+        let c = parse_match(&line).unwrap();
+        assert_eq!(
+            c.adjudication.tablebase,
+            Some(TbAdjudication {
+                path: "/syzygy/345:/syzygy/6".into(),
+                max_pieces: 5,
+                ignore_50: true,
+                results: TbResults::WinLoss,
+            })
+        );
+        line.extend(args("-tbadjudicate DRAW"));
+        let c = parse_match(&line).unwrap();
+        assert_eq!(c.adjudication.tablebase.unwrap().results, TbResults::Draw);
     }
 
     #[test]
@@ -1290,8 +1336,13 @@ mod tests {
             ),
             ("--engine cmd=a --engine cmd=b --each tc=1 --bogus", "unknown option -bogus (see -help)"),
             (
-                "-engine cmd=a -engine cmd=b -each tc=1 -tb /syzygy",
-                "-tb: arena has no Syzygy tablebase adjudication",
+                "-engine cmd=a -engine cmd=b -each tc=1 -tb /syzygy -tbadjudicate WIN",
+                "-tbadjudicate: \"WIN\" is not WIN_LOSS, DRAW or BOTH",
+            ),
+            ("-engine cmd=a -engine cmd=b -each tc=1 -tb", "-tb needs a value"),
+            (
+                "-engine cmd=a -engine cmd=b -each tc=1 -tb /syzygy -tbpieces 40",
+                "-tbpieces must be a whole number from 0 to 32, found \"40\"",
             ),
             (
                 "-engine cmd=a -engine cmd=b -each tc=1 -output format=cutechess",

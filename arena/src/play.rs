@@ -1,13 +1,22 @@
 //! One game between two engine processes: each side's own limits (a clock with exact
 //! bookkeeping for sudden death, increment and repeating `moves/time` controls, nodes,
 //! depth, time per move), every move checked for legality (Chess960 castling included)
-//! through movegen, game endings by the rules (`Game::outcome_with_claims`), resign / draw /
-//! max-moves adjudication as fastchess does it, and faults turned into results: the engine
+//! through movegen, game endings by the rules (`Game::outcome_with_claims`), Syzygy
+//! tablebase / resign / draw / max-moves adjudication as fastchess does it, and faults
+//! turned into results: the engine
 //! that crashes, stalls, sends no move, plays an illegal move or oversteps its time loses.
 //! A flag-fall against a side that cannot mate is a draw.
 //!
+//! Tablebase adjudication (`-tb`) is fastchess's: after each engine move, a position right
+//! after a capture or a pawn move (halfmove clock 0), without castling rights, with no more
+//! pieces than the tables (and `-tbpieces`) is decided by its WDL verdict, the 50-move rule
+//! counting unless `-tbignore50`; `-tbadjudicate` chooses which verdicts end the game. One
+//! difference: a move that ends the game by the rules (mate, a dead position) is reported
+//! by the rules, not as an adjudication.
+//!
 //! Results carry fastchess's words, which OpenBench and other scripts read: "White mates",
-//! "Draw by 3-fold repetition", "Black wins by adjudication", "White loses on time (12ms
+//! "Draw by 3-fold repetition", "Black wins by adjudication", "White wins by adjudication:
+//! SyzygyTB", "Draw by adjudication: SyzygyTB", "White loses on time (12ms
 //! overrun)", "Black disconnects", "White's connection stalls", "Black makes an illegal
 //! move: a1a8". Each move keeps what the engine said about it (score, depth, seldepth,
 //! nodes, nps, hashfull, tbhits, pv, time left, latency, matched output lines) for the PGN.
@@ -16,7 +25,9 @@ use crate::engine_process::{EngineFault, EngineProcess, Score};
 use crate::regex::Regex;
 use crate::timecontrol::{Clock, Tick, TimeControl};
 use movegen::{Board, Color, DrawReason, Game, Move, Outcome, PieceType};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
+use tablebase::{Tablebases, Wdl};
 
 /// How long an engine may take to answer a search without a clock or a time per move.
 pub const NO_CLOCK_DEADLINE: Duration = Duration::from_secs(60);
@@ -95,6 +106,50 @@ pub struct Adjudication {
     pub draw: Option<(u32, u32, i32)>,
     /// A game in which the engines have played this many moves each is a draw.
     pub max_moves: Option<u32>,
+    /// Syzygy tablebase adjudication (`-tb`); `None`: none.
+    pub tablebase: Option<TbAdjudication>,
+}
+
+/// Which tablebase verdicts end a game (`-tbadjudicate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TbResults {
+    /// Wins and losses only (`WIN_LOSS`).
+    WinLoss,
+    /// Draws only (`DRAW`).
+    Draw,
+    /// Every verdict (`BOTH`, the default).
+    Both,
+}
+
+/// Syzygy tablebase adjudication: `-tb PATH [-tbpieces N] [-tbignore50] [-tbadjudicate
+/// WIN_LOSS|DRAW|BOTH]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TbAdjudication {
+    /// The tables' directories (`:` between them).
+    pub path: String,
+    /// Positions with more pieces are not adjudicated (`-tbpieces`; 0: as many as the
+    /// tables hold).
+    pub max_pieces: u32,
+    /// Cursed wins and blessed losses are wins and losses (`-tbignore50`).
+    pub ignore_50: bool,
+    /// Which verdicts end a game.
+    pub results: TbResults,
+}
+
+impl TbAdjudication {
+    /// The result the tables give `board` (from the side to move's view), if the game ends
+    /// here by `-tb` adjudication.
+    fn verdict(&self, tables: &Tablebases, board: &Board) -> Option<Wdl> {
+        if board.halfmove_clock() != 0 || (self.max_pieces != 0 && board.occupied().len() > self.max_pieces) {
+            return None;
+        }
+        let wdl = tables.probe_wdl(board)?.outcome(!self.ignore_50);
+        let wanted = match wdl {
+            Wdl::Draw => self.results != TbResults::WinLoss,
+            _ => self.results != TbResults::Draw,
+        };
+        wanted.then_some(wdl)
+    }
 }
 
 /// How a game ended.
@@ -237,6 +292,8 @@ pub struct GameSettings {
     pub patterns: Vec<Regex>,
     /// Check that mate scores come with a PV of the right length that ends in mate.
     pub check_mate_pvs: bool,
+    /// The tables of `-tb`, loaded once for the match.
+    pub tables: Option<Arc<Tablebases>>,
 }
 
 fn position_command(game: &Game, chess960: bool) -> String {
@@ -578,6 +635,36 @@ pub fn play_game(
                 latency_ms: reply.time_ms.map(|t| reply.elapsed_ms as i64 - t as i64),
                 matched_lines: reply.matched_lines.clone(),
             });
+
+            // Tablebase adjudication before the other adjudications, as fastchess: the side
+            // to move's verdict. A game the rules have just ended (a mate, a dead position)
+            // ends by the rules instead, at the top of the loop.
+            if let (Some(tb), Some(tables), None) = (
+                &settings.adjudication.tablebase,
+                &settings.tables,
+                game.outcome_with_claims(),
+            ) {
+                if let Some(wdl) = tb.verdict(tables, game.board()) {
+                    let to_move = game.board().side_to_move();
+                    break match wdl {
+                        Wdl::Draw => end(
+                            GameResult::Draw,
+                            "Draw by adjudication: SyzygyTB".into(),
+                            "adjudication",
+                            None,
+                        ),
+                        _ => {
+                            let winner = if wdl == Wdl::Win { to_move } else { !to_move };
+                            end(
+                                GameResult::win_for(winner),
+                                format!("{} wins by adjudication: SyzygyTB", color_name(winner)),
+                                "adjudication",
+                                None,
+                            )
+                        }
+                    };
+                }
+            }
 
             // Adjudication by scores, after the move (as fastchess checks before the next).
             if let Some(r) = settings.adjudication.resign {

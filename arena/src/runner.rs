@@ -188,6 +188,8 @@ struct Plan {
     /// Game indices of the saved state's half-played encounters that already finished.
     skip_games: BTreeSet<u64>,
     progress: Progress,
+    /// The tables of `-tb`, loaded once.
+    tables: Option<Arc<tablebase::Tablebases>>,
 }
 
 impl Plan {
@@ -670,6 +672,7 @@ fn worker(plan: &Plan, shared: &Mutex<Shared>, interrupted: &AtomicBool, w: usiz
             chess960: config.chess960,
             patterns: config.pgnout.as_ref().map_or(Vec::new(), |p| p.patterns.clone()),
             check_mate_pvs: config.check_mate_pvs,
+            tables: plan.tables.clone(),
         };
         let stop_game = || interrupted.load(Ordering::Relaxed);
         let finished = play_game(&mut white, &mut black, &job.opening, &settings, &stop_game);
@@ -861,6 +864,11 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
     let already_played = (shared.done.len() as u64)
         .saturating_mul(config.games)
         .saturating_add(skip_games.len() as u64);
+    // The tables of -tb: a path that does not load stops the match before it starts.
+    let tables = match &config.adjudication.tablebase {
+        Some(tb) => Some(tablebase::Tablebases::open(&tb.path).map_err(|e| format!("-tb {}: {e}", tb.path))?),
+        None => None,
+    };
     let plan = Arc::new(Plan {
         config: config.clone(),
         pairings,
@@ -870,6 +878,7 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
         skip: resume,
         skip_games,
         progress: Progress::new(total_games, already_played),
+        tables,
     });
     // A state from the start, so a stop before the first game still leaves one to resume.
     plan.save(&mut shared)

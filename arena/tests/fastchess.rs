@@ -977,10 +977,10 @@ fn help_version_and_unknown_options() {
     );
     let (code, _, err) = run_arena(
         Some(&dir),
-        &words("-engine cmd=a -engine cmd=b -each nodes=1 -tbpieces 6"),
+        &words("-engine cmd=a -engine cmd=b -each nodes=1 -tbadjudicate SOME"),
     );
     assert_eq!(
         (code, err.trim()),
-        (3, "arena: -tbpieces: arena has no Syzygy tablebase adjudication")
+        (3, "arena: -tbadjudicate: \"SOME\" is not WIN_LOSS, DRAW or BOTH")
     );
 }

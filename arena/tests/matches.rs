@@ -630,3 +630,91 @@ fn sprt_calc_reproduces_a_vector_and_refuses_bad_input() {
         (3, "arena: at least two -engine are needed, found 1")
     );
 }
+
+/// The tables for the `-tb` test (see `tablebase::tables_for_tests`).
+fn syzygy() -> Option<String> {
+    let found = tablebase::tables_for_tests();
+    if found.is_none() {
+        eprintln!("tables absent: skipped (set LUFT_SYZYGY or provide ../shared/data/syzygy)");
+    }
+    found
+}
+
+#[test]
+fn tablebase_positions_are_adjudicated_with_fastchess_words() {
+    let Some(tables) = syzygy() else { return };
+    let luft = luft();
+    // White to move takes a loose queen: into KQRvK (a win) and KRvKR (a draw).
+    let book = temp("tb.epd");
+    std::fs::write(
+        &book,
+        "4k3/8/8/8/8/8/3q4/3QK2R w - -\n4k2r/8/8/8/8/8/3q4/R3K3 w - -\n",
+    )
+    .unwrap();
+    let cmd = format!("cmd={}", luft.display());
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "-engine",
+            &cmd,
+            "name=a",
+            "-engine",
+            &cmd,
+            "name=b",
+            "-each",
+            "nodes=2000",
+            "option.Hash=8",
+            "-openings",
+        ];
+        let file = format!("file={}", book.display());
+        args.extend([
+            file.as_str(),
+            "format=epd",
+            "order=sequential",
+            "-rounds",
+            "2",
+            "-games",
+            "1",
+        ]);
+        args.extend(["-maxmoves", "20"]);
+        args.extend(extra);
+        let (code, out, err) = run_arena(None, &args);
+        assert_eq!(code, 0, "{out}{err}");
+        out
+    };
+    let out = run(&["-tb", &tables]);
+    assert!(
+        out.contains(": 1-0 {White wins by adjudication: SyzygyTB}"),
+        "{out}"
+    );
+    assert!(
+        out.contains(": 1/2-1/2 {Draw by adjudication: SyzygyTB}"),
+        "{out}"
+    );
+    // WIN_LOSS: the draw plays on (to the move limit); -tbpieces 3: the four-piece win is
+    // not adjudicated (and no later position of that game can be).
+    let out = run(&["-tb", &tables, "-tbadjudicate", "WIN_LOSS"]);
+    assert!(out.contains("{White wins by adjudication: SyzygyTB}"), "{out}");
+    assert!(!out.contains("Draw by adjudication: SyzygyTB"), "{out}");
+    let out = run(&["-tb", &tables, "-tbpieces", "3"]);
+    assert!(!out.contains("White wins by adjudication: SyzygyTB"), "{out}");
+    // A path without tables stops the match before it starts.
+    let (code, out, err) = run_arena(
+        None,
+        &[
+            "-engine",
+            &cmd,
+            "-engine",
+            &cmd,
+            "name=b",
+            "-each",
+            "nodes=10",
+            "-tb",
+            "/nonexistent/tb",
+        ],
+    );
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(
+        format!("{out}{err}").contains("-tb /nonexistent/tb: /nonexistent/tb is not a directory"),
+        "{out}{err}"
+    );
+}

@@ -8,7 +8,11 @@
 //! [`MAX_PLIES`] = 400 plies (a draw). Every one of these numbers is a field of
 //! [`GenSettings`] and goes into each data file's header, where resuming checks them and
 //! `datagen stats` shows them ([`adjudication_text`]; format 1 files, which did not record
-//! the thresholds, were all made with these same defaults). Each game is appended to the thread's file as its own
+//! the thresholds, were all made with these same defaults). With Syzygy tables
+//! (`datagen --syzygy DIR`, [`SelfPlayer::set_tablebases`]) a game ends as soon as it
+//! reaches a position the tables cover (right after a capture or a pawn move, where their
+//! WDL is exact), with its true result under the 50-move rule; the tables' directories and
+//! piece count go into the header (version 4). Each game is appended to the thread's file as its own
 //! checksummed chunk (`nnue::record`), so a kill loses at most the games in flight and a
 //! rerun resumes; [`store`] keeps the files safe (directory lock, atomic creation, repair
 //! that moves damage aside instead of deleting it).
@@ -24,6 +28,7 @@ use movegen::{Board, Color, Game, Outcome};
 use nnue::record::{GameRecord, GenHeader, Header, Wdl};
 use nnue::Network;
 use std::sync::Arc;
+use tablebase::Tablebases;
 
 /// The transposition table of each self-play thread, in MiB (cleared every game).
 pub const HASH_MIB: usize = 16;
@@ -60,7 +65,7 @@ pub fn adjudication_text(header: &Header) -> String {
         }
     };
     match header {
-        Header::V2(h) | Header::V3(h) => rules(
+        Header::V2(h) | Header::V3(h) | Header::V4(h) => rules(
             h.adjudicate,
             (h.win_score, h.win_plies),
             (h.draw_score, h.draw_plies, h.draw_min_ply),
@@ -111,6 +116,10 @@ pub struct GenSettings {
     /// Where games start without a book: the classical position, or a random Chess960 or
     /// double-Chess960 one (`--openings-960 frc|dfrc`), before the random plies.
     pub start_positions: StartPositions,
+    /// The Syzygy tables that adjudicate (`--syzygy`): their directories, empty for none.
+    pub syzygy: String,
+    /// The most pieces of a position they cover (0 without tables).
+    pub syzygy_pieces: u32,
 }
 
 /// The soft node budget of the opening check (its hard limit: [`engine::hard_nodes_for`]).
@@ -136,6 +145,8 @@ impl GenSettings {
             draw_min_ply: DRAW_MIN_PLY,
             max_plies: MAX_PLIES,
             start_positions: StartPositions::Classical,
+            syzygy: String::new(),
+            syzygy_pieces: 0,
         }
     }
 }
@@ -161,6 +172,8 @@ impl GenSettings {
             draw_min_ply: self.draw_min_ply as u32,
             max_plies: self.max_plies as u32,
             start_positions: self.start_positions,
+            syzygy: self.syzygy.clone(),
+            syzygy_pieces: self.syzygy_pieces,
             ..header
         }
     }
@@ -171,6 +184,8 @@ pub use movegen::rng::SplitMix64 as Rng;
 /// One thread's player: an `engine::Searcher`, reused for every move of every game.
 pub struct SelfPlayer {
     searcher: Searcher,
+    /// Tables that adjudicate games (`None`: games are played out).
+    tables: Option<Arc<Tablebases>>,
 }
 
 impl std::fmt::Debug for SelfPlayer {
@@ -184,6 +199,34 @@ impl SelfPlayer {
     pub fn new(net: Arc<Network>) -> Result<Self, TtAllocError> {
         Ok(SelfPlayer {
             searcher: Searcher::new(net, HASH_MIB)?,
+            tables: None,
+        })
+    }
+
+    /// Games end as soon as they reach a position `tables` cover, with its true result
+    /// (`None`: played out). Record the tables in [`GenSettings::syzygy`] too.
+    pub fn set_tablebases(&mut self, tables: Option<Arc<Tablebases>>) {
+        self.tables = tables;
+    }
+
+    /// The result the tables give the game's position, when they adjudicate it: right after
+    /// a capture or a pawn move (their WDL assumes a halfmove clock of 0), no castling
+    /// rights, few enough pieces; cursed wins and blessed losses are draws.
+    fn tablebase_result(&self, game: &Game) -> Option<Wdl> {
+        let board = game.board();
+        if board.halfmove_clock() != 0 {
+            return None;
+        }
+        let verdict = self.tables.as_ref()?.probe_wdl(board)?.outcome(true);
+        let mover_wins = match verdict {
+            tablebase::Wdl::Win => true,
+            tablebase::Wdl::Loss => false,
+            _ => return Some(Wdl::Draw),
+        };
+        Some(if mover_wins == (board.side_to_move() == Color::White) {
+            Wdl::WhiteWins
+        } else {
+            Wdl::BlackWins
         })
     }
 
@@ -287,6 +330,13 @@ impl SelfPlayer {
             };
             moves.push((mv, white.clamp(-32000, 32000) as i16));
             game.play_unchecked(mv);
+            // The tables: a covered position's true result (a move that ends the game by
+            // the rules is left to them, at the top of the loop).
+            if game.outcome_with_claims().is_none() {
+                if let Some(result) = self.tablebase_result(&game) {
+                    break result;
+                }
+            }
             if settings.adjudicate {
                 if white.abs() >= settings.win_score {
                     let sign = white.signum();

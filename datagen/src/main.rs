@@ -115,6 +115,10 @@ struct GenerateArgs {
     /// Random plies at the start of each game (8 or one more).
     #[arg(long, default_value_t = 8)]
     random_plies: usize,
+    /// Syzygy tablebase directories (`:` between them): a game ends as soon as it reaches
+    /// a position the tables cover, with its true result (recorded in the file header).
+    #[arg(long, value_name = "DIR")]
+    syzygy: Option<String>,
     #[arg(long, default_value_t = 0)]
     seed: u64,
 }
@@ -522,7 +526,7 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
 /// files: the format is shown apart).
 fn provenance(header: &Header) -> String {
     match header {
-        Header::V2(h) | Header::V3(h) => format!(
+        Header::V2(h) | Header::V3(h) | Header::V4(h) => format!(
             "net {:016x} (hidden {}, {}), {} nodes (hard {}), seed {}, book {}, {} start positions, \
              {} random plies, {}",
             h.net_fingerprint,
@@ -950,8 +954,16 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
         }
         None => (Vec::new(), 0),
     };
+    let tables = match &args.syzygy {
+        Some(path) => {
+            Some(tablebase::Tablebases::open(path).map_err(|e| anyhow::anyhow!("--syzygy {path}: {e}"))?)
+        }
+        None => None,
+    };
     let gen_settings = GenSettings {
         start_positions: args.openings_960.start_positions(),
+        syzygy: tables.as_ref().map_or(String::new(), |t| t.path().to_string()),
+        syzygy_pieces: tables.as_ref().map_or(0, |t| t.max_pieces()),
         ..GenSettings::new(args.nodes, args.random_plies, adjudicate)
     };
     let header = run_header(args, &net, &gen_settings, book.len(), book_fingerprint);
@@ -974,6 +986,7 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
     }
     let run = Arc::new(Run {
         net,
+        tables,
         settings: gen_settings,
         book,
         seed: args.seed,
@@ -1069,6 +1082,8 @@ fn run_header(
 /// What every stream thread shares: the run's settings, its targets and the stop flag.
 struct Run {
     net: Arc<Network>,
+    /// `--syzygy`'s tables.
+    tables: Option<Arc<tablebase::Tablebases>>,
     settings: GenSettings,
     book: Vec<Board>,
     seed: u64,
@@ -1129,6 +1144,7 @@ fn play_stream(
     events: &crossbeam_channel::Sender<Event>,
 ) -> Result<()> {
     let mut player = SelfPlayer::new(run.net.clone()).context("cannot make a searcher")?;
+    player.set_tablebases(run.tables.clone());
     let mut file = std::fs::OpenOptions::new()
         .append(true)
         .open(path)

@@ -365,7 +365,7 @@ pub fn prepare(
         let scan = scan_reader(std::io::BufReader::new(file), false)
             .with_context(|| format!("cannot read {}", path.display()))?;
         match &scan.header {
-            Ok(Header::V2(h) | Header::V3(h)) if !h.same_run(settings) => bail!(
+            Ok(Header::V2(h) | Header::V3(h) | Header::V4(h)) if !h.same_run(settings) => bail!(
                 "{} was written with other settings; use another output directory or the same \
                  settings\n--- file ---\n{}--- now ---\n{}",
                 path.display(),

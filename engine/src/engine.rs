@@ -12,9 +12,9 @@
 //! [`crate::Searcher`].
 
 use crate::accumulator::AccumulatorStack;
-use crate::options::{OptionError, OptionSpec, Options, EMBEDDED_NET_NAME};
+use crate::options::{OptionError, OptionSpec, Options, EMBEDDED_NET_NAME, NO_SYZYGY_PATH};
 use crate::report::{hard_nodes_for, Limits, Listener, SearchResult};
-use crate::search::{self, Shared, Worker};
+use crate::search::{self, SearchTables, Shared, Worker};
 use crate::searcher::root_exclusions;
 use crate::strength::StrengthLimit;
 use crate::threads::{self, Job, SEARCH_STACK_BYTES};
@@ -28,6 +28,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
+use tablebase::Tablebases;
 
 /// The embedded default net's bytes.
 pub static DEFAULT_NET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/default.nnue"));
@@ -65,6 +66,7 @@ impl Pool {
         self.shared
             .nodes
             .iter()
+            .chain(&self.shared.tbhits)
             .for_each(|n| n.store(0, Ordering::Relaxed));
     }
 }
@@ -139,6 +141,8 @@ pub struct Engine {
     history: Vec<u64>,
     /// Random numbers for the strength limit's choice when `Strength Seed` is 0.
     rng: SplitMix64,
+    /// The Syzygy tables of `SyzygyPath`, if any.
+    tablebases: Option<Arc<Tablebases>>,
 }
 
 impl fmt::Debug for Engine {
@@ -192,6 +196,7 @@ impl Engine {
             board: Board::startpos(),
             history: Vec::new(),
             rng: SplitMix64(start_up_seed()),
+            tablebases: None,
         }
     }
 
@@ -203,6 +208,11 @@ impl Engine {
     /// The net the engine evaluates with.
     pub fn network(&self) -> &Arc<Network> {
         &self.net
+    }
+
+    /// The Syzygy tables loaded by `SyzygyPath`, if any.
+    pub fn tablebases(&self) -> Option<&Arc<Tablebases>> {
+        self.tablebases.as_ref()
     }
 
     /// The position searches start from.
@@ -399,7 +409,30 @@ impl Engine {
         let start = Instant::now();
         let board = self.board;
         let legal = board.legal_moves();
-        let root_excluded = root_exclusions(&legal, &limits.search_moves);
+        let mut root_excluded = root_exclusions(&legal, &limits.search_moves);
+        // The tablebases: the root filter leaves out the moves that spoil the result.
+        let mut syzygy = self.search_tables();
+        let (mut tb_scores, mut root_tbhits) = (Vec::new(), 0);
+        if let Some(tables) = syzygy
+            .as_mut()
+            .filter(|t| board.occupied().len() <= t.cardinality)
+        {
+            let candidates: Vec<Move> = legal
+                .iter()
+                .copied()
+                .filter(|m| !root_excluded.contains(m))
+                .collect();
+            let filter =
+                crate::syzygy::filter_root(&tables.tables, &board, &self.history, &candidates, tables.rule50);
+            if let Some(filter) = filter {
+                root_excluded.extend(filter.excluded);
+                tb_scores = filter.scores;
+                root_tbhits = filter.probes;
+                if !filter.probe_in_search {
+                    tables.cardinality = 0;
+                }
+            }
+        }
         let pondering = Arc::new(AtomicBool::new(limits.ponder));
         let time = if limits.infinite {
             None
@@ -425,6 +458,7 @@ impl Engine {
             mate: limits.mate,
             multipv: self.options.multipv,
             root_excluded,
+            syzygy,
         };
         let strength = self.options.limit_strength.then(|| {
             let limit = StrengthLimit::new(self.options.elo, self.options.strength_seed);
@@ -442,7 +476,20 @@ impl Engine {
             start,
             show_wdl: self.options.show_wdl,
             strength,
+            tb_scores,
+            root_tbhits,
         }
+    }
+
+    /// The tables and the Syzygy options for a search, when tables are loaded.
+    fn search_tables(&self) -> Option<SearchTables> {
+        let tables = self.tablebases.as_ref()?;
+        Some(SearchTables {
+            tables: tables.clone(),
+            cardinality: self.options.syzygy_probe_limit.min(tables.max_pieces()),
+            probe_depth: self.options.syzygy_probe_depth,
+            rule50: self.options.syzygy_50_move_rule,
+        })
     }
 
     // The actions of the options table (`crate::options`); the search is already stopped.
@@ -472,6 +519,39 @@ impl Engine {
     /// `Clear Hash`.
     pub(crate) fn clear_hash(&mut self) {
         self.tt.clear();
+    }
+
+    /// `SyzygyPath`: [`NO_SYZYGY_PATH`] for no tables, else one or more directories
+    /// separated by `:`. A path that does not load keeps the tables (and the value) there
+    /// were; the tables of the old path are freed before the new ones load.
+    pub(crate) fn load_syzygy(&mut self, path: &str) -> Result<(), OptionError> {
+        if path == NO_SYZYGY_PATH {
+            self.tablebases = None;
+            self.options.syzygy_path = NO_SYZYGY_PATH.into();
+            return Ok(());
+        }
+        // The same directories are shared at once; others need the old tables freed first
+        // (the process holds one set), after the path has been checked.
+        let tables = match Tablebases::open(path) {
+            Ok(tables) => tables,
+            Err(tablebase::TablebaseError::Busy { .. }) if self.tablebases.is_some() => {
+                Tablebases::check(path).map_err(OptionError::SyzygyPath)?;
+                let old = self.tablebases.take();
+                let old_path = old.as_ref().map(|t| t.path().to_string());
+                drop(old);
+                match Tablebases::open(path) {
+                    Ok(tables) => tables,
+                    Err(error) => {
+                        self.tablebases = old_path.and_then(|p| Tablebases::open(&p).ok());
+                        return Err(OptionError::SyzygyPath(error));
+                    }
+                }
+            }
+            Err(error) => return Err(OptionError::SyzygyPath(error)),
+        };
+        self.tablebases = Some(tables);
+        self.options.syzygy_path = path.to_string();
+        Ok(())
     }
 
     /// `EvalFile`: [`EMBEDDED_NET_NAME`] (or `<default>`, or `default`) for the embedded

@@ -44,6 +44,7 @@ mod report;
 mod search;
 mod searcher;
 mod see;
+mod syzygy;
 mod threads;
 mod time_manager;
 mod tt;
@@ -52,7 +53,7 @@ pub use engine::{default_net, Engine, GoError, IllegalMoveError, DEFAULT_NET};
 pub use evaluator::Evaluator;
 pub use options::{
     all_options, OptionError, OptionKind, OptionSpec, OptionValue, Options, EMBEDDED_NET_NAME, MAX_SEED,
-    OPTIONS,
+    NO_SYZYGY_PATH, OPTIONS,
 };
 pub use params::{spsa_lines, Tunable, MAX_DEPTH, SPSA_R_END, TUNABLES};
 pub use report::{

@@ -54,7 +54,20 @@ pub struct Options {
     /// `Minimal`: the front end prints only the last report's `info` line(s) before
     /// `bestmove`, none during the search.
     pub minimal: bool,
+    /// `SyzygyPath`: the tablebase directories (`:` between them), or [`NO_SYZYGY_PATH`]
+    /// for none.
+    pub syzygy_path: String,
+    /// `SyzygyProbeDepth`: the least depth at which the search probes positions with as
+    /// many pieces as the probe limit (fewer pieces are probed at any depth).
+    pub syzygy_probe_depth: i32,
+    /// `Syzygy50MoveRule`: cursed wins and blessed losses count as draws.
+    pub syzygy_50_move_rule: bool,
+    /// `SyzygyProbeLimit`: the most pieces a probed position may have (0: no probes).
+    pub syzygy_probe_limit: u32,
 }
+
+/// The `SyzygyPath` value for no tables: its default, and what an empty value reads as.
+pub const NO_SYZYGY_PATH: &str = "<empty>";
 
 impl Default for Options {
     fn default() -> Self {
@@ -72,6 +85,10 @@ impl Default for Options {
             strength_seed: 0,
             use_soft_nodes: false,
             minimal: false,
+            syzygy_path: NO_SYZYGY_PATH.into(),
+            syzygy_probe_depth: 1,
+            syzygy_50_move_rule: true,
+            syzygy_probe_limit: 7,
         }
     }
 }
@@ -93,7 +110,8 @@ pub enum OptionKind {
         /// The value at start-up.
         default: bool,
     },
-    /// Non-empty text.
+    /// Non-empty text; for an option whose default is [`NO_SYZYGY_PATH`] (`<empty>`, as
+    /// Stockfish declares `SyzygyPath`), an empty or missing value reads as `<empty>`.
     String {
         /// The value at start-up.
         default: &'static str,
@@ -138,8 +156,9 @@ impl OptionKind {
                 Some(other) => Err(bad(other)),
                 None => Err(missing()),
             },
-            OptionKind::String { .. } => match value.map(str::trim) {
+            OptionKind::String { default } => match value.map(str::trim) {
                 Some(text) if !text.is_empty() => Ok(OptionValue::String(text.to_string())),
+                _ if default == NO_SYZYGY_PATH => Ok(OptionValue::String(NO_SYZYGY_PATH.into())),
                 _ => Err(missing()),
             },
             OptionKind::Button => Ok(OptionValue::Button),
@@ -210,6 +229,8 @@ pub enum OptionError {
     },
     /// The net file was refused; the old net stays.
     EvalFile(NetError),
+    /// The tablebase path was refused; the tables loaded before (if any) stay.
+    SyzygyPath(tablebase::TablebaseError),
 }
 
 impl fmt::Display for OptionError {
@@ -228,6 +249,7 @@ impl fmt::Display for OptionError {
                 write!(f, "{error}; keeping the {kept_mib} MiB table")
             }
             OptionError::EvalFile(error) => write!(f, "{error}"),
+            OptionError::SyzygyPath(error) => write!(f, "SyzygyPath: {error}; tables unchanged"),
         }
     }
 }
@@ -311,7 +333,7 @@ pub fn all_options() -> impl Iterator<Item = &'static OptionSpec> {
 
 /// The engine's own options, in the order UCI lists them (a tune build adds the tunables
 /// after them: see [`all_options`]).
-pub static OPTIONS: [OptionSpec; 14] = [
+pub static OPTIONS: [OptionSpec; 18] = [
     OptionSpec {
         name: "Hash",
         kind: OptionKind::Spin {
@@ -444,6 +466,45 @@ pub static OPTIONS: [OptionSpec; 14] = [
             Ok(())
         },
     },
+    OptionSpec {
+        name: "SyzygyPath",
+        kind: OptionKind::String {
+            default: NO_SYZYGY_PATH,
+        },
+        apply: |e, v| e.load_syzygy(v.text()),
+    },
+    OptionSpec {
+        name: "SyzygyProbeDepth",
+        kind: OptionKind::Spin {
+            default: 1,
+            min: 1,
+            max: 100,
+        },
+        apply: |e, v| {
+            e.options_mut().syzygy_probe_depth = v.int() as i32;
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "Syzygy50MoveRule",
+        kind: OptionKind::Check { default: true },
+        apply: |e, v| {
+            e.options_mut().syzygy_50_move_rule = v.flag();
+            Ok(())
+        },
+    },
+    OptionSpec {
+        name: "SyzygyProbeLimit",
+        kind: OptionKind::Spin {
+            default: 7,
+            min: 0,
+            max: 7,
+        },
+        apply: |e, v| {
+            e.options_mut().syzygy_probe_limit = v.int() as u32;
+            Ok(())
+        },
+    },
 ];
 
 #[cfg(test)]
@@ -473,6 +534,14 @@ mod tests {
         assert_eq!(check("UCI_LimitStrength"), defaults.limit_strength);
         assert_eq!(check("UseSoftNodes"), defaults.use_soft_nodes);
         assert_eq!(check("minimal"), defaults.minimal);
+        assert_eq!(spin("SyzygyProbeDepth"), i64::from(defaults.syzygy_probe_depth));
+        assert_eq!(spin("SyzygyProbeLimit"), i64::from(defaults.syzygy_probe_limit));
+        assert_eq!(check("Syzygy50MoveRule"), defaults.syzygy_50_move_rule);
+        assert_eq!(
+            OptionSpec::find("syzygypath").unwrap().kind,
+            OptionKind::String { default: "<empty>" }
+        );
+        assert_eq!(defaults.syzygy_path, NO_SYZYGY_PATH);
         assert_eq!(
             OptionSpec::find("EVALFILE").unwrap().kind,
             OptionKind::String { default: "embedded" }
@@ -518,6 +587,14 @@ mod tests {
             text.parse("EvalFile", Some("  ")),
             Err(OptionError::MissingValue { .. })
         ));
+        // An option declared `<empty>` (SyzygyPath) reads an empty value as `<empty>`.
+        let path = OptionKind::String { default: "<empty>" };
+        for value in [None, Some(""), Some("  ")] {
+            assert_eq!(
+                path.parse("SyzygyPath", value),
+                Ok(OptionValue::String("<empty>".into()))
+            );
+        }
         assert_eq!(
             OptionKind::Button.parse("Clear Hash", Some("x")),
             Ok(OptionValue::Button)

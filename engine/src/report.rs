@@ -130,6 +130,9 @@ pub struct Iteration {
     pub elapsed: Duration,
     /// Transposition table use, per mille.
     pub hashfull: u32,
+    /// Tablebase probes answered so far by all threads (the root filter's included);
+    /// `None` when the search has no tablebases.
+    pub tbhits: Option<u64>,
     /// The lines, best first (one per MultiPV line; one for a bound report).
     pub lines: Vec<Line>,
 }
@@ -157,6 +160,8 @@ pub struct SearchResult {
     pub seldepth: usize,
     /// Nodes searched by all threads.
     pub nodes: u64,
+    /// Tablebase probes answered by all threads; `None` when the search had no tables.
+    pub tbhits: Option<u64>,
     /// Time the search took.
     pub elapsed: Duration,
     /// The final lines (MultiPV), best first; the first starts with `best_move`.

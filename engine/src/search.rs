@@ -22,6 +22,25 @@ pub const INFINITY: i32 = 32000;
 pub const MATE: i32 = 31000;
 /// Scores at or beyond this magnitude are mates.
 pub const MATE_BOUND: i32 = MATE - 2 * MAX_PLY as i32;
+/// A tablebase win at the root: below every mate, above every evaluation. A win the tables
+/// found `ply` plies from the root scores `TB_WIN - ply`.
+pub const TB_WIN: i32 = MATE_BOUND - 1;
+/// Scores at or beyond this magnitude are tablebase wins (or mates); static evaluations
+/// stay below it.
+pub const TB_WIN_BOUND: i32 = TB_WIN - MAX_PLY as i32;
+
+/// The tablebases one search probes, and how (the engine's Syzygy options).
+#[derive(Clone, Debug)]
+pub struct SearchTables {
+    /// The tables.
+    pub tables: Arc<tablebase::Tablebases>,
+    /// The most pieces a probed position may have (0: no probes in the search).
+    pub cardinality: u32,
+    /// Positions with exactly `cardinality` pieces are probed from this depth on.
+    pub probe_depth: i32,
+    /// Cursed wins and blessed losses are draws (`Syzygy50MoveRule`).
+    pub rule50: bool,
+}
 
 /// Search limits of one search, as the threads see them (the facade's `crate::Limits`
 /// after the engine has resolved the clock, the strength limit and `searchmoves`).
@@ -37,8 +56,11 @@ pub struct Limits {
     pub mate: Option<i32>,
     /// Lines to search (at least 1).
     pub multipv: usize,
-    /// Legal root moves not to search (`go searchmoves` names the others).
+    /// Legal root moves not to search (`go searchmoves` names the others, the tablebases'
+    /// root filter drops those that spoil the result).
     pub root_excluded: Vec<Move>,
+    /// Tablebases to probe in the search, if any.
+    pub syzygy: Option<SearchTables>,
 }
 
 /// One principal variation found at a depth.
@@ -94,6 +116,8 @@ pub struct Shared {
     pub stop: AtomicBool,
     /// Node counters, one per thread.
     pub nodes: Vec<AtomicU64>,
+    /// Tablebase hits, one counter per thread.
+    pub tbhits: Vec<AtomicU64>,
 }
 
 impl Shared {
@@ -103,7 +127,13 @@ impl Shared {
             tt,
             stop: AtomicBool::new(false),
             nodes: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
+            tbhits: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
         }
+    }
+
+    /// Tablebase probes answered for every thread.
+    pub fn total_tbhits(&self) -> u64 {
+        self.tbhits.iter().map(|n| n.load(Ordering::Relaxed)).sum()
     }
 
     /// Nodes searched by every thread.
@@ -144,6 +174,9 @@ pub struct Worker {
     pv: Vec<[Move; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
     nodes: u64,
+    tbhits: u64,
+    /// The most pieces of a position probed in the search (0: none; from `limits.syzygy`).
+    tb_cardinality: u32,
     seldepth: usize,
     reductions: Box<[[i32; 64]; 64]>,
     root_excluded: Vec<Move>,
@@ -197,6 +230,8 @@ impl Worker {
             pv: vec![[Move::NULL; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             nodes: 0,
+            tbhits: 0,
+            tb_cardinality: 0,
             seldepth: 0,
             reductions: reduction_table(),
             root_excluded: Vec::new(),
@@ -233,6 +268,8 @@ impl Worker {
         self.limits.multipv = self.limits.multipv.max(1);
         self.time = time;
         self.nodes = 0;
+        self.tbhits = 0;
+        self.tb_cardinality = self.limits.syzygy.as_ref().map_or(0, |t| t.cardinality);
         self.completed = IterationReport::default();
         for row in self.root_move_nodes.iter_mut() {
             row.fill(0);
@@ -326,6 +363,9 @@ impl Worker {
                 break;
             }
         }
+        // The tables' last owner may want to free them once the search is over.
+        self.limits.syzygy = None;
+        self.tb_cardinality = 0;
     }
 
     fn should_stop_after_iteration(&self) -> bool {
@@ -464,12 +504,43 @@ impl Worker {
     }
 
     fn evaluate(&self, board: &Board) -> i32 {
-        self.nnue.evaluate(board).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+        self.nnue
+            .evaluate(board)
+            .clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
     }
 
-    /// The static evaluation `raw` plus correction history, kept off the mate range.
+    /// The static evaluation `raw` plus correction history, kept off the tablebase and
+    /// mate ranges.
     fn corrected(&self, raw: i32, us: movegen::Color, keys: &CorrectionKeys, previous: [PieceTo; 2]) -> i32 {
-        (raw + self.history.correction.correction(us, keys, previous)).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+        (raw + self.history.correction.correction(us, keys, previous))
+            .clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
+    }
+
+    /// Step 5b's probe: the tablebases' verdict on `board` as a score at `ply` and its
+    /// bound, when the position is one the search probes (right after a capture or a pawn
+    /// move, no castling rights, few enough pieces, deep enough).
+    fn probe_tablebases(&mut self, board: &Board, depth: i32, ply: usize) -> Option<(i32, Bound)> {
+        let pieces = board.occupied().len();
+        if pieces > self.tb_cardinality
+            || (pieces == self.tb_cardinality && depth < self.limits.syzygy.as_ref()?.probe_depth)
+            || board.halfmove_clock() != 0
+            || !board.castling_rights().is_empty()
+        {
+            return None;
+        }
+        let syzygy = self.limits.syzygy.as_ref()?;
+        let wdl = syzygy.tables.probe_wdl(board)?.value();
+        self.tbhits += 1;
+        self.shared.tbhits[self.id].store(self.tbhits, Ordering::Relaxed);
+        // With the 50-move rule, cursed wins and blessed losses are draws, a little off 0.
+        let draw = i32::from(syzygy.rule50);
+        Some(if wdl < -draw {
+            (-TB_WIN + ply as i32, Bound::Upper)
+        } else if wdl > draw {
+            (TB_WIN - ply as i32, Bound::Lower)
+        } else {
+            (2 * wdl * draw, Bound::Exact)
+        })
     }
 
     fn play(&mut self, board: &Board, mv: Move, ply: usize) -> Board {
@@ -585,6 +656,37 @@ impl Worker {
             }
         }
 
+        // Step 5b. Tablebase probe: an exact draw, or a win or loss that already cuts,
+        // returns at once (stored deep); at PV nodes a win raises alpha and a loss caps
+        // the score the moves can reach.
+        let mut max_score = INFINITY;
+        let mut tb_floor = -INFINITY;
+        if !root && excluded.is_null() && self.tb_cardinality > 0 {
+            if let Some((score, bound)) = self.probe_tablebases(board, depth, ply) {
+                let cuts = match bound {
+                    Bound::Exact => true,
+                    Bound::Lower => score >= beta,
+                    _ => score <= alpha,
+                };
+                if cuts {
+                    let stored_depth = (depth + 6).min(MAX_PLY as i32 - 1);
+                    let eval = if in_check { 0 } else { self.evaluate(board) };
+                    self.shared
+                        .tt
+                        .store(board.hash(), ply, Move::NULL, score, eval, stored_depth, bound);
+                    return score;
+                }
+                if pv_node {
+                    if bound == Bound::Lower {
+                        tb_floor = score;
+                        alpha = alpha.max(score);
+                    } else {
+                        max_score = score;
+                    }
+                }
+            }
+        }
+
         // Step 6. Static evaluation, corrected by correction history, and whether it
         // improved over two plies ago.
         let us = board.side_to_move();
@@ -650,7 +752,7 @@ impl Worker {
         let threats = board.attacks_by(!us);
         self.stack[ply].threats = threats;
         let mut picker = MovePicker::new(board, tt_move, killers, counter, previous, threats);
-        let mut best_score = -INFINITY;
+        let mut best_score = tb_floor;
         let mut best_move = Move::NULL;
         let mut moves_searched = 0;
         let mut quiets_tried: [Move; 64] = [Move::NULL; 64];
@@ -830,6 +932,9 @@ impl Worker {
             }
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
+
+        // A tablebase loss caps what the moves found.
+        best_score = best_score.min(max_score);
 
         // Step 16. History updates on a cutoff.
         if best_score >= beta && !best_move.is_null() {

@@ -76,6 +76,7 @@ impl Searcher {
             mate: limits.mate,
             multipv: 1,
             root_excluded,
+            syzygy: None,
         };
         self.worker.search(board, history, search_limits, time, |_| {});
         let completed = &self.worker.completed;
@@ -95,6 +96,7 @@ impl Searcher {
             depth: completed.depth,
             seldepth: completed.seldepth,
             nodes: self.worker.nodes(),
+            tbhits: None,
             elapsed: start.elapsed(),
             lines: completed
                 .lines

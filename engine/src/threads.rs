@@ -48,6 +48,32 @@ pub struct Job {
     pub show_wdl: bool,
     /// A strength limit and the random number its choice uses.
     pub strength: Option<(StrengthLimit, u64)>,
+    /// The root is in the tablebases: the score each root move shows unless the search
+    /// finds a mate (a win, a draw, a loss, or a little off a draw for a cursed win).
+    pub tb_scores: Vec<(Move, i32)>,
+    /// Tablebase probes of the root filter (one per legal move).
+    pub root_tbhits: u64,
+}
+
+impl Job {
+    /// The score a line starting with `first` shows: the root's tablebase score when it
+    /// has one and the search found no mate, else `score`.
+    fn shown_score(&self, first: Option<&Move>, score: i32) -> i32 {
+        if crate::search::is_mate(score) {
+            return score;
+        }
+        first
+            .and_then(|mv| self.tb_scores.iter().find(|(m, _)| m == mv))
+            .map_or(score, |&(_, tb)| tb)
+    }
+
+    /// Tablebase hits so far, or `None` without tables.
+    fn tbhits(&self, shared: &Shared) -> Option<u64> {
+        self.limits
+            .syzygy
+            .as_ref()
+            .map(|_| shared.total_tbhits() + self.root_tbhits)
+    }
 }
 
 /// A report of `lines` at `depth`, each PV cut at its first move that is not legal.
@@ -58,6 +84,7 @@ fn iteration(job: &Job, shared: &Shared, depth: i32, seldepth: usize, lines: Vec
         nodes: shared.total_nodes(),
         elapsed: job.start.elapsed(),
         hashfull: shared.tt.hashfull(),
+        tbhits: job.tbhits(shared),
         lines,
     }
 }
@@ -95,7 +122,10 @@ fn iteration_of(job: &Job, shared: &Shared, report: &IterationReport) -> Iterati
         .lines
         .iter()
         .enumerate()
-        .map(|(i, l)| line(&job.board, job.show_wdl, i + 1, l.score, None, &l.pv))
+        .map(|(i, l)| {
+            let score = job.shown_score(l.pv.first(), l.score);
+            line(&job.board, job.show_wdl, i + 1, score, None, &l.pv)
+        })
         .collect();
     iteration(job, shared, report.depth, report.seldepth, lines)
 }
@@ -131,6 +161,7 @@ pub fn run(
         let result = SearchResult {
             score: Some(Score::new(score)),
             elapsed: job.start.elapsed(),
+            tbhits: job.tbhits(shared),
             lines,
             ..SearchResult::default()
         };
@@ -202,7 +233,7 @@ pub fn run(
                         &job.board,
                         job.show_wdl,
                         pv_index + 1,
-                        score,
+                        job.shown_score(pv.first(), score),
                         Some(bound),
                         &pv,
                     )];
@@ -275,6 +306,7 @@ fn answer(
         depth: report.depth,
         seldepth: report.seldepth,
         nodes: shared.total_nodes(),
+        tbhits: job.tbhits(shared),
         elapsed: job.start.elapsed(),
         lines: typed.lines,
     };

@@ -333,9 +333,10 @@ impl TranspositionTable {
     }
 }
 
-/// Mate scores are stored as distance from the node, read back as distance from the root.
+/// Mate and tablebase-win scores are stored as distance from the node, read back as
+/// distance from the root.
 fn score_to_tt(score: i32, ply: usize) -> i32 {
-    use crate::search::MATE_BOUND;
+    use crate::search::TB_WIN_BOUND as MATE_BOUND;
     if score >= MATE_BOUND {
         score + ply as i32
     } else if score <= -MATE_BOUND {
@@ -346,7 +347,7 @@ fn score_to_tt(score: i32, ply: usize) -> i32 {
 }
 
 fn score_from_tt(score: i32, ply: usize) -> i32 {
-    use crate::search::MATE_BOUND;
+    use crate::search::TB_WIN_BOUND as MATE_BOUND;
     if score >= MATE_BOUND {
         score - ply as i32
     } else if score <= -MATE_BOUND {
@@ -406,7 +407,7 @@ mod tests {
     #[test]
     fn entry_packing_round_trips_every_field_at_its_extremes() {
         use crate::params::MAX_PLY;
-        use crate::search::{INFINITY, MATE, MATE_BOUND};
+        use crate::search::{INFINITY, MATE, MATE_BOUND, TB_WIN, TB_WIN_BOUND};
         use movegen::{PieceType, Square};
 
         let sq = |name: &str| Square::parse(name).unwrap();
@@ -425,8 +426,12 @@ mod tests {
             0,
             1,
             -1,
-            MATE_BOUND - 1,
-            -(MATE_BOUND - 1),
+            TB_WIN_BOUND - 1,
+            -(TB_WIN_BOUND - 1),
+            TB_WIN_BOUND,
+            -TB_WIN_BOUND,
+            TB_WIN - 1,
+            -(TB_WIN - 1),
             MATE_BOUND + max_ply,
             -(MATE_BOUND + max_ply),
             MATE - 1,
@@ -451,8 +456,11 @@ mod tests {
         let plies = [0, 1, 64, MAX_PLY];
 
         let check = |mv: Move, score: i32, eval: i32, depth: i32, bound: Bound, age: u8, ply: usize| {
-            // A mate score found at `ply` is never nearer the root than `ply` itself.
+            // A mate (or tablebase win) found at `ply` is never nearer the root than `ply`.
             if score.abs() >= MATE_BOUND && score.abs() <= MATE && MATE - score.abs() < ply as i32 {
+                return;
+            }
+            if (TB_WIN_BOUND..MATE_BOUND).contains(&score.abs()) && TB_WIN - score.abs() < ply as i32 {
                 return;
             }
             let data = pack(mv, score_to_tt(score, ply), eval, depth, bound, age);
@@ -462,13 +470,13 @@ mod tests {
                 (mv, score, eval, depth, bound, age),
                 "mv {mv} score {score} eval {eval} depth {depth} bound {bound:?} age {age} ply {ply}"
             );
-            // Probed from another ply, a mate score is the same mate counted from there;
-            // other scores are unchanged.
+            // Probed from another ply, a mate or tablebase score is the same result
+            // counted from there; other scores are unchanged.
             for other in [0, ply / 2, MAX_PLY] {
                 let moved = unpack(data, other).score;
-                if score >= MATE_BOUND {
+                if score >= TB_WIN_BOUND {
                     assert_eq!(moved, score + ply as i32 - other as i32);
-                } else if score <= -MATE_BOUND {
+                } else if score <= -TB_WIN_BOUND {
                     assert_eq!(moved, score - ply as i32 + other as i32);
                 } else {
                     assert_eq!(moved, score);

@@ -61,7 +61,7 @@ pub const HELP: &[&str] = &[
     "Luft understands: uci, isready, ucinewgame, position, go, stop, ponderhit, setoption, debug, register, quit",
     "position startpos | fen <FEN> [moves <move> ...]  (moves in UCI notation, e.g. e2e4 e7e8q)",
     "go [wtime|btime|winc|binc|movestogo|movetime|depth|nodes|mate <n>] ... [infinite] [ponder] [searchmoves <move> ...]",
-    "setoption name <Hash|Threads|MultiPV|Move Overhead|EvalFile|UCI_Chess960|Ponder|Clear Hash|UCI_ShowWDL|UCI_LimitStrength|UCI_Elo|Strength Seed> [value <v>]",
+    "setoption name <Hash|Threads|MultiPV|Move Overhead|EvalFile|UCI_Chess960|Ponder|Clear Hash|UCI_ShowWDL|UCI_LimitStrength|UCI_Elo|Strength Seed|UseSoftNodes|Minimal|SyzygyPath|SyzygyProbeDepth|Syzygy50MoveRule|SyzygyProbeLimit> [value <v>]",
     "extensions: d (show the board), eval (static evaluation), bench [depth], go perft <depth>, help",
 ];
 
@@ -525,8 +525,11 @@ fn info_line(report: &Iteration, line: &Line, root: &Board, chess960: bool) -> S
         pv.push_str(&board.to_uci(mv, chess960));
         board.play(mv);
     }
+    let tbhits = report
+        .tbhits
+        .map_or(String::new(), |hits| format!(" tbhits {hits}"));
     format!(
-        "info depth {} seldepth {} multipv {} score {}{bound}{wdl} nodes {} nps {} hashfull {} time {} pv{pv}",
+        "info depth {} seldepth {} multipv {} score {}{bound}{wdl} nodes {} nps {} hashfull {}{tbhits} time {} pv{pv}",
         report.depth,
         report.seldepth,
         line.multipv,
@@ -749,6 +752,16 @@ impl UciEngine {
                             net.fingerprint()
                         ));
                     }
+                    Ok(spec) if spec.name == "SyzygyPath" => match self.engine.tablebases() {
+                        Some(tables) => self.say(&format!(
+                            "info string SyzygyPath {}: {} WDL and {} DTZ tables, up to {} pieces",
+                            tables.path(),
+                            tables.wdl_count(),
+                            tables.dtz_count(),
+                            tables.max_pieces()
+                        )),
+                        None => self.say("info string SyzygyPath <empty>: no tablebases"),
+                    },
                     Ok(_) => {}
                     Err(e) => self.error(&e.to_string()),
                 }
@@ -1324,6 +1337,7 @@ mod tests {
             nodes: 20_000,
             elapsed: Duration::from_millis(40),
             hashfull: 12,
+            tbhits: None,
             lines: vec![line.clone()],
         };
         assert_eq!(
@@ -1331,6 +1345,12 @@ mod tests {
             "info depth 9 seldepth 13 multipv 1 score cp 24 wdl 358 330 312 nodes 20000 nps 500000 \
              hashfull 12 time 40 pv e2e4 e7e5"
         );
+        // With tablebases loaded, the probes answered come after hashfull.
+        let with_tables = Iteration {
+            tbhits: Some(7),
+            ..report.clone()
+        };
+        assert!(info_line(&with_tables, &line, &board, false).contains(" hashfull 12 tbhits 7 time 40 "));
         let bound = Line {
             bound: Some(ScoreBound::Lower),
             wdl: None,

@@ -45,6 +45,10 @@ pub struct Selfplay {
     /// segment would pass the cap, the oldest segments are no longer used for training
     /// (their files stay on disk: nothing is deleted).
     pub max_positions: u64,
+    /// Syzygy tablebase directories (`:` between them) for datagen's `--syzygy`: games end
+    /// at the first position the tables cover, with its true result. Passed on only when
+    /// every directory exists (empty: none).
+    pub syzygy: String,
 }
 
 impl Default for Selfplay {
@@ -58,6 +62,7 @@ impl Default for Selfplay {
             random_plies: 8,
             seed: 2_200_000,
             max_positions: 0,
+            syzygy: String::new(),
         }
     }
 }

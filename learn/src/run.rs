@@ -1088,6 +1088,11 @@ impl Runner {
         if seg.openings == "dfrc" {
             args.extend(["--openings-960".into(), "dfrc".into()]);
         }
+        // Tablebases, when the machine has them.
+        let dirs: Vec<&str> = s.syzygy.split(':').filter(|d| !d.trim().is_empty()).collect();
+        if !dirs.is_empty() && dirs.iter().all(|d| std::path::Path::new(d.trim()).is_dir()) {
+            args.extend(["--syzygy".into(), s.syzygy.clone()]);
+        }
         args
     }
 

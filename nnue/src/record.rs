@@ -25,7 +25,8 @@
 //!
 //! ```text
 //! file header   0..8    "LUFTGAME"
-//!               8..12   version: 1, 2 or 3 (datagen writes 3; every reader reads all three)
+//!               8..12   version: 1, 2, 3 or 4 (datagen writes 3, or 4 when a version 4
+//!                       setting is used; every reader reads all four)
 //!               12..16  body length L (at most 1 MiB)
 //!               16..    body: version 1 `key=value` text; version 2 the settings in the
 //!                       fixed layout below; version 3 the settings ([`GenHeader`]) as serde
@@ -34,6 +35,8 @@
 //! v3 body       postcard of GenHeader: its fields in declaration order, integers as
 //!               varints, strings as a varint length and UTF-8, `adjudicate` one byte,
 //!               `start_positions` a varint (0 classical, 1 Chess960, 2 double Chess960)
+//! v4 body       the v3 body, then postcard of a list of (key, value) strings: the settings
+//!               added since version 3 (`syzygy`, `syzygy_pieces`), and any later ones
 //! v2 body       str generator, u32 stream, u64 seed, u64 soft nodes, u64 hard nodes,
 //!               u64 net fingerprint, u32 net hidden width, str net source,
 //!               u32 random plies, u64 opening soft nodes, u64 opening hard nodes,
@@ -58,6 +61,11 @@
 //! change to [`GenHeader`]'s fields changes that encoding and needs a new version (the
 //! golden-bytes test pins it). Version 3 adds where the games start (classical, Chess960,
 //! double Chess960); version 1 and 2 files, which could not say, started classically.
+//! Version 4 is the one planned bump for settings added later: the v3 body is followed by
+//! named settings, so a new setting is a new key, not a new version. It holds the Syzygy
+//! tables that adjudicated the games (`datagen --syzygy`); readers keep keys they do not
+//! know ([`GenHeader::extra`]). A header without any of them is written as version 3, byte
+//! for byte as before.
 //!
 //! # Why readers never stop at damage
 //!
@@ -84,8 +92,9 @@ use std::io::Read;
 
 /// The first 8 bytes of every data file.
 pub const GAME_MAGIC: &[u8; 8] = b"LUFTGAME";
-/// The container version datagen writes; readers read this one and versions 1 and 2.
-pub const GAME_VERSION: u32 = 3;
+/// The newest container version: datagen writes it when a setting needs it (else version 3);
+/// readers read it and versions 1 to 3.
+pub const GAME_VERSION: u32 = 4;
 /// Magic of a version 2 chunk.
 pub const CHUNK_MAGIC: &[u8; 4] = b"LFC2";
 /// Magic of a version 1 chunk.
@@ -507,6 +516,17 @@ pub struct GenHeader {
     /// Chess960 or double-Chess960 one (version 3; versions 1 and 2 are classical).
     #[serde(with = "start_positions_code")]
     pub start_positions: StartPositions,
+    /// The Syzygy tables that adjudicated games as soon as they reached a position the
+    /// tables cover (`datagen --syzygy`): their directories, empty for none (version 4;
+    /// earlier versions had none). Not in the v3 encoding: a named setting of version 4.
+    #[serde(skip)]
+    pub syzygy: String,
+    /// The most pieces of the positions those tables cover (0 without tables; version 4).
+    #[serde(skip)]
+    pub syzygy_pieces: u32,
+    /// Version 4 settings this reader does not know, kept as read (key, value).
+    #[serde(skip)]
+    pub extra: Vec<(String, String)>,
 }
 
 /// `StartPositions` (which lives in the dependency-free `movegen`) as a number in the
@@ -607,6 +627,7 @@ impl GenHeader {
             draw_min_ply: c.u32()?,
             max_plies: c.u32()?,
             start_positions: StartPositions::Classical,
+            ..GenHeader::default()
         };
         if c.at != bytes.len() {
             return Err(RecordError::BadHeader(format!(
@@ -621,6 +642,61 @@ impl GenHeader {
     fn encode_body_v3(&self) -> Vec<u8> {
         // Writing into a Vec cannot fail, and every field has a serde encoding.
         postcard::to_stdvec(self).unwrap_or_default()
+    }
+
+    /// The settings added after version 3, as version 4 names them; empty when none is set
+    /// (the header is then written as version 3).
+    fn named_settings(&self) -> Vec<(String, String)> {
+        let mut named = Vec::new();
+        if !self.syzygy.is_empty() {
+            named.push(("syzygy".to_string(), self.syzygy.clone()));
+            named.push(("syzygy_pieces".to_string(), self.syzygy_pieces.to_string()));
+        }
+        named.extend(self.extra.iter().cloned());
+        named
+    }
+
+    /// The version 4 body: the v3 body, then the named settings in postcard.
+    fn encode_body_v4(&self) -> Vec<u8> {
+        let mut body = self.encode_body_v3();
+        body.extend(postcard::to_stdvec(&self.named_settings()).unwrap_or_default());
+        body
+    }
+
+    /// Reads a version 4 body: the v3 fields, then the named settings, nothing left over.
+    fn decode_body_v4(bytes: &[u8]) -> Result<GenHeader, RecordError> {
+        let (mut h, rest) = postcard::take_from_bytes::<GenHeader>(bytes)
+            .map_err(|e| RecordError::BadHeader(format!("settings unreadable: {e}")))?;
+        let (named, rest) = postcard::take_from_bytes::<Vec<(String, String)>>(rest)
+            .map_err(|e| RecordError::BadHeader(format!("named settings unreadable: {e}")))?;
+        if !rest.is_empty() {
+            return Err(RecordError::BadHeader(format!(
+                "{} bytes after the settings",
+                rest.len()
+            )));
+        }
+        for (key, value) in named {
+            match key.as_str() {
+                "syzygy" => h.syzygy = value,
+                "syzygy_pieces" => {
+                    h.syzygy_pieces = value
+                        .parse()
+                        .map_err(|_| RecordError::BadHeader(format!("syzygy_pieces {value:?}")))?
+                }
+                _ => h.extra.push((key, value)),
+            }
+        }
+        Ok(h)
+    }
+
+    /// The container version this header is written as: 4 when it has a version 4
+    /// setting, else 3.
+    pub fn version(&self) -> u32 {
+        if self.named_settings().is_empty() {
+            3
+        } else {
+            4
+        }
     }
 
     /// Reads a version 3 body: the whole of it, nothing left over.
@@ -656,7 +732,7 @@ impl GenHeader {
             "generator={}\nstream={}\nseed={}\nnodes={} (hard {})\nnet={:016x} (hidden {}, {})\n\
              random_plies={}\nopening_check={} nodes (hard {}), |score| <= {}\n\
              book={} ({:016x}, {} positions)\nadjudicate={}\nwin={} cp for {} plies\n\
-             draw={} cp for {} plies from ply {}\nmax_plies={}\nstart_positions={}\n",
+             draw={} cp for {} plies from ply {}\nmax_plies={}\nstart_positions={}\nsyzygy={}\n{}",
             self.generator,
             self.stream,
             self.seed,
@@ -679,7 +755,16 @@ impl GenHeader {
             self.draw_plies,
             self.draw_min_ply,
             self.max_plies,
-            start_positions_name(self.start_positions)
+            start_positions_name(self.start_positions),
+            if self.syzygy.is_empty() {
+                "none".to_string()
+            } else {
+                format!("{} (up to {} pieces)", self.syzygy, self.syzygy_pieces)
+            },
+            self.extra
+                .iter()
+                .map(|(k, v)| format!("{k}={v}\n"))
+                .collect::<String>()
         )
     }
 }
@@ -723,23 +808,26 @@ pub enum Header {
     V2(GenHeader),
     /// Version 3: typed settings in postcard.
     V3(GenHeader),
+    /// Version 4: version 3's settings and the named ones added since.
+    V4(GenHeader),
 }
 
 impl Header {
-    /// The container version of the file: 1 or 2.
+    /// The container version of the file: 1 to 4.
     pub fn version(&self) -> u32 {
         match self {
             Header::V1 { .. } => 1,
             Header::V2(_) => 2,
             Header::V3(_) => 3,
+            Header::V4(_) => 4,
         }
     }
 
-    /// The typed settings of a version 2 or 3 header.
+    /// The typed settings of a version 2, 3 or 4 header.
     pub fn settings(&self) -> Option<&GenHeader> {
         match self {
             Header::V1 { .. } => None,
-            Header::V2(h) | Header::V3(h) => Some(h),
+            Header::V2(h) | Header::V3(h) | Header::V4(h) => Some(h),
         }
     }
 
@@ -747,7 +835,7 @@ impl Header {
     pub fn describe(&self) -> String {
         match self {
             Header::V1 { settings } => settings.clone(),
-            Header::V2(h) | Header::V3(h) => h.describe(),
+            Header::V2(h) | Header::V3(h) | Header::V4(h) => h.describe(),
         }
     }
 }
@@ -763,9 +851,13 @@ fn encode_header_body(version: u32, body: &[u8]) -> Vec<u8> {
     out
 }
 
-/// A file header of the version datagen writes ([`GAME_VERSION`], 3).
+/// A file header of the version datagen writes: 3, or 4 ([`GAME_VERSION`]) when a version 4
+/// setting is set ([`GenHeader::version`]).
 pub fn encode_header(settings: &GenHeader) -> Vec<u8> {
-    encode_header_body(3, &settings.encode_body_v3())
+    match settings.version() {
+        3 => encode_header_body(3, &settings.encode_body_v3()),
+        _ => encode_header_body(4, &settings.encode_body_v4()),
+    }
 }
 
 /// A version 2 file header (what datagen wrote before version 3), for tests and tools that
@@ -1044,6 +1136,10 @@ impl<R: Read> DataReader<R> {
             },
             3 => match GenHeader::decode_body_v3(body) {
                 Ok(h) => Header::V3(h),
+                Err(e) => return Ok(Err(e)),
+            },
+            4 => match GenHeader::decode_body_v4(body) {
+                Ok(h) => Header::V4(h),
                 Err(e) => return Ok(Err(e)),
             },
             v => return bad(&format!("unsupported version {v}")),
@@ -1456,6 +1552,7 @@ mod tests {
             draw_min_ply: 40,
             max_plies: 400,
             start_positions: StartPositions::Classical,
+            ..GenHeader::default()
         }
     }
 
@@ -1643,6 +1740,39 @@ mod tests {
             scan(&file).header,
             Err(RecordError::BadHeader("header checksum mismatch".into()))
         );
+    }
+
+    /// Version 4: the v3 body then the named settings; written only when one is set, read
+    /// back with unknown keys kept; a version 3 header stays byte for byte what it was.
+    #[test]
+    fn version_4_adds_named_settings_after_the_v3_body() {
+        assert_eq!(settings().version(), 3);
+        assert_eq!(&encode_header(&settings())[8..12], &3u32.to_le_bytes());
+        let tb = GenHeader {
+            syzygy: "/tables/345".into(),
+            syzygy_pieces: 5,
+            extra: vec![("later".into(), "x".into())],
+            ..settings()
+        };
+        assert_eq!(tb.version(), 4);
+        let body = tb.encode_body_v4();
+        let v3_len = V3_GOLDEN.len() / 2;
+        assert_eq!(&body[..v3_len], &settings().encode_body_v3()[..]);
+        // Three pairs: varint count 3, then each string as a varint length and its bytes.
+        assert_eq!(body[v3_len], 3);
+        assert_eq!(&body[v3_len + 1..v3_len + 8], b"\x06syzygy");
+        assert_eq!(GenHeader::decode_body_v4(&body), Ok(tb.clone()));
+        let file = encode_header(&tb);
+        assert_eq!(&file[8..12], &4u32.to_le_bytes());
+        let read = scan(&file).header.unwrap();
+        assert_eq!(read, Header::V4(tb.clone()));
+        assert!(read
+            .describe()
+            .contains("syzygy=/tables/345 (up to 5 pieces)\nlater=x\n"));
+        assert!(tb.same_run(&tb) && !tb.same_run(&settings()));
+        let mut bad = tb.encode_body_v4();
+        bad.push(0);
+        assert!(GenHeader::decode_body_v4(&bad).is_err());
     }
 
     /// Fault 5a: one flipped byte anywhere in a middle chunk costs that chunk only; every

@@ -1,0 +1,103 @@
+//! `datagen --syzygy DIR`: games end as soon as they reach a position the tables cover, with
+//! the tables' result, and the file header (version 4) records the tables. The tables come
+//! from `tablebase::tables_for_tests`; without them the test says so and checks nothing.
+
+#![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a failure
+
+use movegen::{Board, Color, Game};
+use nnue::record::{scan, Header, Wdl};
+use std::path::Path;
+use std::process::Command;
+use tablebase::Tablebases;
+
+#[test]
+fn games_end_with_the_tables_result_and_the_header_records_them() {
+    let Some(path) = tablebase::tables_for_tests() else {
+        eprintln!("tables absent: skipped (set LUFT_SYZYGY or provide ../shared/data/syzygy)");
+        return;
+    };
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("luft-datagen-tb-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // Five- and six-piece endings that trade down into the tables.
+    let book = dir.join("book.epd");
+    std::fs::write(
+        &book,
+        "8/8/4k3/8/2r5/8/3RP3/4K3 w - -\n8/5k2/5p2/8/8/2P5/2K5/R6r w - -\n8/8/3k4/8/2n5/8/3NP3/4K3 b - -\n",
+    )
+    .unwrap();
+    let out = dir.join("games");
+    let status = Command::new(env!("CARGO_BIN_EXE_datagen"))
+        .env_remove("LUFT_DATA")
+        .args([
+            "--threads",
+            "1",
+            "--games",
+            "6",
+            "--nodes",
+            "300",
+            "--random-plies",
+            "2",
+            "--seed",
+            "5",
+        ])
+        .arg("--book")
+        .arg(&book)
+        .arg("--out")
+        .arg(&out)
+        .args(["--syzygy", &path])
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+
+    let tables = Tablebases::open(&path).unwrap();
+    let covered = |b: &Board| b.halfmove_clock() == 0 && tables.covers(b);
+    let mut by_tables = 0;
+    let mut files = 0;
+    for entry in std::fs::read_dir(&out).unwrap() {
+        let file = entry.unwrap().path();
+        if file.extension().and_then(|e| e.to_str()) != Some("bin") {
+            continue;
+        }
+        files += 1;
+        let s = scan(&std::fs::read(&file).unwrap());
+        let Ok(Header::V4(h)) = &s.header else {
+            panic!("{}: {:?}", file.display(), s.header)
+        };
+        assert_eq!((h.syzygy.as_str(), h.syzygy_pieces), (tables.path(), 4));
+        for g in &s.games {
+            let mut game = Game::new(g.start);
+            for (i, &(mv, _)) in g.moves.iter().enumerate() {
+                game.play(mv).unwrap();
+                let last = i + 1 == g.moves.len();
+                if !last {
+                    // No position before the end was one the tables cover.
+                    assert!(!covered(game.board()), "{}", game.board().to_fen());
+                }
+            }
+            let end = game.board();
+            if game.outcome_with_claims().is_none() && covered(end) {
+                by_tables += 1;
+                let wdl = tables.probe_wdl(end).unwrap().outcome(true);
+                let expected = match (wdl, end.side_to_move()) {
+                    (tablebase::Wdl::Win, Color::White) | (tablebase::Wdl::Loss, Color::Black) => {
+                        Wdl::WhiteWins
+                    }
+                    (tablebase::Wdl::Win, Color::Black) | (tablebase::Wdl::Loss, Color::White) => {
+                        Wdl::BlackWins
+                    }
+                    _ => Wdl::Draw,
+                };
+                assert_eq!(g.result, expected, "{}", end.to_fen());
+            }
+        }
+    }
+    assert_eq!(files, 1);
+    eprintln!("{by_tables} of 6 games ended by the tables");
+    assert!(by_tables >= 3, "only {by_tables} of 6 games ended by the tables");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
