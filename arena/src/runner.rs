@@ -739,6 +739,19 @@ pub(crate) fn load_book(config: &MatchConfig) -> Result<(Vec<Opening>, Option<St
     })
 }
 
+/// The tables of `-tb`, loaded once for a whole run (a match or an SPSA tune): a path that
+/// does not load stops the run before its first game.
+pub(crate) fn load_tables(
+    adjudication: &crate::play::Adjudication,
+) -> Result<Option<Arc<tablebase::Tablebases>>, String> {
+    match &adjudication.tablebase {
+        Some(tb) => tablebase::Tablebases::open(&tb.path)
+            .map(Some)
+            .map_err(|e| format!("-tb {}: {e}", tb.path)),
+        None => Ok(None),
+    }
+}
+
 /// Runs the tournament; returns the verdict and the first pair's tally, or an error message.
 pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdict, Tally), String> {
     if let Some(log_config) = &config.log {
@@ -864,11 +877,7 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
     let already_played = (shared.done.len() as u64)
         .saturating_mul(config.games)
         .saturating_add(skip_games.len() as u64);
-    // The tables of -tb: a path that does not load stops the match before it starts.
-    let tables = match &config.adjudication.tablebase {
-        Some(tb) => Some(tablebase::Tablebases::open(&tb.path).map_err(|e| format!("-tb {}: {e}", tb.path))?),
-        None => None,
-    };
+    let tables = load_tables(&config.adjudication)?;
     let plan = Arc::new(Plan {
         config: config.clone(),
         pairings,

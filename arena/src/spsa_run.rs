@@ -1024,6 +1024,7 @@ pub fn run(config: &SpsaConfig, interrupted: Arc<AtomicBool>) -> Result<SpsaOutc
             chess960: games.chess960,
             patterns: Vec::new(),
             check_mate_pvs: false,
+            tables: crate::runner::load_tables(&games.adjudication)?,
         },
         progress: Progress::new(
             n.saturating_mul(games_per_iteration),

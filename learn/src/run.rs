@@ -830,7 +830,10 @@ impl Runner {
         ];
         // Fixed nodes only between nets of one width (the same speed); a wider or narrower
         // candidate plays at the time control, where its speed counts.
-        let widths = (parse_gen(&cand.name).map(|g| g.1), parse_gen(&best_name).map(|g| g.1));
+        let widths = (
+            parse_gen(&cand.name).map(|g| g.1),
+            parse_gen(&best_name).map(|g| g.1),
+        );
         let same_speed = matches!(widths, (Some(a), Some(b)) if a == b);
         if g.nodes > 0 && same_speed {
             args.extend(["tc=inf".to_string(), format!("nodes={}", g.nodes)]);
