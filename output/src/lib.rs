@@ -86,7 +86,12 @@ pub fn partial_path(path: &Path) -> PathBuf {
 }
 
 /// The final target of the symbolic links at `path` (the path itself when it is none, and
-/// the target of a link that points nowhere yet).
+/// the target of a link that points nowhere yet): what is written in place of `path`, for a
+/// tool that writes a directory.
+pub fn final_target(path: &Path) -> io::Result<PathBuf> {
+    follow_links(path).map_err(|e| error(e.kind(), format!("cannot write {}: {e}", path.display())))
+}
+
 fn follow_links(path: &Path) -> io::Result<PathBuf> {
     let mut current = path.to_path_buf();
     for _ in 0..40 {
@@ -210,7 +215,7 @@ fn check_inputs(path: &Path, plan: &Plan, inputs: &[&Path]) -> io::Result<()> {
             return Err(error(
                 ErrorKind::AlreadyExists,
                 format!(
-                    "refusing to write {}: it is {}, one of the inputs; give another file",
+                    "refusing to write {}: it is one of the inputs ({}); give another file",
                     path.display(),
                     input.display()
                 ),

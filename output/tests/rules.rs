@@ -172,7 +172,7 @@ fn an_output_that_is_an_input_is_refused_before_anything_is_written() {
     let ckpt = dir.join("ck.bin");
     std::fs::write(&ckpt, b"checkpoint").unwrap();
     let expect = format!(
-        "refusing to write {}: it is {}, one of the inputs; give another file",
+        "refusing to write {}: it is one of the inputs ({}); give another file",
         ckpt.display(),
         ckpt.display()
     );

@@ -536,7 +536,7 @@ fn export_writes_through_devices_keeps_links_and_refuses_its_own_checkpoint() {
     assert_eq!(
         err.trim(),
         format!(
-            "trainer: error: refusing to write {0}: it is {0}, one of the inputs; give another file",
+            "trainer: error: refusing to write {0}: it is one of the inputs ({0}); give another file",
             s(&ckpt)
         )
     );
