@@ -208,6 +208,16 @@ pub enum OptionError {
         /// The size of the table kept, in MiB.
         kept_mib: usize,
     },
+    /// The search threads' tables cannot be had (`Threads`, or a new net's accumulators);
+    /// the old threads stay.
+    Threads {
+        /// The threads asked for.
+        threads: usize,
+        /// Why (the allocator's refusal).
+        error: String,
+        /// The threads kept.
+        kept: usize,
+    },
     /// The net file was refused; the old net stays.
     EvalFile(NetError),
 }
@@ -227,6 +237,11 @@ impl fmt::Display for OptionError {
             OptionError::Hash { error, kept_mib } => {
                 write!(f, "{error}; keeping the {kept_mib} MiB table")
             }
+            OptionError::Threads { threads, error, kept } => write!(
+                f,
+                "cannot allocate the tables of {threads} search thread{} ({error}); keeping {kept}",
+                if *threads == 1 { "" } else { "s" }
+            ),
             OptionError::EvalFile(error) => write!(f, "{error}"),
         }
     }
@@ -328,10 +343,7 @@ pub static OPTIONS: [OptionSpec; 14] = [
             min: 1,
             max: 256,
         },
-        apply: |e, v| {
-            e.set_threads(v.int() as usize);
-            Ok(())
-        },
+        apply: |e, v| e.set_threads(v.int() as usize),
     },
     OptionSpec {
         name: "MultiPV",

@@ -34,7 +34,7 @@ use crate::report::{Clock, Iteration, Limits, Line, Listener, Score, ScoreBound,
 use crate::time_manager::{ASSUMED_TIME_MS, MAX_TIME_MS};
 use movegen::{Board, Color, Move};
 use std::fmt;
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -460,13 +460,10 @@ impl std::fmt::Debug for UciEngine {
     }
 }
 
-/// Prints to stdout, one whole line at a time, flushed.
+/// Prints to stdout, one whole line at a time, flushed; a closed stdout (the GUI is gone)
+/// ends the engine quietly (`output::line`).
 pub fn stdout_writer() -> Arc<dyn Fn(&str) + Send + Sync> {
-    Arc::new(|line: &str| {
-        let mut lock = std::io::stdout().lock();
-        let _ = writeln!(lock, "{line}");
-        let _ = lock.flush();
-    })
+    Arc::new(output::line)
 }
 
 fn color_name(color: Color) -> &'static str {
@@ -588,6 +585,10 @@ impl Listener for Printer {
             (self.out)(&text);
         }
         (self.out)(&bestmove_line(result, &self.root, self.chess960));
+    }
+
+    fn note(&mut self, text: &str) {
+        (self.out)(&format!("info string {text}"));
     }
 }
 
