@@ -738,7 +738,10 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
                     book
                 })
             } else {
-                openings::read_epd(&text)
+                openings::read_epd(&text).map(|(book, more)| {
+                    notes.extend(more.into_iter().map(|n| format!("openings {}: {n}", o.file)));
+                    book
+                })
             }
             .map_err(|e| format!("openings {}: {e}", o.file))?;
             for note in notes {

@@ -994,8 +994,11 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
             // The shared book reader: a byte-order mark, comments and EPD operations are
             // understood, and a line that is not a legal position is an error (never a
             // silently smaller book).
-            let boards: Vec<Board> = movegen::openings::read_epd(&text)
+            let (boards, notes) = movegen::openings::read_epd(&text)
                 .map_err(|e| anyhow::anyhow!("book {}: {e}", path.display()))?;
+            for note in notes {
+                eprintln!("note: book {}: {note}", path.display());
+            }
             (boards, fnv1a(text.as_bytes()))
         }
         None => (Vec::new(), 0),

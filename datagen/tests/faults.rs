@@ -284,3 +284,52 @@ fn a_closed_stdout_ends_every_subcommand_quietly() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_book_goes_through_the_one_cleaning_step_with_notes() {
+    let dir = temp_dir("book");
+    let book = dir.join("book.epd");
+    std::fs::write(
+        &book,
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b\n\
+         rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w KQkq - 0 1\n",
+    )
+    .unwrap();
+    let out_dir = dir.join("gen");
+    let mut args = gen_args(&out_dir, 1, 2);
+    args.extend(["--book".to_string(), book.display().to_string()]);
+    let out = datagen().args(&args).output().unwrap();
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "note: book {}: line 2: castling right K dropped: white king-side castling right without king and rook in place",
+            book.display()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(
+        scan(&std::fs::read(out_dir.join("games-0.bin")).unwrap())
+            .games
+            .len(),
+        2
+    );
+    // A line that cannot be cleaned is still an error, by its number.
+    std::fs::write(
+        &book,
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b\n4k3/8 w\n",
+    )
+    .unwrap();
+    let out = datagen()
+        .args(gen_args(&dir.join("gen2"), 1, 2))
+        .args(["--book".as_ref(), book.as_os_str()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("line 2: invalid FEN"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
