@@ -1,7 +1,7 @@
 //! The engine's options, each declared once in [`OPTIONS`]: its name, its kind with default
 //! and range, and the action that sets it. `crate::Engine::set_option` reads a value by the
-//! declaration (case-insensitive name, integer in range, `true`/`false`, non-empty text)
-//! and applies it; the UCI front end prints the `option name ...` lines from the same table,
+//! declaration (case-insensitive name, integer in range, `true`/`false` in any case,
+//! non-empty text) and applies it; the UCI front end prints the `option name ...` lines from the same table,
 //! so a name, default or range can never disagree between the two. A build with the `tune`
 //! feature adds one spin option per search tunable, declared by the same list as the
 //! tunables themselves (`params`), after these ([`all_options`]). Refusals are typed
@@ -132,9 +132,10 @@ impl OptionKind {
                     _ => Err(bad(text)),
                 }
             }
+            // UCI: values are not case sensitive (`True`, `FALSE`).
             OptionKind::Check { .. } => match value.map(str::trim) {
-                Some("true") => Ok(OptionValue::Check(true)),
-                Some("false") => Ok(OptionValue::Check(false)),
+                Some(v) if v.eq_ignore_ascii_case("true") => Ok(OptionValue::Check(true)),
+                Some(v) if v.eq_ignore_ascii_case("false") => Ok(OptionValue::Check(false)),
                 Some(other) => Err(bad(other)),
                 None => Err(missing()),
             },
