@@ -459,8 +459,8 @@ impl Engine {
     }
 
     /// The opponent played the expected move: a `ponder` search becomes a normal one, its
-    /// clock starting now. Does nothing when no search runs. (A held answer, see
-    /// [`Running::Held`], is given now.)
+    /// clock starting now. Does nothing when no search runs. (The held answer of a ponder
+    /// search that ran on the caller's thread, see the module notes, is given now.)
     pub fn ponderhit(&mut self) {
         match &self.running {
             Some(Running::Thread {

@@ -2,7 +2,7 @@
 //!
 //! **Files.** Every file a tool writes as its output (`trainer export`, the trainer's
 //! checkpoint, net, CSV and plots, `datagen convert` and `pack`, arena's state file and
-//! SPRT plot, `learn`'s exported nets and report) goes through [`OutFile`] (or [`write`]
+//! SPRT plot, `learn`'s exported nets and report) goes through [`OutFile`] (or [`write()`]
 //! for bytes already in memory), which looks at what the path is before writing:
 //! - a regular file, or a path where nothing is yet: replaced atomically. The bytes go to
 //!   `<name>.partial` beside it, are synced, and the partial file is renamed over the path
@@ -20,7 +20,7 @@
 //!
 //! **Standard output.** Rust ignores SIGPIPE, so a write to a closed pipe (`datagen stats |
 //! head -1`) is an error, on which `println!` panics. Every binary prints through
-//! [`outln!`] and [`out!`] (or [`line`]) instead: a closed pipe ends the program at once,
+//! [`outln!`] and [`out!`] (or [`line()`]) instead: a closed pipe ends the program at once,
 //! quietly, with the status a shell shows for a tool that SIGPIPE ended
 //! ([`CLOSED_PIPE_STATUS`], 141); any other error writing standard output (a full disk
 //! behind `> file`) is reported on stderr and ends the program with status 1. SIGPIPE stays
