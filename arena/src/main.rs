@@ -64,12 +64,12 @@ fn sprt_calc(args: &[String]) -> Result<(), String> {
     }
     let value = llr(counts, elo0, elo1, model);
     let (lower, upper) = sprt_bounds(alpha, beta);
-    println!("LLR: {value:.4} ({lower:.4}, {upper:.4})");
+    output::outln!("LLR: {value:.4} ({lower:.4}, {upper:.4})");
     // The estimate and its lines as the match report prints them (`inf`, `nan`, nothing
     // clamped), from the same functions.
     let e = estimate(counts);
-    println!("{}", report::elo_line(&e));
-    println!("LOS: {}", report::los_text(&e));
+    output::outln!("{}", report::elo_line(&e));
+    output::outln!("LOS: {}", report::los_text(&e));
     Ok(())
 }
 
@@ -90,7 +90,7 @@ fn main() -> ExitCode {
     if args.first().map(String::as_str) == Some("rate") {
         return match arena::rating::rate_command(&args[1..]) {
             Ok(report) => {
-                print!("{report}");
+                output::out!("{report}");
                 ExitCode::SUCCESS
             }
             Err(e) => {
@@ -100,17 +100,17 @@ fn main() -> ExitCode {
         };
     }
     if args.is_empty() {
-        println!("{}", arena::cli::USAGE);
+        output::outln!("{}", arena::cli::USAGE);
         return ExitCode::from(3);
     }
     let config = match arena::cli::parse_command(&args) {
         Ok(arena::cli::Command::Run(c)) => c,
         Ok(arena::cli::Command::Help) => {
-            println!("{}", arena::cli::USAGE);
+            output::outln!("{}", arena::cli::USAGE);
             return ExitCode::SUCCESS;
         }
         Ok(arena::cli::Command::Version) => {
-            println!("arena {}", env!("CARGO_PKG_VERSION"));
+            output::outln!("arena {}", env!("CARGO_PKG_VERSION"));
             return ExitCode::SUCCESS;
         }
         Err(e) => {
@@ -126,9 +126,9 @@ fn main() -> ExitCode {
     }
     match arena::runner::run(&config, interrupted) {
         Ok((verdict, _)) => {
-            println!("Finished match");
+            output::outln!("Finished match");
             let s = start.elapsed().as_secs();
-            println!(
+            output::outln!(
                 "Total Time: {:02}:{:02}:{:02} (hours:minutes:seconds)\n",
                 s / 3600,
                 s / 60 % 60,

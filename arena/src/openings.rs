@@ -27,24 +27,32 @@ pub fn read_text(path: &str) -> Result<(String, Vec<String>), String> {
 
 /// Reads an EPD opening file with the workspace's one book reader,
 /// [`movegen::openings::read_epd`]: full FENs or four FEN fields with `hmvc` / `fmvn`
-/// operations, byte-order marks, blank lines and `#` comments skipped. Errors: the first line
-/// that is not a legal position (with its number), or a file without positions.
-pub fn read_epd(text: &str) -> Result<Vec<Opening>, String> {
-    let boards = movegen::openings::read_epd(text).map_err(|e| e.to_string())?;
-    Ok(boards
+/// operations, byte-order marks, blank lines and `#` comments skipped, each position cleaned
+/// by `movegen::clean_fen` (the notes say what was changed, by line). Errors: the first
+/// line that is not a legal position (with its number), or a file without positions.
+pub fn read_epd(text: &str) -> Result<(Vec<Opening>, Vec<String>), String> {
+    let (boards, notes) = movegen::openings::read_epd(text).map_err(|e| e.to_string())?;
+    let openings = boards
         .into_iter()
         .map(|start| Opening {
             start,
             moves: Vec::new(),
         })
-        .collect())
+        .collect();
+    Ok((openings, notes))
 }
 
 /// Reads a PGN opening file, keeping at most `plies` moves of each game. Also returns a
-/// note when null moves cut games shorter than `plies`.
+/// note when null moves cut games shorter than `plies`, and one for each `FEN` tag the
+/// reader cleaned (`movegen::clean_fen`).
 pub fn read_pgn(text: &str, plies: Option<usize>) -> Result<(Vec<Opening>, Vec<String>), String> {
     let games = parse_pgn(text).map_err(|e| e.to_string())?;
     let limit = plies.unwrap_or(usize::MAX);
+    let cleaned: Vec<String> = games
+        .iter()
+        .enumerate()
+        .flat_map(|(i, g)| g.notes.iter().map(move |n| format!("game {}: {n}", i + 1)))
+        .collect();
     let mut cut = Vec::new();
     let openings: Vec<Opening> = games
         .into_iter()
@@ -63,7 +71,7 @@ pub fn read_pgn(text: &str, plies: Option<usize>) -> Result<(Vec<Opening>, Vec<S
     if openings.is_empty() {
         return Err("no games in the PGN file".into());
     }
-    let notes = match cut.as_slice() {
+    let mut notes = match cut.as_slice() {
         [] => Vec::new(),
         [one] => vec![format!("{one}; the opening is the moves before it")],
         [first, ..] => vec![format!(
@@ -72,6 +80,11 @@ pub fn read_pgn(text: &str, plies: Option<usize>) -> Result<(Vec<Opening>, Vec<S
             cut.len()
         )],
     };
+    let shown = movegen::openings::MAX_BOOK_NOTES;
+    notes.extend(cleaned.iter().take(shown).cloned());
+    if cleaned.len() > shown {
+        notes.push(format!("and {} more changes of that kind", cleaned.len() - shown));
+    }
     Ok((openings, notes))
 }
 
@@ -99,18 +112,42 @@ mod tests {
         let text = "# comment\nrnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n\
                     rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - hmvc 0; fmvn 2;\n\
                     rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -\n";
-        let book = read_epd(text).unwrap();
+        let (book, notes) = read_epd(text).unwrap();
+        assert!(notes.is_empty());
         assert_eq!(book.len(), 3);
         assert_eq!(book[1].start.fullmove_number(), 2);
         assert_eq!(book[2].start.fullmove_number(), 1);
         assert!(read_epd("not a fen at all").is_err());
         assert_eq!(
+            read_epd("\n\nbad").unwrap_err(),
+            "line 3: expected a FEN (at least its placement and side-to-move fields)"
+        );
+        assert_eq!(
             read_epd("\n\nbad line").unwrap_err(),
-            "line 3: expected at least 4 FEN fields"
+            "line 3: invalid FEN: expected 8 ranks in the placement, found 1"
+        );
+        // What GUIs and libraries write: board and side only, a right without its rook, an
+        // en passant square no pawn made; cleaned, with notes.
+        let (book, notes) =
+            read_epd("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w\n4k3/8/8/8/8/8/8/R3K3 w KQ e3 0 1\n")
+                .unwrap();
+        assert_eq!(
+            book[0].start.to_fen(),
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1"
+        );
+        assert_eq!(book[1].start.to_fen(), "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1");
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(
+            notes[0].starts_with("line 2: castling right K dropped"),
+            "{notes:?}"
+        );
+        assert!(
+            notes[1].starts_with("line 2: en passant square e3 ignored"),
+            "{notes:?}"
         );
         assert_eq!(read_epd("").unwrap_err(), "no positions in the book");
         // Operations other books carry (`c0`, `id`) are read past.
-        let book = read_epd(
+        let (book, _) = read_epd(
             "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - c0 \"open game\"; id \"x\"; fmvn 2;",
         )
         .unwrap();
@@ -131,7 +168,7 @@ mod tests {
     #[test]
     fn a_byte_order_mark_is_skipped_in_epd_and_pgn() {
         let epd = format!("\u{feff}{KINGS_GAMBIT}\n\u{feff}{KINGS_GAMBIT}\n");
-        let book = read_epd(&epd).unwrap();
+        let (book, _) = read_epd(&epd).unwrap();
         assert_eq!(book.len(), 2);
         assert_eq!(book[0].start.to_fen(), KINGS_GAMBIT);
         assert_eq!(book[1], book[0], "a mark inside (concatenated files) too");
@@ -190,7 +227,8 @@ mod tests {
 
     #[test]
     fn arrangement_is_seeded_and_rotated() {
-        let book = read_epd(include_str!("../openings/luft-8ply.epd")).unwrap();
+        let (book, notes) = read_epd(include_str!("../openings/luft-8ply.epd")).unwrap();
+        assert!(notes.is_empty(), "{notes:?}");
         let a = arrange(book.clone(), true, 7, 1);
         let b = arrange(book.clone(), true, 7, 1);
         assert_eq!(a, b);

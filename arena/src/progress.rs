@@ -40,8 +40,8 @@ impl Progress {
     /// Prints a line of the match's output on stdout, with the bar out of the way.
     pub fn say(&self, text: &str) {
         match &self.bar {
-            Some(bar) => bar.suspend(|| println!("{text}")),
-            None => println!("{text}"),
+            Some(bar) => bar.suspend(|| output::outln!("{text}")),
+            None => output::outln!("{text}"),
         }
     }
 

@@ -706,6 +706,26 @@ fn open_output(path: &str, append: bool, what: &str) -> Result<std::fs::File, St
         .map_err(|e| format!("cannot open {what} output {path}: {e}"))
 }
 
+/// Refuses a match whose outputs (state file, SPRT plot, PGN, EPD, log) include its book:
+/// `-pgnout` onto the openings would add games to them, `outname=` would replace them.
+fn refuse_book_as_output(config: &MatchConfig) -> Result<(), String> {
+    let Some(book) = &config.openings else {
+        return Ok(());
+    };
+    let outputs = [
+        config.state_file.as_deref(),
+        config.sprt_plot.as_deref(),
+        config.pgnout.as_ref().map(|p| p.file.as_str()),
+        config.epdout.as_ref().map(|p| p.file.as_str()),
+        config.log.as_ref().map(|l| l.file.as_str()),
+    ];
+    for out in outputs.into_iter().flatten() {
+        output::refuse_inputs(std::path::Path::new(out), &[std::path::Path::new(&book.file)])
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
 /// The openings of `config` (`-openings`, arranged in its order with its seed and start), or
 /// the standard position alone; and the book's file name, for the report.
 pub(crate) fn load_book(config: &MatchConfig) -> Result<(Vec<Opening>, Option<String>), String> {
@@ -718,7 +738,10 @@ pub(crate) fn load_book(config: &MatchConfig) -> Result<(Vec<Opening>, Option<St
                     book
                 })
             } else {
-                openings::read_epd(&text)
+                openings::read_epd(&text).map(|(book, more)| {
+                    notes.extend(more.into_iter().map(|n| format!("openings {}: {n}", o.file)));
+                    book
+                })
             }
             .map_err(|e| format!("openings {}: {e}", o.file))?;
             for note in notes {
@@ -754,6 +777,7 @@ pub(crate) fn load_tables(
 
 /// Runs the tournament; returns the verdict and the first pair's tally, or an error message.
 pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdict, Tally), String> {
+    refuse_book_as_output(config)?;
     if let Some(log_config) = &config.log {
         log::open(log_config)?;
     }
@@ -915,7 +939,7 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
     // The report once: not again when the last game's pair already printed it at its
     // -ratinginterval (fastchess prints it once at the end of a match).
     if s.reported_at != Some(s.finished_games) {
-        println!("{RULE}\n{}{RULE}", plan.report(&s));
+        output::outln!("{RULE}\n{}{RULE}", plan.report(&s));
     }
     let was_interrupted = interrupted.load(Ordering::Relaxed);
     let verdict = match (s.verdict, &config.sprt) {
@@ -929,8 +953,8 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
         // fastchess's words when the test decides; nothing when the rounds run out first
         // (fastchess prints no SPRT line then).
         match verdict {
-            Verdict::H1Accepted => println!("SPRT ({bounds}) completed - H1 was accepted"),
-            Verdict::H0Accepted => println!("SPRT ({bounds}) completed - H0 was accepted"),
+            Verdict::H1Accepted => output::outln!("SPRT ({bounds}) completed - H1 was accepted"),
+            Verdict::H0Accepted => output::outln!("SPRT ({bounds}) completed - H0 was accepted"),
             _ => {}
         }
         if let Some(path) = &config.sprt_plot {
@@ -956,7 +980,7 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
     // fastchess's own output format never prints `Tournament finished`; the end of a match
     // is `Finished match` and `Total Time` (printed by main).
     if was_interrupted && s.verdict.is_none() && s.error.is_none() {
-        println!("Tournament was interrupted. {}", plan.resume_note(&s));
+        output::outln!("Tournament was interrupted. {}", plan.resume_note(&s));
     }
     if let Some(e) = &s.error {
         log::message(Level::Err, e);

@@ -9,7 +9,8 @@
 //! Drawn with `plotters` without its default features (which need fontconfig and system
 //! fonts): text comes from the DejaVu Sans font the `dejavu` crate embeds, PNG pixels are
 //! encoded with the `png` crate and SVG is text, and the file is written through a
-//! temporary name and a rename, so a reader never sees half a picture. Estimates that are
+//! temporary name and a rename (the `output` crate's rule), so a reader never sees half a
+//! picture. Estimates that are
 //! not finite (every pair with the same result) are left out; values far outside the
 //! bounds are clamped to the panel's edge rather than drawn over the axes.
 
@@ -280,21 +281,16 @@ pub fn render_svg(plot: &SprtPlot) -> Result<String, String> {
     Ok(svg)
 }
 
-/// Draws the picture into `path` (SVG when it ends in `.svg`, else PNG), through a
-/// temporary file and a rename.
+/// Draws the picture into `path` (SVG when it ends in `.svg`, else PNG), by the
+/// workspace's rule for output files (`output`: a temporary file and a rename for a
+/// regular file, a link kept, a device or FIFO written through).
 pub fn write(path: &str, plot: &SprtPlot) -> Result<(), String> {
     let bytes = if path.to_ascii_lowercase().ends_with(".svg") {
         render_svg(plot)?.into_bytes()
     } else {
         render_png(plot)?
     };
-    let tmp = format!("{path}.partial");
-    std::fs::write(&tmp, &bytes)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            format!("cannot write the SPRT plot {path}: {e}")
-        })
+    output::write(std::path::Path::new(path), &[], &bytes).map_err(|e| format!("the SPRT plot: {e}"))
 }
 
 #[cfg(test)]
@@ -412,11 +408,33 @@ mod tests {
         };
         let bad = dir.join("taken.png");
         let e = write(bad.to_str().unwrap(), &plot).unwrap_err();
-        assert!(e.starts_with("cannot write the SPRT plot"), "{e}");
+        assert!(e.starts_with("the SPRT plot: "), "{e}");
+        assert!(
+            e.ends_with("taken.png is a directory, not a file to write"),
+            "{e}"
+        );
         assert!(!dir.join("taken.png.partial").exists());
         let good = dir.join("walk.svg");
         write(good.to_str().unwrap(), &plot).unwrap();
         assert!(std::fs::read_to_string(&good).unwrap().starts_with("<svg"));
+        // A link keeps being one, its target gets the picture; /dev/null stays a device.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt;
+            let link = dir.join("latest.svg");
+            std::os::unix::fs::symlink("walk.svg", &link).unwrap();
+            std::fs::write(&good, b"old").unwrap();
+            write(link.to_str().unwrap(), &plot).unwrap();
+            assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+            assert!(std::fs::read_to_string(&good).unwrap().starts_with("<svg"));
+            let null = std::path::Path::new("/dev/null");
+            assert!(matches!(
+                output::plan(null).unwrap(),
+                output::Plan::Through { .. }
+            ));
+            write("/dev/null", &plot).unwrap();
+            assert!(std::fs::metadata(null).unwrap().file_type().is_char_device());
+        }
         std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -29,8 +29,9 @@
 //! to them (dropping a game written by a run killed before it could save). A game cut short
 //! by an interruption is never written nor counted, and is played again on resume.
 //!
-//! The file is written to a temporary name and renamed, so an interruption never leaves half
-//! a file. Version 1 files (no `pending`, no lengths) are still read.
+//! The file is written to a temporary name and renamed (the `output` crate's rule, so a link
+//! stays a link), so an interruption never leaves half a file. Version 1 files (no
+//! `pending`, no lengths) are still read.
 
 use crate::runner::Tally;
 use serde::{Deserialize, Serialize};
@@ -177,20 +178,10 @@ pub fn ranges(sorted: impl IntoIterator<Item = u64>) -> Vec<(u64, u64)> {
     out
 }
 
-/// Writes `state` to `path` (through a temporary file, synced, and a rename).
+/// Writes `state` to `path` by the workspace's rule for output files (`output`): a regular
+/// file through `<path>.partial`, synced, and a rename; a link keeps being one.
 pub fn save(path: &str, state: &SavedState) -> Result<(), String> {
-    use std::io::Write;
-    let tmp = format!("{path}.tmp");
-    let write = || -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(state.to_json().as_bytes())?;
-        f.sync_data()
-    };
-    if let Err(e) = write() {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(format!("cannot write {tmp}: {e}"));
-    }
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot rename {tmp} to {path}: {e}"))
+    output::write(std::path::Path::new(path), &[], state.to_json().as_bytes()).map_err(|e| e.to_string())
 }
 
 /// Reads a state file.

@@ -239,7 +239,10 @@ fn a_game_that_cannot_be_written_is_not_counted_and_the_error_says_what_can_be_r
     );
     assert_eq!(code, 3, "{out}{err}");
     assert!(
-        err.contains("cannot save the tournament state: cannot write no/such/dir/state.json.tmp"),
+        err.contains(
+            "cannot save the tournament state: cannot write no/such/dir/state.json: the directory \
+             no/such/dir does not exist"
+        ),
         "{err}"
     );
     assert!(

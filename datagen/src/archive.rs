@@ -13,9 +13,11 @@
 //! Unpacking writes each source back under its name: its header as it stood, then its
 //! chunks with their sequence numbers and node counts (version 1 chunks as version 1), so
 //! `datagen stats`, `convert` and the trainer see the same games in the same order, and a
-//! file datagen wrote comes back byte for byte. Both write atomically: the pack to
-//! `FILE.partial`, renamed into place; the data files into `DIR.partial`, renamed to `DIR`;
-//! on an error nothing is left behind. An output that is one of the inputs is refused.
+//! file datagen wrote comes back byte for byte. Both write atomically: the pack by the
+//! workspace's rule for output files (`output`: `FILE.partial` renamed into place, a link
+//! kept, a device or FIFO written through); the data files into `DIR.partial`, renamed to
+//! `DIR` (the directory a link points to, keeping the link); on an error nothing is left
+//! behind. An output that is one of the inputs is refused.
 
 use anyhow::{bail, Context, Result};
 use datagen::store::{self, DirLock};
@@ -122,22 +124,14 @@ fn sources_of(input: &Input) -> Result<(Format, Vec<PackSource>)> {
 /// `datagen pack`: every game of the inputs into `out` (see the module notes).
 pub fn pack(paths: &[PathBuf], out: &Path) -> Result<i32> {
     let start = Instant::now();
-    if out.is_dir() || out.as_os_str().to_string_lossy().ends_with('/') {
+    if out.is_dir() {
         bail!("--out {} is a directory; give a file name", out.display());
     }
+    // A path that cannot be written (a missing directory is named), before any work.
+    output::plan(out)?;
     let inputs = inputs(paths)?;
-    let tmp = store::sibling(out, ".partial");
-    for own in [out, tmp.as_path()] {
-        if let Ok(canonical) = std::fs::canonicalize(own) {
-            if let Some(i) = inputs.iter().find(|i| i.canonical == canonical) {
-                bail!(
-                    "--out {} is one of the inputs ({}); give another file",
-                    own.display(),
-                    i.path.display()
-                );
-            }
-        }
-    }
+    let input_paths: Vec<&Path> = inputs.iter().map(|i| i.path.as_path()).collect();
+    output::refuse_inputs(out, &input_paths)?;
     let mut seen = HashSet::new();
     for i in &inputs {
         if !seen.insert(&i.canonical) {
@@ -163,19 +157,12 @@ pub fn pack(paths: &[PathBuf], out: &Path) -> Result<i32> {
         planned.push((input, format, sources.len(), own.clone()));
         sources.extend(own);
     }
-    // 2. The games, into FILE.partial, renamed into place once complete.
-    let result = pack_into(&planned, &sources, &tmp);
-    let summary = match result {
-        Ok(s) => s,
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
-    };
-    std::fs::rename(&tmp, out).with_context(|| format!("cannot write {}", out.display()))?;
-    store::sync_dir(out)?;
+    // 2. The games, into FILE.partial, renamed into place once complete (or written
+    // through to a device or FIFO); on an error the partial file goes.
+    let file = output::OutFile::create(out, &input_paths)?;
+    let summary = pack_into(&planned, &sources, file)?;
     let per = |bytes: u64| bytes as f64 / summary.positions.max(1) as f64;
-    println!(
+    output::outln!(
         "packed {} games, {} positions from {} file{} ({} source{}) into {}: {} bytes, {:.3} bytes per \
          position (the inputs: {} bytes, {:.3} per position) in {:.1} s",
         summary.games,
@@ -192,7 +179,7 @@ pub fn pack(paths: &[PathBuf], out: &Path) -> Result<i32> {
         start.elapsed().as_secs_f64()
     );
     if summary.problems > 0 {
-        println!(
+        output::outln!(
             "{} problem{} in the inputs (above): damaged bytes were skipped, every intact game packed",
             summary.problems,
             if summary.problems == 1 { "" } else { "s" }
@@ -211,10 +198,9 @@ struct PackSummary {
 
 type Planned<'a> = (&'a Input, Format, usize, Vec<PackSource>);
 
-fn pack_into(planned: &[Planned<'_>], sources: &[PackSource], tmp: &Path) -> Result<PackSummary> {
-    let cannot_write = || format!("cannot write {}", tmp.display());
-    let file = File::create(tmp).with_context(cannot_write)?;
-    let mut writer = PackWriter::new(BufWriter::new(file), sources).with_context(cannot_write)?;
+fn pack_into(planned: &[Planned<'_>], sources: &[PackSource], file: output::OutFile) -> Result<PackSummary> {
+    // The output's own errors name it.
+    let mut writer = PackWriter::new(BufWriter::new(file), sources)?;
     let (mut input_bytes, mut problems) = (0, 0);
     for (input, format, base, own) in planned {
         let path = &input.path;
@@ -259,12 +245,8 @@ fn pack_into(planned: &[Planned<'_>], sources: &[PackSource], tmp: &Path) -> Res
             eprintln!("warning: {}: {warning} (packing the rest)", path.display());
         }
     }
-    let (buffered, totals) = writer.finish().with_context(cannot_write)?;
-    let file = buffered
-        .into_inner()
-        .map_err(|e| e.into_error())
-        .with_context(cannot_write)?;
-    file.sync_all().with_context(cannot_write)?;
+    let (buffered, totals) = writer.finish()?;
+    buffered.into_inner().map_err(|e| e.into_error())?.finish()?;
     Ok(PackSummary {
         games: totals.games,
         positions: totals.positions,
@@ -297,13 +279,16 @@ pub fn unpack(pack: &Path, out: &Path) -> Result<i32> {
             pack.display()
         );
     }
+    // A link to a directory: the directory it points to is written, and the link stays.
+    let given = out;
+    let out = &output::final_target(given)?;
     if let Ok(meta) = std::fs::symlink_metadata(out) {
         if !meta.is_dir() {
-            bail!("--out {} exists and is not a directory", out.display());
+            bail!("--out {} exists and is not a directory", given.display());
         }
         let mut entries = std::fs::read_dir(out).with_context(|| format!("cannot list {}", out.display()))?;
         if entries.next().is_some() {
-            bail!("--out {} is not empty; give a new directory", out.display());
+            bail!("--out {} is not empty; give a new directory", given.display());
         }
     }
     let tmp = store::sibling(out, ".partial");
@@ -326,13 +311,13 @@ pub fn unpack(pack: &Path, out: &Path) -> Result<i32> {
     }
     std::fs::rename(&tmp, out).with_context(|| format!("cannot write {}", out.display()))?;
     store::sync_dir(out)?;
-    println!(
+    output::outln!(
         "unpacked {} games, {} positions into {} file{} under {} in {:.1} s",
         summary.games,
         summary.positions,
         summary.files,
         if summary.files == 1 { "" } else { "s" },
-        out.display(),
+        given.display(),
         start.elapsed().as_secs_f64()
     );
     Ok(0)

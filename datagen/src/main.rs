@@ -41,6 +41,17 @@
 //! cores), and `nps/cpu-s` is nodes per second of the process's CPU time (every thread's),
 //! the speed of the search itself, which `luft bench` nps on an idle core compares with
 //! (`scripts/datagen-nps.sh` measures both side by side).
+//!
+//! A stream that cannot write its file (a full disk) stops the run: the other streams end
+//! after their game in flight, and every stream's error is told. The tests make a full disk
+//! with `LUFT_DATAGEN_DISK_BYTES=N` ([`DISK_BYTES_ENV`]): each stream's file takes at most N
+//! more bytes this run, and the write that would go beyond writes what fits, then fails as
+//! a full disk does. `verify`, `stats`, `convert` and `label-quality` on a directory a
+//! datagen is writing (its lock is held) take the damaged end of a file as the game in
+//! flight, with a note, not a problem. Standard output goes through the `output` crate (a
+//! closed pipe ends datagen quietly, status 141), and `convert` and `pack` write their file
+//! by its rule (a regular file replaced atomically, a link kept, `/dev/null` or a FIFO
+//! written through, an input refused).
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -285,6 +296,9 @@ fn label_quality(args: &LabelQualityArgs) -> Result<i32> {
                 file.display()
             );
         }
+        if let Some(note) = &read.in_flight {
+            eprintln!("note: {}: {note}", file.display());
+        }
     }
     let (seen, kept) = reservoir.seen();
     let samples = reservoir.into_samples();
@@ -313,7 +327,7 @@ fn label_quality(args: &LabelQualityArgs) -> Result<i32> {
             .map(|(a, b)| b.saturating_sub(a)),
     );
     let kept_share = kept as f64 / seen.max(1) as f64;
-    println!(
+    output::outln!(
         "label quality: {} positions sampled (seed {}) from {kept} that pass the training filter \
          ({:.1}% of {seen} positions) in {} file{}; net {:016x} ({}); each search from an empty \
          {} MiB table at a soft budget, hard cap {}x",
@@ -330,7 +344,7 @@ fn label_quality(args: &LabelQualityArgs) -> Result<i32> {
         engine::SOFT_NODES_HARD_FACTOR,
     );
     let rows = summarise(&budgets, &results, budgets.len() - 1);
-    print!("{}", table(&rows, args.reference, kept_share));
+    output::out!("{}", table(&rows, args.reference, kept_share));
     eprintln!(
         "{:.0} s wall-clock{}",
         wall.as_secs_f64(),
@@ -413,8 +427,22 @@ struct FileRead {
     sources: Vec<SourceRead>,
     /// Every problem, one line each (empty for a clean file).
     problems: Vec<String>,
+    /// A damaged end of a file that a datagen is writing now (its lock is held): the game
+    /// in flight, not a problem (see [`in_flight`]).
+    in_flight: Option<String>,
+    /// Why the file is no data file at all: its header is unreadable and not one game was
+    /// read from it.
+    not_data: Option<String>,
     games: u64,
     bytes: u64,
+}
+
+/// Whether damage `d` of a file is the end a datagen is writing now: the directory's lock
+/// is held (`writing`), nothing valid came after it (`last`), and it reaches at least the
+/// `bytes` the file held before it was read (the writer may have added more since, so the
+/// damage can end beyond them).
+fn in_flight(d: &nnue::record::Damage, writing: bool, last: bool, bytes: u64) -> bool {
+    writing && last && d.offset.saturating_add(d.len) >= bytes
 }
 
 /// What one source (data file) of a file held.
@@ -476,13 +504,20 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
             })
             .collect(),
         problems: Vec::new(),
+        in_flight: None,
+        not_data: None,
         games: 0,
         bytes,
     };
     let header_bad = read.format == Format::Games && source.header_error().is_some();
     read.problems.extend(source.header_error().map(str::to_string));
     let writing = path.parent().is_some_and(DirLock::is_held);
+    // Damage that may be the end being written: a problem only once something follows it.
+    let mut tail: Option<nnue::record::Damage> = None;
     while let Some(item) = source.next_item().with_context(cannot)? {
+        if let Some(d) = tail.take() {
+            read.problems.push(d.to_string());
+        }
         match item {
             SourceItem::Chunk { source: s, chunk: c } => {
                 while read.sources.len() <= s {
@@ -510,14 +545,21 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
                         .push(format!("{} bytes skipped at the start", d.len));
                 }
             }
-            SourceItem::Damage(d) => read.problems.push(if writing && d.offset + d.len == bytes {
-                format!("{d} [a datagen is writing this directory now: the game in flight]")
-            } else {
-                d.to_string()
-            }),
+            SourceItem::Damage(d) if in_flight(&d, writing, true, bytes) => tail = Some(d),
+            SourceItem::Damage(d) => read.problems.push(d.to_string()),
             SourceItem::Duplicate(d) => read.problems.push(d.to_string()),
             SourceItem::Problem(p) => read.problems.push(p),
         }
+    }
+    if let Some(d) = tail {
+        read.in_flight = Some(format!(
+            "a datagen is writing this directory now: the {} bytes from byte {} are the game \
+             being written, not counted",
+            d.len, d.offset
+        ));
+    }
+    if header_bad && read.games == 0 {
+        read.not_data = source.header_error().map(str::to_string);
     }
     Ok(read)
 }
@@ -642,6 +684,9 @@ fn stats(paths: &[PathBuf]) -> Result<i32> {
                 file.display()
             );
         }
+        if let Some(note) = &read.in_flight {
+            eprintln!("note: {}: {note}", file.display());
+        }
         let generation = |name: &str| match read.format {
             Format::Games => dir.clone(),
             Format::Pack => match name.rsplit_once('/') {
@@ -677,7 +722,7 @@ fn stats(paths: &[PathBuf]) -> Result<i32> {
     }
     let mut total = Tally::default();
     for (dir, t) in &generations {
-        println!(
+        output::outln!(
             "{}  ({} file{}{})",
             if dir.as_os_str().is_empty() {
                 ".".to_string()
@@ -699,16 +744,16 @@ fn stats(paths: &[PathBuf]) -> Result<i32> {
             _ => format!("formats {}; ", formats.join(", ")),
         };
         match t.settings.as_slice() {
-            [] => println!("  settings: unknown (no readable header)"),
-            [one] => println!("  {formats}{one}"),
+            [] => output::outln!("  settings: unknown (no readable header)"),
+            [one] => output::outln!("  {formats}{one}"),
             many => {
-                println!("  {formats}settings differ between its files:");
+                output::outln!("  {formats}settings differ between its files:");
                 for s in many {
-                    println!("    {s}");
+                    output::outln!("    {s}");
                 }
             }
         }
-        println!(
+        output::outln!(
             "  games {}, positions {} ({} pass the training filter), {}, {}",
             t.games,
             t.positions,
@@ -718,7 +763,7 @@ fn stats(paths: &[PathBuf]) -> Result<i32> {
         );
         total.add(t);
     }
-    println!(
+    output::outln!(
         "total: {} generation{}, {} file{}{}",
         generations.len(),
         if generations.len() == 1 { "" } else { "s" },
@@ -730,13 +775,14 @@ fn stats(paths: &[PathBuf]) -> Result<i32> {
             String::new()
         }
     );
-    println!("games: {}", total.games);
-    println!(
+    output::outln!("games: {}", total.games);
+    output::outln!(
         "positions: {} ({} pass the training filter)",
-        total.positions, total.kept
+        total.positions,
+        total.kept
     );
     let pct = |n: u64| 100.0 * n as f64 / total.games.max(1) as f64;
-    println!(
+    output::outln!(
         "results (White's view): {} wins ({:.1}%), {} draws ({:.1}%), {} losses ({:.1}%)",
         total.wdl[2],
         pct(total.wdl[2]),
@@ -745,15 +791,15 @@ fn stats(paths: &[PathBuf]) -> Result<i32> {
         total.wdl[0],
         pct(total.wdl[0])
     );
-    println!("{}", total.nodes_text());
-    println!("game length (plies):");
+    output::outln!("{}", total.nodes_text());
+    output::outln!("game length (plies):");
     for (i, n) in total.lengths.iter().enumerate() {
         let label = if i == 8 {
             "400+".to_string()
         } else {
             format!("{}-{}", i * 50, i * 50 + 49)
         };
-        println!(
+        output::outln!(
             "  {label:>8} {n:>8} {}",
             "#".repeat((60.0 * *n as f64 / total.games.max(1) as f64).round() as usize)
         );
@@ -766,23 +812,31 @@ fn verify(paths: &[PathBuf]) -> Result<i32> {
     for file in expand(paths)? {
         let read = read_file(&file, |_, _| {})?;
         let format = read.format_text();
+        // The end of a file being written is no problem: it is the game in flight.
+        let note = read
+            .in_flight
+            .as_ref()
+            .map_or(String::new(), |n| format!(" [{n}]"));
         if read.problems.is_empty() {
-            println!(
-                "ok   {}: {} games, {} bytes ({format})",
+            output::outln!(
+                "ok   {}: {} games, {} bytes ({format}){note}",
                 file.display(),
                 read.games,
                 read.bytes
             );
         } else {
             bad += 1;
-            println!(
+            output::outln!(
                 "BAD  {}: {} ({} intact games read, {format})",
                 file.display(),
                 read.problems[0],
                 read.games
             );
             for p in &read.problems[1..] {
-                println!("       {p}");
+                output::outln!("       {p}");
+            }
+            if let Some(n) = &read.in_flight {
+                output::outln!("       {n}");
             }
         }
     }
@@ -831,29 +885,20 @@ fn bullet_record(board: &Board, score_white: i16, result: Wdl) -> [u8; 32] {
 }
 
 fn convert(to: &str, out: &Path, all: bool, paths: &[PathBuf]) -> Result<i32> {
-    if out.is_dir() || out.as_os_str().to_string_lossy().ends_with('/') {
+    if out.is_dir() {
         bail!("--out {} is a directory; give a file name", out.display());
     }
+    // A path that cannot be written (a missing directory is named), before any work.
+    output::plan(out)?;
     let files = expand(paths)?;
-    // `<out>.partial` next to the output, renamed into place at the end and removed on
-    // any error, so a failed conversion leaves nothing behind.
-    let mut tmp_name = out.as_os_str().to_owned();
-    tmp_name.push(".partial");
-    let tmp = PathBuf::from(tmp_name);
-    let result = convert_into(to, out, &tmp, all, &files);
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
-fn convert_into(to: &str, out: &Path, tmp: &Path, all: bool, files: &[PathBuf]) -> Result<i32> {
-    let mut writer = std::io::BufWriter::new(
-        std::fs::File::create(tmp).with_context(|| format!("cannot create {}", tmp.display()))?,
-    );
+    let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    // By the workspace's rule for output files: `<out>.partial` renamed into place at the
+    // end and removed on any error, so a failed conversion leaves nothing behind (a device
+    // or FIFO is written through, a link kept, an input refused).
+    let mut writer = std::io::BufWriter::new(output::OutFile::create(out, &inputs)?);
     let mut written = 0u64;
     let mut failed = None;
-    for file in files {
+    for file in &files {
         let read = read_file(file, |_, g| {
             if failed.is_some() {
                 return;
@@ -879,19 +924,24 @@ fn convert_into(to: &str, out: &Path, tmp: &Path, all: bool, files: &[PathBuf]) 
                 written += 1;
             }
         })?;
+        if let Some(why) = &read.not_data {
+            bail!(
+                "{} is not a data file or a pack ({why}); nothing converted",
+                file.display()
+            );
+        }
         for p in &read.problems {
             eprintln!("warning: {}: {p} (converting the rest)", file.display());
         }
+        if let Some(note) = &read.in_flight {
+            eprintln!("note: {}: {note}", file.display());
+        }
     }
     if let Some(e) = failed {
-        return Err(e).with_context(|| format!("cannot write {}", tmp.display()));
+        return Err(e.into());
     }
-    writer
-        .flush()
-        .with_context(|| format!("cannot write {}", tmp.display()))?;
-    drop(writer);
-    std::fs::rename(tmp, out).with_context(|| format!("cannot write {}", out.display()))?;
-    println!("wrote {written} positions to {}", out.display());
+    writer.into_inner().map_err(|e| e.into_error())?.finish()?;
+    output::outln!("wrote {written} positions to {}", out.display());
     Ok(0)
 }
 
@@ -948,8 +998,11 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
             // The shared book reader: a byte-order mark, comments and EPD operations are
             // understood, and a line that is not a legal position is an error (never a
             // silently smaller book).
-            let boards: Vec<Board> = movegen::openings::read_epd(&text)
+            let (boards, notes) = movegen::openings::read_epd(&text)
                 .map_err(|e| anyhow::anyhow!("book {}: {e}", path.display()))?;
+            for note in notes {
+                eprintln!("note: book {}: {note}", path.display());
+            }
             (boards, fnv1a(text.as_bytes()))
         }
         None => (Vec::new(), 0),
@@ -993,7 +1046,11 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
         games: args.games,
         positions: args.positions,
         stop: AtomicBool::new(false),
+        failed: AtomicBool::new(false),
         targets: Targets::resumed(resumed_games, resumed_positions),
+        disk_bytes: std::env::var(DISK_BYTES_ENV)
+            .ok()
+            .and_then(|v| v.trim().parse().ok()),
     });
     {
         let run = run.clone();
@@ -1015,24 +1072,38 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
         let (path, stream, seq) = (writer.path.clone(), u64::from(writer.stream), writer.next_seq);
         let handle = std::thread::Builder::new()
             .stack_size(engine::SEARCH_STACK_BYTES)
-            .spawn(move || play_stream(&run, &path, stream, seq, &events))
+            .spawn(move || {
+                let result = play_stream(&run, &path, stream, seq, &events);
+                if result.is_err() {
+                    run.failed.store(true, Ordering::Relaxed);
+                }
+                result
+            })
             .context("cannot start a worker thread")?;
         handles.push(handle);
     }
     drop(events);
-    let mut failed = None;
+    // Every stream's error is told (on a full disk each stream fails on its own file).
+    let mut failed = Vec::new();
     for h in handles {
         match h.join() {
             Ok(Ok(())) => {}
-            Ok(Err(e)) => failed = Some(e),
-            Err(_) => failed = Some(anyhow::anyhow!("a worker thread panicked")),
+            Ok(Err(e)) => failed.push(format!("{e:#}")),
+            Err(_) => failed.push("a worker thread panicked".to_string()),
         }
     }
     let totals = reporter
         .join()
         .map_err(|_| anyhow::anyhow!("the progress thread panicked"))?;
-    if let Some(e) = failed {
-        return Err(e);
+    match failed.as_slice() {
+        [] => {}
+        [one] => bail!("{one}"),
+        many => bail!(
+            "{} of {} streams failed:\n  {}",
+            many.len(),
+            prepared.writers.len(),
+            many.join("\n  ")
+        ),
     }
     let interrupted = run.stop.load(Ordering::Relaxed);
     eprintln!(
@@ -1092,7 +1163,34 @@ struct Run {
     positions: Option<u64>,
     /// Set by Ctrl-C: each thread finishes its game and stops.
     stop: AtomicBool,
+    /// Set when a stream failed: the others finish their game and stop.
+    failed: AtomicBool,
     targets: Targets,
+    /// Room left for each stream's file this run ([`DISK_BYTES_ENV`], for the tests).
+    disk_bytes: Option<u64>,
+}
+
+/// The test seam for a full disk: each stream's file takes at most this many more bytes
+/// this run (see the module notes).
+const DISK_BYTES_ENV: &str = "LUFT_DATAGEN_DISK_BYTES";
+
+/// Appends `chunk` to `file`, in the `room` left on the disk (`None`: all it takes): a
+/// chunk beyond it is written as far as it fits, then fails as on a full disk.
+fn append_chunk(file: &mut std::fs::File, chunk: &[u8], room: &mut Option<u64>) -> std::io::Result<()> {
+    if let Some(left) = room.as_mut() {
+        let len = chunk.len() as u64;
+        if len > *left {
+            let fits = usize::try_from(*left).unwrap_or(chunk.len()).min(chunk.len());
+            file.write_all(&chunk[..fits])?;
+            *left = 0;
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::StorageFull,
+                format!("no space left on device ({DISK_BYTES_ENV})"),
+            ));
+        }
+        *left -= len;
+    }
+    file.write_all(chunk)
 }
 
 /// What the streams must agree on to stop exactly at the target: games reserved before they
@@ -1150,7 +1248,8 @@ fn play_stream(
         .open(path)
         .with_context(|| format!("cannot open {}", path.display()))?;
     let mut chunk = Vec::new();
-    while !run.stop.load(Ordering::Relaxed) && run.may_start() {
+    let mut room = run.disk_bytes;
+    while !run.stop.load(Ordering::Relaxed) && !run.failed.load(Ordering::Relaxed) && run.may_start() {
         // Each game's randomness depends only on (seed, stream, game number).
         let mut rng = Rng(run.seed
             ^ stream.wrapping_mul(0xA24B_AED4_963E_E407)
@@ -1158,7 +1257,7 @@ fn play_stream(
         let (record, nodes) = player.play_game(&run.settings, &run.book, &mut rng);
         chunk.clear();
         encode_chunk(std::slice::from_ref(&record), seq, nodes, &mut chunk);
-        file.write_all(&chunk)
+        append_chunk(&mut file, &chunk, &mut room)
             .and_then(|_| file.sync_data())
             .with_context(|| format!("cannot write {}", path.display()))?;
         seq += 1;

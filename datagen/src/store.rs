@@ -17,7 +17,8 @@
 //!   chunks are first appended to `<name>.quarantine` and synced; only then is the file cut
 //!   (damage at the end, the usual kill mid-write) or rebuilt from its intact chunks in
 //!   `<name>.rebuild`, checked by reading it back, and renamed over the original. A kill at
-//!   any step leaves either the old file or the new one.
+//!   any step leaves either the old file or the new one. A repair that failed (a full disk)
+//!   is tried again on the next resume without quarantining the same range twice.
 
 use anyhow::{bail, Context, Result};
 use nnue::record::{encode_header, encode_header_v1, scan_reader, DataScan, GenHeader, Header};
@@ -182,6 +183,36 @@ fn copy_range(src: &mut File, offset: u64, len: u64, out: &mut impl Write) -> st
     Ok(())
 }
 
+/// One record of a quarantine file: the source offset, the length, the FNV-1a of the bytes.
+pub type QuarantineRecord = (u64, u64, u64);
+
+/// The records of the quarantine file at `path`, and the length of its whole records (less
+/// than the file's after a torn write). No file: no records.
+pub fn quarantine_records(path: &Path) -> std::io::Result<(Vec<QuarantineRecord>, u64)> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) => return Err(e),
+    };
+    let mut records = Vec::new();
+    let mut at = 0usize;
+    while let Some(head) = bytes.get(at..at + 24) {
+        let word = |i: usize| u64::from_le_bytes(head[i..i + 8].try_into().unwrap_or_default());
+        let (offset, len) = (word(8), word(16));
+        let body = usize::try_from(len)
+            .ok()
+            .and_then(|len| Some(at + 24..(at + 24).checked_add(len)?));
+        match body.and_then(|r| bytes.get(r)) {
+            Some(body) if &head[..8] == QUARANTINE_MAGIC => {
+                records.push((offset, len, nnue::file::fnv1a(body)));
+                at += 24 + body.len();
+            }
+            _ => break,
+        }
+    }
+    Ok((records, at as u64))
+}
+
 /// Makes the data file `path` clean without losing an intact game; `scan` is a fresh read of
 /// it. Damaged ranges and duplicate chunks go to `<name>.quarantine` first. A file whose
 /// header is unreadable gets `header` instead (required then). Returns what was done, or
@@ -207,19 +238,35 @@ pub fn repair(path: &Path, scan: &DataScan, header: Option<&[u8]>) -> Result<Opt
     let quarantine = sibling(path, ".quarantine");
     let moved: u64 = bad.iter().map(|&(_, len)| len).sum();
     if moved > 0 {
+        // A repair that failed after this step (a full disk while rebuilding) is tried
+        // again on the next resume: what the quarantine already holds is not added twice,
+        // and a record that a failed write left torn is cut off first.
+        let (held, whole) = quarantine_records(&quarantine)
+            .with_context(|| format!("cannot read {}", quarantine.display()))?;
         let mut q = OpenOptions::new()
             .create(true)
             .append(true)
             .open(&quarantine)
             .with_context(|| format!("cannot open {}", quarantine.display()))?;
+        if q.metadata().map(|m| m.len()).unwrap_or(whole) > whole {
+            q.set_len(whole)
+                .with_context(|| format!("cannot cut the torn end of {}", quarantine.display()))?;
+        }
         let mut record = Vec::new();
+        let mut range = Vec::new();
         for &(offset, len) in &bad {
+            range.clear();
+            copy_range(&mut src, offset, len, &mut range)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            if held.contains(&(offset, len, nnue::file::fnv1a(&range))) {
+                continue;
+            }
             record.clear();
             record.extend_from_slice(QUARANTINE_MAGIC);
             record.extend_from_slice(&offset.to_le_bytes());
             record.extend_from_slice(&len.to_le_bytes());
+            record.extend_from_slice(&range);
             q.write_all(&record)
-                .and_then(|_| copy_range(&mut src, offset, len, &mut q))
                 .with_context(|| format!("cannot write {}", quarantine.display()))?;
         }
         q.sync_all()
@@ -566,6 +613,55 @@ mod tests {
             repair(&path, &scan(&std::fs::read(&path).unwrap()), None).unwrap(),
             None
         );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// A rebuild that fails on a full disk (its `.rebuild` file is `/dev/full`), tried three
+    /// times, quarantines each damaged range once; a torn record is cut off before the next.
+    #[test]
+    fn a_failed_rebuild_does_not_quarantine_the_same_damage_again() {
+        if !Path::new("/dev/full").exists() {
+            return;
+        }
+        let dir = temp_dir("full");
+        let path = dir.join("games-0.bin");
+        let (bytes, offsets) = stream_file(&path, 5);
+        let mut bad = bytes.clone();
+        bad[offsets[1] + 40] ^= 0xFF;
+        bad[offsets[3] + 40] ^= 0xFF;
+        std::fs::write(&path, &bad).unwrap();
+        let s = scan(&bad);
+        assert_eq!(s.damage.len(), 2);
+        std::os::unix::fs::symlink("/dev/full", sibling(&path, ".rebuild")).unwrap();
+        for _ in 0..3 {
+            let e = repair(&path, &s, None).unwrap_err();
+            assert!(format!("{e:#}").contains("cannot write"), "{e:#}");
+            assert_eq!(std::fs::read(&path).unwrap(), bad, "the file is left as it was");
+        }
+        let chunk = |i: usize| offsets[i + 1] - offsets[i];
+        let q = quarantined(&path);
+        assert_eq!(q.len(), 2 * 24 + chunk(1) + chunk(3), "each range once");
+        let (records, whole) = quarantine_records(&sibling(&path, ".quarantine")).unwrap();
+        assert_eq!(whole, q.len() as u64);
+        assert_eq!(
+            records.iter().map(|r| (r.0, r.1)).collect::<Vec<_>>(),
+            [
+                (offsets[1] as u64, chunk(1) as u64),
+                (offsets[3] as u64, chunk(3) as u64)
+            ]
+        );
+        // A torn record (a write cut short) is cut off, and the ranges stay once each.
+        let mut torn = q.clone();
+        torn.extend_from_slice(&QUARANTINE_MAGIC[..]);
+        torn.extend_from_slice(&7u64.to_le_bytes());
+        torn.extend_from_slice(&999u64.to_le_bytes());
+        torn.extend_from_slice(b"short");
+        std::fs::write(sibling(&path, ".quarantine"), &torn).unwrap();
+        std::fs::remove_file(sibling(&path, ".rebuild")).unwrap();
+        let done = repair(&path, &s, None).unwrap().unwrap();
+        assert!(done.contains("rebuilt with its 3 intact games"), "{done}");
+        assert_eq!(quarantined(&path), q);
+        assert_eq!(evals(&path), vec![0, 2, 4]);
         std::fs::remove_dir_all(&dir).ok();
     }
 

@@ -336,7 +336,7 @@ fn format_coefficients(c: &[f64; 4]) -> String {
 pub fn run(args: &FitArgs) -> Result<i32> {
     let (bins, files, games) = read_paths(args)?;
     let list = bins.to_vec();
-    println!(
+    output::outln!(
         "data: {files} files, {games} games, {} positions in {} bins",
         bins.total,
         list.len()
@@ -354,22 +354,22 @@ pub fn run(args: &FitArgs) -> Result<i32> {
         .filter(|&k| rates[k] > 0.0)
         .map(|k| rates[k] * (rates[k] / n).ln())
         .sum();
-    println!(
+    output::outln!(
         "fit: {} iterations; log-likelihood {:.5} nats/position (score-blind baseline {:.5})",
         fit.iterations,
         fit.log_likelihood / n,
         baseline / n
     );
     let m = fit.model;
-    println!("a(x) = {}", format_coefficients(&m.a));
-    println!("b(x) = {}", format_coefficients(&m.b));
-    println!("x = (clamp(material, {MATERIAL_MIN}, {MATERIAL_MAX}) - 43) / 35");
-    println!("\nmaterial    a      b    (score for 50% wins = a; width b)");
+    output::outln!("a(x) = {}", format_coefficients(&m.a));
+    output::outln!("b(x) = {}", format_coefficients(&m.b));
+    output::outln!("x = (clamp(material, {MATERIAL_MIN}, {MATERIAL_MAX}) - 43) / 35");
+    output::outln!("\nmaterial    a      b    (score for 50% wins = a; width b)");
     for mat in [8, 16, 24, 32, 40, 48, 56, 64, 72, 78] {
         let (a, b) = m.params_at(material_x(mat));
-        println!("{mat:>8} {a:>6.1} {b:>6.1}");
+        output::outln!("{mat:>8} {a:>6.1} {b:>6.1}");
     }
-    println!("\nscore bucket   positions   observed W/D/L %      predicted W/D/L %");
+    output::outln!("\nscore bucket   positions   observed W/D/L %      predicted W/D/L %");
     for centre in (-600..=600).step_by(100) {
         let (mut obs, mut pred, mut count) = ([0.0; 3], [0.0; 3], 0.0);
         for b in list
@@ -388,7 +388,7 @@ pub fn run(args: &FitArgs) -> Result<i32> {
             continue;
         }
         let pct = |v: f64| 100.0 * v / count;
-        println!(
+        output::outln!(
             "{:>5} +-25   {count:>9}   {:>5.1} {:>5.1} {:>5.1}      {:>5.1} {:>5.1} {:>5.1}",
             centre,
             pct(obs[0]),
@@ -399,11 +399,11 @@ pub fn run(args: &FitArgs) -> Result<i32> {
             pct(pred[2])
         );
     }
-    println!("\nfor engine/src/wdl.rs:");
-    println!("pub const MODEL: WdlModel = WdlModel {{");
-    println!("    a: {},", format_coefficients(&m.a));
-    println!("    b: {},", format_coefficients(&m.b));
-    println!("}};");
+    output::outln!("\nfor engine/src/wdl.rs:");
+    output::outln!("pub const MODEL: WdlModel = WdlModel {{");
+    output::outln!("    a: {},", format_coefficients(&m.a));
+    output::outln!("    b: {},", format_coefficients(&m.b));
+    output::outln!("}};");
     Ok(0)
 }
 

@@ -249,15 +249,31 @@ impl AccumulatorStack {
         AccumulatorStack::with_backend(net, Backend::detect())
     }
 
+    /// A stack over `net` as [`AccumulatorStack::new`], or the allocator's refusal
+    /// (`crate::memory`).
+    pub fn try_new(net: Arc<Network>) -> Result<Self, std::collections::TryReserveError> {
+        AccumulatorStack::try_with_backend(net, Backend::detect())
+    }
+
     fn with_backend(net: Arc<Network>, backend: Backend) -> Self {
+        match AccumulatorStack::try_with_backend(net, backend) {
+            Ok(stack) => stack,
+            Err(e) => panic!("cannot allocate an accumulator stack: {e}"),
+        }
+    }
+
+    fn try_with_backend(
+        net: Arc<Network>,
+        backend: Backend,
+    ) -> Result<Self, std::collections::TryReserveError> {
         let hidden = net.hidden();
-        AccumulatorStack {
+        Ok(AccumulatorStack {
             net,
             backend,
             hidden,
-            values: vec![0; (crate::params::MAX_PLY + 2) * 2 * hidden],
+            values: crate::memory::try_vec((crate::params::MAX_PLY + 2) * 2 * hidden, 0)?,
             ply: 0,
-        }
+        })
     }
 
     /// The code path's name ("avx512", "avx2" or "portable").

@@ -7,6 +7,7 @@
 //! the corrected one, while the transposition table keeps the raw one.
 
 use crate::history::PieceTo;
+use crate::memory::try_vec;
 use crate::params::{
     corr_continuation_weight, corr_max, corr_non_pawn_weight, corr_pawn_weight, corr_update_max_weight,
     CORR_GRAIN, CORR_SIZE, CORR_WEIGHT_SCALE,
@@ -68,11 +69,28 @@ impl std::fmt::Debug for Correction {
 
 impl Default for Correction {
     fn default() -> Self {
-        Correction {
-            pawn: vec![0; 2 * CORR_SIZE],
-            non_pawn: [vec![0; 2 * CORR_SIZE], vec![0; 2 * CORR_SIZE]],
-            continuation: vec![0; 2 * PieceTo::COUNT * PieceTo::COUNT],
+        match Correction::try_new() {
+            Ok(correction) => correction,
+            Err(e) => panic!("cannot allocate a search thread's correction histories: {e}"),
         }
+    }
+}
+
+impl Correction {
+    /// Empty tables, or the allocator's refusal (`crate::memory`).
+    pub fn try_new() -> Result<Correction, std::collections::TryReserveError> {
+        Ok(Correction {
+            pawn: try_vec(2 * CORR_SIZE, 0)?,
+            non_pawn: [try_vec(2 * CORR_SIZE, 0)?, try_vec(2 * CORR_SIZE, 0)?],
+            continuation: try_vec(2 * PieceTo::COUNT * PieceTo::COUNT, 0)?,
+        })
+    }
+
+    /// Empties every table in place.
+    pub fn clear(&mut self) {
+        self.pawn.fill(0);
+        self.non_pawn.iter_mut().for_each(|t| t.fill(0));
+        self.continuation.fill(0);
     }
 }
 

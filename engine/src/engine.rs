@@ -8,6 +8,14 @@
 //! engine (a position, an option, a new game, another search) first stops it and waits for
 //! its answer, so the listener's `best_move` of one search always comes before anything of
 //! the next. [`Engine::go`] is the blocking form for searches that end by themselves.
+//!
+//! The machine's limits are refusals, never aborts: `Threads` whose tables cannot be had is
+//! refused with the old threads kept (as a `Hash` that cannot be had keeps the old table);
+//! a search thread that cannot get its stack tries a smaller one, helpers that cannot start
+//! leave the search to those that did (said once, [`Listener::note`]), and when not even
+//! the search thread starts, the caller's thread searches (an `infinite` or `ponder` search
+//! cut short, its answer held for `stop` or `ponderhit`), so a legal position always gets a
+//! move.
 //! Tools that search many positions one by one (bench, genfens, datagen) use the lighter
 //! [`crate::Searcher`].
 
@@ -17,15 +25,16 @@ use crate::report::{hard_nodes_for, Limits, Listener, SearchResult};
 use crate::search::{self, SearchTables, Shared, Worker};
 use crate::searcher::root_exclusions;
 use crate::strength::StrengthLimit;
-use crate::threads::{self, Job, SEARCH_STACK_BYTES};
+use crate::threads::{self, Job};
 use crate::time_manager::TimeManager;
 use crate::tt::TranspositionTable;
 use movegen::rng::SplitMix64;
 use movegen::{Board, Move};
 use nnue::Network;
+use std::collections::TryReserveError;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
 use tablebase::Tablebases;
@@ -51,13 +60,29 @@ pub(crate) struct Pool {
 }
 
 impl Pool {
-    /// `threads` workers (at least one) over `net` and `tt`.
+    /// `threads` workers (at least one) over `net` and `tt`; aborts, as `Vec` does, when
+    /// the memory cannot be had (the engine's start, with its default one thread).
     pub fn new(threads: usize, net: &Arc<Network>, tt: &Arc<TranspositionTable>) -> Pool {
+        match Pool::try_new(threads, net, tt) {
+            Ok(pool) => pool,
+            Err(e) => panic!("cannot allocate the search threads' tables: {e}"),
+        }
+    }
+
+    /// `threads` workers (at least one) over `net` and `tt`, or the allocator's refusal
+    /// (`crate::memory`): for the numbers of threads users choose.
+    pub fn try_new(
+        threads: usize,
+        net: &Arc<Network>,
+        tt: &Arc<TranspositionTable>,
+    ) -> Result<Pool, TryReserveError> {
         let shared = Arc::new(Shared::new(tt.clone(), threads));
-        let workers = (0..threads.max(1))
-            .map(|id| Worker::new(id, shared.clone(), AccumulatorStack::new(net.clone())))
-            .collect();
-        Pool { shared, workers }
+        let mut workers = crate::memory::try_with_capacity(threads.max(1))?;
+        for id in 0..threads.max(1) {
+            let nnue = AccumulatorStack::try_new(net.clone())?;
+            workers.push(Worker::try_new(id, shared.clone(), nnue)?);
+        }
+        Ok(Pool { shared, workers })
     }
 
     /// Clears the stop flag and the node counters before a search.
@@ -71,14 +96,54 @@ impl Pool {
     }
 }
 
-/// A search running on its thread.
-#[derive(Debug)]
-struct Running {
-    handle: JoinHandle<(Pool, SearchResult)>,
-    shared: Arc<Shared>,
-    pondering: Arc<AtomicBool>,
-    ponderhit_at: Option<Arc<AtomicU64>>,
-    start: Instant,
+/// A search that was started.
+enum Running {
+    /// On its own thread.
+    Thread {
+        handle: JoinHandle<Option<(Pool, SearchResult)>>,
+        shared: Arc<Shared>,
+        pondering: Arc<AtomicBool>,
+        ponderhit_at: Option<Arc<AtomicU64>>,
+        start: Instant,
+    },
+    /// An `infinite` or `ponder` search that ran on the caller's thread, because no search
+    /// thread could be started: its answer waits for `stop` or `ponderhit`.
+    Held {
+        listener: Box<dyn Listener + Send>,
+        result: SearchResult,
+    },
+}
+
+/// What a search thread of [`Engine::start`] works on.
+type StartWork = (Pool, Job, Box<dyn Listener + Send>);
+
+fn run_start(work: StartWork) -> (Pool, SearchResult) {
+    let (mut pool, job, mut listener) = work;
+    let result = threads::run(&mut pool.workers, &pool.shared, &job, &mut *listener);
+    (pool, result)
+}
+
+/// The depth an `infinite` or `ponder` search without a search thread is cut to (it runs
+/// on the caller's thread, which must get back to reading `stop`).
+const HELD_SEARCH_DEPTH: i32 = 8;
+
+/// A listener that passes everything on but the answer, which the caller gives (see
+/// [`Running::Held`]).
+struct HoldAnswer<'a> {
+    inner: &'a mut (dyn Listener + Send),
+}
+
+impl Listener for HoldAnswer<'_> {
+    fn iteration(&mut self, report: &crate::report::Iteration) {
+        self.inner.iteration(report);
+    }
+    fn bound(&mut self, report: &crate::report::Iteration) {
+        self.inner.bound(report);
+    }
+    fn note(&mut self, text: &str) {
+        self.inner.note(text);
+    }
+    fn best_move(&mut self, _result: &SearchResult) {}
 }
 
 /// Why a search was not run.
@@ -277,8 +342,7 @@ impl Engine {
     pub fn start(&mut self, limits: Limits, listener: Box<dyn Listener + Send>) -> Result<(), GoError> {
         self.finish();
         let job = self.job(limits);
-        let mut listener = listener;
-        let pool = self.take_pool();
+        let pool = self.take_pool()?;
         pool.reset();
         let running_shared = pool.shared.clone();
         let (pondering, ponderhit_at, start) = (
@@ -286,17 +350,10 @@ impl Engine {
             job.time.as_ref().map(TimeManager::ponderhit_cell),
             job.start,
         );
-        let spawned = std::thread::Builder::new()
-            .name("search".into())
-            .stack_size(SEARCH_STACK_BYTES)
-            .spawn(move || {
-                let mut pool = pool;
-                let result = threads::run(&mut pool.workers, &pool.shared, &job, &mut *listener);
-                (pool, result)
-            });
-        match spawned {
+        let work: Arc<Mutex<Option<StartWork>>> = Arc::new(Mutex::new(Some((pool, job, listener))));
+        match threads::spawn_search("search", &work, run_start) {
             Ok(handle) => {
-                self.running = Some(Running {
+                self.running = Some(Running::Thread {
                     handle,
                     shared: running_shared,
                     pondering,
@@ -305,17 +362,58 @@ impl Engine {
                 });
                 Ok(())
             }
-            Err(e) => {
-                self.pool = Some(self.new_pool());
-                Err(GoError::Thread(e.to_string()))
-            }
+            Err(e) => match threads::take(&work) {
+                Some((pool, job, listener)) => {
+                    self.search_here(pool, job, listener, &e.to_string());
+                    Ok(())
+                }
+                None => Err(GoError::Thread(e.to_string())),
+            },
+        }
+    }
+
+    /// The last resort when no search thread can be started: the search runs on the
+    /// caller's thread (said first), so that a legal position still gets a move. A bounded
+    /// search answers at once; an `infinite` or `ponder` one is cut to
+    /// [`HELD_SEARCH_DEPTH`] and its answer held for `stop` or `ponderhit`.
+    fn search_here(
+        &mut self,
+        mut pool: Pool,
+        mut job: Job,
+        mut listener: Box<dyn Listener + Send>,
+        why: &str,
+    ) {
+        listener.note(&format!(
+            "cannot start the search thread ({why}); searching on the engine's own thread"
+        ));
+        let held = job.infinite || job.ponder;
+        if held {
+            job.infinite = false;
+            job.ponder = false;
+            job.pondering.store(false, Ordering::Relaxed);
+            job.limits.depth = Some(
+                job.limits
+                    .depth
+                    .map_or(HELD_SEARCH_DEPTH, |d| d.min(HELD_SEARCH_DEPTH)),
+            );
+        }
+        let mut hold = HoldAnswer {
+            inner: &mut *listener,
+        };
+        let result = threads::run(&mut pool.workers, &pool.shared, &job, &mut hold);
+        self.pool = Some(pool);
+        if held {
+            self.running = Some(Running::Held { listener, result });
+        } else {
+            listener.best_move(&result);
         }
     }
 
     /// Searches the current position and returns the answer, reporting to `listener` on
     /// the way. Only for searches that end by themselves: errors with
     /// [`GoError::Unbounded`] for `infinite`, `ponder`, or limits that have none of depth,
-    /// nodes, soft nodes, mate or a clock with a time.
+    /// nodes, soft nodes, mate or a clock with a time. When no search thread can be
+    /// started, it searches on the caller's thread.
     pub fn go(
         &mut self,
         limits: Limits,
@@ -330,57 +428,87 @@ impl Engine {
             return Err(GoError::Unbounded);
         }
         if self.pool.is_none() {
-            self.pool = Some(self.new_pool());
+            self.pool = Some(self.new_pool().map_err(|e| GoError::Thread(e.to_string()))?);
         }
         let Some(pool) = self.pool.as_mut() else {
             return Err(GoError::Thread("no search threads".into()));
         };
         pool.reset();
-        std::thread::scope(|scope| {
-            let handle = std::thread::Builder::new()
-                .name("search".into())
-                .stack_size(SEARCH_STACK_BYTES)
-                .spawn_scoped(scope, || {
-                    threads::run(&mut pool.workers, &pool.shared, &job, listener)
-                })
-                .map_err(|e| GoError::Thread(e.to_string()))?;
-            handle
-                .join()
-                .map_err(|_| GoError::Thread("the search thread failed".into()))
-        })
+        let work = Mutex::new(Some((pool, &job, listener)));
+        let run = |(pool, job, listener): (&mut Pool, &Job, &mut (dyn Listener + Send))| {
+            threads::run(&mut pool.workers, &pool.shared, job, listener)
+        };
+        let spawned = std::thread::scope(|scope| match threads::spawn_search_scoped(scope, &work, run) {
+            Ok(handle) => match handle.join() {
+                Ok(Some(result)) => Ok(Some(result)),
+                _ => Err(GoError::Thread("the search thread failed".into())),
+            },
+            Err(_) => Ok(None),
+        })?;
+        match spawned {
+            Some(result) => Ok(result),
+            None => match threads::take(&work) {
+                Some((pool, job, listener)) => {
+                    listener.note("cannot start the search thread; searching on the caller's thread");
+                    Ok(threads::run(&mut pool.workers, &pool.shared, job, listener))
+                }
+                None => Err(GoError::Thread("the search thread failed".into())),
+            },
+        }
     }
 
     /// Stops a running search (its answer follows at once). Does nothing when none runs.
     pub fn stop(&self) {
-        if let Some(running) = &self.running {
-            running.shared.stop.store(true, Ordering::Relaxed);
-            running.pondering.store(false, Ordering::Relaxed);
+        if let Some(Running::Thread {
+            shared, pondering, ..
+        }) = &self.running
+        {
+            shared.stop.store(true, Ordering::Relaxed);
+            pondering.store(false, Ordering::Relaxed);
         }
     }
 
     /// The opponent played the expected move: a `ponder` search becomes a normal one, its
-    /// clock starting now. Does nothing when no search runs.
-    pub fn ponderhit(&self) {
-        if let Some(running) = &self.running {
-            if let Some(cell) = &running.ponderhit_at {
-                cell.store(running.start.elapsed().as_millis() as u64, Ordering::Relaxed);
+    /// clock starting now. Does nothing when no search runs. (The held answer of a ponder
+    /// search that ran on the caller's thread, see the module notes, is given now.)
+    pub fn ponderhit(&mut self) {
+        match &self.running {
+            Some(Running::Thread {
+                pondering,
+                ponderhit_at,
+                start,
+                ..
+            }) => {
+                if let Some(cell) = ponderhit_at {
+                    cell.store(start.elapsed().as_millis() as u64, Ordering::Relaxed);
+                }
+                pondering.store(false, Ordering::Relaxed);
             }
-            running.pondering.store(false, Ordering::Relaxed);
+            Some(Running::Held { .. }) => {
+                self.wait();
+            }
+            None => {}
         }
     }
 
     /// Waits for a running search to end and returns its answer; `None` when none was
     /// running. Waits forever for an `infinite` search nobody stops.
     pub fn wait(&mut self) -> Option<SearchResult> {
-        let running = self.running.take()?;
-        match running.handle.join() {
-            Ok((pool, result)) => {
-                self.pool = Some(pool);
+        match self.running.take()? {
+            Running::Thread { handle, .. } => match handle.join() {
+                Ok(Some((pool, result))) => {
+                    self.pool = Some(pool);
+                    Some(result)
+                }
+                _ => {
+                    // The workers went with the thread: made again at the next search.
+                    self.pool = self.new_pool().ok();
+                    None
+                }
+            },
+            Running::Held { mut listener, result } => {
+                listener.best_move(&result);
                 Some(result)
-            }
-            Err(_) => {
-                self.pool = Some(self.new_pool());
-                None
             }
         }
     }
@@ -391,15 +519,17 @@ impl Engine {
         self.wait();
     }
 
-    fn new_pool(&self) -> Pool {
-        Pool::new(self.options.threads, &self.net, &self.tt)
+    fn new_pool(&self) -> Result<Pool, TryReserveError> {
+        Pool::try_new(self.options.threads, &self.net, &self.tt)
     }
 
     /// The workers (made afresh should a failed search have lost them).
-    fn take_pool(&mut self) -> Pool {
+    fn take_pool(&mut self) -> Result<Pool, GoError> {
         match self.pool.take() {
-            Some(pool) => pool,
-            None => self.new_pool(),
+            Some(pool) => Ok(pool),
+            None => self
+                .new_pool()
+                .map_err(|e| GoError::Thread(format!("cannot allocate the search threads' tables: {e}"))),
         }
     }
 
@@ -498,22 +628,32 @@ impl Engine {
         &mut self.options
     }
 
-    /// `Hash`: a new table of `mib` MiB; the old one stays when it cannot be made.
+    /// `Hash`: a new table of `mib` MiB (and threads over it); the old ones stay when they
+    /// cannot be made.
     pub(crate) fn resize_hash(&mut self, mib: usize) -> Result<(), OptionError> {
-        let table = TranspositionTable::try_new(mib).map_err(|error| OptionError::Hash {
+        let refused = |error| OptionError::Hash {
             error,
             kept_mib: self.options.hash_mib,
-        })?;
+        };
+        let table = Arc::new(TranspositionTable::try_new(mib).map_err(refused)?);
+        let pool = Pool::try_new(self.options.threads, &self.net, &table)
+            .map_err(|_| refused(crate::tt::TtAllocError::AllocationFailed { mib }))?;
         self.options.hash_mib = mib;
-        self.tt = Arc::new(table);
-        self.pool = Some(self.new_pool());
+        self.tt = table;
+        self.pool = Some(pool);
         Ok(())
     }
 
-    /// `Threads`.
-    pub(crate) fn set_threads(&mut self, threads: usize) {
+    /// `Threads`: the old threads stay when the new ones' tables cannot be had.
+    pub(crate) fn set_threads(&mut self, threads: usize) -> Result<(), OptionError> {
+        let pool = Pool::try_new(threads, &self.net, &self.tt).map_err(|e| OptionError::Threads {
+            threads,
+            error: e.to_string(),
+            kept: self.options.threads,
+        })?;
         self.options.threads = threads;
-        self.pool = Some(self.new_pool());
+        self.pool = Some(pool);
+        Ok(())
     }
 
     /// `Clear Hash`.
@@ -562,9 +702,14 @@ impl Engine {
         } else {
             Arc::new(Network::load(std::path::Path::new(path)).map_err(OptionError::EvalFile)?)
         };
+        let pool = Pool::try_new(self.options.threads, &net, &self.tt).map_err(|e| OptionError::Threads {
+            threads: self.options.threads,
+            error: e.to_string(),
+            kept: self.options.threads,
+        })?;
         self.net = net;
         self.options.eval_file = path.to_string();
-        self.pool = Some(self.new_pool());
+        self.pool = Some(pool);
         Ok(())
     }
 }
@@ -829,6 +974,72 @@ mod tests {
         assert_eq!(answers.lock().unwrap().len(), 3);
         engine.start(Limits::default(), Box::new(())).unwrap();
         drop(engine);
+    }
+
+    /// The last resort when no search thread can be started (`Engine::search_here`): the
+    /// search runs on the caller's thread, says so first, and answers a legal move; an
+    /// infinite or ponder one holds its answer for `stop` or `ponderhit`.
+    #[test]
+    fn without_a_search_thread_the_caller_searches_and_holds_an_unbounded_answer() {
+        #[derive(Default)]
+        struct Seen {
+            notes: Vec<String>,
+            answers: Vec<SearchResult>,
+        }
+        struct Record(Arc<Mutex<Seen>>);
+        impl Listener for Record {
+            fn note(&mut self, text: &str) {
+                self.0.lock().unwrap().notes.push(text.to_string());
+            }
+            fn best_move(&mut self, result: &SearchResult) {
+                self.0.lock().unwrap().answers.push(result.clone());
+            }
+        }
+        let mut engine = Engine::new();
+        let here = |engine: &mut Engine, limits: Limits, seen: &Arc<Mutex<Seen>>| {
+            let job = engine.job(limits);
+            let pool = engine.take_pool().unwrap();
+            pool.reset();
+            engine.search_here(pool, job, Box::new(Record(seen.clone())), "no threads today");
+        };
+        // Bounded: answered at once, after the note.
+        let seen = Arc::new(Mutex::new(Seen::default()));
+        here(&mut engine, depth(4), &seen);
+        {
+            let seen = seen.lock().unwrap();
+            assert_eq!(
+                seen.notes,
+                ["cannot start the search thread (no threads today); searching on the engine's own thread"]
+            );
+            assert_eq!(seen.answers.len(), 1);
+            assert_eq!(seen.answers[0].depth, 4);
+            assert!(Board::startpos().is_legal(seen.answers[0].best_move.unwrap()));
+        }
+        assert!(engine.running.is_none() && engine.pool.is_some());
+        // Infinite: cut to the held depth, answered at stop and not before.
+        for ponder in [false, true] {
+            let seen = Arc::new(Mutex::new(Seen::default()));
+            let limits = Limits {
+                infinite: !ponder,
+                ponder,
+                ..Limits::default()
+            };
+            here(&mut engine, limits, &seen);
+            assert!(seen.lock().unwrap().answers.is_empty());
+            if ponder {
+                // `ponderhit` gives it (the search is over).
+                engine.ponderhit();
+                assert_eq!(engine.wait(), None, "given once");
+            } else {
+                // `stop`, then `wait` (as every front end does) gives it.
+                engine.stop();
+                assert!(engine.wait().is_some());
+            }
+            assert_eq!(seen.lock().unwrap().answers.len(), 1, "ponder {ponder}");
+            let answer = seen.lock().unwrap().answers[0].clone();
+            assert_eq!(answer.depth, HELD_SEARCH_DEPTH);
+            assert!(Board::startpos().is_legal(answer.best_move.unwrap()));
+        }
     }
 
     #[test]

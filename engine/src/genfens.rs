@@ -98,7 +98,12 @@ pub fn generate(args: &GenfensArgs, net: &Arc<Network>) -> Result<Vec<String>, S
         None => Vec::new(),
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read book {path}: {e}"))?;
-            read_epd(&text).map_err(|e| format!("book {path}: {e}"))?
+            let (boards, notes) = read_epd(&text).map_err(|e| format!("book {path}: {e}"))?;
+            // What the book reader cleaned, beside the FENs on stdout.
+            for note in notes {
+                eprintln!("luft: genfens: book {path}: {note}");
+            }
+            boards
         }
     };
     let mut searcher = Searcher::new(net.clone(), 4).map_err(|e| e.to_string())?;

@@ -7,6 +7,7 @@
 //! `h += bonus - h·|bonus| / MAX`, which keeps every value inside ±MAX without clamping.
 
 use crate::correction::Correction;
+use crate::memory::try_vec;
 use crate::params::{history_bonus_max, history_bonus_mul, history_bonus_offset, history_max, MAX_PLY};
 use movegen::{Bitboard, Board, Color, Move, Piece, PieceType, Square};
 
@@ -53,13 +54,9 @@ impl std::fmt::Debug for History {
 
 impl Default for History {
     fn default() -> Self {
-        History {
-            quiet: vec![0; 2 * 4 * 64 * 64],
-            capture: vec![0; 6 * 64 * 6],
-            continuation: vec![0; PIECE_TO * PIECE_TO],
-            killers: [[Move::NULL; 2]; MAX_PLY + 2],
-            counters: vec![Move::NULL; PIECE_TO],
-            correction: Correction::default(),
+        match History::try_new() {
+            Ok(history) => history,
+            Err(e) => panic!("cannot allocate a search thread's histories: {e}"),
         }
     }
 }
@@ -77,8 +74,26 @@ pub fn bonus(depth: i32) -> i32 {
 }
 
 impl History {
+    /// Empty histories, or the allocator's refusal (`crate::memory`).
+    pub fn try_new() -> Result<History, std::collections::TryReserveError> {
+        Ok(History {
+            quiet: try_vec(2 * 4 * 64 * 64, 0)?,
+            capture: try_vec(6 * 64 * 6, 0)?,
+            continuation: try_vec(PIECE_TO * PIECE_TO, 0)?,
+            killers: [[Move::NULL; 2]; MAX_PLY + 2],
+            counters: try_vec(PIECE_TO, Move::NULL)?,
+            correction: Correction::try_new()?,
+        })
+    }
+
+    /// Empties every table in place (a new game allocates nothing).
     pub fn clear(&mut self) {
-        *self = History::default();
+        self.quiet.fill(0);
+        self.capture.fill(0);
+        self.continuation.fill(0);
+        self.killers = [[Move::NULL; 2]; MAX_PLY + 2];
+        self.counters.fill(Move::NULL);
+        self.correction.clear();
     }
 
     /// `threats`: the squares the opponent attacks (`Board::attacks_by`).

@@ -37,6 +37,7 @@ mod correction;
 mod engine;
 mod evaluator;
 mod history;
+mod memory;
 mod move_picker;
 mod options;
 mod params;
@@ -65,5 +66,5 @@ pub use searcher::Searcher;
 /// Whether this build has the `tune` feature: the search tunables are UCI options and
 /// `luft spsa` prints them.
 pub const TUNE_BUILD: bool = cfg!(feature = "tune");
-pub use threads::SEARCH_STACK_BYTES;
+pub use threads::{MIN_SEARCH_STACK_BYTES, SEARCH_STACK_BYTES};
 pub use tt::{memory_limit_bytes, TtAllocError, MAX_HASH_MIB};

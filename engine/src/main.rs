@@ -62,12 +62,10 @@ enum Mode {
     },
 }
 
-/// Prints a line; a closed stdout (e.g. piped into `head`) ends quietly instead of panicking.
+/// Prints a line; a closed stdout (e.g. piped into `head`) ends luft quietly with the status
+/// of a closed pipe (`output::line`) instead of a panic.
 fn emit(line: &str) {
-    use std::io::Write;
-    if writeln!(std::io::stdout().lock(), "{line}").is_err() {
-        std::process::exit(0);
-    }
+    output::line(line);
 }
 
 fn fail(message: &str) -> ExitCode {

@@ -1,7 +1,7 @@
 //! The engine's options, each declared once in [`OPTIONS`]: its name, its kind with default
 //! and range, and the action that sets it. `crate::Engine::set_option` reads a value by the
-//! declaration (case-insensitive name, integer in range, `true`/`false`, non-empty text)
-//! and applies it; the UCI front end prints the `option name ...` lines from the same table,
+//! declaration (case-insensitive name, integer in range, `true`/`false` in any case,
+//! non-empty text) and applies it; the UCI front end prints the `option name ...` lines from the same table,
 //! so a name, default or range can never disagree between the two. A build with the `tune`
 //! feature adds one spin option per search tunable, declared by the same list as the
 //! tunables themselves (`params`), after these ([`all_options`]). Refusals are typed
@@ -150,9 +150,10 @@ impl OptionKind {
                     _ => Err(bad(text)),
                 }
             }
+            // UCI: values are not case sensitive (`True`, `FALSE`).
             OptionKind::Check { .. } => match value.map(str::trim) {
-                Some("true") => Ok(OptionValue::Check(true)),
-                Some("false") => Ok(OptionValue::Check(false)),
+                Some(v) if v.eq_ignore_ascii_case("true") => Ok(OptionValue::Check(true)),
+                Some(v) if v.eq_ignore_ascii_case("false") => Ok(OptionValue::Check(false)),
                 Some(other) => Err(bad(other)),
                 None => Err(missing()),
             },
@@ -227,6 +228,16 @@ pub enum OptionError {
         /// The size of the table kept, in MiB.
         kept_mib: usize,
     },
+    /// The search threads' tables cannot be had (`Threads`, or a new net's accumulators);
+    /// the old threads stay.
+    Threads {
+        /// The threads asked for.
+        threads: usize,
+        /// Why (the allocator's refusal).
+        error: String,
+        /// The threads kept.
+        kept: usize,
+    },
     /// The net file was refused; the old net stays.
     EvalFile(NetError),
     /// The tablebase path was refused; the tables loaded before (if any) stay.
@@ -248,6 +259,11 @@ impl fmt::Display for OptionError {
             OptionError::Hash { error, kept_mib } => {
                 write!(f, "{error}; keeping the {kept_mib} MiB table")
             }
+            OptionError::Threads { threads, error, kept } => write!(
+                f,
+                "cannot allocate the tables of {threads} search thread{} ({error}); keeping {kept}",
+                if *threads == 1 { "" } else { "s" }
+            ),
             OptionError::EvalFile(error) => write!(f, "{error}"),
             OptionError::SyzygyPath(error) => write!(f, "SyzygyPath: {error}; tables unchanged"),
         }
@@ -350,10 +366,7 @@ pub static OPTIONS: [OptionSpec; 18] = [
             min: 1,
             max: 256,
         },
-        apply: |e, v| {
-            e.set_threads(v.int() as usize);
-            Ok(())
-        },
+        apply: |e, v| e.set_threads(v.int() as usize),
     },
     OptionSpec {
         name: "MultiPV",

@@ -188,6 +188,10 @@ pub trait Listener {
     /// The search is over and may be answered: called exactly once, last, and for
     /// `infinite` or `ponder` searches only after `stop` (or `ponderhit`).
     fn best_move(&mut self, _result: &SearchResult) {}
+
+    /// Something the user should know about how the search runs (search threads that could
+    /// not be started), said once, before the answer.
+    fn note(&mut self, _text: &str) {}
 }
 
 impl Listener for () {}

@@ -13,7 +13,8 @@ use crate::see::{gain, see};
 use crate::time_manager::TimeManager;
 use crate::tt::{Bound, TranspositionTable};
 use movegen::{Bitboard, Board, Move, PieceType};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::collections::TryReserveError;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Larger than any score: the window of a full-width search.
@@ -118,6 +119,9 @@ pub struct Shared {
     pub nodes: Vec<AtomicU64>,
     /// Tablebase hits, one counter per thread.
     pub tbhits: Vec<AtomicU64>,
+    /// How many threads the last search that could not start them all said it ran on
+    /// (the count of threads before that): a shortfall is told once (`crate::threads`).
+    pub started_reported: AtomicUsize,
 }
 
 impl Shared {
@@ -128,6 +132,7 @@ impl Shared {
             stop: AtomicBool::new(false),
             nodes: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
             tbhits: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
+            started_reported: AtomicUsize::new(threads.max(1)),
         }
     }
 
@@ -199,8 +204,13 @@ impl std::fmt::Debug for Worker {
     }
 }
 
-fn reduction_table() -> Box<[[i32; 64]; 64]> {
-    let mut table = Box::new([[0; 64]; 64]);
+fn reduction_table() -> Result<Box<[[i32; 64]; 64]>, TryReserveError> {
+    let rows: Box<[[i32; 64]]> = crate::memory::try_vec(64, [0; 64])?.into_boxed_slice();
+    let mut table: Box<[[i32; 64]; 64]> = match rows.try_into() {
+        Ok(table) => table,
+        // 64 rows were made: the conversion cannot fail.
+        Err(_) => Box::new([[0; 64]; 64]),
+    };
     for (depth, row) in table.iter_mut().enumerate().skip(1) {
         for (moves, r) in row.iter_mut().enumerate().skip(1) {
             // Both parameters are in hundredths.
@@ -208,7 +218,7 @@ fn reduction_table() -> Box<[[i32; 64]; 64]> {
             *r = (base + (depth as f64).ln() * (moves as f64).ln() / divisor) as i32;
         }
     }
-    table
+    Ok(table)
 }
 
 /// Whether a score is a mate score.
@@ -217,23 +227,34 @@ pub fn is_mate(score: i32) -> bool {
 }
 
 impl Worker {
-    /// Thread `id`'s state over `shared`, evaluating with `nnue`.
+    /// Thread `id`'s state over `shared`, evaluating with `nnue` (aborts, as `Vec` does,
+    /// when the memory cannot be had; for a number of threads a user chooses use
+    /// [`Worker::try_new`]).
     pub fn new(id: usize, shared: Arc<Shared>, nnue: AccumulatorStack) -> Self {
-        Worker {
+        match Worker::try_new(id, shared, nnue) {
+            Ok(worker) => worker,
+            Err(e) => panic!("cannot allocate a search thread's tables: {e}"),
+        }
+    }
+
+    /// Thread `id`'s state over `shared`, evaluating with `nnue`, or the allocator's
+    /// refusal (`crate::memory`).
+    pub fn try_new(id: usize, shared: Arc<Shared>, nnue: AccumulatorStack) -> Result<Self, TryReserveError> {
+        Ok(Worker {
             id,
             shared,
             nnue,
-            history: History::default(),
-            keys: Vec::with_capacity(1024),
+            history: History::try_new()?,
+            keys: crate::memory::try_with_capacity(1024)?,
             root_keys: 0,
-            stack: vec![PlyState::default(); MAX_PLY + 4],
-            pv: vec![[Move::NULL; MAX_PLY + 1]; MAX_PLY + 1],
+            stack: crate::memory::try_vec(MAX_PLY + 4, PlyState::default())?,
+            pv: crate::memory::try_vec(MAX_PLY + 1, [Move::NULL; MAX_PLY + 1])?,
             pv_len: [0; MAX_PLY + 1],
             nodes: 0,
             tbhits: 0,
             tb_cardinality: 0,
             seldepth: 0,
-            reductions: reduction_table(),
+            reductions: reduction_table()?,
             root_excluded: Vec::new(),
             root_depth: 0,
             limits: Limits::default(),
@@ -241,7 +262,7 @@ impl Worker {
             root_move_nodes: Box::new([[0; 64]; 64]),
             best_move_stability: 0,
             completed: IterationReport::default(),
-        }
+        })
     }
 
     /// Nodes this thread searched in the current (or last) search.
@@ -592,6 +613,8 @@ impl Worker {
         ply: usize,
         cut_node: bool,
     ) -> i32 {
+        #[cfg(test)]
+        tests::probe_stack(ply);
         let pv_node = beta - alpha > 1;
         let root = ply == 0;
         self.pv_len[ply] = 0;
@@ -1003,6 +1026,8 @@ impl Worker {
     /// Quiescence search: captures and promotions until the position is quiet (all evasions
     /// when in check), with stand pat, delta pruning and SEE pruning.
     fn quiescence(&mut self, board: &Board, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        #[cfg(test)]
+        tests::probe_stack(ply);
         self.count_node();
         if self.stopped() {
             return 0;
@@ -1083,5 +1108,59 @@ impl Worker {
             .tt
             .store(board.hash(), ply, best_move, best_score, eval, 0, bound);
         best_score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::params::MAX_PLY;
+    use crate::threads::MIN_SEARCH_STACK_BYTES;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// The stack address at the root (ply 0) of this thread's search.
+        static ROOT: Cell<usize> = const { Cell::new(0) };
+        /// The most stack per ply seen below the root: (bytes from the root) / ply.
+        static PER_PLY: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// Called at every node in test builds: measures how much stack a ply takes.
+    #[inline(never)]
+    pub(super) fn probe_stack(ply: usize) {
+        let marker = 0u8;
+        let here = std::hint::black_box(&marker) as *const u8 as usize;
+        if ply == 0 {
+            ROOT.with(|r| r.set(here));
+            return;
+        }
+        let root = ROOT.with(Cell::get);
+        if root > here {
+            PER_PLY.with(|p| p.set(p.get().max((root - here) / ply)));
+        }
+    }
+
+    /// The search's depth is bounded by `MAX_PLY`, so its stack is too: measured over the
+    /// bench positions (every ply's share of the stack from the root, the largest), a line
+    /// to the deepest ply must fit the smallest stack a search thread falls back to twice
+    /// over; and a search runs on a thread with that stack.
+    #[test]
+    fn a_whole_line_fits_the_smallest_search_stack() {
+        let measured = std::thread::Builder::new()
+            .stack_size(MIN_SEARCH_STACK_BYTES)
+            .spawn(|| {
+                let net = crate::default_net();
+                crate::bench::run_quiet(10, &net, |_, _, _| {}).unwrap();
+                PER_PLY.with(Cell::get)
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        let line = measured * (MAX_PLY + 1);
+        eprintln!("{measured} bytes of stack a ply at most: {line} bytes for {MAX_PLY} plies");
+        assert!(measured > 100, "the probe saw the search: {measured}");
+        assert!(
+            2 * line <= MIN_SEARCH_STACK_BYTES,
+            "{line} bytes for a whole line"
+        );
     }
 }

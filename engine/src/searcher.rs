@@ -5,8 +5,8 @@
 //! calls, as in a game; [`Searcher::new_game`] empties them.
 //!
 //! The search runs on the calling thread and recurses up to 128 plies deep: call it from a
-//! thread with a stack of [`crate::SEARCH_STACK_BYTES`] (the main thread's 8 MiB is enough
-//! in practice).
+//! thread with a stack of [`crate::SEARCH_STACK_BYTES`] (8 MiB, a main thread's size; at
+//! least [`crate::MIN_SEARCH_STACK_BYTES`]).
 
 use crate::accumulator::AccumulatorStack;
 use crate::report::{Limits, SearchResult};

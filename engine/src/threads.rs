@@ -18,12 +18,88 @@ use crate::strength::StrengthLimit;
 use crate::time_manager::TimeManager;
 use movegen::{Board, Move};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::{JoinHandle, Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
 
-/// Stack size for search threads (the search recurses up to `MAX_PLY` with move lists
-/// on the stack).
-pub const SEARCH_STACK_BYTES: usize = 64 * 1024 * 1024;
+/// Stack size for search threads. The search recurses at most `MAX_PLY` (128) plies deep;
+/// its negamax and quiescence frames, move lists included, take at most about 4.9 KB a ply
+/// of stack from the root (measured over the bench positions by
+/// `search::tests::a_whole_line_fits_the_smallest_search_stack`, which holds it to half of
+/// [`MIN_SEARCH_STACK_BYTES`]), so a line to the deepest ply takes about 0.6 MiB: 8 MiB
+/// (the size of a main thread's stack) leaves over ten times that. (It was 64 MiB, which
+/// under an address-space limit such as `ulimit -v 300000` left no room for a second
+/// thread beside a 256 MiB hash.)
+pub const SEARCH_STACK_BYTES: usize = 8 * 1024 * 1024;
+
+/// The stack a search thread falls back to when the system cannot give it
+/// [`SEARCH_STACK_BYTES`]: over three times a line to the deepest ply.
+pub const MIN_SEARCH_STACK_BYTES: usize = 2 * 1024 * 1024;
+
+/// The stack sizes a search thread is started with, in the order tried.
+const STACKS: [usize; 2] = [SEARCH_STACK_BYTES, MIN_SEARCH_STACK_BYTES];
+
+/// What a thread is to work on, taken out by the thread that starts (a thread that cannot
+/// be started leaves it for the next try, or for the caller).
+pub(crate) fn take<D>(work: &Mutex<Option<D>>) -> Option<D> {
+    work.lock().unwrap_or_else(PoisonError::into_inner).take()
+}
+
+/// Starts a thread named `name` that runs `run` on the data in `work` (its result `None`
+/// only if the data was already taken), with [`SEARCH_STACK_BYTES`] of stack or, when the
+/// system cannot give that much, [`MIN_SEARCH_STACK_BYTES`]. Errors: neither could be had;
+/// the data is then still in `work`.
+pub(crate) fn spawn_search<D, T>(
+    name: &str,
+    work: &Arc<Mutex<Option<D>>>,
+    run: fn(D) -> T,
+) -> std::io::Result<JoinHandle<Option<T>>>
+where
+    D: Send + 'static,
+    T: Send + 'static,
+{
+    let mut last = None;
+    for stack in STACKS {
+        let work = work.clone();
+        match std::thread::Builder::new()
+            .name(name.into())
+            .stack_size(stack)
+            .spawn(move || take(&work).map(run))
+        {
+            Ok(handle) => return Ok(handle),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no stack size to try")))
+}
+
+/// [`spawn_search`] for a thread of `scope`.
+pub(crate) fn spawn_search_scoped<'scope, D, T>(
+    scope: &'scope Scope<'scope, '_>,
+    work: &'scope Mutex<Option<D>>,
+    run: fn(D) -> T,
+) -> std::io::Result<ScopedJoinHandle<'scope, Option<T>>>
+where
+    D: Send + 'scope,
+    T: Send + 'scope,
+{
+    let mut last = None;
+    for stack in STACKS {
+        match std::thread::Builder::new()
+            .stack_size(stack)
+            .spawn_scoped(scope, move || take(work).map(run))
+        {
+            Ok(handle) => return Ok(handle),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no stack size to try")))
+}
+
+/// Runs work that is a closure.
+fn call<T>(f: impl FnOnce() -> T) -> T {
+    f()
+}
 
 /// Everything one search needs.
 #[derive(Clone, Debug)]
@@ -192,15 +268,34 @@ pub fn run(
             true,
         );
     };
+    let helper_count = helpers.len();
+    let work: Vec<Mutex<Option<_>>> = helpers
+        .iter_mut()
+        .map(|helper| {
+            Mutex::new(Some(move || {
+                helper.search(&board, &job.history, job.limits.clone(), None, |_| {});
+            }))
+        })
+        .collect();
     std::thread::scope(|scope| {
         let mut handles = Vec::new();
-        for helper in helpers.iter_mut() {
-            let builder = std::thread::Builder::new().stack_size(SEARCH_STACK_BYTES);
+        let mut failure = None;
+        for work in &work {
             // A helper that cannot be started only makes the search narrower.
-            if let Ok(handle) = builder.spawn_scoped(scope, move || {
-                helper.search(&board, &job.history, job.limits.clone(), None, |_| {});
-            }) {
-                handles.push(handle);
+            match spawn_search_scoped(scope, work, call) {
+                Ok(handle) => handles.push(handle),
+                Err(e) => failure = Some(e),
+            }
+        }
+        let started = handles.len() + 1;
+        // A shortfall is said once, not at every search (again only after a change).
+        if shared.started_reported.swap(started, Ordering::Relaxed) != started {
+            if let Some(e) = failure {
+                listener.note(&format!(
+                    "{} of {} search threads could not be started ({e}); the search runs on the {started} that did",
+                    helper_count + 1 - started,
+                    helper_count + 1,
+                ));
             }
         }
         main.search(
@@ -250,6 +345,7 @@ pub fn run(
             let _ = handle.join();
         }
     });
+    drop(work);
 
     let choice = job
         .strength

@@ -8,6 +8,11 @@
 //!   budget. A `go` with no legal move, or after a refused `position`, answers
 //!   `bestmove 0000` (after `stop` or `ponderhit` when it is `infinite` or `ponder`).
 //!   `go perft N` is a debugging extension answered by `Nodes searched` instead.
+//! - A `position fen` goes through `movegen::clean_fen`, the one cleaning step for
+//!   positions from outside: the placement and side fields alone are a position, and a
+//!   castling right or en passant square the board does not back is dropped, each change
+//!   told by `info string warning: ...`. Option values are read as sent: booleans in any
+//!   case, a value's inner runs of spaces kept (a path with two spaces).
 //! - A `position` whose move list has an illegal or unreadable move keeps the moves before
 //!   it and names the bad one. A `position` whose start (FEN or `startpos`) is refused
 //!   leaves no position: each `go` answers `bestmove 0000` with the reason until a
@@ -34,7 +39,7 @@ use crate::report::{Clock, Iteration, Limits, Line, Listener, Score, ScoreBound,
 use crate::time_manager::{ASSUMED_TIME_MS, MAX_TIME_MS};
 use movegen::{Board, Color, Move};
 use std::fmt;
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -129,6 +134,8 @@ pub enum Command {
         moves: Vec<Move>,
         /// Why the list was cut short, if it was.
         error: Option<String>,
+        /// What cleaning the FEN changed (`movegen::clean_fen`), one warning each.
+        notes: Vec<String>,
     },
     /// A `position` line whose start position was refused, with the reason.
     PositionRefused(String),
@@ -245,7 +252,7 @@ pub fn parse_command(line: &str) -> Result<Command, ParseError> {
         },
         "position" => Ok(parse_position(rest)),
         "go" => Ok(Command::Go(parse_go(rest))),
-        "setoption" => parse_setoption(rest),
+        "setoption" => parse_setoption(line),
         other => Err(ParseError::UnknownCommand(truncate(other))),
     }
 }
@@ -258,10 +265,13 @@ fn parse_position(tokens: &[&str]) -> Command {
         Some(i) => (&tokens[..i], &tokens[i + 1..]),
         None => (tokens, &[][..]),
     };
-    let start = match setup.split_first() {
-        Some((&"startpos", [])) => Board::startpos(),
-        Some((&"fen", fen)) if !fen.is_empty() => match Board::from_fen(&fen.join(" ")) {
-            Ok(board) => board,
+    // A FEN goes through the one cleaning step for positions from outside: the placement
+    // and side fields alone are a position, and a castling right or en passant square the
+    // board does not back is dropped, each with a warning.
+    let (start, notes) = match setup.split_first() {
+        Some((&"startpos", [])) => (Board::startpos(), Vec::new()),
+        Some((&"fen", fen)) if !fen.is_empty() => match movegen::clean_fen(&fen.join(" ")) {
+            Ok(cleaned) => cleaned,
             Err(e) => return Command::PositionRefused(format!("bad FEN: {e}")),
         },
         _ => {
@@ -294,6 +304,7 @@ fn parse_position(tokens: &[&str]) -> Command {
         start,
         moves: played,
         error,
+        notes,
     }
 }
 
@@ -417,15 +428,31 @@ fn set_go_value(go: &mut GoParams, word: &str, value: i64, text: &str) {
     }
 }
 
-fn parse_setoption(tokens: &[&str]) -> Result<Command, ParseError> {
-    if tokens.first() != Some(&"name") {
+/// Reads `setoption name <name> [value <value>]` from the whole `line`: the value is the
+/// rest of the line after `value` as sent (runs of spaces inside kept, a path with two
+/// spaces; the ends trimmed), the name its words joined by one space.
+fn parse_setoption(line: &str) -> Result<Command, ParseError> {
+    // Each word with its byte offset in the line (the words are slices of it).
+    let words: Vec<(usize, &str)> = line
+        .split_whitespace()
+        .map(|w| (w.as_ptr() as usize - line.as_ptr() as usize, w))
+        .skip(1)
+        .collect();
+    if words.first().map(|w| w.1) != Some("name") {
         return Err(ParseError::SetOptionSyntax);
     }
-    let rest = &tokens[1..];
-    let value_at = rest.iter().position(|&t| t == "value");
+    let rest = &words[1..];
+    let value_at = rest.iter().position(|&(_, t)| t == "value");
+    let join = |words: &[(usize, &str)]| words.iter().map(|w| w.1).collect::<Vec<_>>().join(" ");
     let (name, value) = match value_at {
-        Some(i) => (rest[..i].join(" "), Some(rest[i + 1..].join(" "))),
-        None => (rest.join(" "), None),
+        Some(i) => (
+            join(&rest[..i]),
+            Some(
+                rest.get(i + 1)
+                    .map_or(String::new(), |&(at, _)| line[at..].trim_end().to_string()),
+            ),
+        ),
+        None => (join(rest), None),
     };
     if name.is_empty() {
         return Err(ParseError::SetOptionNoName);
@@ -460,13 +487,10 @@ impl std::fmt::Debug for UciEngine {
     }
 }
 
-/// Prints to stdout, one whole line at a time, flushed.
+/// Prints to stdout, one whole line at a time, flushed; a closed stdout (the GUI is gone)
+/// ends the engine quietly (`output::line`).
 pub fn stdout_writer() -> Arc<dyn Fn(&str) + Send + Sync> {
-    Arc::new(|line: &str| {
-        let mut lock = std::io::stdout().lock();
-        let _ = writeln!(lock, "{line}");
-        let _ = lock.flush();
-    })
+    Arc::new(output::line)
 }
 
 fn color_name(color: Color) -> &'static str {
@@ -591,6 +615,10 @@ impl Listener for Printer {
             (self.out)(&text);
         }
         (self.out)(&bestmove_line(result, &self.root, self.chess960));
+    }
+
+    fn note(&mut self, text: &str) {
+        (self.out)(&format!("info string {text}"));
     }
 }
 
@@ -722,9 +750,17 @@ impl UciEngine {
                 self.engine.new_game();
                 self.refused = None;
             }
-            Command::Position { start, moves, error } => {
+            Command::Position {
+                start,
+                moves,
+                error,
+                notes,
+            } => {
                 self.finish_search();
                 self.refused = None;
+                for note in notes {
+                    self.say(&format!("info string warning: position fen: {note}"));
+                }
                 if let Err(e) = self.engine.set_position(start, &moves) {
                     self.error(&e.to_string());
                 }
@@ -921,12 +957,19 @@ mod tests {
     #[test]
     fn parses_positions_with_moves() {
         let cmd = parse_command("position startpos moves e2e4 e7e5 g1f3").unwrap();
-        let Command::Position { start, moves, error } = cmd else {
+        let Command::Position {
+            start,
+            moves,
+            error,
+            notes,
+        } = cmd
+        else {
             panic!("not a position")
         };
         assert_eq!(start, Board::startpos());
         assert_eq!(uci_moves(&moves), ["e2e4", "e7e5", "g1f3"]);
         assert_eq!(error, None);
+        assert!(notes.is_empty());
         let cmd = parse_command("position fen 4k3/8/8/8/8/8/8/4K2R w K - 0 1 moves e1g1").unwrap();
         let Command::Position { moves, .. } = cmd else {
             panic!("not a position")
@@ -947,6 +990,7 @@ mod tests {
                      the 2 legal moves before it"
                         .into()
                 ),
+                notes: vec![],
             }
         );
         let cmd = parse_command("position startpos moves zzzz").unwrap();
@@ -960,6 +1004,7 @@ mod tests {
                      after the 0 legal moves before it"
                         .into()
                 ),
+                notes: vec![],
             }
         );
         let Command::Position { moves, error, .. } =
@@ -996,11 +1041,17 @@ mod tests {
         // A full-move number of 0, and no clock fields at all.
         for fen in ["8/4P3/8/8/8/8/k7/4K3 w - - 0 0", "8/4P3/8/8/8/8/k7/4K3 w - -"] {
             let cmd = parse_command(&format!("position fen {fen} moves e7e8q")).unwrap();
-            let Command::Position { start, moves, error } = cmd else {
+            let Command::Position {
+                start,
+                moves,
+                error,
+                notes,
+            } = cmd
+            else {
                 panic!("not a position: {cmd:?}")
             };
             assert_eq!(start.to_fen(), "8/4P3/8/8/8/8/k7/4K3 w - - 0 1");
-            assert_eq!((moves.len(), error), (1, None));
+            assert_eq!((moves.len(), error, notes), (1, None, vec![]));
         }
     }
 

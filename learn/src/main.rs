@@ -180,12 +180,12 @@ fn run(cli: Cli) -> Result<()> {
             runner.run()
         }
         Cmd::Status { dir } => {
-            print!("{}", learn::report::status(&dir)?);
+            output::out!("{}", learn::report::status(&dir)?);
             Ok(())
         }
         Cmd::Report { dir } => {
             let path = learn::report::report(&dir)?;
-            println!("learn: wrote {}", path.display());
+            output::outln!("learn: wrote {}", path.display());
             Ok(())
         }
     }

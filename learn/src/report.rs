@@ -259,12 +259,13 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
         "positions",
         &positions_points,
     )?;
-    std::fs::write(
-        run.root.join("candidates.json"),
-        serde_json::to_string_pretty(&json)?,
+    output::write(
+        &run.root.join("candidates.json"),
+        &[],
+        serde_json::to_string_pretty(&json)?.as_bytes(),
     )?;
     let path = run.root.join("report.md");
-    std::fs::write(&path, md)?;
+    output::write(&path, &[], md.as_bytes())?;
     Ok(path)
 }
 
@@ -299,10 +300,13 @@ fn plot(path: &Path, title: &str, x: &str, y: &str, points: &[(f64, f64)]) -> Re
             .map_err(|e| anyhow!("{e}"))?;
         root.present().map_err(|e| anyhow!("{e}"))?;
     }
-    let file = std::fs::File::create(path)?;
-    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), w, h);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    encoder.write_header()?.write_image_data(&buf)?;
+    let mut bytes = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut bytes, w, h);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        encoder.write_header()?.write_image_data(&buf)?;
+    }
+    output::write(path, &[], &bytes)?;
     Ok(())
 }

@@ -109,14 +109,14 @@ pub fn init(dir: &Path, net: &Path, name: Option<&str>, extra_data: &[PathBuf]) 
     let gen = parse_gen(&name).map_or(0, |g| g.0);
     std::fs::create_dir_all(run.nets()).with_context(|| format!("cannot create {}", run.nets().display()))?;
     let copy = run.nets().join(format!("{name}.nnue"));
-    std::fs::write(&copy, network.to_bytes()).with_context(|| format!("cannot write {}", copy.display()))?;
-    std::fs::write(run.book(), GATE_BOOK)?;
+    output::write(&copy, &[], &network.to_bytes())?;
+    output::write(&run.book(), &[], GATE_BOOK.as_bytes())?;
     let mut settings = Settings::default();
     settings.train.extra_data = extra_data
         .iter()
         .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
         .collect();
-    std::fs::write(run.settings(), settings.to_toml()?)?;
+    output::write(&run.settings(), &[], settings.to_toml()?.as_bytes())?;
     let (mut journal, _) = Journal::open(&run.journal())?;
     journal.append(&Record::Init {
         t: now(),
@@ -124,7 +124,7 @@ pub fn init(dir: &Path, net: &Path, name: Option<&str>, extra_data: &[PathBuf]) 
         name: name.clone(),
         gen,
     })?;
-    println!(
+    output::outln!(
         "learn: initialised {} with {name} (hidden {}); settings in {}; start it with `learn run {}`",
         run.root.display(),
         network.hidden(),
@@ -319,7 +319,7 @@ fn say(text: &str) {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let (h, m, s) = ((t / 3600) % 24, (t / 60) % 60, t % 60);
-    println!("[{h:02}:{m:02}:{s:02}] {text}");
+    output::outln!("[{h:02}:{m:02}:{s:02}] {text}");
 }
 
 impl Runner {
@@ -780,9 +780,7 @@ impl Runner {
         let net = nnue::Network::load(&final_net).map_err(|e| anyhow!("{}: {e}", final_net.display()))?;
         std::fs::create_dir_all(self.run.candidates())?;
         let path = self.run.candidates().join(format!("{}.nnue", cand.name));
-        let tmp = path.with_extension("nnue.partial");
-        std::fs::write(&tmp, net.to_bytes())?;
-        std::fs::rename(&tmp, &path)?;
+        output::write(&path, &[], &net.to_bytes())?;
         let val_loss = last_validation_loss(&cand.dir.join("loss.csv"));
         say(&format!(
             "learn: exported {} (validation loss {})",

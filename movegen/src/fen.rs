@@ -7,7 +7,10 @@
 //! which some tools write, reads as 1 (move numbers start at 1; nothing else can be meant).
 //!
 //! Errors come in two families: [`FenSyntaxError`] when the text is not a FEN at all, and
-//! [`IllegalPosition`] when it is a well-formed FEN of a position that cannot occur. Writing
+//! [`IllegalPosition`] when it is a well-formed FEN of a position that cannot occur.
+//! [`Board::from_fen`] refuses both; [`clean_fen`], for positions that come from GUIs and
+//! books, first cleans what is unambiguous (missing fields, a castling right or an en
+//! passant square the board does not back), with a warning for each change. Writing
 //! uses `KQkq` letters where they are unambiguous (the rook is the outermost one on its side)
 //! and file letters otherwise, so a written FEN always reads back to the same board.
 
@@ -175,6 +178,53 @@ pub enum Validation {
     /// passant square behind an enemy pawn with both squares it crossed empty. Composed perft
     /// positions (extra queens, triple checks) read in this mode.
     Relaxed,
+}
+
+/// Reads a FEN as GUIs, opening books and chess libraries send it, and cleans what is
+/// unambiguous into a legal position, one warning for each change; everything else is
+/// refused as [`Board::from_fen`] refuses it (which stays strict). The one cleaning step of
+/// every place positions come in from outside (the UCI front end, the opening-book reader):
+/// - only the placement and side-to-move fields (or those and the castling field): the rest
+///   defaults as Stockfish defaults it, no castling, no en passant square, clocks 0 and 1;
+/// - a castling right whose king or rook is not in place is dropped (as python-chess's
+///   cleaning drops it), with a warning;
+/// - an en passant square that cannot be (the wrong rank, no pawn that can just have made
+///   the double push, or a check no double push can have given) is ignored, with a warning.
+pub fn clean_fen(text: &str) -> Result<(Board, Vec<String>), FenError> {
+    let fields: Vec<&str> = text.split_ascii_whitespace().collect();
+    if !(2..=6).contains(&fields.len()) {
+        return Err(FenSyntaxError::WrongFieldCount(fields.len()).into());
+    }
+    let (placement, side) = (fields[0], fields[1]);
+    let castling = fields.get(2).copied().unwrap_or("-");
+    let en_passant = fields.get(3).copied().unwrap_or("-");
+    let clocks = fields.get(4..).map_or(String::new(), |c| c.join(" "));
+    let fen =
+        |castling: &str, en_passant: &str| format!("{placement} {side} {castling} {en_passant} {clocks}");
+    let mut warnings = Vec::new();
+    // Each castling letter on its own: one that the board does not back is dropped (any
+    // other error is the whole FEN's, and reported below).
+    let mut kept = String::new();
+    if castling != "-" {
+        for letter in castling.chars() {
+            match Board::from_fen(&fen(&letter.to_string(), "-")) {
+                Err(FenError::Illegal(e @ IllegalPosition::InvalidCastlingRight(..))) => {
+                    warnings.push(format!("castling right {letter} dropped: {e}"));
+                }
+                _ => kept.push(letter),
+            }
+        }
+    }
+    let castling = if kept.is_empty() { "-" } else { kept.as_str() };
+    match Board::from_fen(&fen(castling, en_passant)) {
+        Err(FenError::Illegal(IllegalPosition::InvalidEnPassant(square))) => {
+            warnings.push(format!(
+                "en passant square {square} ignored: no double pawn push can have made it"
+            ));
+            Board::from_fen(&fen(castling, "-")).map(|board| (board, warnings))
+        }
+        result => result.map(|board| (board, warnings)),
+    }
 }
 
 /// A castling letter before it is checked against the board.
@@ -404,9 +454,8 @@ impl Board {
         Ok(())
     }
 
-    /// The side not to move must not be in check; the side to move can be in check from at
-    /// most two pieces, and two checkers cannot both be pawns, knights or slider pairs on one
-    /// line through the king.
+    /// The side not to move must not be in check, and (strict) the side to move from at
+    /// most two pieces. Which two can check at once is [`Board::validate_check_consistency`]'s.
     fn validate_checks(&self, validation: Validation) -> Result<(), IllegalPosition> {
         let us = self.side_to_move;
         let their_king = self.king(!us);
@@ -437,8 +486,11 @@ impl Board {
         Ok(())
     }
 
-    /// Checks that the check on the side to move could follow the previous move. With a
-    /// double push just played (`en_passant`), the pushed pawn is the only piece that moved.
+    /// Checks that the check on the side to move could follow the previous move (strict
+    /// only). With a double push just played (`en_passant`), the pushed pawn is the only
+    /// piece that moved. Two checkers cannot both be pawns or knights (no move uncovers a
+    /// leaper's check), nor two sliders on one line through the king, one each side of it:
+    /// the move that made the second check would have had to cross the king.
     fn validate_check_consistency(&self, en_passant: Option<Square>) -> Result<(), IllegalPosition> {
         let us = self.side_to_move;
         let king = self.king(us);
@@ -462,6 +514,10 @@ impl Board {
             // Two pawns, two knights, or a pawn and a knight never check at once.
             let leaper = |sq| matches!(kind(sq), Some(PieceType::Pawn | PieceType::Knight));
             if leaper(a) && leaper(b) {
+                return Err(IllegalPosition::ImpossibleCheck);
+            }
+            // Two sliders (two checkers that are not leapers) with the king between them.
+            if !leaper(a) && !leaper(b) && crate::attacks::between(a, b).has(king) {
                 return Err(IllegalPosition::ImpossibleCheck);
             }
         }

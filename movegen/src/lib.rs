@@ -25,7 +25,7 @@ mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use board::{Board, CastleSide, CastlingRights};
-pub use fen::{FenError, FenSyntaxError, IllegalPosition, Validation, STARTPOS_FEN};
+pub use fen::{clean_fen, FenError, FenSyntaxError, IllegalPosition, Validation, STARTPOS_FEN};
 pub use game::{DrawReason, Game, Outcome};
 pub use movegen::{MoveList, PieceMoves};
 pub use notation::{MoveParseError, SanError};

@@ -1,6 +1,8 @@
 //! Opening positions for every tool that starts games (`genfens`, `datagen`, `arena`): one
 //! EPD book reader that accepts what real books carry (a UTF-8 byte-order mark, comments,
-//! full FENs, four-field EPD with `hmvc`/`fmvn`/`c0`/`id` operations), the 960 Chess960
+//! full FENs, four-field EPD with `hmvc`/`fmvn`/`c0`/`id` operations, FENs of only the
+//! placement and side fields, castling rights and en passant squares the board does not
+//! back, cleaned with notes by [`crate::clean_fen`]), the 960 Chess960
 //! start positions by their standard (Scharnagl) number and double-Chess960 pairs of them,
 //! and random legal plies from a start position.
 
@@ -42,12 +44,17 @@ pub fn epd_operation(line: &str, name: &str) -> Option<String> {
 }
 
 /// The FEN of one EPD or FEN line: six fields when the line is a full FEN, else the four
-/// EPD fields with the clocks from `hmvc`/`fmvn` (0 and 1 when absent).
+/// EPD fields with the clocks from `hmvc`/`fmvn` (0 and 1 when absent); a line of only the
+/// placement and side-to-move fields (and perhaps castling) as it is, for
+/// [`crate::clean_fen`] to complete. `None` for fewer than two fields.
 pub fn epd_line_fen(line: &str) -> Option<String> {
     let line = line.trim_start_matches(BOM).trim();
     let fields: Vec<&str> = line.split_whitespace().collect();
-    if fields.len() < 4 {
+    if fields.len() < 2 {
         return None;
+    }
+    if fields.len() < 4 {
+        return Some(fields.join(" "));
     }
     let full_fen = fields.len() >= 6
         && fields[4].parse::<u32>().is_ok()
@@ -61,19 +68,37 @@ pub fn epd_line_fen(line: &str) -> Option<String> {
     })
 }
 
+/// At most this many of a book's cleaning notes are given one by one; the rest are counted.
+pub const MAX_BOOK_NOTES: usize = 10;
+
 /// Reads an EPD (or one-FEN-per-line) book. Blank lines and lines starting with `#` are
-/// skipped; a byte-order mark is ignored. Errors: the first line that is not a legal
-/// position, or a book without positions.
-pub fn read_epd(text: &str) -> Result<Vec<Board>, BookError> {
+/// skipped; a byte-order mark is ignored. Each position goes through the one cleaning step
+/// for positions from outside ([`crate::clean_fen`]: the placement and side fields alone
+/// are a position, a castling right or en passant square the board does not back is
+/// dropped), and the notes say what was changed, by line (the first [`MAX_BOOK_NOTES`],
+/// then how many more). Errors: the first line that is not a legal position, or a book
+/// without positions.
+pub fn read_epd(text: &str) -> Result<(Vec<Board>, Vec<String>), BookError> {
     let mut boards = Vec::new();
+    let mut notes = Vec::new();
+    let mut more = 0usize;
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim_start_matches(BOM).trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
         let error = |message: String| BookError { line: i + 1, message };
-        let fen = epd_line_fen(line).ok_or_else(|| error("expected at least 4 FEN fields".into()))?;
-        boards.push(Board::from_fen(&fen).map_err(|e| error(e.to_string()))?);
+        let fen = epd_line_fen(line)
+            .ok_or_else(|| error("expected a FEN (at least its placement and side-to-move fields)".into()))?;
+        let (board, warnings) = crate::clean_fen(&fen).map_err(|e| error(e.to_string()))?;
+        for warning in warnings {
+            if notes.len() < MAX_BOOK_NOTES {
+                notes.push(format!("line {}: {warning}", i + 1));
+            } else {
+                more += 1;
+            }
+        }
+        boards.push(board);
     }
     if boards.is_empty() {
         return Err(BookError {
@@ -81,7 +106,10 @@ pub fn read_epd(text: &str) -> Result<Vec<Board>, BookError> {
             message: "no positions in the book".into(),
         });
     }
-    Ok(boards)
+    if more > 0 {
+        notes.push(format!("and {more} more changes of that kind"));
+    }
+    Ok((boards, notes))
 }
 
 /// The back rank of Chess960 start position `n` (0..960, standard numbering: 518 is the
@@ -238,7 +266,8 @@ mod tests {
                     # a comment\n\n\
                     rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n\
                     8/8/8/8/8/8/k7/4K3 w - - hmvc 7; fmvn 40;\n";
-        let boards = read_epd(text).unwrap();
+        let (boards, notes) = read_epd(text).unwrap();
+        assert!(notes.is_empty(), "{notes:?}");
         assert_eq!(boards.len(), 3);
         assert_eq!(boards[2].halfmove_clock(), 7);
         assert!(boards[2].to_fen().ends_with("7 40"));
@@ -248,9 +277,46 @@ mod tests {
         );
         let err = read_epd("garbage\n").unwrap_err();
         assert_eq!(err.line, 1);
-        assert_eq!(err.to_string(), "line 1: expected at least 4 FEN fields");
+        assert_eq!(
+            err.to_string(),
+            "line 1: expected a FEN (at least its placement and side-to-move fields)"
+        );
         let err = read_epd("# nothing\n").unwrap_err();
         assert_eq!(err.to_string(), "no positions in the book");
+    }
+
+    /// Lines as books and libraries write them go through `clean_fen`, each change noted by
+    /// line; many are counted, not listed.
+    #[test]
+    fn books_are_cleaned_with_notes_by_line() {
+        let text = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b\n\
+                    4k3/8/8/8/8/8/8/4K3 w K - 0 1\n\
+                    4k3/8/8/8/8/8/8/4K3 w - e6 hmvc 3; fmvn 9;\n";
+        let (boards, notes) = read_epd(text).unwrap();
+        assert_eq!(
+            boards[0],
+            Board::from_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b - - 0 1").unwrap()
+        );
+        assert_eq!(
+            boards[1],
+            Board::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1").unwrap()
+        );
+        assert_eq!(
+            boards[2],
+            Board::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 3 9").unwrap()
+        );
+        assert_eq!(
+            notes,
+            [
+                "line 2: castling right K dropped: white king-side castling right without king and rook in place",
+                "line 3: en passant square e6 ignored: no double pawn push can have made it",
+            ]
+        );
+        let many = "4k3/8/8/8/8/8/8/4K3 w K - 0 1\n".repeat(MAX_BOOK_NOTES + 4);
+        let (boards, notes) = read_epd(&many).unwrap();
+        assert_eq!(boards.len(), MAX_BOOK_NOTES + 4);
+        assert_eq!(notes.len(), MAX_BOOK_NOTES + 1);
+        assert_eq!(notes[MAX_BOOK_NOTES], "and 4 more changes of that kind");
     }
 
     #[test]

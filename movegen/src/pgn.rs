@@ -37,6 +37,9 @@ pub struct PgnGame {
     pub result: String,
     /// Set when the reader kept only the moves before a null move, saying where.
     pub truncated: Option<String>,
+    /// What the reader cleaned in the `FEN` tag ([`crate::clean_fen`]: a castling right or
+    /// en passant square the board does not back, missing fields), one warning each.
+    pub notes: Vec<String>,
 }
 
 impl PgnGame {
@@ -49,6 +52,7 @@ impl PgnGame {
             comments: Vec::new(),
             result: "*".to_string(),
             truncated: None,
+            notes: Vec::new(),
         }
     }
 
@@ -231,9 +235,14 @@ pub fn parse_pgn(text: &str) -> Result<Vec<PgnGame>, PgnError> {
             let entry =
                 current.get_or_insert_with(|| (PgnGame::new(Board::startpos()), Board::startpos(), false));
             if name == "FEN" {
-                let board = Board::from_fen(&value).map_err(|e| error(&games, line_no, e.to_string()))?;
+                let (board, warnings) =
+                    crate::clean_fen(&value).map_err(|e| error(&games, line_no, e.to_string()))?;
                 entry.0.start = board;
                 entry.1 = board;
+                entry
+                    .0
+                    .notes
+                    .extend(warnings.into_iter().map(|w| format!("FEN tag: {w}")));
             }
             entry.0.tags.push((name, value));
             continue;

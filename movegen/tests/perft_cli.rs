@@ -91,3 +91,24 @@ fn bad_input_exits_2_with_one_line() {
         "perft: bad FEN \"8/8/8/8/8/8/8/8 w - - 0 1\": illegal position: white has no king"
     );
 }
+
+#[test]
+fn a_closed_stdout_ends_perft_quietly() {
+    for args in [&["--depth", "3", "--divide"][..], &["--help"][..]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_perft"))
+            .args(args)
+            .stdout(output::closed_pipe().unwrap())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(output::CLOSED_PIPE_STATUS),
+            "{args:?}: {err}"
+        );
+        assert!(
+            !err.contains("panicked") && !err.contains("Broken pipe"),
+            "{args:?}: {err}"
+        );
+    }
+}

@@ -1,5 +1,6 @@
 //! The PGN reader on what real files contain besides plain movetext: a UTF-8 byte-order
-//! mark, en passant captures marked `e.p.`, and null moves (`--`), which a game stops at.
+//! mark, en passant captures marked `e.p.`, null moves (`--`), which a game stops at, and
+//! `FEN` tags that need the cleaning books get (`clean_fen`).
 
 use movegen::pgn::parse_pgn;
 use movegen::{Board, Game};
@@ -100,4 +101,24 @@ fn moves_after_a_null_move_are_still_checked() {
 fn a_null_move_in_check_is_an_error() {
     let err = parse_pgn("1. e4 f6 2. Qh5+ -- *").expect_err("in check");
     assert_eq!(err.message, "null move \"--\" while in check, after 3 moves");
+}
+
+#[test]
+fn a_fen_tag_is_cleaned_as_books_are_with_notes() {
+    // A castling right without its rook and a FEN of only placement and side: the game
+    // reads, the notes say what was changed.
+    let games = parse_pgn("[FEN \"4k3/8/8/8/8/8/8/4K3 w K - 0 1\"]\n\n1. Kd2 *\n").expect("reads");
+    assert_eq!(
+        games[0].start,
+        Board::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1").unwrap_or_default()
+    );
+    assert_eq!(
+        games[0].notes,
+        ["FEN tag: castling right K dropped: white king-side castling right without king and rook in place"]
+    );
+    let games = parse_pgn("[FEN \"4k3/8/8/8/8/8/8/4K3 b\"]\n\n1... Kd7 *\n").expect("reads");
+    assert_eq!(games[0].moves.len(), 1);
+    assert!(games[0].notes.is_empty());
+    // What cannot be cleaned is still an error.
+    assert!(parse_pgn("[FEN \"4k3/8/8/8/8/8/8/4K4 w - - 0 1\"]\n\n*\n").is_err());
 }

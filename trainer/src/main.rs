@@ -25,13 +25,25 @@
 //! mirroring, given by `--mirror` or its absence, wins). A resumed run keeps its
 //! checkpoint's mirroring, and `--mirror` on a checkpoint without it is refused.
 //!
+//! A resumed run keeps every setting its checkpoint holds: `--hidden`, `--buckets`,
+//! `--wdl`, `--lr`, `--seed`, `--batch-size` or `--batches-per-superbatch` given with
+//! `--resume` must be the checkpoint's value, and a conflict is refused naming both values
+//! (the same value is no conflict). `--superbatches` and `--epochs` are not used (a note
+//! says so).
+//!
+//! Every file is written by the workspace's one rule (the `output` crate): a regular file is
+//! replaced atomically, a symbolic link keeps being one, `/dev/null` or a FIFO is written
+//! through, and an output that is an input (`export ck.bin --out ck.bin`, a data file or the
+//! `--init` net as one of the run's files) is refused before any work.
+//!
 //! While training, stderr shows a progress bar (the workspace's `progress` crate) over all
 //! batches (position, rate, ETA, the running loss and positions per second) when it is a
 //! terminal; the summary of each superbatch stays above the bar. Otherwise (a log file, a pipe) it gets
 //! plain lines: each superbatch's summary, and the running line at most every 10 s.
 
 use anyhow::{bail, Context, Result};
-use clap::{Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use movegen::Board;
 use nnue::Network;
 use progress::{ProgressBar, Throttle, PLAIN_EVERY};
@@ -41,8 +53,7 @@ use std::sync::Arc;
 use trainer::data::{load_packed, PackedPosition, Position};
 use trainer::model::Model;
 use trainer::train::{
-    final_net_path, is_directory_path, split, superbatches_for_epochs, train, write_atomic, Checkpoint,
-    TrainConfig,
+    final_net_path, split, superbatches_for_epochs, train, write_atomic, Checkpoint, TrainConfig,
 };
 
 /// Largest batch: positions are held in memory per batch and counted in 32 bits.
@@ -169,8 +180,10 @@ enum Command {
         /// 1 to 256.
         #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_threads)]
         threads: usize,
-        /// Continue from a checkpoint (its settings win, its length too: --superbatches
-        /// and --epochs are not used).
+        /// Continue from a checkpoint: its settings and its length are the run's. A
+        /// --hidden, --buckets, --wdl, --lr, --seed, --batch-size or
+        /// --batches-per-superbatch other than the checkpoint's is refused; --superbatches
+        /// and --epochs are not used.
         #[arg(long)]
         resume: Option<PathBuf>,
         /// Start from the weights of a net file (of the same mirroring as this run); not
@@ -204,8 +217,27 @@ enum Command {
     },
 }
 
+/// The flags of `train` that set the run's settings, which a checkpoint holds: with
+/// `--resume`, each one given must agree with the checkpoint (clap's argument id, the flag).
+const CHECKPOINT_FLAGS: [(&str, &str); 7] = [
+    ("hidden", "--hidden"),
+    ("buckets", "--buckets"),
+    ("wdl", "--wdl"),
+    ("lr", "--lr"),
+    ("seed", "--seed"),
+    ("batch_size", "--batch-size"),
+    ("batches_per_superbatch", "--batches-per-superbatch"),
+];
+
 fn main() {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    // The flags given on the command line (not left at their defaults).
+    let given = |id: &str| {
+        matches
+            .subcommand_matches("train")
+            .is_some_and(|m| m.value_source(id) == Some(ValueSource::CommandLine))
+    };
     let result = match cli.command {
         Command::Train {
             data,
@@ -240,6 +272,12 @@ fn main() {
                 init,
                 mirror,
                 allow_mirror_change,
+                given: CHECKPOINT_FLAGS
+                    .iter()
+                    .filter(|(id, _)| given(id))
+                    .map(|&(_, flag)| flag)
+                    .collect(),
+                superbatches_given: given("superbatches"),
             };
             run_train(config, epochs, &data, &out, threads, start)
         }
@@ -258,6 +296,38 @@ struct Start {
     init: Option<PathBuf>,
     mirror: bool,
     allow_mirror_change: bool,
+    /// Which of [`CHECKPOINT_FLAGS`] the command line gives.
+    given: Vec<&'static str>,
+    /// Whether it gives `--superbatches`.
+    superbatches_given: bool,
+}
+
+/// The settings `flag` sets, as the command line would write them.
+fn flag_value(config: &TrainConfig, flag: &str) -> String {
+    match flag {
+        "--hidden" => config.hidden.to_string(),
+        "--buckets" => config.buckets.to_string(),
+        "--wdl" => config.wdl.to_string(),
+        "--lr" => config.lr.to_string(),
+        "--seed" => config.seed.to_string(),
+        "--batch-size" => config.batch_size.to_string(),
+        "--batches-per-superbatch" => config.batches_per_superbatch.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// The flags of `given` whose value in `wanted` differs from the checkpoint's `held`, as
+/// (flag, the command line's value, the checkpoint's).
+fn resume_conflicts(
+    given: &[&str],
+    wanted: &TrainConfig,
+    held: &TrainConfig,
+) -> Vec<(String, String, String)> {
+    given
+        .iter()
+        .map(|&flag| (flag.to_string(), flag_value(wanted, flag), flag_value(held, flag)))
+        .filter(|(_, wanted, held)| wanted != held)
+        .collect()
 }
 
 /// "mirrored" or "not mirrored".
@@ -274,6 +344,26 @@ fn mirroring(mirrored: bool) -> &'static str {
 fn starting_checkpoint(config: TrainConfig, start: &Start) -> Result<Checkpoint> {
     if let Some(path) = &start.resume {
         let c = Checkpoint::load(path)?;
+        let conflicts = resume_conflicts(&start.given, &config, &c.config);
+        if !conflicts.is_empty() {
+            let list = |f: fn(&(String, String, String)) -> String| {
+                conflicts.iter().map(f).collect::<Vec<_>>().join(" ")
+            };
+            bail!(
+                "--resume {}: the command line gives {} but the checkpoint's run has {}; a resumed run \
+                 keeps its checkpoint's settings, so leave these flags out (or start a new run, \
+                 with --init to start from a net)",
+                path.display(),
+                list(|(flag, wanted, _)| format!("{flag} {wanted}")),
+                list(|(flag, _, held)| format!("{flag} {held}")),
+            );
+        }
+        if start.superbatches_given && config.superbatches != c.config.superbatches {
+            eprintln!(
+                "--superbatches {} is not used: the checkpoint's run is {} superbatches",
+                config.superbatches, c.config.superbatches
+            );
+        }
         if start.mirror && !c.model.mirrored {
             bail!(
                 "--mirror: {} is a run without mirroring, and a resumed run keeps its checkpoint's \
@@ -328,6 +418,14 @@ fn run_train(
     threads: usize,
     start: Start,
 ) -> Result<()> {
+    // None of the run's files may be one of its inputs (the checkpoint resumed from is
+    // meant to be replaced).
+    let mut inputs: Vec<&Path> = data.iter().map(PathBuf::as_path).collect();
+    inputs.extend(start.init.as_deref());
+    for name in ["checkpoint.bin", "loss.csv", "loss.png", "loss.svg"] {
+        output::refuse_inputs(&out.join(name), &inputs)?;
+    }
+    output::refuse_inputs(&final_net_path(out), &inputs)?;
     // The ranges were checked by the value parsers; a run that reaches here is in them.
     let mut ckpt = starting_checkpoint(config, &start)?;
     // Packed, 32 bytes a position; batches are decoded as they are drawn.
@@ -463,20 +561,24 @@ impl Progress {
 }
 
 fn export(checkpoint: &Path, out: &Path) -> Result<()> {
-    if is_directory_path(out) {
+    if out.is_dir() {
         bail!(
             "--out {} is a directory: give the net's file path, such as {}",
             out.display(),
             out.join("net.nnue").display()
         );
     }
+    // Before any work: a path that cannot be written (a missing directory is named), and
+    // the checkpoint itself as the output.
+    output::plan(out)?;
+    output::refuse_inputs(out, &[checkpoint])?;
     let ckpt = Checkpoint::load(checkpoint)?;
     let net = ckpt
         .model
         .to_network()
         .map_err(|e| anyhow::anyhow!("refusing to export: {e}"))?;
-    write_atomic(out, &net.to_bytes())?;
-    println!(
+    output::write(out, &[checkpoint], &net.to_bytes())?;
+    output::outln!(
         "wrote {} (hidden {}{}, fingerprint {:016x})",
         out.display(),
         net.hidden(),
@@ -498,8 +600,8 @@ fn eval(net: &Path, fen: &str) -> Result<()> {
         }
     };
     let float_cp = model.output(&model.position(&board)) * nnue::SCALE as f32;
-    println!("float:     {float_cp:.1} cp (side to move)");
-    println!("quantised: {} cp (side to move)", quantised.evaluate(&board));
+    output::outln!("float:     {float_cp:.1} cp (side to move)");
+    output::outln!("quantised: {} cp (side to move)", quantised.evaluate(&board));
     Ok(())
 }
 

@@ -244,7 +244,7 @@ impl Checkpoint {
         Checkpoint::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
     }
 
-    /// Writes atomically: a temporary file, then a rename.
+    /// Writes atomically ([`write_atomic`]).
     pub fn save(&self, path: &Path) -> Result<()> {
         write_atomic(path, &self.to_bytes()?)
     }
@@ -380,34 +380,13 @@ mod legacy {
     }
 }
 
-/// Whether `path` names a directory: an existing one, or any path ending in a separator.
-pub fn is_directory_path(path: &Path) -> bool {
-    path.is_dir()
-        || path
-            .as_os_str()
-            .to_string_lossy()
-            .ends_with(std::path::is_separator)
-}
-
-/// Writes atomically: `<path>.partial`, then a rename over `path`. A directory is refused,
-/// and the partial file is removed on any failure.
+/// Writes `bytes` to `path` by the workspace's one rule for output files
+/// ([`output::write`]): a regular file (or a new one) is replaced atomically through
+/// `<path>.partial`, removed on any failure; a symbolic link keeps being one and its target
+/// is replaced; a device or FIFO is written through. A directory, or a directory that does
+/// not exist, is refused naming it.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let name = match path.file_name() {
-        Some(name) if !is_directory_path(path) => name,
-        _ => bail!("{} is a directory, not a file to write", path.display()),
-    };
-    let mut tmp_name = name.to_os_string();
-    tmp_name.push(".partial");
-    let tmp = path.with_file_name(tmp_name);
-    let result = std::fs::write(&tmp, bytes)
-        .with_context(|| format!("cannot write {}", tmp.display()))
-        .and_then(|()| {
-            std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
-        });
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    Ok(output::write(path, &[], bytes)?)
 }
 
 /// The header of `loss.csv`.

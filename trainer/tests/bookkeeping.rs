@@ -4,7 +4,9 @@
 //! names the range (negative numbers included), `--epochs` sets the run's length from the
 //! training positions, and `--mirror` goes from the command line to the checkpoint and the
 //! exported net, with `--init` from a net of the other mirroring refused unless
-//! `--allow-mirror-change`.
+//! `--allow-mirror-change`. `export` writes through `/dev/null`, keeps a symbolic link a
+//! link, names a missing directory and refuses its own checkpoint as the output; a resume
+//! refuses settings other than its checkpoint's; a closed stdout ends the trainer quietly.
 
 #![allow(clippy::unwrap_used)]
 
@@ -515,5 +517,199 @@ fn epochs_set_the_runs_length_and_exclude_superbatches() {
         csv_numbers(&out.join("loss.csv")),
         (1..=expected as u32).collect::<Vec<_>>()
     );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn export_writes_through_devices_keeps_links_and_refuses_its_own_checkpoint() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = temp_dir("export-kinds");
+    let ckpt = dir.join("ck.bin");
+    Checkpoint::new(config(1), Model::random(16, 1))
+        .save(&ckpt)
+        .unwrap();
+    let before = std::fs::read(&ckpt).unwrap();
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    // The checkpoint as its own output: refused, and the checkpoint is untouched.
+    let (code, _, err) = trainer(&["export", &s(&ckpt), "--out", &s(&ckpt)]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err.trim(),
+        format!(
+            "trainer: error: refusing to write {0}: it is one of the inputs ({0}); give another file",
+            s(&ckpt)
+        )
+    );
+    assert_eq!(std::fs::read(&ckpt).unwrap(), before);
+    // ... and through a link to it.
+    std::os::unix::fs::symlink("ck.bin", dir.join("alias.bin")).unwrap();
+    let (code, _, err) = trainer(&["export", &s(&ckpt), "--out", &s(&dir.join("alias.bin"))]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("one of the inputs"), "{err}");
+    assert_eq!(std::fs::read(&ckpt).unwrap(), before);
+    // A missing directory is named, not the partial file.
+    let deep = dir.join("missing/dir/x.nnue");
+    let (code, _, err) = trainer(&["export", &s(&ckpt), "--out", &s(&deep)]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err.trim(),
+        format!(
+            "trainer: error: cannot write {}: the directory {} does not exist",
+            s(&deep),
+            s(&dir.join("missing/dir"))
+        )
+    );
+    // `missing/`: the directory is missing (not "is a directory").
+    let slash = format!("{}/", s(&dir.join("missing")));
+    let (code, _, err) = trainer(&["export", &s(&ckpt), "--out", &slash]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("the directory {slash} does not exist")) && !err.contains("is a directory"),
+        "{err}"
+    );
+    // /dev/null stays a device (checked first that the rule writes through to it).
+    let null = Path::new("/dev/null");
+    assert!(matches!(
+        output::plan(null).unwrap(),
+        output::Plan::Through { .. }
+    ));
+    let (code, out, err) = trainer(&["export", &s(&ckpt), "--out", "/dev/null"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("wrote /dev/null (hidden 16"), "{out}");
+    assert!(std::fs::metadata(null).unwrap().file_type().is_char_device());
+    // A link to a net stays a link; its target is the new net.
+    std::fs::create_dir(dir.join("nets")).unwrap();
+    std::fs::write(dir.join("nets/v1.nnue"), b"old").unwrap();
+    let link = dir.join("latest.nnue");
+    std::os::unix::fs::symlink("nets/v1.nnue", &link).unwrap();
+    let (code, _, err) = trainer(&["export", &s(&ckpt), "--out", &s(&link)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    let net = nnue::Network::load(&dir.join("nets/v1.nnue")).unwrap();
+    assert_eq!(net.hidden(), 16);
+    assert_eq!(files_in(&dir), ["alias.bin", "ck.bin", "latest.nnue", "nets"]);
+    assert_eq!(files_in(&dir.join("nets")), ["v1.nnue"]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_resume_refuses_settings_that_differ_from_its_checkpoint() {
+    let dir = temp_dir("resume-flags");
+    let data = dir.join("games.bin");
+    write_games(&data);
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let out = s(&dir.join("run"));
+    let train = |extra: &[&str]| {
+        let mut args = vec![
+            "train",
+            "--data",
+            data.to_str().unwrap(),
+            "--superbatches",
+            "2",
+            "--batches-per-superbatch",
+            "2",
+            "--out",
+            &out,
+        ];
+        args.extend_from_slice(extra);
+        trainer(&args)
+    };
+    let (code, _, err) = train(&["--hidden", "16", "--batch-size", "64", "--lr", "0.002"]);
+    assert_eq!(code, 0, "{err}");
+    let ckpt = s(&dir.join("run/checkpoint.bin"));
+    let before = std::fs::read(&ckpt).unwrap();
+    // Each setting the checkpoint holds, given otherwise: refused, naming both values.
+    for (flag, value, held) in [
+        ("--hidden", "32", "16"),
+        ("--buckets", "2", "1"),
+        ("--wdl", "0.3", "1"),
+        ("--lr", "0.001", "0.002"),
+        ("--seed", "7", "0"),
+        ("--batch-size", "128", "64"),
+    ] {
+        let (code, _, err) = train(&["--resume", &ckpt, flag, value]);
+        assert_eq!(code, 2, "{flag}: {err}");
+        assert!(
+            err.contains(&format!(
+                "the command line gives {flag} {value} but the checkpoint's run has {flag} {held}"
+            )),
+            "{flag}: {err}"
+        );
+        assert!(
+            err.contains("a resumed run keeps its checkpoint's settings"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(&ckpt).unwrap(), before, "{flag}: nothing written");
+    }
+    // Several at once are all named.
+    let (code, _, err) = train(&["--resume", &ckpt, "--hidden", "32", "--seed", "7"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("gives --hidden 32 --seed 7 but the checkpoint's run has --hidden 16 --seed 0"),
+        "{err}"
+    );
+    // The checkpoint's own values are no conflict, and the run resumes (as learn resumes it,
+    // with those flags left out, too).
+    let (code, _, err) = train(&["--resume", &ckpt, "--hidden", "16", "--lr", "0.002"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("resuming"), "{err}");
+    let (code, _, err) = train(&["--resume", &ckpt]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_data_file_as_one_of_the_runs_outputs_is_refused() {
+    let dir = temp_dir("data-out");
+    std::fs::create_dir(dir.join("run")).unwrap();
+    let data = dir.join("run/loss.csv");
+    write_games(&data);
+    let before = std::fs::read(&data).unwrap();
+    let (code, _, err) = trainer(&[
+        "train",
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        dir.join("run").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("one of the inputs"), "{err}");
+    assert_eq!(std::fs::read(&data).unwrap(), before);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_closed_stdout_ends_the_trainer_quietly() {
+    let dir = temp_dir("closed-stdout");
+    let ckpt = dir.join("ck.bin");
+    Checkpoint::new(config(1), Model::random(16, 1))
+        .save(&ckpt)
+        .unwrap();
+    let net = dir.join("net.nnue");
+    for args in [
+        vec!["export", ckpt.to_str().unwrap(), "--out", net.to_str().unwrap()],
+        vec![
+            "eval",
+            "--net",
+            net.to_str().unwrap(),
+            "--fen",
+            "8/5pk1/8/8/8/8/5PK1/8 w - - 0 1",
+        ],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_trainer"))
+            .args(&args)
+            .stdout(output::closed_pipe().unwrap())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(output::CLOSED_PIPE_STATUS),
+            "{args:?}: {err}"
+        );
+        assert!(err.is_empty(), "{args:?}: {err}");
+    }
+    // The net was written all the same.
+    assert!(nnue::Network::load(&net).is_ok());
     std::fs::remove_dir_all(&dir).ok();
 }

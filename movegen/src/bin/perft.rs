@@ -7,12 +7,38 @@
 //! ```
 //! `--hash` memoises subtrees by position for deep suite runs; `--skip K` starts a suite
 //! at its K+1-th position (to split a long run over processes).
-//! Exit codes: 0 success, 1 a suite mismatch, 2 bad arguments or input.
+//! Exit codes: 0 success, 1 a suite mismatch, 2 bad arguments or input; 141 when stdout is
+//! closed (`perft ... | head -1`), quietly, by the workspace's rule for standard output (the
+//! `output` crate's, written out here in a few lines so that `movegen` keeps no
+//! dependencies).
 
 use movegen::suite::parse_suite;
 use movegen::{perft, perft_divide, Board};
 use std::process::ExitCode;
 use std::time::Instant;
+
+/// `println!` that ends the program quietly with status 141 when stdout is a closed pipe
+/// (and with status 1, saying why, on any other write error) instead of a panic.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        emit(format_args!($($arg)*))
+    };
+}
+
+fn emit(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let result = out.write_fmt(args).and_then(|()| out.write_all(b"\n"));
+    drop(out);
+    match result {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(141),
+        Err(e) => {
+            eprintln!("perft: error: cannot write to standard output: {e}");
+            std::process::exit(1);
+        }
+    }
+}
 
 const USAGE: &str =
     "usage: perft --depth N [--fen FEN] [--chess960] [--divide]\n       perft --suite FILE [--max-nodes N]";
@@ -78,7 +104,7 @@ fn parse_args(mut raw: impl Iterator<Item = String>) -> Result<Args, String> {
             "--chess960" => args.chess960 = true,
             "--divide" => args.divide = true,
             "-h" | "--help" => {
-                println!("{USAGE}");
+                outln!("{USAGE}");
                 std::process::exit(0);
             }
             other => return Err(format!("unknown argument {other:?} (try --help)")),
@@ -97,7 +123,7 @@ fn run_single(args: &Args, depth: u32) -> Result<ExitCode, String> {
     let nodes = if args.divide && depth > 0 {
         let mut total = 0;
         for (mv, count) in perft_divide(&board, depth) {
-            println!("{}: {count}", board.to_uci(mv, args.chess960));
+            outln!("{}: {count}", board.to_uci(mv, args.chess960));
             total += count;
         }
         total
@@ -105,7 +131,7 @@ fn run_single(args: &Args, depth: u32) -> Result<ExitCode, String> {
         perft(&board, depth)
     };
     let secs = start.elapsed().as_secs_f64();
-    println!("Nodes searched: {nodes}");
+    outln!("Nodes searched: {nodes}");
     eprintln!(
         "time {:.3} s, {:.1} Mnps",
         secs,
@@ -125,7 +151,7 @@ fn run_suite(path: &str, args: &Args) -> Result<ExitCode, String> {
         let board = match Board::from_fen_relaxed(&case.fen) {
             Ok(b) => b,
             Err(e) => {
-                println!("FAIL {}: bad FEN {:?}: {e}", case.name, case.fen);
+                outln!("FAIL {}: bad FEN {:?}: {e}", case.name, case.fen);
                 failed += 1;
                 continue;
             }
@@ -143,22 +169,23 @@ fn run_suite(path: &str, args: &Args) -> Result<ExitCode, String> {
             total_nodes += got;
             deepest = deepest.max(depth);
             if got != expected {
-                println!(
+                outln!(
                     "FAIL {} depth {depth}: expected {expected}, got {got} ({})",
-                    case.name, case.fen
+                    case.name,
+                    case.fen
                 );
                 ok = false;
             }
         }
         if ok {
-            println!("ok   {} to depth {deepest}", case.name);
+            outln!("ok   {} to depth {deepest}", case.name);
             passed += 1;
         } else {
             failed += 1;
         }
     }
     let secs = start.elapsed().as_secs_f64();
-    println!("{passed} passed, {failed} failed, {total_nodes} nodes in {secs:.1} s");
+    outln!("{passed} passed, {failed} failed, {total_nodes} nodes in {secs:.1} s");
     Ok(if failed == 0 {
         ExitCode::SUCCESS
     } else {

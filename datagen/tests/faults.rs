@@ -1,0 +1,335 @@
+//! datagen against the faults of issue 27, on the real binary: a file being written is no
+//! problem to `verify` and `stats` while its writer holds the directory's lock (and is one
+//! once it is gone); a full disk under two threads tells both threads' errors and resumes to
+//! a clean directory; `convert` of a file that is no data file is an error; `convert` and
+//! `pack` write through `/dev/null` and FIFOs, keep links and refuse an input as the
+//! output; a closed stdout ends every subcommand quietly.
+
+#![allow(clippy::unwrap_used)]
+
+use datagen::store::DirLock;
+use nnue::record::scan;
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+fn datagen() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_datagen"));
+    c.env_remove("LUFT_DATA");
+    c
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("luft-faults-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn gen_args(dir: &Path, threads: usize, games: u64) -> Vec<String> {
+    let (threads, games) = (threads.to_string(), games.to_string());
+    let dir = dir.display().to_string();
+    [
+        "--threads",
+        &threads,
+        "--games",
+        &games,
+        "--nodes",
+        "200",
+        "--seed",
+        "5",
+        "--out",
+        &dir,
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn run(args: &[&str], extra: &[&Path]) -> Output {
+    datagen().args(args).args(extra).output().unwrap()
+}
+
+/// A finished 4-game run with one thread, made once.
+fn base_run() -> &'static Path {
+    static BASE: OnceLock<PathBuf> = OnceLock::new();
+    BASE.get_or_init(|| {
+        let dir = temp_dir("base");
+        let out = datagen().args(gen_args(&dir, 1, 4)).output().unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        dir
+    })
+}
+
+fn copy_of_base(name: &str) -> PathBuf {
+    let dir = temp_dir(name);
+    std::fs::copy(base_run().join("games-0.bin"), dir.join("games-0.bin")).unwrap();
+    dir
+}
+
+#[test]
+fn a_half_written_last_chunk_is_the_game_in_flight_while_the_writer_holds_the_lock() {
+    let dir = copy_of_base("in-flight");
+    let file = dir.join("games-0.bin");
+    let bytes = std::fs::read(&file).unwrap();
+    let chunks = scan(&bytes).chunks;
+    // Half of a copy of the last chunk after the end: a game being written.
+    let last = &chunks[chunks.len() - 1];
+    let half = &bytes[last.offset as usize..(last.offset + last.len / 2) as usize];
+    let mut torn = bytes.clone();
+    torn.extend_from_slice(half);
+    std::fs::write(&file, &torn).unwrap();
+    let lock = DirLock::acquire(&dir).unwrap();
+    let out = run(&["verify"], &[&dir]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.starts_with("ok   "), "{stdout}");
+    assert!(stdout.contains("4 games"), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "a datagen is writing this directory now: the {} bytes from byte {} are the game being written",
+            half.len(),
+            bytes.len()
+        )),
+        "{stdout}"
+    );
+    // stats counts the four games and notes the fifth in flight, without a warning.
+    let out = run(&["stats"], &[&dir]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(text(&out.stdout).contains("games: 4"), "{}", text(&out.stdout));
+    assert!(
+        stderr.contains("note: ") && !stderr.contains("warning"),
+        "{stderr}"
+    );
+    // Once the writer is gone the same bytes are damage: BAD, exit 1.
+    drop(lock);
+    let out = run(&["verify"], &[&dir]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).starts_with("BAD  "), "{}", text(&out.stdout));
+    // Damage before the end is damage even under the lock.
+    let mut middle = torn.clone();
+    middle[chunks[1].offset as usize + 30] ^= 0xFF;
+    std::fs::write(&file, &middle).unwrap();
+    let _lock = DirLock::acquire(&dir).unwrap();
+    let out = run(&["verify"], &[&dir]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_full_disk_under_two_threads_tells_both_errors_and_resumes_clean() {
+    let dir = temp_dir("full-disk");
+    // Room for 60 bytes a stream: each header fits, each first game does not.
+    let out = datagen()
+        .args(gen_args(&dir, 2, 6))
+        .env("LUFT_DATAGEN_DISK_BYTES", "60")
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("2 of 2 streams failed"), "{stderr}");
+    for name in ["games-0.bin", "games-1.bin"] {
+        let line = format!(
+            "cannot write {}: no space left on device",
+            dir.join(name).display()
+        );
+        assert!(stderr.contains(&line), "{line}\n{stderr}");
+    }
+    // With room again, the run resumes (cutting the torn ends) to its six games.
+    let out = datagen().args(gen_args(&dir, 2, 6)).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = run(&["verify"], &[&dir]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let games: usize = ["games-0.bin", "games-1.bin"]
+        .iter()
+        .map(|n| scan(&std::fs::read(dir.join(n)).unwrap()).games.len())
+        .sum();
+    assert_eq!(games, 6);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn convert_of_a_file_that_is_no_data_file_is_an_error() {
+    let dir = temp_dir("not-data");
+    let notes = dir.join("notes.bin");
+    std::fs::write(&notes, "these are notes, not games\n".repeat(20)).unwrap();
+    let target = dir.join("out.txt");
+    let out = run(&["convert", "--to", "text", "--out"], &[&target, &notes]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{} is not a data file or a pack", notes.display())),
+        "{stderr}"
+    );
+    assert!(!target.exists());
+    assert!(!dir.join("out.txt.partial").exists());
+    // A real data file beside it still converts.
+    let data = base_run().join("games-0.bin");
+    let out = run(&["convert", "--to", "text", "--out"], &[&target, &data]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn convert_and_pack_write_through_devices_and_fifos_keep_links_and_refuse_inputs() {
+    let dir = copy_of_base("kinds");
+    let data = dir.join("games-0.bin");
+    let before = std::fs::read(&data).unwrap();
+    let null = Path::new("/dev/null");
+    // The rule writes through to /dev/null (checked before the binary can rename over it).
+    assert!(matches!(
+        output::plan(null).unwrap(),
+        output::Plan::Through { .. }
+    ));
+    for args in [&["convert", "--to", "text", "--out"][..], &["pack", "--out"][..]] {
+        let out = run(args, &[null, &data]);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out.stderr));
+        assert!(std::fs::metadata(null).unwrap().file_type().is_char_device());
+    }
+    // A FIFO gets the bytes and stays a FIFO.
+    let fifo = dir.join("positions.fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(&fifo).unwrap())
+    };
+    let out = run(&["convert", "--to", "text", "--all", "--out"], &[&fifo, &data]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let lines = reader.join().unwrap();
+    assert!(lines.lines().count() > 10 && lines.contains(" | "), "{lines}");
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    // A link stays a link, and its target is the new file.
+    std::fs::write(dir.join("old.txt"), b"old").unwrap();
+    let link = dir.join("latest.txt");
+    std::os::unix::fs::symlink("old.txt", &link).unwrap();
+    let out = run(&["convert", "--to", "text", "--out"], &[&link, &data]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(std::fs::read_to_string(dir.join("old.txt"))
+        .unwrap()
+        .contains(" | "));
+    // The input as the output, by name or through the directory it was found in: refused,
+    // the input untouched.
+    for extra in [[data.as_path(), data.as_path()], [data.as_path(), dir.as_path()]] {
+        for args in [&["convert", "--to", "text", "--out"][..], &["pack", "--out"][..]] {
+            let out = run(args, &extra);
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            assert!(
+                text(&out.stderr).contains("is one of the inputs"),
+                "{}",
+                text(&out.stderr)
+            );
+        }
+    }
+    assert_eq!(std::fs::read(&data).unwrap(), before);
+    // A missing directory is named.
+    let deep = dir.join("missing/dir/x.txt");
+    let out = run(&["convert", "--to", "text", "--out"], &[&deep, &data]);
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "the directory {} does not exist",
+            dir.join("missing/dir").display()
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_closed_stdout_ends_every_subcommand_quietly() {
+    let dir = copy_of_base("closed");
+    let data = dir.join("games-0.bin");
+    let txt = dir.join("out.txt");
+    let pack = dir.join("out.pack");
+    let unpacked = dir.join("unpacked");
+    let d = |p: &Path| p.display().to_string();
+    let cases: Vec<Vec<String>> = vec![
+        vec!["verify".into(), d(&data)],
+        vec!["stats".into(), d(&data)],
+        vec![
+            "convert".into(),
+            "--to".into(),
+            "text".into(),
+            "--out".into(),
+            d(&txt),
+            d(&data),
+        ],
+        vec!["pack".into(), "--out".into(), d(&pack), d(&data)],
+        vec!["unpack".into(), d(&pack), "--out".into(), d(&unpacked)],
+        vec!["wdl-fit".into(), d(&data)],
+    ];
+    for args in &cases {
+        let out = datagen()
+            .args(args)
+            .stdout(output::closed_pipe().unwrap())
+            .output()
+            .unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(output::CLOSED_PIPE_STATUS),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("Broken pipe"),
+            "{args:?}: {stderr}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_book_goes_through_the_one_cleaning_step_with_notes() {
+    let dir = temp_dir("book");
+    let book = dir.join("book.epd");
+    std::fs::write(
+        &book,
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b\n\
+         rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w KQkq - 0 1\n",
+    )
+    .unwrap();
+    let out_dir = dir.join("gen");
+    let mut args = gen_args(&out_dir, 1, 2);
+    args.extend(["--book".to_string(), book.display().to_string()]);
+    let out = datagen().args(&args).output().unwrap();
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "note: book {}: line 2: castling right K dropped: white king-side castling right without king and rook in place",
+            book.display()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(
+        scan(&std::fs::read(out_dir.join("games-0.bin")).unwrap())
+            .games
+            .len(),
+        2
+    );
+    // A line that cannot be cleaned is still an error, by its number.
+    std::fs::write(
+        &book,
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b\n4k3/8 w\n",
+    )
+    .unwrap();
+    let out = datagen()
+        .args(gen_args(&dir.join("gen2"), 1, 2))
+        .args(["--book".as_ref(), book.as_os_str()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("line 2: invalid FEN"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,0 +1,475 @@
+//! `output`: where Luft's tools write, by one set of rules for every tool.
+//!
+//! **Files.** Every file a tool writes as its output (`trainer export`, the trainer's
+//! checkpoint, net, CSV and plots, `datagen convert` and `pack`, arena's state file and
+//! SPRT plot, `learn`'s exported nets and report) goes through [`OutFile`] (or [`write()`]
+//! for bytes already in memory), which looks at what the path is before writing:
+//! - a regular file, or a path where nothing is yet: replaced atomically. The bytes go to
+//!   `<name>.partial` beside it, are synced, and the partial file is renamed over the path
+//!   (keeping the replaced file's permissions), so a reader sees the old file or the new
+//!   one, never half of one; an error leaves the old file and no partial file.
+//! - a symbolic link: followed to its final target, which is replaced as above; the link
+//!   stays a link.
+//! - anything else (a character or block device such as `/dev/null`, a FIFO): written
+//!   through, opened for writing where it is, never created, renamed over or removed.
+//! - a directory is refused, and so is a path whose directory does not exist, naming that
+//!   directory (never the partial file).
+//! - an output that is one of the command's inputs (the same file by device and inode,
+//!   through any link) is refused before anything is written, as is one whose partial file
+//!   would be an input ([`refuse_inputs`]).
+//!
+//! **Standard output.** Rust ignores SIGPIPE, so a write to a closed pipe (`datagen stats |
+//! head -1`) is an error, on which `println!` panics. Every binary prints through
+//! [`outln!`] and [`out!`] (or [`line()`]) instead: a closed pipe ends the program at once,
+//! quietly, with the status a shell shows for a tool that SIGPIPE ended
+//! ([`CLOSED_PIPE_STATUS`], 141); any other error writing standard output (a full disk
+//! behind `> file`) is reported on stderr and ends the program with status 1. SIGPIPE stays
+//! ignored rather than reset to its default because arena writes to engines' pipes: an
+//! engine that died must be an error to arena, not the death of the match.
+//!
+//! It is a crate of its own, without dependencies, because every binary of the workspace
+//! needs it (the engine too, for its UCI output) and none of the shared crates fits:
+//! `progress` pulls in a terminal library the engine has no use for, and `movegen` is the
+//! chess core without dependencies (its `perft` binary keeps the same stdout rule in a few
+//! lines of its own).
+
+#![warn(missing_docs)]
+
+use std::fmt;
+use std::fs::{File, OpenOptions};
+use std::io::{self, ErrorKind, Write};
+use std::path::{Path, PathBuf};
+
+/// Added to a file's name for the file written before the rename (`net.nnue.partial`).
+pub const PARTIAL_SUFFIX: &str = ".partial";
+
+/// The exit status of a program whose standard output was closed (128 + SIGPIPE, what a
+/// shell reports for a C tool that SIGPIPE ended).
+pub const CLOSED_PIPE_STATUS: i32 = 141;
+
+/// How a write reaches its path (see the module notes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Plan {
+    /// A regular file, or nothing yet: `partial` is written, synced and renamed over
+    /// `target` (the path with its symbolic links followed).
+    Replace {
+        /// Where the file ends up.
+        target: PathBuf,
+        /// Where it is written first.
+        partial: PathBuf,
+    },
+    /// A device, a FIFO or another special file, written where it is.
+    Through {
+        /// The file (the path with its symbolic links followed).
+        target: PathBuf,
+    },
+}
+
+impl Plan {
+    /// The file the bytes end up in.
+    pub fn target(&self) -> &Path {
+        match self {
+            Plan::Replace { target, .. } | Plan::Through { target } => target,
+        }
+    }
+}
+
+fn error(kind: ErrorKind, message: String) -> io::Error {
+    io::Error::new(kind, message)
+}
+
+/// `path` with [`PARTIAL_SUFFIX`] added to its file name.
+pub fn partial_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(PARTIAL_SUFFIX);
+    path.with_file_name(name)
+}
+
+/// The final target of the symbolic links at `path` (the path itself when it is none, and
+/// the target of a link that points nowhere yet): what is written in place of `path`, for a
+/// tool that writes a directory.
+pub fn final_target(path: &Path) -> io::Result<PathBuf> {
+    follow_links(path).map_err(|e| error(e.kind(), format!("cannot write {}: {e}", path.display())))
+}
+
+fn follow_links(path: &Path) -> io::Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let link = std::fs::read_link(&current)?;
+                current = match current.parent() {
+                    Some(dir) if link.is_relative() => dir.join(link),
+                    _ => link,
+                };
+            }
+            Ok(_) => return Ok(current),
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+                return Ok(current)
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(error(
+        ErrorKind::Other,
+        "too many levels of symbolic links".to_string(),
+    ))
+}
+
+/// The directory `path` is in (`.` for a bare file name).
+fn parent_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
+}
+
+/// How a write to `path` would go (see the module notes), without writing anything.
+/// Errors, each naming the path as given: a directory, a directory that does not exist
+/// (named), a link that cannot be read.
+pub fn plan(path: &Path) -> io::Result<Plan> {
+    let shown = path.display();
+    let text = path.as_os_str().to_string_lossy();
+    if text.is_empty() {
+        return Err(error(ErrorKind::InvalidInput, "no file name given".into()));
+    }
+    // `dir/`, `.`, `..`: a directory, whether there is one or not.
+    if text.ends_with(std::path::is_separator) || path.file_name().is_none() {
+        return Err(if path.is_dir() {
+            error(
+                ErrorKind::IsADirectory,
+                format!("{shown} is a directory, not a file to write"),
+            )
+        } else {
+            error(
+                ErrorKind::NotFound,
+                format!("cannot write {shown}: the directory {shown} does not exist (and a file name in it is needed)"),
+            )
+        });
+    }
+    let target = follow_links(path).map_err(|e| error(e.kind(), format!("cannot write {shown}: {e}")))?;
+    match std::fs::symlink_metadata(&target) {
+        Ok(meta) if meta.is_dir() => Err(error(
+            ErrorKind::IsADirectory,
+            format!("{shown} is a directory, not a file to write"),
+        )),
+        Ok(meta) if meta.is_file() => Ok(Plan::Replace {
+            partial: partial_path(&target),
+            target,
+        }),
+        Ok(_) => Ok(Plan::Through { target }),
+        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+            let dir = parent_of(&target);
+            match std::fs::metadata(dir) {
+                Ok(meta) if meta.is_dir() => Ok(Plan::Replace {
+                    partial: partial_path(&target),
+                    target,
+                }),
+                Ok(_) => Err(error(
+                    ErrorKind::NotADirectory,
+                    format!("cannot write {shown}: {} is not a directory", dir.display()),
+                )),
+                Err(e) if e.kind() == ErrorKind::NotFound => Err(error(
+                    ErrorKind::NotFound,
+                    format!(
+                        "cannot write {shown}: the directory {} does not exist",
+                        dir.display()
+                    ),
+                )),
+                Err(e) => Err(error(
+                    e.kind(),
+                    format!("cannot write {shown}: {}: {e}", dir.display()),
+                )),
+            }
+        }
+        Err(e) => Err(error(e.kind(), format!("cannot write {shown}: {e}"))),
+    }
+}
+
+/// Whether `a` and `b` are the same existing file (through any link, hard or symbolic).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+fn check_inputs(path: &Path, plan: &Plan, inputs: &[&Path]) -> io::Result<()> {
+    let partial = match plan {
+        Plan::Replace { partial, .. } => Some(partial.as_path()),
+        Plan::Through { .. } => None,
+    };
+    for input in inputs {
+        if same_file(plan.target(), input) {
+            return Err(error(
+                ErrorKind::AlreadyExists,
+                format!(
+                    "refusing to write {}: it is one of the inputs ({}); give another file",
+                    path.display(),
+                    input.display()
+                ),
+            ));
+        }
+        if let Some(partial) = partial.filter(|p| same_file(p, input)) {
+            return Err(error(
+                ErrorKind::AlreadyExists,
+                format!(
+                    "refusing to write {}: it is written first to {}, which is the input {}",
+                    path.display(),
+                    partial.display(),
+                    input.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses `path` as an output when it is one of `inputs` (or its partial file is), and
+/// only then; writes nothing. For a command that writes `path` later (or many times), in a
+/// directory it may still have to make, and should fail before it starts.
+pub fn refuse_inputs(path: &Path, inputs: &[&Path]) -> io::Result<()> {
+    let plan = match plan(path) {
+        Ok(plan) => plan,
+        // Not a file to write (yet): then it is none of the inputs either.
+        Err(_) => return Ok(()),
+    };
+    check_inputs(path, &plan, inputs)
+}
+
+/// An output file being written (see the module notes): [`Write`] into it, then
+/// [`OutFile::finish`]. Dropped unfinished, a replacement leaves the old file as it was and
+/// no partial file. Every error it returns names the path as given.
+#[derive(Debug)]
+pub struct OutFile {
+    shown: PathBuf,
+    plan: Plan,
+    file: Option<File>,
+    finished: bool,
+}
+
+impl OutFile {
+    /// Starts writing `path`, refusing it when it is one of `inputs` (see the module notes
+    /// for what happens to each kind of path).
+    pub fn create(path: &Path, inputs: &[&Path]) -> io::Result<OutFile> {
+        let plan = plan(path)?;
+        check_inputs(path, &plan, inputs)?;
+        let context = |e: io::Error| error(e.kind(), format!("cannot write {}: {e}", path.display()));
+        let file = match &plan {
+            Plan::Replace { target, partial } => {
+                // What a killed run left at the partial name goes first (a link too, so
+                // that the new file is never written through one).
+                match std::fs::remove_file(partial) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == ErrorKind::NotFound => {}
+                    Err(e) => {
+                        return Err(error(
+                            e.kind(),
+                            format!(
+                                "cannot write {}: cannot remove {}: {e}",
+                                path.display(),
+                                partial.display()
+                            ),
+                        ))
+                    }
+                }
+                let file = OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(partial)
+                    .map_err(context)?;
+                if let Ok(meta) = std::fs::metadata(target) {
+                    // Best effort: a file system without permissions keeps its default.
+                    let _ = file.set_permissions(meta.permissions());
+                }
+                file
+            }
+            Plan::Through { target } => OpenOptions::new().write(true).open(target).map_err(context)?,
+        };
+        Ok(OutFile {
+            shown: path.to_path_buf(),
+            plan,
+            file: Some(file),
+            finished: false,
+        })
+    }
+
+    /// How this file is being written.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    fn context(&self, e: io::Error) -> io::Error {
+        error(e.kind(), format!("cannot write {}: {e}", self.shown.display()))
+    }
+
+    fn file(&mut self) -> io::Result<&mut File> {
+        match self.file.as_mut() {
+            Some(file) => Ok(file),
+            None => Err(error(
+                ErrorKind::Other,
+                format!("cannot write {}: already finished", self.shown.display()),
+            )),
+        }
+    }
+
+    /// Ends the write: a replacement is synced and renamed into place (then its directory
+    /// is synced, as far as the file system allows); a write-through is flushed.
+    pub fn finish(mut self) -> io::Result<()> {
+        let Some(mut file) = self.file.take() else {
+            return Err(error(
+                ErrorKind::Other,
+                format!("cannot write {}: already finished", self.shown.display()),
+            ));
+        };
+        match &self.plan {
+            Plan::Replace { target, partial } => {
+                file.sync_all().map_err(|e| self.context(e))?;
+                drop(file);
+                std::fs::rename(partial, target).map_err(|e| self.context(e))?;
+                self.finished = true;
+                // The rename is done: a directory that cannot be synced only loses
+                // durability across a crash, so it is not an error.
+                if let Ok(dir) = File::open(parent_of(target)) {
+                    let _ = dir.sync_all();
+                }
+                Ok(())
+            }
+            Plan::Through { .. } => {
+                self.finished = true;
+                file.flush().map_err(|e| self.context(e))
+            }
+        }
+    }
+}
+
+impl Write for OutFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let result = self.file()?.write(buf);
+        result.map_err(|e| self.context(e))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let result = self.file()?.flush();
+        result.map_err(|e| self.context(e))
+    }
+}
+
+impl Drop for OutFile {
+    fn drop(&mut self) {
+        drop(self.file.take());
+        if let (false, Plan::Replace { partial, .. }) = (self.finished, &self.plan) {
+            let _ = std::fs::remove_file(partial);
+        }
+    }
+}
+
+/// Writes `bytes` to `path` by the rules of the module notes, refusing it when it is one of
+/// `inputs`.
+pub fn write(path: &Path, inputs: &[&Path], bytes: &[u8]) -> io::Result<()> {
+    let mut file = OutFile::create(path, inputs)?;
+    file.write_all(bytes)?;
+    file.finish()
+}
+
+/// What to do when writing standard output failed: a closed pipe ends the program at once
+/// with [`CLOSED_PIPE_STATUS`] and no message; any other error is reported on stderr and
+/// ends it with status 1.
+pub fn stdout_failed(e: &io::Error) -> ! {
+    if e.kind() == ErrorKind::BrokenPipe {
+        std::process::exit(CLOSED_PIPE_STATUS);
+    }
+    let program = std::env::args_os()
+        .next()
+        .map(PathBuf::from)
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "error".into());
+    eprintln!("{program}: error: cannot write to standard output: {e}");
+    std::process::exit(1)
+}
+
+/// Writes `args` to standard output and flushes it (see [`stdout_failed`] for errors).
+/// What [`out!`] calls.
+pub fn print_stdout(args: fmt::Arguments<'_>) {
+    let mut out = io::stdout().lock();
+    let result = out.write_fmt(args).and_then(|()| out.flush());
+    drop(out);
+    if let Err(e) = result {
+        stdout_failed(&e);
+    }
+}
+
+/// Writes `args` and a newline to standard output (see [`stdout_failed`] for errors).
+/// What [`outln!`] calls.
+pub fn print_line(args: fmt::Arguments<'_>) {
+    let mut out = io::stdout().lock();
+    let result = out.write_fmt(args).and_then(|()| out.write_all(b"\n"));
+    drop(out);
+    if let Err(e) = result {
+        stdout_failed(&e);
+    }
+}
+
+/// Writes `text` and a newline to standard output at once, flushed (see [`stdout_failed`]
+/// for errors): a whole protocol line (the engine's UCI output).
+pub fn line(text: &str) {
+    let mut out = io::stdout().lock();
+    let result = out
+        .write_all(text.as_bytes())
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+    drop(out);
+    if let Err(e) = result {
+        stdout_failed(&e);
+    }
+}
+
+/// `println!` for Luft's binaries: a closed standard output ends the program quietly
+/// ([`stdout_failed`]) instead of a panic.
+#[macro_export]
+macro_rules! outln {
+    () => {
+        $crate::print_line(format_args!(""))
+    };
+    ($($arg:tt)*) => {
+        $crate::print_line(format_args!($($arg)*))
+    };
+}
+
+/// `print!` for Luft's binaries (flushed): a closed standard output ends the program
+/// quietly ([`stdout_failed`]) instead of a panic.
+#[macro_export]
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::print_stdout(format_args!($($arg)*))
+    };
+}
+
+/// A pipe nobody reads, to give a child as its standard output in tests of what a program
+/// does when its output goes nowhere (`cmd | head -1` once `head` is done): every write to
+/// it fails with a broken pipe. Made by starting `true` with a piped stdin and waiting for
+/// it to exit, which closes the only reading end.
+pub fn closed_pipe() -> io::Result<std::process::Stdio> {
+    let mut reader = std::process::Command::new("true")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()?;
+    let writer = reader
+        .stdin
+        .take()
+        .ok_or_else(|| error(ErrorKind::Other, "no pipe to the child".into()))?;
+    reader.wait()?;
+    Ok(std::process::Stdio::from(writer))
+}
