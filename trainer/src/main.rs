@@ -477,11 +477,12 @@ fn export(checkpoint: &Path, out: &Path) -> Result<()> {
         .map_err(|e| anyhow::anyhow!("refusing to export: {e}"))?;
     write_atomic(out, &net.to_bytes())?;
     println!(
-        "wrote {} (hidden {}{}, fingerprint {:016x})",
+        "wrote {} (hidden {}{}, fingerprint {:016x}, arch {})",
         out.display(),
         net.hidden(),
         if net.mirrored() { ", mirrored" } else { "" },
-        net.fingerprint()
+        net.fingerprint(),
+        net.arch()
     );
     Ok(())
 }

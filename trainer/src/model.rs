@@ -165,6 +165,12 @@ impl Model {
             output_bias,
             ..
         } = FloatNet::from_network(net);
+        if net.features().king_buckets_count() != 1 {
+            return Err(format!(
+                "{} has king buckets, which this trainer does not train",
+                net.arch()
+            ));
+        }
         if hidden < old {
             return Err(format!("cannot shrink a {old}-wide net to {hidden}"));
         }
@@ -263,7 +269,7 @@ impl Model {
             feature_bias: p[l.ft_bias..l.out_w].to_vec(),
             output_weights: p[l.out_w..l.out_b].to_vec(),
             output_bias: p[l.out_b..l.len].to_vec(),
-            mirrored: self.mirrored,
+            features: nnue::FeatureSet::plain().with_mirroring(self.mirrored),
         }
     }
 
