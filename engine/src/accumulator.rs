@@ -16,6 +16,14 @@
 //! average. A net without mirroring never takes that branch, and indexes as it
 //! always did.
 //!
+//! A king-bucketed net (`nnue::FeatureSet` with K buckets) reads each perspective's 768
+//! inputs of its own king's bucket. Its indices come from that perspective's
+//! `nnue::View` (the bucket's offset and the mirroring), the feature set's one definition,
+//! and a king move that changes the view (`nnue::FeatureSet::needs_refresh`: another
+//! bucket, or across the d/e line of a mirrored set) rebuilds that perspective from the
+//! board, as a mirror crossing does. The rebuild is a plain refresh from scratch, not a
+//! cache of accumulators per bucket.
+//!
 //! Three implementations give identical integers: AVX-512 (AVX-512 F and BW) and AVX2, the
 //! best the CPU has chosen at run time, and a portable one, `nnue::output_sum` (the
 //! reference's own). The portable row updates are plain loops, compiled a second time with
@@ -34,7 +42,7 @@
 
 use backend::Backend;
 use movegen::{Board, CastleSide, Color, Move, Piece, PieceType, Square};
-use nnue::{feature_index, mirrored_view, output_centipawns, output_sum, Network, QA};
+use nnue::{output_centipawns, output_sum, Network, View, QA};
 use std::sync::Arc;
 
 /// Which code path evaluates. A submodule, so that nothing else in the crate can name the
@@ -170,15 +178,15 @@ struct Delta {
     removed: [(usize, usize); 2],
     n_added: usize,
     n_removed: usize,
-    /// Whether each view (white, black) reads the board mirrored.
-    mirror: [bool; 2],
+    /// How each perspective (white, black) reads the board: king bucket and mirroring.
+    views: [View; 2],
 }
 
 impl Delta {
     fn pair(&self, piece: Piece, sq: Square) -> (usize, usize) {
         (
-            feature_index(Color::White, piece, sq, self.mirror[0]),
-            feature_index(Color::Black, piece, sq, self.mirror[1]),
+            self.views[0].index(Color::White, piece, sq),
+            self.views[1].index(Color::Black, piece, sq),
         )
     }
     fn add(&mut self, piece: Piece, sq: Square) {
@@ -191,11 +199,11 @@ impl Delta {
     }
 }
 
-/// The feature changes `mv` makes on `board` (which it must be legal on), each view read
-/// mirrored or not as `mirror` (white, black) says.
-fn delta_of(board: &Board, mv: Move, mirror: [bool; 2]) -> Delta {
+/// The feature changes `mv` makes on `board` (which it must be legal on), each
+/// perspective (white, black) indexed in its view of `views`.
+fn delta_of(board: &Board, mv: Move, views: [View; 2]) -> Delta {
     let mut d = Delta {
-        mirror,
+        views,
         ..Delta::default()
     };
     let us = board.side_to_move();
@@ -229,6 +237,9 @@ pub struct AccumulatorStack {
     net: Arc<Network>,
     backend: Backend,
     hidden: usize,
+    /// Whether a king move can change a perspective's view (a mirrored or king-bucketed
+    /// net); false for the plain 768 inputs, which never rebuild.
+    views_change: bool,
     /// `(MAX_PLY + 2)` entries of `2 * hidden`: white view, then black view.
     values: Vec<i16>,
     ply: usize,
@@ -267,10 +278,13 @@ impl AccumulatorStack {
         backend: Backend,
     ) -> Result<Self, std::collections::TryReserveError> {
         let hidden = net.hidden();
+        let features = net.features();
+        let views_change = features.is_mirrored() || features.king_buckets_count() > 1;
         Ok(AccumulatorStack {
             net,
             backend,
             hidden,
+            views_change,
             values: crate::memory::try_vec((crate::params::MAX_PLY + 2) * 2 * hidden, 0)?,
             ply: 0,
         })
@@ -297,15 +311,13 @@ impl AccumulatorStack {
     /// Fills the next entry for `mv` played on `board` and makes it current.
     pub fn push(&mut self, board: &Board, mv: Move) {
         let net = &*self.net;
-        // Mirrored nets: each view's mirroring, and the view (if any) whose king crosses
-        // the d/e line with this move, to be rebuilt from the board after it.
-        let mut mirror = [false; 2];
+        // Mirrored or king-bucketed nets: each perspective's view, and the perspective (if
+        // any) whose king changes its view with this move (another bucket, or across the
+        // d/e line), to be rebuilt from the board after it.
+        let mut views = [View::default(); 2];
         let mut rebuild = None;
-        if net.mirrored() {
-            mirror = [
-                net.view_mirrored(board, Color::White),
-                net.view_mirrored(board, Color::Black),
-            ];
+        if self.views_change {
+            views = [net.view(board, Color::White), net.view(board, Color::Black)];
             let us = board.side_to_move();
             if board.piece_type_on(mv.from()) == Some(PieceType::King) {
                 let king_to = if board.is_castling(mv) {
@@ -313,12 +325,12 @@ impl AccumulatorStack {
                 } else {
                     mv.to()
                 };
-                if mirrored_view(king_to) != mirror[us as usize] {
+                if net.features().needs_refresh(us, mv.from(), king_to) {
                     rebuild = Some(us as usize);
                 }
             }
         }
-        let delta = delta_of(board, mv, mirror);
+        let delta = delta_of(board, mv, views);
         let h = self.hidden;
         let (parent_part, child_part) = self.values.split_at_mut((self.ply + 1) * 2 * h);
         let parent = &parent_part[self.ply * 2 * h..];
@@ -606,9 +618,58 @@ mod tests {
 
     use super::*;
     use movegen::suite::parse_suite;
+    use nnue::FeatureSet;
 
-    /// What a walk checked: nodes, and (in a mirrored net) moves whose king crossed the d/e
-    /// line of its own view, those of them that castled, and promotions.
+    #[test]
+    fn king_bucketed_nets_update_exactly_along_random_games() {
+        // Random games (a seeded generator, king moves preferred so that kings walk across
+        // buckets and the d/e line), every ply compared with a refresh and the reference
+        // evaluation, with the stack pushed along the whole game.
+        for (buckets, mirrored, seed) in [(4, true, 1), (4, false, 2), (8, true, 3), (2, false, 4)] {
+            let features = FeatureSet::default_buckets(buckets, mirrored).unwrap();
+            let net = Arc::new(Network::random_with(features, 32, 8, seed).unwrap());
+            let mut rng = movegen::rng::SplitMix64(seed);
+            let (mut plies, mut refreshes) = (0, 0);
+            for backend in Backend::supported() {
+                for _game in 0..40 {
+                    let mut board = Board::startpos();
+                    let mut stack = AccumulatorStack::with_backend(net.clone(), backend);
+                    stack.refresh(&board);
+                    for _ply in 0..120 {
+                        let moves = board.legal_moves();
+                        if moves.is_empty() {
+                            break;
+                        }
+                        let kings: Vec<Move> = moves
+                            .iter()
+                            .copied()
+                            .filter(|m| board.piece_type_on(m.from()) == Some(PieceType::King))
+                            .collect();
+                        let mv = if !kings.is_empty() && rng.below(2) == 0 {
+                            kings[rng.below(kings.len())]
+                        } else {
+                            moves[rng.below(moves.len())]
+                        };
+                        let us = board.side_to_move();
+                        let before = net.view(&board, us);
+                        stack.push(&board, mv);
+                        board.play(mv);
+                        refreshes += u64::from(net.view(&board, us) != before);
+                        let (white, black) = net.refresh(&board);
+                        assert_eq!(stack.current(), (&white[..], &black[..]), "{board}");
+                        assert_eq!(stack.evaluate(&board), net.evaluate(&board), "{board}");
+                        plies += 1;
+                    }
+                }
+            }
+            assert!(plies > 2000, "{plies}");
+            assert!(refreshes > 100, "{buckets} {mirrored}: {refreshes} view changes");
+        }
+    }
+
+    /// What a walk checked: nodes, and (in a mirrored or king-bucketed net) moves whose
+    /// king changed its own view (bucket or half of the board), those of them that castled,
+    /// and promotions.
     #[derive(Default, Debug)]
     struct Walked {
         nodes: u64,
@@ -630,7 +691,7 @@ mod tests {
         for &mv in board.legal_moves().iter() {
             let mut child = *board;
             child.play(mv);
-            if net.view_mirrored(board, us) != net.view_mirrored(&child, us) {
+            if net.view(board, us) != net.view(&child, us) {
                 seen.crossings += 1;
                 seen.castling_crossings += u64::from(board.is_castling(mv));
             }
@@ -645,8 +706,10 @@ mod tests {
     fn incremental_equals_refresh_along_perft_trees() {
         let plain = Arc::new(Network::random(64, 1, 11).unwrap());
         let mirrored = Arc::new(Network::random(64, 2, 12).unwrap().with_mirroring(true));
+        let bucketed =
+            Arc::new(Network::random_with(FeatureSet::default_buckets(4, true).unwrap(), 64, 8, 13).unwrap());
         let cases = parse_suite(include_str!("../../movegen/tests/data/standard.epd")).unwrap();
-        for (net, skip) in [(plain, 0), (mirrored, 2)] {
+        for (net, skip) in [(plain, 0), (mirrored, 2), (bucketed, 1)] {
             let mut seen = Walked::default();
             for backend in Backend::supported() {
                 for case in cases.iter().skip(skip).step_by(4) {
@@ -666,6 +729,7 @@ mod tests {
                     "{seen:?}"
                 );
             } else {
+                assert_eq!(net.features().king_buckets_count(), 1);
                 assert_eq!(seen.crossings, 0);
             }
         }
@@ -675,7 +739,9 @@ mod tests {
     fn chess960_castling_and_promotions_update_exactly() {
         let plain = Arc::new(Network::random(32, 1, 5).unwrap());
         let mirrored = Arc::new(Network::random(32, 1, 6).unwrap().with_mirroring(true));
-        for net in [plain, mirrored] {
+        let bucketed =
+            Arc::new(Network::random_with(FeatureSet::default_buckets(8, false).unwrap(), 32, 1, 7).unwrap());
+        for net in [plain, mirrored, bucketed] {
             let mut seen = Walked::default();
             for fen in [
                 "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",

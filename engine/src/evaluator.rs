@@ -29,6 +29,24 @@ impl Evaluator {
         self.stack.evaluate(board)
     }
 
+    /// The evaluations after each move of `line` played from `board` (which must be legal
+    /// there, in order), from the accumulator updated move by move as the search updates
+    /// it (incrementally, rebuilding a perspective whose king changes bucket or half of
+    /// the board): one value per move, side to move's view, in centipawns. Tests compare
+    /// them with [`Evaluator::evaluate`] of each position, which starts from scratch.
+    /// Panics on a line longer than the search's ply limit.
+    pub fn evaluate_line(&mut self, board: &Board, line: &[movegen::Move]) -> Vec<i32> {
+        self.stack.refresh(board);
+        let mut board = *board;
+        line.iter()
+            .map(|&mv| {
+                self.stack.push(&board, mv);
+                board.play(mv);
+                self.stack.evaluate(&board)
+            })
+            .collect()
+    }
+
     /// The code path in use: "avx2" or "portable".
     pub fn backend(&self) -> &'static str {
         self.stack.backend_name()

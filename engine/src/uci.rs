@@ -781,11 +781,12 @@ impl UciEngine {
                     Ok(spec) if spec.name == "EvalFile" => {
                         let net = self.engine.network();
                         self.say(&format!(
-                            "info string EvalFile {} loaded: hidden {}{}, fingerprint {:016x}",
+                            "info string EvalFile {} loaded: hidden {}{}, fingerprint {:016x}, arch {}",
                             self.engine.options().eval_file,
                             net.hidden(),
                             if net.mirrored() { ", mirrored" } else { "" },
-                            net.fingerprint()
+                            net.fingerprint(),
+                            net.arch()
                         ));
                     }
                     Ok(spec) if spec.name == "SyzygyPath" => match self.engine.tablebases() {

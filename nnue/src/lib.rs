@@ -9,7 +9,10 @@
 //! bucket. N and the bucket count come from the file header, so any net the trainer writes
 //! loads. A net may be horizontally mirrored (flag bit 0 of its file): each perspective
 //! whose own king is on files e-h then reads the board mirrored across the d/e line
-//! ([`feature_index`], [`mirrored_view`]).
+//! ([`feature_index`], [`mirrored_view`]), and may have king buckets. What a net is, its
+//! input feature set, widths, activation, output buckets and quantisation, is one value,
+//! [`Arch`], with a one-line form such as `(768x4hm -> 256 screlu)x2 -> 1x8` (`arch`),
+//! stored in every version 2 net file's header.
 //!
 //! Training data (`record`) is datagen's container file. Its settings header (format 3) is
 //! a serde structure encoded with `postcard`, the format the trainer's checkpoints use:
@@ -22,6 +25,7 @@
 
 #![warn(missing_docs)]
 
+pub mod arch;
 pub mod file;
 pub mod network;
 pub mod pack;
@@ -29,11 +33,13 @@ pub mod quantise;
 pub mod record;
 pub mod source;
 
+pub use arch::{Activation, Arch, ArchError, FeatureSet, Quantisation, View};
 pub use file::NetError;
 pub use network::{feature_index, king_mirrors, mirrored_view, output_bucket, Network};
 pub use quantise::{output_centipawns, output_sum, FloatNet, QuantiseError, QA, QB, SCALE};
 
-/// Number of input features: 2 colours x 6 piece types x 64 squares.
+/// Number of input features of one king bucket (all of a net without king buckets):
+/// 2 colours x 6 piece types x 64 squares.
 pub const INPUTS: usize = 768;
 /// Largest hidden width a net file may declare.
 pub const MAX_HIDDEN: usize = 4096;

@@ -7,7 +7,10 @@
 //! always on files a-d of its own view and the input layer learns one half-board of king
 //! placements instead of two. Each perspective decides for itself ([`mirrored_view`] of its
 //! own king), so in one position one view may be mirrored and the other not. Nets without
-//! the flag index exactly as before.
+//! the flag index exactly as before. A net may also have king buckets: its input feature set
+//! ([`crate::arch::FeatureSet`], [`Network::features`]) then has `768 · K` inputs, and each
+//! perspective reads the 768 of its own king's bucket; [`feature_index`] stays the index
+//! within a bucket, and the feature set adds the bucket's offset ([`crate::arch::View`]).
 //!
 //! Layout: `feature_weights` is feature-major, each feature's N weights contiguous (the
 //! engine adds and subtracts whole rows); `output_weights` holds, per bucket, 2N weights:
@@ -18,6 +21,7 @@
 //! move's view. The integer rules a net keeps (output weight range, accumulator bound) are
 //! [`crate::quantise`]'s.
 
+use crate::arch::{king_square, Arch, FeatureSet, View};
 use crate::quantise::{check_accumulators, OUTPUT_WEIGHT_MAX, OUTPUT_WEIGHT_MIN};
 use crate::{output_centipawns, output_sum, NetError, INPUTS, MAX_HIDDEN, MAX_OUTPUT_BUCKETS, QA, QB};
 use movegen::{Board, Color, File, Piece, PieceType, Square};
@@ -65,14 +69,17 @@ pub fn king_mirrors(board: &Board, perspective: Color) -> bool {
 /// make one and each refuses anything else with a [`NetError`], so SIMD inference can rely
 /// on the shape (16 lanes of i16 per step) without checking it again. Whether its input
 /// layer is horizontally mirrored is set by [`Network::with_mirroring`] (the loader reads it
-/// from the file's flags); it changes no array, only which inputs a position activates.
+/// from the file's flags); it changes no array, only which inputs a position activates. Its
+/// input feature set ([`Network::features`]) says how many inputs the feature weights have
+/// rows for (768 per king bucket).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Network {
     pub(crate) hidden: usize,
-    /// Horizontal mirroring of each perspective whose king is on files e-h.
-    pub(crate) mirrored: bool,
+    /// The input feature set: king buckets, and horizontal mirroring of each perspective
+    /// whose king is on files e-h.
+    pub(crate) features: FeatureSet,
     pub(crate) output_buckets: usize,
-    /// `INPUTS * hidden`, feature-major.
+    /// `features.inputs() * hidden`, feature-major.
     pub(crate) feature_weights: Vec<i16>,
     /// `hidden`.
     pub(crate) feature_bias: Vec<i16>,
@@ -87,7 +94,7 @@ impl std::fmt::Debug for Network {
         f.debug_struct("Network")
             .field("hidden", &self.hidden)
             .field("output_buckets", &self.output_buckets)
-            .field("mirrored", &self.mirrored)
+            .field("features", &self.features)
             .finish_non_exhaustive()
     }
 }
@@ -133,9 +140,37 @@ impl Network {
         output_weights: Vec<i16>,
         output_bias: Vec<i32>,
     ) -> Result<Network, NetError> {
+        Network::with_features(
+            FeatureSet::plain(),
+            hidden,
+            output_buckets,
+            feature_weights,
+            feature_bias,
+            output_weights,
+            output_bias,
+        )
+    }
+
+    /// [`Network::new`] for the input feature set `features`: `feature_weights` holds
+    /// `features.inputs() * hidden` values (768 rows per king bucket), and the accumulator
+    /// bound is checked per king bucket (a perspective reads one bucket at a time).
+    /// Errors as [`Network::new`].
+    pub fn with_features(
+        features: FeatureSet,
+        hidden: usize,
+        output_buckets: usize,
+        feature_weights: Vec<i16>,
+        feature_bias: Vec<i16>,
+        output_weights: Vec<i16>,
+        output_bias: Vec<i32>,
+    ) -> Result<Network, NetError> {
         check_shape(hidden, output_buckets)?;
         for (array, expected, found) in [
-            ("feature weights", INPUTS * hidden, feature_weights.len()),
+            (
+                "feature weights",
+                features.inputs() * hidden,
+                feature_weights.len(),
+            ),
             ("feature bias", hidden, feature_bias.len()),
             (
                 "output weights",
@@ -158,10 +193,12 @@ impl Network {
         {
             return Err(NetError::OutputWeightOutOfRange(w));
         }
-        check_accumulators(hidden, &feature_weights, &feature_bias)?;
+        for bucket in feature_weights.chunks_exact(INPUTS * hidden) {
+            check_accumulators(hidden, bucket, &feature_bias)?;
+        }
         Ok(Network {
             hidden,
-            mirrored: false,
+            features,
             output_buckets,
             feature_weights,
             feature_bias,
@@ -172,12 +209,22 @@ impl Network {
 
     /// A network of the given shape with every weight zero. Errors as [`Network::new`].
     pub fn zeroed(hidden: usize, output_buckets: usize) -> Result<Network, NetError> {
+        Network::zeroed_with(FeatureSet::plain(), hidden, output_buckets)
+    }
+
+    /// A network with the input feature set `features` and every weight zero. Errors as
+    /// [`Network::new`].
+    pub fn zeroed_with(
+        features: FeatureSet,
+        hidden: usize,
+        output_buckets: usize,
+    ) -> Result<Network, NetError> {
         check_shape(hidden, output_buckets)?;
         Ok(Network {
             hidden,
-            mirrored: false,
+            features,
             output_buckets,
-            feature_weights: vec![0; INPUTS * hidden],
+            feature_weights: vec![0; features.inputs() * hidden],
             feature_bias: vec![0; hidden],
             output_weights: vec![0; output_buckets * 2 * hidden],
             output_bias: vec![0; output_buckets],
@@ -188,21 +235,40 @@ impl Network {
     /// perspective whose own king stands on files e-h sees every square mirrored (see
     /// [`feature_index`]). Stored as bit 0 of the net file's flags.
     pub fn with_mirroring(mut self, mirrored: bool) -> Network {
-        self.mirrored = mirrored;
+        self.features = self.features.with_mirroring(mirrored);
         self
     }
 
     /// Whether the input layer is horizontally mirrored ([`Network::with_mirroring`]).
     #[inline(always)]
     pub fn mirrored(&self) -> bool {
-        self.mirrored
+        self.features.is_mirrored()
+    }
+
+    /// The input feature set (king buckets, mirroring).
+    #[inline(always)]
+    pub fn features(&self) -> &FeatureSet {
+        &self.features
+    }
+
+    /// The net's architecture: its feature set, width and output buckets, with SCReLU, no
+    /// hidden layers and the standard quantisation (all this build runs).
+    pub fn arch(&self) -> Arch {
+        Arch::simple(self.features, self.hidden, self.output_buckets)
     }
 
     /// Whether `perspective` sees `board` mirrored in this net: the net is mirrored and
     /// that side's king stands on files e-h ([`king_mirrors`]).
     #[inline]
     pub fn view_mirrored(&self, board: &Board, perspective: Color) -> bool {
-        self.mirrored && king_mirrors(board, perspective)
+        self.mirrored() && king_mirrors(board, perspective)
+    }
+
+    /// How `perspective` reads `board` ([`FeatureSet::view`] of its king; the unmirrored
+    /// first bucket on a board without that king).
+    #[inline]
+    pub fn view(&self, board: &Board, perspective: Color) -> View {
+        king_square(board, perspective).map_or(View::default(), |k| self.features.view(perspective, k))
     }
 
     /// The hidden width N (the feature transformer's outputs per perspective).
@@ -217,8 +283,8 @@ impl Network {
         self.output_buckets
     }
 
-    /// The feature transformer's weights: `INPUTS * hidden` values, feature-major, at
-    /// scale `QA`.
+    /// The feature transformer's weights: `features().inputs() * hidden` values,
+    /// feature-major, at scale `QA`.
     #[inline(always)]
     pub fn feature_weights(&self) -> &[i16] {
         &self.feature_weights
@@ -257,7 +323,7 @@ impl Network {
         output_bucket(board.occupied().len() as usize, self.output_buckets)
     }
 
-    /// The row of N weights of input `feature` (below [`INPUTS`]; panics beyond).
+    /// The row of N weights of input `feature` (below `features().inputs()`; panics beyond).
     #[inline(always)]
     pub fn feature_row(&self, feature: usize) -> &[i16] {
         &self.feature_weights[feature * self.hidden..(feature + 1) * self.hidden]
@@ -274,15 +340,15 @@ impl Network {
 
     /// Computes `perspective`'s accumulator of `board` from scratch into `acc`, which
     /// must hold `hidden` values (panics otherwise): the bias plus the row of every piece,
-    /// mirrored when [`Network::view_mirrored`].
+    /// indexed in `perspective`'s [`Network::view`] (its king bucket, mirrored or not).
     pub fn refresh_view(&self, board: &Board, perspective: Color, acc: &mut [i16]) {
         acc.copy_from_slice(&self.feature_bias);
-        let mirror = self.view_mirrored(board, perspective);
+        let view = self.view(board, perspective);
         for color in Color::ALL {
             for kind in PieceType::ALL {
                 for sq in board.colored_pieces(color, kind) {
                     let piece = Piece::new(color, kind);
-                    let row = self.feature_row(feature_index(perspective, piece, sq, mirror));
+                    let row = self.feature_row(view.index(perspective, piece, sq));
                     for (a, w) in acc.iter_mut().zip(row) {
                         *a = a.wrapping_add(*w);
                     }
@@ -349,9 +415,20 @@ impl Network {
     /// `[-127, 127]`, output biases in `[-QA·QB, QA·QB]`. Errors as [`Network::zeroed`]:
     /// `Network::random(8, 1, 0)` is refused, since 8 is no multiple of 16.
     pub fn random(hidden: usize, output_buckets: usize, seed: u64) -> Result<Network, NetError> {
+        Network::random_with(FeatureSet::plain(), hidden, output_buckets, seed)
+    }
+
+    /// [`Network::random`] with the input feature set `features` (the same ranges; with
+    /// one bucket and the same seed, the same weights as [`Network::random`]).
+    pub fn random_with(
+        features: FeatureSet,
+        hidden: usize,
+        output_buckets: usize,
+        seed: u64,
+    ) -> Result<Network, NetError> {
         let mut rng = movegen::rng::SplitMix64(seed);
         let mut next = move |range: i32| rng.below(2 * range as usize + 1) as i32 - range;
-        let mut net = Network::zeroed(hidden, output_buckets)?;
+        let mut net = Network::zeroed_with(features, hidden, output_buckets)?;
         net.feature_weights.iter_mut().for_each(|w| *w = next(60) as i16);
         net.feature_bias.iter_mut().for_each(|w| *w = next(200) as i16);
         net.output_weights.iter_mut().for_each(|w| *w = next(127) as i16);

@@ -17,6 +17,7 @@
 //! The output layer: `sum = Σ clamp(acc, 0, QA)² · w` over both halves (i32, wrapping), then
 //! [`output_centipawns`]`(sum, bias) = (sum / QA + bias) · SCALE / (QA · QB)`.
 
+use crate::arch::FeatureSet;
 use crate::{NetError, Network, INPUTS};
 use std::fmt;
 
@@ -93,7 +94,8 @@ pub struct FloatNet {
     pub hidden: usize,
     /// The number of output buckets (1 to [`crate::MAX_OUTPUT_BUCKETS`] to quantise).
     pub output_buckets: usize,
-    /// `INPUTS * hidden` values, feature-major (each feature's `hidden` weights together).
+    /// `features.inputs() * hidden` values, feature-major (each feature's `hidden` weights
+    /// together; 768 rows per king bucket).
     pub feature_weights: Vec<f32>,
     /// `hidden` values.
     pub feature_bias: Vec<f32>,
@@ -102,9 +104,9 @@ pub struct FloatNet {
     pub output_weights: Vec<f32>,
     /// `output_buckets` values.
     pub output_bias: Vec<f32>,
-    /// Whether the input layer is horizontally mirrored ([`Network::mirrored`]); the
-    /// quantised net carries it.
-    pub mirrored: bool,
+    /// The input feature set (king buckets, horizontal mirroring; [`Network::features`]);
+    /// the quantised net carries it.
+    pub features: FeatureSet,
 }
 
 /// Why a float net could not be quantised.
@@ -231,15 +233,15 @@ impl FloatNet {
         .into_iter()
         .map(|q| q as i32)
         .collect();
-        Ok(Network::new(
+        Ok(Network::with_features(
+            self.features,
             self.hidden,
             self.output_buckets,
             feature_weights,
             feature_bias,
             output_weights,
             output_bias,
-        )?
-        .with_mirroring(self.mirrored))
+        )?)
     }
 
     /// The float net `net` stands for: each integer divided by its scale (the inverse of
@@ -258,7 +260,7 @@ impl FloatNet {
                 .iter()
                 .map(|&b| b as f32 / (QA * QB) as f32)
                 .collect(),
-            mirrored: net.mirrored(),
+            features: *net.features(),
         }
     }
 }
@@ -279,7 +281,7 @@ mod tests {
         // The mirroring flag goes through both ways.
         let mirrored = net.with_mirroring(true);
         let float = FloatNet::from_network(&mirrored);
-        assert!(float.mirrored);
+        assert!(float.features.is_mirrored());
         assert_eq!(float.quantise(), Ok(mirrored));
     }
 

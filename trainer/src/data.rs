@@ -5,15 +5,15 @@
 //! board of the data files (pieces, side to move) with the position's score and its game's
 //! result, so a data set costs about what it costs on disk. [`Position`] is what the network
 //! reads: compact feature lists, one per perspective (side to move first), with the score
-//! and the result from the side to move's view, 140 bytes; batches are decoded into it
+//! and the result from the side to move's view, 204 bytes (with the feature set it was decoded for); batches are decoded into it
 //! ([`draw_samples`] draws from either form, [`Sample`]). [`load`] still returns
 //! `Position`s for callers that want them all decoded; [`load_packed`] keeps them packed.
 //!
-//! Features come from `nnue::feature_index`, mirrored per perspective for a horizontally
-//! mirrored net (`--mirror`: that side's king on files e-h, `nnue::king_mirrors`), so a
-//! model trains on exactly the inputs the engine gives the exported net. Packed positions
-//! are decoded for the model's mirroring as batches are drawn; a decoded [`Position`]
-//! keeps the features it was decoded with.
+//! Features come from the model's input feature set (`nnue::FeatureSet`: each
+//! perspective's `nnue::View`, its king bucket and mirroring, plus `nnue::feature_index`),
+//! so a model trains on exactly the inputs the engine gives the exported net. Packed
+//! positions are decoded for the model's feature set as batches are drawn; a decoded
+//! [`Position`] keeps the feature set it was decoded for.
 //!
 //! Files are read chunk by chunk through `nnue::source::DataSource`, the one input interface
 //! every reader of games shares: a data file (`nnue::record`, any container version) or a
@@ -27,7 +27,7 @@ use nnue::record::{
     GameRecord, Wdl,
 };
 use nnue::source::{DataSource, Format, SourceItem};
-use nnue::{feature_index, king_mirrors, mirrored_view};
+use nnue::{feature_index, FeatureSet, View};
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -47,8 +47,8 @@ pub struct Position {
     pub score: f32,
     /// Game result, side to move's view: 0, 0.5 or 1.
     pub result: f32,
-    /// Whether the features are those of a horizontally mirrored net.
-    pub mirrored: bool,
+    /// The input feature set the features are indexed for.
+    pub features: FeatureSet,
 }
 
 impl Position {
@@ -58,18 +58,35 @@ impl Position {
         Position::from_board_mirroring(board, score_stm, result_stm, false)
     }
 
-    /// [`Position::from_board`] for a net that is horizontally mirrored (`mirrored`) or not.
+    /// [`Position::from_board`] for a net that is horizontally mirrored (`mirrored`) or not
+    /// (without king buckets).
     pub fn from_board_mirroring(board: &Board, score_stm: f32, result_stm: f32, mirrored: bool) -> Position {
+        let features = FeatureSet::plain().with_mirroring(mirrored);
+        Position::from_board_features(board, score_stm, result_stm, &features)
+    }
+
+    /// [`Position::from_board`] for a net with the input feature set `features`: each
+    /// perspective indexed in its view (`nnue::FeatureSet::view` of its king).
+    pub fn from_board_features(
+        board: &Board,
+        score_stm: f32,
+        result_stm: f32,
+        features: &FeatureSet,
+    ) -> Position {
         let mut p = Position::empty(score_stm, result_stm);
-        p.mirrored = mirrored;
+        p.features = *features;
         let us = board.side_to_move();
-        let mirror = [
-            mirrored && king_mirrors(board, us),
-            mirrored && king_mirrors(board, !us),
-        ];
+        let view = |color: Color| {
+            board
+                .colored_pieces(color, PieceType::King)
+                .into_iter()
+                .next()
+                .map_or(View::default(), |k| features.view(color, k))
+        };
+        let views = [view(us), view(!us)];
         for sq in board.occupied() {
             let piece = board.piece_on(sq).expect("occupied square");
-            if !p.push(us, piece, sq, mirror) {
+            if !p.push(us, piece, sq, views) {
                 break;
             }
         }
@@ -83,20 +100,20 @@ impl Position {
             nstm: [0; MAX_FEATURES],
             score,
             result,
-            mirrored: false,
+            features: FeatureSet::plain(),
         }
     }
 
-    /// Adds a piece's two features (each view mirrored as `mirror`, side to move's first
-    /// says); false when the lists are full.
+    /// Adds a piece's two features (each perspective in its view of `views`, side to
+    /// move's first); false when the lists are full.
     #[inline]
-    fn push(&mut self, us: Color, piece: Piece, sq: movegen::Square, mirror: [bool; 2]) -> bool {
+    fn push(&mut self, us: Color, piece: Piece, sq: movegen::Square, views: [View; 2]) -> bool {
         let i = self.count as usize;
         if i == MAX_FEATURES {
             return false;
         }
-        self.stm[i] = feature_index(us, piece, sq, mirror[0]) as u16;
-        self.nstm[i] = feature_index(!us, piece, sq, mirror[1]) as u16;
+        self.stm[i] = views[0].index(us, piece, sq) as u16;
+        self.nstm[i] = views[1].index(!us, piece, sq) as u16;
         self.count += 1;
         true
     }
@@ -140,13 +157,21 @@ impl PackedPosition {
         self.unpack_mirroring(false)
     }
 
-    /// The position as the network reads it, horizontally mirrored (`mirrored`) or not;
-    /// equal to [`Position::from_board_mirroring`] of the board with the score and result
-    /// turned to the side to move's view. Batches are decoded with this, so it looks
-    /// features up in a table made once from `nnue::feature_index` (tens of nanoseconds a
-    /// position; a mirrored net first finds the kings).
+    /// The position as a net without king buckets, horizontally mirrored (`mirrored`) or
+    /// not, reads it: [`PackedPosition::unpack_features`].
     #[inline]
     pub fn unpack_mirroring(&self, mirrored: bool) -> Position {
+        self.unpack_features(&FeatureSet::plain().with_mirroring(mirrored))
+    }
+
+    /// The position as a net with the input feature set `features` reads it; equal to
+    /// [`Position::from_board_features`] of the board with the score and result turned to
+    /// the side to move's view. Batches are decoded with this, so it looks features up in a
+    /// table made once from `nnue::feature_index` and adds each perspective's king bucket
+    /// offset (tens of nanoseconds a position; a mirrored or bucketed net first finds the
+    /// kings).
+    #[inline]
+    pub fn unpack_features(&self, features: &FeatureSet) -> Position {
         let b = &self.0;
         let us = packed_side_to_move(b);
         let score_white = f32::from(i16::from_le_bytes([b[28], b[29]]));
@@ -155,27 +180,25 @@ impl PackedPosition {
             Color::White => Position::empty(score_white, result_white),
             Color::Black => Position::empty(-score_white, 1.0 - result_white),
         };
-        p.mirrored = mirrored;
+        p.features = *features;
         let table = feature_table();
-        let mut mirror = [false; 2];
-        if mirrored {
+        let mut views = [View::default(); 2];
+        if features.is_mirrored() || features.king_buckets_count() > 1 {
             for (sq, code) in packed_codes(b) {
                 if let Some(color) = table.king_color[usize::from(code)] {
-                    mirror[color as usize] = mirrored_view(sq);
+                    views[color as usize] = features.view(color, sq);
                 }
             }
         }
-        let (m_us, m_them) = (
-            usize::from(mirror[us as usize]),
-            usize::from(mirror[!us as usize]),
-        );
+        let (v_us, v_them) = (views[us as usize], views[!us as usize]);
         let (ours, theirs) = (
-            &table.index[m_us][us as usize],
-            &table.index[m_them][!us as usize],
+            &table.index[usize::from(v_us.mirror)][us as usize],
+            &table.index[usize::from(v_them.mirror)][!us as usize],
         );
+        let (o_us, o_them) = (v_us.offset as u16, v_them.offset as u16);
         for (i, (sq, code)) in packed_codes(b).enumerate() {
-            p.stm[i] = ours[usize::from(code)][sq.index()];
-            p.nstm[i] = theirs[usize::from(code)][sq.index()];
+            p.stm[i] = o_us + ours[usize::from(code)][sq.index()];
+            p.nstm[i] = o_them + theirs[usize::from(code)][sq.index()];
             p.count += 1;
         }
         p
@@ -250,7 +273,7 @@ pub fn load_packed(paths: &[impl AsRef<Path>]) -> anyhow::Result<(Vec<PackedPosi
     Ok((positions, warnings))
 }
 
-/// [`load_packed`], every position decoded (140 bytes each instead of 32).
+/// [`load_packed`], every position decoded (204 bytes each instead of 32).
 pub fn load(paths: &[impl AsRef<Path>]) -> anyhow::Result<(Vec<Position>, Vec<String>)> {
     let mut positions = Vec::new();
     let warnings = read_games(paths, |g| expand(g, &mut positions))?;
@@ -305,33 +328,33 @@ fn read_file(
 
 /// What a training set can be kept as: decoded [`Position`]s or [`PackedPosition`]s.
 pub trait Sample: Copy + Send + Sync {
-    /// The position as a net with horizontal mirroring (`mirrored`) or without reads it.
-    /// A decoded [`Position`] is returned as it is: it keeps the features it was decoded
-    /// with (its `mirrored` field says which), and [`crate::train::train`] refuses a set
-    /// made for the other mirroring.
-    fn position(&self, mirrored: bool) -> Position;
+    /// The position as a net with the input feature set `features` reads it. A decoded
+    /// [`Position`] is returned as it is: it keeps the features it was decoded with (its
+    /// `features` field says which), and [`crate::train::train`] refuses a set made for
+    /// another feature set.
+    fn position(&self, features: &FeatureSet) -> Position;
 }
 
 impl Sample for Position {
     #[inline]
-    fn position(&self, _mirrored: bool) -> Position {
+    fn position(&self, _features: &FeatureSet) -> Position {
         *self
     }
 }
 
 impl Sample for PackedPosition {
     #[inline]
-    fn position(&self, mirrored: bool) -> Position {
-        self.unpack_mirroring(mirrored)
+    fn position(&self, features: &FeatureSet) -> Position {
+        self.unpack_features(features)
     }
 }
 
 /// Fills `batch` with `size` positions drawn for (superbatch, batch index) from `train`,
-/// decoded for a net with horizontal mirroring (`mirrored`) or without: the draws of
+/// decoded for a net with the input feature set `features`: the draws of
 /// `train::draw_batch`, from either form of training set.
 pub fn draw_samples<S: Sample>(
     train: &[S],
-    mirrored: bool,
+    features: &FeatureSet,
     seed: u64,
     superbatch: u32,
     index: u32,
@@ -356,7 +379,7 @@ pub fn draw_samples<S: Sample>(
             state = mix(state);
             *slot = train[(state % train.len() as u64) as usize];
         }
-        batch.extend(group[..n].iter().map(|s| s.position(mirrored)));
+        batch.extend(group[..n].iter().map(|s| s.position(features)));
         left -= n;
     }
 }
@@ -409,7 +432,7 @@ mod tests {
         assert_eq!(unpacked, plain);
         assert!(plain.iter().any(|p| p.result == 0.0) && plain.iter().any(|p| p.result == 1.0));
         assert_eq!(std::mem::size_of::<PackedPosition>(), 32);
-        assert_eq!(std::mem::size_of::<Position>(), 140);
+        assert_eq!(std::mem::size_of::<Position>(), 204);
     }
 
     #[test]
@@ -420,8 +443,8 @@ mod tests {
         }
         let plain: Vec<Position> = packed.iter().map(PackedPosition::unpack).collect();
         let (mut a, mut b) = (Vec::new(), Vec::new());
-        draw_samples(&packed, false, 5, 2, 7, 300, &mut a);
-        draw_samples(&plain, false, 5, 2, 7, 300, &mut b);
+        draw_samples(&packed, &FeatureSet::plain(), 5, 2, 7, 300, &mut a);
+        draw_samples(&plain, &FeatureSet::plain(), 5, 2, 7, 300, &mut b);
         // The trainer's draws, written out: state = hash(seed ^ superbatch << 32 ^ index),
         // then one hash per position, index = state mod len.
         let mut state = movegen::rng::hash(5 ^ (2u64 << 32) ^ 7);
@@ -434,10 +457,10 @@ mod tests {
         assert_eq!(a.len(), 300);
         assert_eq!(a, c);
         assert_eq!(b, c);
-        draw_samples(&packed[..0], false, 5, 2, 7, 300, &mut a);
+        draw_samples(&packed[..0], &FeatureSet::plain(), 5, 2, 7, 300, &mut a);
         assert!(a.is_empty());
         // Mirrored draws are the same positions, decoded for a mirrored net.
-        draw_samples(&packed, true, 5, 2, 7, 300, &mut a);
+        draw_samples(&packed, &FeatureSet::mirrored(), 5, 2, 7, 300, &mut a);
         let drawn = packed_draws(&packed, 5, 2, 7, 300);
         assert_eq!(drawn.iter().map(PackedPosition::unpack).collect::<Vec<_>>(), c);
         let mirrored: Vec<Position> = drawn.iter().map(|p| p.unpack_mirroring(true)).collect();
@@ -482,7 +505,7 @@ mod tests {
                     "{board}"
                 );
                 let us = board.side_to_move();
-                let views = [king_mirrors(&board, us), king_mirrors(&board, !us)];
+                let views = [nnue::king_mirrors(&board, us), nnue::king_mirrors(&board, !us)];
                 mirrored_views += usize::from(views[0]) + usize::from(views[1]);
                 // A view is mirrored exactly when its king is on files e-h: its features are
                 // the unmirrored ones of the mirror image of each square.

@@ -3,7 +3,7 @@
 //! ```text
 //! trainer train --data FILES... --hidden N --out DIR [--superbatches S | --epochs E] [--wdl W]
 //!               [--lr L] [--threads T] [--resume CHECKPOINT] [--init NET [--allow-mirror-change]]
-//!               [--mirror] [--seed S]
+//!               [--mirror] [--king-buckets K | --arch ARCH] [--seed S]
 //! trainer export CHECKPOINT --out FILE.nnue
 //! trainer eval --net CHECKPOINT|FILE.nnue --fen FEN
 //! ```
@@ -35,6 +35,15 @@
 //! replaced atomically, a symbolic link keeps being one, `/dev/null` or a FIFO is written
 //! through, and an output that is an input (`export ck.bin --out ck.bin`, a data file or the
 //! `--init` net as one of the run's files) is refused before any work.
+//!
+//! `--arch` gives the whole shape in the one-line form of `nnue::Arch`, e.g.
+//! `--arch "(768x4hm -> 128)x2 -> 1x8"` (not with `--hidden`, `--buckets`, `--mirror` or
+//! `--king-buckets`, which are shorthands for its parts); the trainer refuses a shape the
+//! engine cannot run (another activation, hidden layers). `--king-buckets K` trains K king
+//! buckets with the default map of `nnue::FeatureSet::default_map` (K = 1, 2, 3, 4 or 8;
+//! 4: own back rank files a-b, c-d, the second rank, the rest, mirrored with `--mirror`).
+//! `--init` from a net without king buckets into a bucketed run copies its rows into every
+//! bucket (the same output to start from); a net with other king buckets is refused.
 //!
 //! While training, stderr shows a progress bar (the workspace's `progress` crate) over all
 //! batches (position, rate, ETA, the running loss and positions per second) when it is a
@@ -82,6 +91,20 @@ fn parse_hidden(text: &str) -> Result<usize, String> {
 
 fn parse_buckets(text: &str) -> Result<usize, String> {
     whole_in(text, 1, nnue::MAX_OUTPUT_BUCKETS)
+}
+
+fn parse_king_buckets(text: &str) -> Result<usize, String> {
+    let k = whole_in(text, 1, nnue::arch::MAX_KING_BUCKETS)?;
+    nnue::FeatureSet::default_buckets(k, false)
+        .map(|_| k)
+        .map_err(|e| e.to_string())
+}
+
+/// An architecture this trainer trains (and the engine runs).
+fn parse_arch(text: &str) -> Result<Box<nnue::Arch>, String> {
+    let arch: nnue::Arch = text.parse().map_err(|e: nnue::ArchError| e.to_string())?;
+    arch.runnable().map_err(|e| e.to_string())?;
+    Ok(Box::new(arch))
 }
 
 fn parse_count(text: &str) -> Result<u32, String> {
@@ -194,6 +217,13 @@ enum Command {
         /// line while its king stands on files e-h (net file flag bit 0).
         #[arg(long)]
         mirror: bool,
+        /// King buckets with the default map (1, 2, 3, 4 or 8; 1: none).
+        #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_king_buckets)]
+        king_buckets: usize,
+        /// The whole shape in one line, e.g. "(768x4hm -> 128)x2 -> 1x8" (instead of
+        /// --hidden, --buckets, --mirror and --king-buckets).
+        #[arg(long, value_parser = parse_arch, conflicts_with_all = ["hidden", "buckets", "mirror", "king_buckets"])]
+        arch: Option<Box<nnue::Arch>>,
         /// With --init: accept a net whose mirroring differs from this run's and start
         /// from its weights read with this run's mirroring.
         #[arg(long, requires = "init")]
@@ -254,9 +284,22 @@ fn main() {
             resume,
             init,
             mirror,
+            king_buckets,
+            arch,
             allow_mirror_change,
             seed,
         } => {
+            let arch = match arch {
+                Some(arch) => *arch,
+                None => match nnue::FeatureSet::default_buckets(king_buckets, mirror) {
+                    Ok(features) => nnue::Arch::simple(features, hidden, buckets),
+                    Err(e) => {
+                        eprintln!("trainer: error: --king-buckets: {e}");
+                        std::process::exit(2);
+                    }
+                },
+            };
+            let (hidden, buckets, mirror) = (arch.width, arch.output_buckets, arch.features.is_mirrored());
             let config = TrainConfig {
                 hidden,
                 buckets,
@@ -271,6 +314,7 @@ fn main() {
                 resume,
                 init,
                 mirror,
+                features: arch.features,
                 allow_mirror_change,
                 given: CHECKPOINT_FLAGS
                     .iter()
@@ -295,6 +339,8 @@ struct Start {
     resume: Option<PathBuf>,
     init: Option<PathBuf>,
     mirror: bool,
+    /// The run's input feature set (its mirroring is `mirror`).
+    features: nnue::FeatureSet,
     allow_mirror_change: bool,
     /// Which of [`CHECKPOINT_FLAGS`] the command line gives.
     given: Vec<&'static str>,
@@ -364,24 +410,31 @@ fn starting_checkpoint(config: TrainConfig, start: &Start) -> Result<Checkpoint>
                 config.superbatches, c.config.superbatches
             );
         }
-        if start.mirror && !c.model.mirrored {
+        if start.mirror && !c.model.mirrored() {
             bail!(
                 "--mirror: {} is a run without mirroring, and a resumed run keeps its checkpoint's \
                  settings (start a new run with --init to change it)",
                 path.display()
             );
         }
+        if start.features.king_buckets_count() > 1 && c.model.features != start.features {
+            bail!(
+                "{} trains the inputs {}, and a resumed run keeps its checkpoint's settings",
+                path.display(),
+                c.model.features
+            );
+        }
         eprintln!(
             "resuming {} after superbatch {}{}",
             path.display(),
             c.superbatches_done,
-            if c.model.mirrored { " (mirrored)" } else { "" }
+            if c.model.mirrored() { " (mirrored)" } else { "" }
         );
         return Ok(c);
     }
     let Some(path) = &start.init else {
-        let model = Model::random_bucketed(config.hidden, config.buckets, config.seed);
-        return Ok(Checkpoint::new(config, model.with_mirroring(start.mirror)));
+        let model = Model::random_with(start.features, config.hidden, config.buckets, config.seed);
+        return Ok(Checkpoint::new(config, model));
     };
     let net = Network::load(path).map_err(|e| anyhow::anyhow!("--init {}: {e}", path.display()))?;
     if net.mirrored() != start.mirror {
@@ -405,9 +458,9 @@ fn starting_checkpoint(config: TrainConfig, start: &Start) -> Result<Checkpoint>
     }
     // A narrower or one-bucket net grows into the requested shape with the same output,
     // so what it learned carries over.
-    let model = Model::grown_from_network(&net, config.hidden, config.buckets, config.seed)
+    let model = Model::grown_into(&net, start.features, config.hidden, config.buckets, config.seed)
         .map_err(|e| anyhow::anyhow!("--init: {e}"))?;
-    Ok(Checkpoint::new(config, model.with_mirroring(start.mirror)))
+    Ok(Checkpoint::new(config, model))
 }
 
 fn run_train(
@@ -435,15 +488,16 @@ fn run_train(
     }
     let (train_set, validation): (Vec<PackedPosition>, Vec<PackedPosition>) =
         split(positions, ckpt.config.seed);
-    let mirrored = ckpt.model.mirrored;
-    let validation: Vec<Position> = validation.iter().map(|p| p.unpack_mirroring(mirrored)).collect();
+    let (mirrored, features) = (ckpt.model.mirrored(), ckpt.model.features);
+    let validation: Vec<Position> = validation.iter().map(|p| p.unpack_features(&features)).collect();
     eprintln!(
-        "{} training positions, {} validation positions, hidden {}{}, {} threads",
+        "{} training positions, {} validation positions, hidden {}{}, {} threads, arch {}",
         train_set.len(),
         validation.len(),
         ckpt.config.hidden,
         if mirrored { ", mirrored" } else { "" },
-        threads
+        threads,
+        nnue::Arch::simple(features, ckpt.config.hidden, ckpt.config.buckets)
     );
     if let Some(epochs) = epochs {
         let c = &mut ckpt.config;
@@ -579,11 +633,12 @@ fn export(checkpoint: &Path, out: &Path) -> Result<()> {
         .map_err(|e| anyhow::anyhow!("refusing to export: {e}"))?;
     output::write(out, &[checkpoint], &net.to_bytes())?;
     output::outln!(
-        "wrote {} (hidden {}{}, fingerprint {:016x})",
+        "wrote {} (hidden {}{}, fingerprint {:016x}, arch {})",
         out.display(),
         net.hidden(),
         if net.mirrored() { ", mirrored" } else { "" },
-        net.fingerprint()
+        net.fingerprint(),
+        net.arch()
     );
     Ok(())
 }

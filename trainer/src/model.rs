@@ -7,15 +7,19 @@
 //! `b + Σ rows` per perspective, SCReLU `clamp(x, 0, 1)²`, output `Σ h·w[k] + b[k]` with
 //! `k = nnue::output_bucket(pieces, B)`; a position's prediction is `sigmoid(output)`, its
 //! centipawn evaluation `output · 400`. A model may be horizontally mirrored
-//! ([`Model::mirrored`], `trainer train --mirror`): that changes only which features its
-//! positions carry (`crate::data`), not this code, and its exported net carries the flag.
+//! ([`Model::mirrored`], `trainer train --mirror`) and may have king buckets (`--arch
+//! "(768x4hm -> N)x2 -> 1xB"`): its input feature set ([`Model::features`],
+//! `nnue::FeatureSet`) says how many feature rows it has (768 per king bucket) and which
+//! features its positions carry (`crate::data`); this code only sees the row count, and
+//! the exported net carries the feature set.
 //!
 //! The hot loop is [`Kernel::accumulate`] (forward and backward over a share of a batch,
 //! into a gradient buffer private to the thread). A plain per-sample loop gathers ~2x30 rows
 //! of N weights per position out of the 768-row matrix and scatters as many gradient rows
 //! back, at the speed of L2 or memory. The kernel instead works on columns of 16 hidden
-//! units: the weights are laid out column by column ([`Columns`], a 48 KiB slab of 768 rows
-//! per column, made once per batch), and a block of 128 positions is summed through one
+//! units: the weights are laid out column by column ([`Columns`], a slab of the input rows
+//! per column: 48 KiB of 768 rows for the plain inputs, 768 K rows for K king buckets, made
+//! once per batch), and a block of 128 positions is summed through one
 //! slab at a time, two positions and both perspectives at once, with the accumulators in
 //! registers; the backward pass inverts the block into the slots each feature feeds and sums
 //! each gradient row over them from the column's lane gradients, which fit in L1. The
@@ -36,7 +40,7 @@ use crate::simd::Avx2;
 use crate::simd::Avx512;
 use crate::simd::{F32x16, Portable};
 use ndarray::Array1;
-use nnue::{output_bucket, FloatNet, Network, QuantiseError, INPUTS};
+use nnue::{output_bucket, FeatureSet, FloatNet, Network, QuantiseError, INPUTS};
 use rayon::prelude::*;
 
 /// Weights are clipped to this magnitude so they quantise into their integer types and
@@ -53,9 +57,9 @@ pub struct Model {
     pub hidden: usize,
     /// Output buckets (1 ..= `nnue::MAX_OUTPUT_BUCKETS`).
     pub buckets: usize,
-    /// Whether the input layer is horizontally mirrored (`nnue::Network::mirrored`): the
-    /// positions it trains on must be decoded so, and its exported net carries the flag.
-    pub mirrored: bool,
+    /// The input feature set (king buckets, horizontal mirroring; `nnue::FeatureSet`): the
+    /// positions it trains on must be decoded for it, and its exported net carries it.
+    pub features: FeatureSet,
     /// All parameters, `Layout::len` of them.
     pub params: Array1<f32>,
 }
@@ -63,6 +67,8 @@ pub struct Model {
 /// Offsets into the flat parameter vector.
 #[derive(Clone, Copy, Debug)]
 pub struct Layout {
+    /// Feature rows: 768 per king bucket.
+    pub inputs: usize,
     /// Hidden width N.
     pub hidden: usize,
     /// Output buckets.
@@ -83,12 +89,19 @@ impl Layout {
         Layout::bucketed(hidden, 1)
     }
 
-    /// The layout of a net with `buckets` output buckets.
+    /// The layout of a net with `buckets` output buckets (and the plain 768 inputs).
     pub fn bucketed(hidden: usize, buckets: usize) -> Layout {
-        let ft_bias = INPUTS * hidden;
+        Layout::with_inputs(INPUTS, hidden, buckets)
+    }
+
+    /// The layout of a net with `inputs` feature rows (`FeatureSet::inputs`), width
+    /// `hidden` and `buckets` output buckets.
+    pub fn with_inputs(inputs: usize, hidden: usize, buckets: usize) -> Layout {
+        let ft_bias = inputs * hidden;
         let out_w = ft_bias + hidden;
         let out_b = out_w + buckets * 2 * hidden;
         Layout {
+            inputs,
             hidden,
             buckets,
             ft_bias,
@@ -112,7 +125,13 @@ impl Model {
 
     /// A freshly initialised model with `buckets` output buckets.
     pub fn random_bucketed(hidden: usize, buckets: usize, seed: u64) -> Model {
-        let layout = Layout::bucketed(hidden, buckets);
+        Model::random_with(FeatureSet::plain(), hidden, buckets, seed)
+    }
+
+    /// A freshly initialised model with the input feature set `features` (with the plain
+    /// set, the weights of [`Model::random_bucketed`] for the same seed).
+    pub fn random_with(features: FeatureSet, hidden: usize, buckets: usize, seed: u64) -> Model {
+        let layout = Layout::with_inputs(features.inputs(), hidden, buckets);
         let mut rng = movegen::rng::SplitMix64(seed);
         let mut params = Array1::<f32>::zeros(layout.len);
         let p = params.as_slice_mut().expect("contiguous");
@@ -127,15 +146,20 @@ impl Model {
         Model {
             hidden,
             buckets,
-            mirrored: false,
+            features,
             params,
         }
     }
 
     /// The same model with horizontal mirroring on (`true`) or off; the weights stay.
     pub fn with_mirroring(mut self, mirrored: bool) -> Model {
-        self.mirrored = mirrored;
+        self.features = self.features.with_mirroring(mirrored);
         self
+    }
+
+    /// Whether the input layer is horizontally mirrored.
+    pub fn mirrored(&self) -> bool {
+        self.features.is_mirrored()
     }
 
     /// The float model a quantised net stands for (to fine-tune from it with `--init`),
@@ -147,8 +171,8 @@ impl Model {
     /// The float model of `net` grown to `hidden` units and `buckets` output buckets with the
     /// same output on every position, so a fine-tune starts from what `net` knows:
     /// new hidden units get small random feature weights (seeded by `seed`) and zero output
-    /// weights; a one-bucket net's output layer is copied into every bucket. The model is
-    /// mirrored as `net` is.
+    /// weights; a one-bucket net's output layer is copied into every bucket. The model has
+    /// `net`'s feature set.
     ///
     /// Errors: a narrower target width, or a bucketed net whose bucket count differs.
     pub fn grown_from_network(
@@ -157,6 +181,31 @@ impl Model {
         buckets: usize,
         seed: u64,
     ) -> Result<Model, String> {
+        Model::grown_into(net, *net.features(), hidden, buckets, seed)
+    }
+
+    /// [`Model::grown_from_network`] into the feature set `features`: a net with the same
+    /// number of king buckets keeps its rows; a net without king buckets has its 768 rows
+    /// copied into every king bucket, so the grown model gives the same output as `net`
+    /// (read with `features`' mirroring) on every position, the usual start of a first
+    /// king-bucketed net.
+    ///
+    /// Errors as [`Model::grown_from_network`], and a net with king buckets whose count
+    /// differs from `features`'.
+    pub fn grown_into(
+        net: &Network,
+        features: FeatureSet,
+        hidden: usize,
+        buckets: usize,
+        seed: u64,
+    ) -> Result<Model, String> {
+        let (from_k, to_k) = (net.features().king_buckets_count(), features.king_buckets_count());
+        if from_k != 1 && from_k != to_k {
+            return Err(format!(
+                "cannot turn a net with {from_k} king buckets ({}) into one with {to_k}",
+                net.arch()
+            ));
+        }
         let old = net.hidden();
         let FloatNet {
             feature_weights,
@@ -174,12 +223,15 @@ impl Model {
                 net.output_buckets()
             ));
         }
-        let layout = Layout::bucketed(hidden, buckets);
-        let mut params = Model::random_bucketed(hidden, buckets, seed).params;
+        let layout = Layout::with_inputs(features.inputs(), hidden, buckets);
+        let mut params = Model::random_with(features, hidden, buckets, seed).params;
         let p = params.as_slice_mut().expect("contiguous");
-        for f in 0..INPUTS {
+        let from_rows = net.features().inputs();
+        for f in 0..features.inputs() {
+            // The same row, or the plain net's row for this bucket's feature.
+            let src = f % from_rows;
             for j in 0..old {
-                p[f * hidden + j] = feature_weights[f * old + j];
+                p[f * hidden + j] = feature_weights[src * old + j];
             }
             // New units start small so they barely move the accumulators' clipping.
             for j in old..hidden {
@@ -205,14 +257,14 @@ impl Model {
         Ok(Model {
             hidden,
             buckets,
-            mirrored: net.mirrored(),
+            features,
             params,
         })
     }
 
     /// Where each part of the parameters lies.
     pub fn layout(&self) -> Layout {
-        Layout::bucketed(self.hidden, self.buckets)
+        Layout::with_inputs(self.features.inputs(), self.hidden, self.buckets)
     }
 
     /// The output bucket of a training position.
@@ -221,10 +273,10 @@ impl Model {
         output_bucket(pos.count as usize, self.buckets)
     }
 
-    /// The position of `board` as this model reads it (its mirroring), with a score of 0
-    /// and a draw as labels.
+    /// The position of `board` as this model reads it (its feature set), with a score of
+    /// 0 and a draw as labels.
     pub fn position(&self, board: &movegen::Board) -> Position {
-        Position::from_board_mirroring(board, 0.0, 0.5, self.mirrored)
+        Position::from_board_features(board, 0.0, 0.5, &self.features)
     }
 
     /// The raw output for a position (centipawns / 400).
@@ -263,7 +315,7 @@ impl Model {
             feature_bias: p[l.ft_bias..l.out_w].to_vec(),
             output_weights: p[l.out_w..l.out_b].to_vec(),
             output_bias: p[l.out_b..l.len].to_vec(),
-            mirrored: self.mirrored,
+            features: self.features,
         }
     }
 
@@ -411,7 +463,8 @@ impl Kernel {
     /// Panics when the pieces do not fit together: the width must be a positive multiple
     /// of 16, `params` and `grad` must hold `Layout::bucketed(hidden, buckets).len` floats,
     /// `columns` and `scratch` must be made for the width, and every position must have at
-    /// most 32 features, each below `nnue::INPUTS`.
+    /// most 32 features, each below `layout.inputs` (at most 32 768, the largest feature
+    /// set).
     #[allow(clippy::too_many_arguments)]
     pub fn accumulate(
         self,
@@ -433,27 +486,48 @@ impl Kernel {
             "{} output buckets",
             layout.buckets
         );
-        let layout = Layout::bucketed(h, layout.buckets);
+        let layout = Layout::with_inputs(layout.inputs, h, layout.buckets);
         assert_eq!(params.len(), layout.len, "parameters for the layout");
         assert_eq!(grad.len(), layout.len, "gradients for the layout");
         assert!(
-            columns.hidden == h && columns.buckets == layout.buckets,
-            "columns loaded for width {h} and {} buckets",
+            columns.hidden == h && columns.buckets == layout.buckets && columns.inputs == layout.inputs,
+            "columns loaded for width {h}, {} inputs and {} buckets",
+            layout.inputs,
             layout.buckets
         );
         assert_eq!(scratch.hidden, h, "scratch for width {h}");
+        scratch.fit(layout.inputs);
         let net = Net::split(params, layout);
         let g = Grad::split(grad, layout);
+        match columns.slab_rows {
+            SLAB_ROWS => self.dispatch::<SLAB_ROWS>(net, columns, positions, wdl, g, scratch),
+            SLAB_ROWS_4 => self.dispatch::<SLAB_ROWS_4>(net, columns, positions, wdl, g, scratch),
+            _ => self.dispatch::<SLAB_ROWS_MAX>(net, columns, positions, wdl, g, scratch),
+        }
+    }
+
+    /// [`Kernel::accumulate`] for slabs of `R` rows.
+    #[inline(always)]
+    fn dispatch<const R: usize>(
+        self,
+        net: Net<'_>,
+        columns: &Columns,
+        positions: &[Position],
+        wdl: f32,
+        g: Grad<'_>,
+        scratch: &mut Scratch,
+    ) -> f64 {
+        assert_eq!(columns.slab_rows, R, "slabs of {R} rows");
         match self.0 {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx512` is only made by `detect` and `avx512`, after the CPU
             // reported every feature `accumulate_avx512` enables.
-            Isa::Avx512 => unsafe { accumulate_avx512(net, columns, positions, wdl, g, scratch) },
+            Isa::Avx512 => unsafe { accumulate_avx512::<R>(net, columns, positions, wdl, g, scratch) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx2Fma` is only made by `detect` and `avx2_fma`, after the CPU
             // reported AVX2 and FMA.
-            Isa::Avx2Fma => unsafe { accumulate_avx2(net, columns, positions, wdl, g, scratch) },
-            _ => kernel::<_, 1>(Portable, net, columns, positions, wdl, g, scratch),
+            Isa::Avx2Fma => unsafe { accumulate_avx2::<R>(net, columns, positions, wdl, g, scratch) },
+            _ => kernel::<_, 1, R>(Portable, net, columns, positions, wdl, g, scratch),
         }
     }
 }
@@ -465,7 +539,7 @@ impl Kernel {
 /// The CPU must have AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn accumulate_avx2(
+unsafe fn accumulate_avx2<const R: usize>(
     net: Net<'_>,
     columns: &Columns,
     positions: &[Position],
@@ -475,7 +549,7 @@ unsafe fn accumulate_avx2(
 ) -> f64 {
     // SAFETY: the caller promises AVX2.
     let s = unsafe { Avx2::new() };
-    kernel::<_, 1>(s, net, columns, positions, wdl, grad, scratch)
+    kernel::<_, 1, R>(s, net, columns, positions, wdl, grad, scratch)
 }
 
 /// The kernel built with AVX-512: one 512-bit register a vector, four columns at a time in
@@ -486,7 +560,7 @@ unsafe fn accumulate_avx2(
 #[rustversion::since(1.89)]
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-unsafe fn accumulate_avx512(
+unsafe fn accumulate_avx512<const R: usize>(
     net: Net<'_>,
     columns: &Columns,
     positions: &[Position],
@@ -496,7 +570,7 @@ unsafe fn accumulate_avx512(
 ) -> f64 {
     // SAFETY: the caller promises AVX-512.
     let s = unsafe { Avx512::new() };
-    kernel::<_, 4>(s, net, columns, positions, wdl, grad, scratch)
+    kernel::<_, 4, R>(s, net, columns, positions, wdl, grad, scratch)
 }
 
 /// Compilers before 1.89 cannot build the AVX-512 kernel, and `Isa::Avx512` is never made
@@ -506,7 +580,7 @@ unsafe fn accumulate_avx512(
 /// The CPU must have AVX2 and FMA.
 #[rustversion::before(1.89)]
 #[cfg(target_arch = "x86_64")]
-unsafe fn accumulate_avx512(
+unsafe fn accumulate_avx512<const R: usize>(
     net: Net<'_>,
     columns: &Columns,
     positions: &[Position],
@@ -515,17 +589,29 @@ unsafe fn accumulate_avx512(
     scratch: &mut Scratch,
 ) -> f64 {
     // SAFETY: the caller promises more than AVX2 and FMA.
-    unsafe { accumulate_avx2(net, columns, positions, wdl, grad, scratch) }
+    unsafe { accumulate_avx2::<R>(net, columns, positions, wdl, grad, scratch) }
 }
 
 /// Hidden units per column: one vector of 16 floats.
 const LANES: usize = 16;
-/// Rows of a column's slab: the 768 features, a row of zeros that pads feature lists
-/// ([`ZERO_ROW`]), and unused rows up to a power of two, so that a masked row index needs
-/// no bounds check.
+/// Rows of a column's slab for the plain inputs: the 768 features, a row of zeros that
+/// pads feature lists (row `inputs`, `Scratch::zero_row`), and unused rows up to a power
+/// of two, so that a masked row index needs no bounds check.
 const SLAB_ROWS: usize = 1024;
-/// The row of zeros.
-const ZERO_ROW: u16 = INPUTS as u16;
+/// Rows of a slab for up to 5 king buckets (3 841 rows used at most).
+const SLAB_ROWS_4: usize = 4096;
+/// Rows of a slab for any feature set (up to 32 king buckets, 24 577 rows). The rows past
+/// the zero row are allocated but never read.
+const SLAB_ROWS_MAX: usize = 32768;
+
+/// The slab rows for `inputs` feature rows: the smallest of the three sizes above the
+/// zero row.
+fn slab_rows(inputs: usize) -> usize {
+    [SLAB_ROWS, SLAB_ROWS_4, SLAB_ROWS_MAX]
+        .into_iter()
+        .find(|&r| inputs < r)
+        .unwrap_or(SLAB_ROWS_MAX)
+}
 /// Positions per block.
 const BLOCK: usize = 128;
 /// Accumulators per block, (position, perspective) pairs: `2 · position + perspective`.
@@ -552,14 +638,17 @@ type Lanes = [f32; LANES];
 struct Line(Lanes);
 
 /// The weights as the kernel reads them, on cache lines of their own: the feature weights
-/// by column, for each 16 hidden units a slab of 1024 rows of 16 floats (row f the weights
-/// of feature f, row 768 zeros, the rest unused), whose 48 KiB stay in L1 and L2 while a
-/// block of positions is summed through it; and the feature biases and output weights
-/// 16 floats to a line. Made once per batch ([`Columns::load`]) and shared by the threads.
+/// by column, for each 16 hidden units a slab of rows of 16 floats (row f the weights of
+/// feature f, row `inputs` zeros, the rest unused; 1024 rows for the plain inputs, whose
+/// 48 KiB stay in L1 and L2 while a block of positions is summed through it, 4096 or 32768
+/// for king buckets); and the feature biases and output weights 16 floats to a line. Made
+/// once per batch ([`Columns::load`]) and shared by the threads.
 #[derive(Clone, Debug)]
 pub struct Columns {
     hidden: usize,
     buckets: usize,
+    inputs: usize,
+    slab_rows: usize,
     slabs: Vec<Line>,
     bias: Vec<Line>,
     out_w: Vec<Line>,
@@ -571,6 +660,8 @@ impl Columns {
         Columns {
             hidden,
             buckets: 0,
+            inputs: INPUTS,
+            slab_rows: SLAB_ROWS,
             slabs: vec![Line([0.0; LANES]); hidden / LANES * SLAB_ROWS],
             bias: vec![Line([0.0; LANES]); hidden / LANES],
             out_w: Vec::new(),
@@ -578,19 +669,27 @@ impl Columns {
     }
 
     /// Copies the weights out of `params`, a net of this width laid out as `layout`
-    /// says, one column per rayon task. Panics on a layout of another width or
+    /// says, one column per rayon task (the slabs are made anew for another number of
+    /// inputs). Panics on a layout of another width, more than 32 767 inputs, or
     /// parameters of another length.
     pub fn load(&mut self, params: &[f32], layout: Layout) {
         let h = self.hidden;
         assert_eq!(layout.hidden, h, "a layout of width {h}");
-        let layout = Layout::bucketed(h, layout.buckets);
+        let layout = Layout::with_inputs(layout.inputs, h, layout.buckets);
         assert_eq!(params.len(), layout.len, "parameters for the layout");
+        assert!(layout.inputs < SLAB_ROWS_MAX, "{} inputs", layout.inputs);
+        if layout.inputs != self.inputs {
+            self.inputs = layout.inputs;
+            self.slab_rows = slab_rows(layout.inputs);
+            self.slabs = vec![Line([0.0; LANES]); h / LANES * self.slab_rows];
+        }
+        let (inputs, rows) = (self.inputs, self.slab_rows);
         let weights = &params[..layout.ft_bias];
         self.slabs
-            .par_chunks_exact_mut(SLAB_ROWS)
+            .par_chunks_exact_mut(rows)
             .enumerate()
             .for_each(|(c, slab)| {
-                for (f, row) in slab[..INPUTS].iter_mut().enumerate() {
+                for (f, row) in slab[..inputs].iter_mut().enumerate() {
                     *row = Line(*tile(weights, f * h + c * LANES));
                 }
             });
@@ -612,8 +711,10 @@ pub struct Scratch {
     hidden: usize,
     /// By column, then slot: the block's accumulators, overwritten by their gradients.
     slots: Vec<Line>,
-    /// Per position and perspective, the features padded with [`ZERO_ROW`].
+    /// Per position and perspective, the features padded with the zero row.
     lists: Vec<[[u16; MAX_FEATURES]; 2]>,
+    /// The slab's row of zeros: the number of inputs.
+    zero_row: u16,
     /// Per position, its share of the output so far, lane by lane.
     outputs: Vec<Line>,
     /// The slots each feature feeds, feature after feature (`starts` says where).
@@ -628,11 +729,22 @@ impl Scratch {
         Scratch {
             hidden,
             slots: vec![Line([0.0; LANES]); hidden / LANES * COLUMN_STRIDE + COLUMN_WINDOW],
-            lists: vec![[[ZERO_ROW; MAX_FEATURES]; 2]; BLOCK],
+            lists: vec![[[INPUTS as u16; MAX_FEATURES]; 2]; BLOCK],
+            zero_row: INPUTS as u16,
             outputs: vec![Line([0.0; LANES]); BLOCK],
             entries: vec![0; SLOTS * MAX_FEATURES + INPUTS],
             starts: vec![0; INPUTS + 1],
             fill: vec![0; INPUTS],
+        }
+    }
+
+    /// Makes the feature tables fit `inputs` feature rows (below 32 768).
+    fn fit(&mut self, inputs: usize) {
+        if usize::from(self.zero_row) != inputs {
+            self.zero_row = inputs as u16;
+            self.entries = vec![0; SLOTS * MAX_FEATURES + inputs];
+            self.starts = vec![0; inputs + 1];
+            self.fill = vec![0; inputs];
         }
     }
 }
@@ -698,7 +810,7 @@ impl<'a> Grad<'a> {
 /// which run at the speed of L2 or memory, are gone. Results differ from the plain
 /// per-sample sums only by the order of additions (float rounding).
 #[inline(always)]
-fn kernel<S: F32x16, const CP: usize>(
+fn kernel<S: F32x16, const CP: usize, const R: usize>(
     s: S,
     net: Net<'_>,
     columns: &Columns,
@@ -710,7 +822,7 @@ fn kernel<S: F32x16, const CP: usize>(
     let mut loss = 0.0f64;
     for chunk in positions.chunks(BLOCK) {
         lists(chunk, scratch);
-        forward::<S, CP>(s, net, columns, chunk, scratch);
+        forward::<S, CP, R>(s, net, columns, chunk, scratch);
         loss += output_layer(s, net, columns, chunk, wdl, &mut grad, scratch);
         backward(s, net.hidden, chunk.len(), &mut grad, scratch);
     }
@@ -718,15 +830,17 @@ fn kernel<S: F32x16, const CP: usize>(
 }
 
 /// Step 1: the padded feature lists and the inverse lists of a block. Panics on a position
-/// with more than 32 features or a feature index of 768 or more.
+/// with more than 32 features or a feature index beyond the inputs.
 #[inline(always)]
 fn lists(chunk: &[Position], sc: &mut Scratch) {
+    let zero_row = sc.zero_row;
+    let inputs = usize::from(zero_row);
     sc.starts.fill(0);
     for (pos, lists) in chunk.iter().zip(sc.lists.iter_mut()) {
         let count = usize::from(pos.count);
         for (list, features) in lists.iter_mut().zip([&pos.stm[..count], &pos.nstm[..count]]) {
             list[..count].copy_from_slice(features);
-            list[count..].fill(ZERO_ROW);
+            list[count..].fill(zero_row);
             for &f in features {
                 sc.starts[usize::from(f) + 1] += 1;
             }
@@ -734,14 +848,14 @@ fn lists(chunk: &[Position], sc: &mut Scratch) {
     }
     // Each feature's list rounded up to an even length; the last entry of an odd one is
     // the zero slot.
-    for f in 0..INPUTS {
+    for f in 0..inputs {
         let count = sc.starts[f + 1];
         sc.starts[f + 1] = sc.starts[f] + count + (count & 1);
         if count & 1 == 1 {
             sc.entries[sc.starts[f + 1] as usize - 1] = ZERO_SLOT;
         }
     }
-    sc.fill.copy_from_slice(&sc.starts[..INPUTS]);
+    sc.fill.copy_from_slice(&sc.starts[..inputs]);
     for (p, (pos, lists)) in chunk.iter().zip(&sc.lists).enumerate() {
         let count = usize::from(pos.count);
         for (view, list) in lists.iter().enumerate() {
@@ -754,24 +868,22 @@ fn lists(chunk: &[Position], sc: &mut Scratch) {
     }
 }
 
-/// The slab of column `c`.
+/// The slab of column `c` (of `R` rows).
 #[inline(always)]
-fn slab(columns: &Columns, c: usize) -> &[Line; SLAB_ROWS] {
-    columns.slabs[c * SLAB_ROWS..(c + 1) * SLAB_ROWS]
-        .try_into()
-        .expect("a slab")
+fn slab<const R: usize>(columns: &Columns, c: usize) -> &[Line; R] {
+    columns.slabs[c * R..(c + 1) * R].try_into().expect("a slab")
 }
 
 /// The row of a slab a (masked) index names.
 #[inline(always)]
-fn row<S: F32x16>(s: S, slab: &[Line; SLAB_ROWS], i: u16) -> S::V {
-    s.load(&slab[usize::from(i) & (SLAB_ROWS - 1)].0)
+fn row<S: F32x16, const R: usize>(s: S, slab: &[Line; R], i: u16) -> S::V {
+    s.load(&slab[usize::from(i) & (R - 1)].0)
 }
 
 /// Step 2: the accumulators and the output lanes of a block, `CP` (1, 2 or 4) columns and
 /// two positions at a time.
 #[inline(always)]
-fn forward<S: F32x16, const CP: usize>(
+fn forward<S: F32x16, const CP: usize, const R: usize>(
     s: S,
     net: Net<'_>,
     columns: &Columns,
@@ -790,10 +902,10 @@ fn forward<S: F32x16, const CP: usize>(
         let here = CP.min(cols - c);
         let cc = |d: usize| c + d.min(here - 1);
         let slabs = [
-            slab(columns, cc(0)),
-            slab(columns, cc(1)),
-            slab(columns, cc(2)),
-            slab(columns, cc(3)),
+            slab::<R>(columns, cc(0)),
+            slab::<R>(columns, cc(1)),
+            slab::<R>(columns, cc(2)),
+            slab::<R>(columns, cc(3)),
         ];
         let bias = |d: usize| s.load(&columns.bias[cc(d)].0);
         let biases = [bias(0), bias(1), bias(2), bias(3)];
@@ -924,7 +1036,7 @@ fn backward<S: F32x16>(s: S, h: usize, n: usize, grad: &mut Grad<'_>, sc: &Scrat
         let next = if here == 2 { c + 1 } else { c };
         let (col0, col1) = (column(sc, c), column(sc, next));
         let slot = |col: &[Line; COLUMN_WINDOW], e: u16| s.load(&col[usize::from(e) & (COLUMN_WINDOW - 1)].0);
-        for f in 0..INPUTS {
+        for f in 0..usize::from(sc.zero_row) {
             let used = &sc.entries[sc.starts[f] as usize..sc.starts[f + 1] as usize];
             if used.is_empty() {
                 continue;
@@ -1021,7 +1133,7 @@ mod tests {
                     nstm,
                     score: (i % 200) as f32 - 100.0,
                     result: (i % 3) as f32 / 2.0,
-                    mirrored: false,
+                    features: FeatureSet::plain(),
                 }
             })
             .collect()

@@ -5,9 +5,9 @@
 //! `lr · 0.3⁵`, weights clipped to ±1.98 after every step, a validation loss on a held-out
 //! 1% after every superbatch, then a CSV line, the loss plot (`loss.png` and `loss.svg`)
 //! and an atomic checkpoint. A checkpoint is a versioned, checksummed envelope around a
-//! serde structure in postcard (version 4, which added the model's horizontal mirroring);
-//! version 3 (the same without mirroring) and versions 1 and 2, hand-written layouts of
-//! earlier builds, are still read, as models without mirroring.
+//! serde structure in postcard (version 5, which added the model's king buckets and their
+//! map); version 4 (the same without king buckets), version 3 (without mirroring either)
+//! and versions 1 and 2, hand-written layouts of earlier builds, are still read.
 //! A resumed run first cuts `loss.csv` back to the checkpoint's superbatches (a row written
 //! before a kill that came ahead of its checkpoint goes), so every superbatch has one row.
 
@@ -17,6 +17,7 @@ use crate::plot::{loss_plot, loss_plot_svg};
 use anyhow::{bail, Context, Result};
 use ndarray::{Array1, Zip};
 use nnue::file::fnv1a;
+use nnue::FeatureSet;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -67,18 +68,37 @@ const CHECKPOINT_MAGIC: &[u8; 8] = b"LUFTCKPT";
 
 /// The version this trainer writes: the serde layout of [`WireCheckpoint`] with
 /// [`WireConfig`] in postcard.
-pub const CHECKPOINT_VERSION: u32 = 4;
+pub const CHECKPOINT_VERSION: u32 = 5;
 
 /// The envelope around every checkpoint version: magic (8 bytes), version (u32 LE), the
 /// body, FNV-1a 64 of everything before it (u64 LE).
 const ENVELOPE_LEN: usize = 8 + 4 + 8;
 
-/// A run's settings as version 4 stores them. The file layout is these fields in this
+/// A run's settings as version 5 stores them. The file layout is these fields in this
 /// order, in postcard's encoding (integers as varints, floats as little-endian bytes,
 /// booleans as one byte 0 or 1, sequences prefixed by their length); a change here is a
 /// new version number, and the old version keeps a reader.
 #[derive(Serialize, Deserialize)]
 struct WireConfig {
+    hidden: u32,
+    buckets: u32,
+    superbatches: u32,
+    batches_per_superbatch: u32,
+    batch_size: u64,
+    wdl: f32,
+    lr: f32,
+    seed: u64,
+    /// The model's horizontal mirroring (new in version 4).
+    mirrored: bool,
+    /// The model's king buckets (new in version 5; 1: none).
+    king_buckets: u32,
+    /// Their map, 64 bytes (`nnue::FeatureSet::bucket_map`; new in version 5).
+    bucket_map: Vec<u8>,
+}
+
+/// A run's settings as version 4 stored them: [`WireConfig`] without king buckets.
+#[derive(Serialize, Deserialize)]
+struct WireConfigV4 {
     hidden: u32,
     buckets: u32,
     superbatches: u32,
@@ -104,6 +124,24 @@ struct WireConfigV3 {
     seed: u64,
 }
 
+impl From<WireConfigV4> for WireConfig {
+    fn from(c: WireConfigV4) -> WireConfig {
+        WireConfig {
+            hidden: c.hidden,
+            buckets: c.buckets,
+            superbatches: c.superbatches,
+            batches_per_superbatch: c.batches_per_superbatch,
+            batch_size: c.batch_size,
+            wdl: c.wdl,
+            lr: c.lr,
+            seed: c.seed,
+            mirrored: c.mirrored,
+            king_buckets: 1,
+            bucket_map: vec![0; 64],
+        }
+    }
+}
+
 impl From<WireConfigV3> for WireConfig {
     fn from(c: WireConfigV3) -> WireConfig {
         WireConfig {
@@ -116,6 +154,8 @@ impl From<WireConfigV3> for WireConfig {
             lr: c.lr,
             seed: c.seed,
             mirrored: false,
+            king_buckets: 1,
+            bucket_map: vec![0; 64],
         }
     }
 }
@@ -169,7 +209,9 @@ impl Checkpoint {
                 wdl: c.wdl,
                 lr: c.lr,
                 seed: c.seed,
-                mirrored: self.model.mirrored,
+                mirrored: self.model.mirrored(),
+                king_buckets: self.model.features.king_buckets_count() as u32,
+                bucket_map: self.model.features.bucket_map().to_vec(),
             },
             superbatches_done: self.superbatches_done,
             history: Cow::Borrowed(&self.history),
@@ -198,6 +240,7 @@ impl Checkpoint {
         let ckpt = match version {
             1 | 2 => legacy::decode(body, version)?,
             3 => decode::<WireConfigV3>(&body[12..])?,
+            4 => decode::<WireConfigV4>(&body[12..])?,
             CHECKPOINT_VERSION => decode::<WireConfig>(&body[12..])?,
             _ => bail!(
                 "unsupported checkpoint version {version} (this trainer reads 1 to {CHECKPOINT_VERSION}; \
@@ -220,7 +263,7 @@ impl Checkpoint {
         if self.model.hidden != c.hidden || self.model.buckets != c.buckets {
             bail!("checkpoint model shape differs from its settings");
         }
-        let len = Layout::bucketed(c.hidden, c.buckets).len;
+        let len = self.model.layout().len;
         for (name, array) in [
             ("weights", &self.model.params),
             ("first moments", &self.m),
@@ -271,6 +314,13 @@ where
     let c: WireConfig = wire.config.into();
     let hidden = c.hidden as usize;
     let buckets = c.buckets as usize;
+    let map: [u8; 64] = c
+        .bucket_map
+        .as_slice()
+        .try_into()
+        .map_err(|_| anyhow::anyhow!("checkpoint king bucket map of {} bytes", c.bucket_map.len()))?;
+    let features = FeatureSet::king_buckets(c.king_buckets as usize, map, c.mirrored)
+        .map_err(|e| anyhow::anyhow!("checkpoint input features: {e}"))?;
     Ok(Checkpoint {
         config: TrainConfig {
             hidden,
@@ -286,7 +336,7 @@ where
         model: Model {
             hidden,
             buckets,
-            mirrored: c.mirrored,
+            features,
             params: Array1::from_vec(wire.params.into_owned()),
         },
         m: Array1::from_vec(wire.m.into_owned()),
@@ -370,7 +420,7 @@ mod legacy {
             model: Model {
                 hidden,
                 buckets,
-                mirrored: false,
+                features: nnue::FeatureSet::plain(),
                 params,
             },
             m,
@@ -546,7 +596,12 @@ impl Workspace {
 
     /// Buffers for a net with `buckets` output buckets.
     pub fn bucketed(hidden: usize, buckets: usize, threads: usize, kernel: Kernel) -> Self {
-        let len = Layout::bucketed(hidden, buckets).len;
+        Workspace::with_inputs(nnue::INPUTS, hidden, buckets, threads, kernel)
+    }
+
+    /// Buffers for a net with `inputs` feature rows (768 per king bucket).
+    pub fn with_inputs(inputs: usize, hidden: usize, buckets: usize, threads: usize, kernel: Kernel) -> Self {
+        let len = Layout::with_inputs(inputs, hidden, buckets).len;
         Workspace {
             grads: (0..threads).map(|_| LineAligned::zeros(len)).collect(),
             scratch: vec![Scratch::new(hidden); threads],
@@ -614,17 +669,17 @@ pub fn adamw(ckpt: &mut Checkpoint, grad: &[f32], lr: f32, step: u64) {
 }
 
 /// Fills `batch` with `size` positions drawn for (superbatch, batch index), decoded for a
-/// model with horizontal mirroring (`mirrored`) or without.
+/// model with the input feature set `features`.
 pub fn draw_batch<S: Sample>(
     train: &[S],
-    mirrored: bool,
+    features: &FeatureSet,
     seed: u64,
     superbatch: u32,
     index: u32,
     size: usize,
     batch: &mut Vec<Position>,
 ) {
-    draw_samples(train, mirrored, seed, superbatch, index, size, batch);
+    draw_samples(train, features, seed, superbatch, index, size, batch);
 }
 
 /// Runs (or resumes) training, writing checkpoints, the CSV log and the plot into `out`.
@@ -643,21 +698,33 @@ pub fn train<S: Sample>(
         bail!("no training positions (did the data pass the filter?)");
     }
     // Decoded positions carry the features they were decoded with: refuse a set made for
-    // the other mirroring rather than train on the wrong inputs.
-    let mirrored = ckpt.model.mirrored;
+    // another feature set rather than train on the wrong inputs.
+    let features = ckpt.model.features;
+    let mirrored = features.is_mirrored();
     let wrong = |m: bool| if m { "mirrored" } else { "unmirrored" };
-    // A set is decoded for one mirroring as a whole: the training set (possibly packed, and
-    // then decoded here) is checked by its first position, the validation set in full.
+    // A set is decoded for one feature set as a whole: the training set (possibly packed,
+    // and then decoded here) is checked by its first position, the validation set in full.
+    let first = train[0].position(&features).features;
     let decoded_wrong = [
-        ("training", train[0].position(mirrored).mirrored != mirrored),
-        ("validation", validation.iter().any(|p| p.mirrored != mirrored)),
+        ("training", first),
+        (
+            "validation",
+            validation
+                .iter()
+                .map(|p| p.features)
+                .find(|f| *f != features)
+                .unwrap_or(features),
+        ),
     ];
-    if let Some((set, _)) = decoded_wrong.iter().find(|(_, is_wrong)| *is_wrong) {
-        bail!(
-            "the {set} positions were decoded for an {} net but the model is {}",
-            wrong(!mirrored),
-            wrong(mirrored)
-        );
+    if let Some((set, other)) = decoded_wrong.iter().find(|(_, f)| *f != features) {
+        if other.is_mirrored() != mirrored {
+            bail!(
+                "the {set} positions were decoded for an {} net but the model is {}",
+                wrong(!mirrored),
+                wrong(mirrored)
+            );
+        }
+        bail!("the {set} positions were decoded for the inputs {other} but the model has {features}");
     }
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let pool = rayon::ThreadPoolBuilder::new()
@@ -665,7 +732,7 @@ pub fn train<S: Sample>(
         .build()
         .context("thread pool")?;
     let c = ckpt.config.clone();
-    let mut ws = Workspace::bucketed(c.hidden, c.buckets, threads, Kernel::detect());
+    let mut ws = Workspace::with_inputs(features.inputs(), c.hidden, c.buckets, threads, Kernel::detect());
     let total_steps = u64::from(c.superbatches) * u64::from(c.batches_per_superbatch);
     let csv_path = out.join("loss.csv");
     continue_csv(&csv_path, &ckpt)?;
@@ -683,7 +750,7 @@ pub fn train<S: Sample>(
             let lr = learning_rate(c.lr, step, total_steps);
             draw_batch(
                 train,
-                ckpt.model.mirrored,
+                &ckpt.model.features,
                 c.seed,
                 sb,
                 b,

@@ -277,7 +277,7 @@ fn mirroring_goes_from_the_command_line_to_the_net_and_init_checks_it() {
     let final_net = nnue::Network::load(&dir.join("run/final.nnue")).unwrap();
     assert!(final_net.mirrored());
     let ckpt = Checkpoint::load(&dir.join("run/checkpoint.bin")).unwrap();
-    assert!(ckpt.model.mirrored);
+    assert!(ckpt.model.mirrored());
     let mirrored_net = s(&dir.join("mirrored.nnue"));
     let (code, out, err) = trainer(&[
         "export",

@@ -1,10 +1,10 @@
-//! Checkpoint files across versions: version 4 (serde + postcard in the checksummed
-//! envelope, with the model's mirroring) round-trips, mirrored or not; a version 3 file of an
+//! Checkpoint files across versions: version 5 (serde + postcard in the checksummed
+//! envelope, with the model's mirroring and king buckets) round-trips, mirrored or not; a version 3 file of an
 //! earlier build (`data/checkpoint-v3.bin`, commit 03adc34: `trainer train --data
 //! gen3-b.bin --hidden 16 --buckets 2 --superbatches 2 --batches-per-superbatch 2
 //! --batch-size 64 --wdl 0.5 --seed 3`) and a version 2 file written by an earlier trainer
 //! build (`data/checkpoint-v2.bin`: the same settings on 3 self-play games) still load,
-//! unmirrored, and export the nets those builds exported, and are saved again as version 4;
+//! unmirrored, and export the nets those builds exported, and are saved again as the current version;
 //! a version 1 file (no output buckets) still loads; damage of every kind is an error, never
 //! a panic.
 
@@ -106,14 +106,14 @@ fn same(a: &Checkpoint, b: &Checkpoint) -> bool {
 fn version_4_round_trips() {
     for (hidden, buckets, mirrored) in [(16, 1, false), (32, 8, false), (16, 2, true)] {
         let mut c = sample(hidden, buckets);
-        c.model.mirrored = mirrored;
+        c.model = c.model.clone().with_mirroring(mirrored);
         let bytes = c.to_bytes().unwrap();
         assert_eq!(&bytes[..8], b"LUFTCKPT");
         assert_eq!(version_of(&bytes), CHECKPOINT_VERSION);
-        assert_eq!(CHECKPOINT_VERSION, 4);
+        assert_eq!(CHECKPOINT_VERSION, 5);
         let back = Checkpoint::from_bytes(&bytes).unwrap();
         assert!(same(&back, &c));
-        assert_eq!(back.model.mirrored, mirrored);
+        assert_eq!(back.model.mirrored(), mirrored);
         assert_eq!(back.model.to_network().unwrap().mirrored(), mirrored);
         // Deterministic: the same checkpoint gives the same bytes.
         assert_eq!(back.to_bytes().unwrap(), bytes);
@@ -137,7 +137,7 @@ fn a_version_3_file_of_an_earlier_build_loads_and_exports_the_same_net() {
             seed: 3,
         }
     );
-    assert!(!c.model.mirrored);
+    assert!(!c.model.mirrored());
     assert_eq!(c.superbatches_done, 2);
     // loss.csv of that run: 0.10495977,0.10077475 and 0.09689121,0.10077182.
     assert!((c.history[0].0 - 0.10495977).abs() < 1e-8, "{:?}", c.history);
@@ -176,14 +176,14 @@ fn a_version_2_file_of_an_earlier_build_loads_and_exports_the_same_net() {
     let net = c.model.to_network().unwrap();
     assert_eq!(net.fingerprint(), V2_NET_FINGERPRINT);
 
-    // Saved again, it is version 4 and holds the same checkpoint.
+    // Saved again, it is the current version and holds the same checkpoint.
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("luft-checkpoint-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("checkpoint.bin");
     c.save(&path).unwrap();
     let saved = std::fs::read(&path).unwrap();
-    assert_eq!(version_of(&saved), 4);
+    assert_eq!(version_of(&saved), CHECKPOINT_VERSION);
     assert!(!dir.join("checkpoint.bin.partial").exists());
     assert!(same(&Checkpoint::load(&path).unwrap(), &c));
     std::fs::remove_dir_all(&dir).ok();
@@ -220,17 +220,21 @@ fn damage_is_an_error_never_a_panic() {
 
     // A future version.
     let mut future = good.clone();
-    future[8..12].copy_from_slice(&5u32.to_le_bytes());
+    future[8..12].copy_from_slice(&6u32.to_le_bytes());
     let e = error(&reseal(future)).unwrap();
-    assert!(e.starts_with("unsupported checkpoint version 5"), "{e}");
+    assert!(e.starts_with("unsupported checkpoint version 6"), "{e}");
     // Version 3's body read as version 4 (or the reverse) does not decode: no mirroring
     // byte where version 4 has one.
     let mut v3_as_v4 = V3.to_vec();
     v3_as_v4[8..12].copy_from_slice(&4u32.to_le_bytes());
     assert!(error(&reseal(v3_as_v4)).is_some());
-    let mut v4_as_v3 = good.clone();
-    v4_as_v3[8..12].copy_from_slice(&3u32.to_le_bytes());
-    assert!(error(&reseal(v4_as_v3)).is_some());
+    let mut v5_as_v3 = good.clone();
+    v5_as_v3[8..12].copy_from_slice(&3u32.to_le_bytes());
+    assert!(error(&reseal(v5_as_v3)).is_some());
+    // Version 5 read as 4: the king buckets and map are trailing bytes.
+    let mut v5_as_v4 = good.clone();
+    v5_as_v4[8..12].copy_from_slice(&4u32.to_le_bytes());
+    assert!(error(&reseal(v5_as_v4)).is_some());
 
     // Cut short or lengthened, with a checksum that matches: the body does not decode.
     let mut cut = good[..good.len() - 1000].to_vec();

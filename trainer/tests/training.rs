@@ -322,7 +322,7 @@ fn a_mirrored_run_exports_a_mirrored_net_the_engine_runs_exactly() {
     };
     let model = Model::random_bucketed(32, 2, 2).with_mirroring(true);
     let trained = train(Checkpoint::new(c, model), &data, &[], 1, &dir, &stop, |_| {}).unwrap();
-    assert!(trained.model.mirrored);
+    assert!(trained.model.mirrored());
     let net = trained.model.to_network().unwrap();
     assert!(net.mirrored());
     let loaded = Arc::new(nnue::Network::from_bytes(&net.to_bytes()).unwrap());
