@@ -1487,7 +1487,7 @@ mod tests {
             ("-engine cmd=a -engine cmd=b -each tc=1 -pgnout file=x nodes=yes", "-pgnout nodes must be true or false, found \"yes\""),
             (
                 "-engine cmd=a -engine cmd=b -each tc=1 -pgnout file=x match_line=(a",
-                "match_line regex \"(a\": a group is not closed",
+                "match_line regex \"(a\": found open group without closing ')'",
             ),
             ("-engine cmd=a -engine cmd=b -each tc=1 -log file=x compress=true", "-log compress=true: arena does not compress logs"),
             ("-engine cmd=a -engine cmd=b -each tc=1 -recover now", "-recover takes no value, found \"now\""),
