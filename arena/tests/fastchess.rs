@@ -695,6 +695,35 @@ fn a_saved_tournament_resumes_where_it_stopped() {
     );
 }
 
+/// Resuming a match that has finished plays nothing and starts no engine; its report still
+/// names each engine's threads and hash as the match did (the state keeps them), not
+/// `NULL, NULL`.
+#[test]
+fn a_finished_match_resumed_reports_threads_and_hash() {
+    let dir = temp_dir("resume-finished");
+    let luft = luft();
+    let line = format!(
+        "-engine cmd={0} name=a -engine cmd={0} name=b -each tc=inf nodes=1 option.Hash=2 \
+         -rounds 1 -maxmoves 3 -config outname=done.json",
+        luft.display()
+    );
+    let (code, out, err) = run_arena(Some(&dir), &words(&line));
+    assert_eq!(code, 0, "{out}{err}");
+    let results = |out: &str| -> String {
+        out.lines()
+            .find(|l| l.starts_with("Results of "))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let first = results(&out);
+    assert!(first.contains("1t, 2MB"), "{out}");
+    let (code, again, err) = run_arena(Some(&dir), &words("-config file=done.json"));
+    assert_eq!(code, 0, "{again}{err}");
+    assert!(!again.contains("Started game"), "{again}");
+    assert_eq!(results(&again), first, "{again}");
+    assert!(!again.contains("NULL"), "{again}");
+}
+
 #[test]
 fn ctrl_c_stops_the_match_and_it_resumes() {
     let dir = temp_dir("interrupt");
