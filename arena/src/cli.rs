@@ -214,6 +214,22 @@ pub(crate) fn key_values(option: &str, tokens: &[String]) -> Result<Vec<(String,
         .collect()
 }
 
+/// The fastchess version whose interface arena implements: its command line (as
+/// OpenBench's client and engine developers' scripts use it), its output lines and its PGN.
+/// OpenBench's client reads the installed runner's version and builds fastchess over it
+/// when that is below its minimum (1.8.1 today), so `-version` puts this first.
+pub const FASTCHESS_INTERFACE: &str = "1.8.1";
+
+/// What `-version` prints: the fastchess interface version first (the first version number
+/// in the output is the one OpenBench's client compares), then arena's own version.
+pub fn version_text() -> String {
+    format!(
+        "fastchess {FASTCHESS_INTERFACE} interface: arena {}, Luft's match runner (it implements \
+         fastchess {FASTCHESS_INTERFACE}'s command line, output and PGN as OpenBench uses them; it is not fastchess)",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
 /// Most rounds a match may have (the game numbers stay far from overflow).
 pub const MAX_ROUNDS: u64 = 1_000_000_000;
 /// Largest time margin, in milliseconds: a day.

@@ -982,6 +982,33 @@ fn timeouts_strictness_and_mate_pvs() {
     );
 }
 
+/// OpenBench's client keeps an installed runner (`fastchess-ob`) when its version is at
+/// least the server's `fastchess_min_version` (1.8.1 today), and otherwise downloads and
+/// builds fastchess over it. Its check, in `Client/worker.py` (`get_version`,
+/// `compare_versions`; read at OpenBench commit 9906bad, not copied): run the program with
+/// `--version`, then `version`, `-v`, `-version`, taking the first whose stdout holds a
+/// match of `\d+\.\d+(\.\d+)?`; the first match is the version, compared as a tuple of
+/// integers with the minimum. Written out here against arena's real output.
+#[test]
+fn openbenchs_client_keeps_arena_as_its_fastchess() {
+    let found = ["--version", "version", "-v", "-version"]
+        .iter()
+        .find_map(|opt| {
+            let out = std::process::Command::new(common::ARENA).arg(opt).output().ok()?;
+            let stdout = String::from_utf8(out.stdout).ok()?;
+            let re = regex_lite::Regex::new(r"\d+\.\d+(\.\d+)?").unwrap();
+            re.find(&stdout).map(|m| m.as_str().to_string())
+        })
+        .expect("one of the client's version options prints a version");
+    assert_eq!(found, arena::cli::FASTCHESS_INTERFACE);
+    let tuple = |v: &str| -> Vec<u32> { v.split('.').map(|p| p.parse().unwrap()).collect() };
+    assert!(
+        tuple(&found) >= tuple("1.8.1"),
+        "{found} is below OpenBench's minimum"
+    );
+    assert!(tuple(&found) < tuple("1.9"), "the comparison is a real one");
+}
+
 #[test]
 fn help_version_and_unknown_options() {
     let dir = temp_dir("help");
@@ -992,9 +1019,10 @@ fn help_version_and_unknown_options() {
         "{out}"
     );
     let (code, out, _) = run_arena(Some(&dir), &words("-version"));
-    assert_eq!(
-        (code, out.trim()),
-        (0, concat!("arena ", env!("CARGO_PKG_VERSION")))
+    assert_eq!((code, out.trim()), (0, arena::cli::version_text().as_str()));
+    assert!(
+        out.contains(concat!("arena ", env!("CARGO_PKG_VERSION"))),
+        "{out}"
     );
     let (code, out, err) = run_arena(
         Some(&dir),
