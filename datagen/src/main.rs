@@ -48,8 +48,9 @@ use datagen::label_quality::{self, summarise, table, Reservoir, Sample, Searched
 use datagen::store::{self, DirLock};
 use datagen::{adjudication_text, GenSettings, Rng, SelfPlayer};
 use movegen::openings::StartPositions;
-use movegen::{Board, Color};
+use movegen::Board;
 use nnue::file::fnv1a;
+use nnue::positions::{bullet_record, text_line};
 use nnue::record::{
     data_files, encode_chunk, keep_for_training, start_positions_name, GameRecord, GenHeader, Header,
     RecordError, Wdl,
@@ -438,6 +439,8 @@ impl FileRead {
         let formats: Vec<String> = formats.into_iter().collect();
         match self.format {
             Format::Games => format!("format {}", formats.join(", ")),
+            Format::Text => "text positions".to_string(),
+            Format::Bullet => "bulletformat positions".to_string(),
             Format::Pack => format!(
                 "pack version {}, {} source{} of format {}",
                 nnue::pack::PACK_VERSION,
@@ -475,6 +478,9 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
         games: 0,
         bytes,
     };
+    if !read.format.has_games() {
+        bail!("{}", no_games(path, read.format));
+    }
     let header_bad = read.format == Format::Games && source.header_error().is_some();
     read.problems.extend(source.header_error().map(str::to_string));
     let writing = path.parent().is_some_and(DirLock::is_held);
@@ -513,9 +519,24 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
             }),
             SourceItem::Duplicate(d) => read.problems.push(d.to_string()),
             SourceItem::Problem(p) => read.problems.push(p),
+            SourceItem::Positions { .. } => bail!("{}", no_games(path, read.format)),
         }
     }
     Ok(read)
+}
+
+/// Why a text or bulletformat file cannot be read by a tool that reads games.
+pub(crate) fn no_games(path: &Path, format: Format) -> String {
+    let what = if format == Format::Text {
+        "text"
+    } else {
+        "bulletformat"
+    };
+    format!(
+        "{} holds {what} positions without their games; this command reads data files and packs \
+         (the trainer reads {what} files)",
+        path.display()
+    )
 }
 
 /// A one-line summary of how a file's games were made (the same for a run's format 2 and 3
@@ -639,7 +660,7 @@ fn stats(paths: &[PathBuf]) -> Result<i32> {
             );
         }
         let generation = |name: &str| match read.format {
-            Format::Games => dir.clone(),
+            Format::Games | Format::Text | Format::Bullet => dir.clone(),
             Format::Pack => match name.rsplit_once('/') {
                 Some((gen, _)) => PathBuf::from(format!("{}:{gen}", file.display())),
                 None => file.clone(),
@@ -785,47 +806,6 @@ fn verify(paths: &[PathBuf]) -> Result<i32> {
     Ok(if bad > 0 { 1 } else { 0 })
 }
 
-/// bulletformat's 32-byte board, from the side to move's view.
-fn bullet_record(board: &Board, score_white: i16, result: Wdl) -> [u8; 32] {
-    let stm = board.side_to_move();
-    let flip = |sq: movegen::Square| {
-        if stm == Color::White {
-            sq.index()
-        } else {
-            sq.index() ^ 56
-        }
-    };
-    let mut squares: Vec<(usize, u8)> = board
-        .occupied()
-        .map(|sq| {
-            let p = board.piece_on(sq).expect("occupied");
-            (flip(sq), u8::from(p.color != stm) << 3 | p.kind as u8)
-        })
-        .collect();
-    squares.sort_by_key(|&(s, _)| s);
-    let mut out = [0u8; 32];
-    let occ: u64 = squares.iter().fold(0, |acc, &(s, _)| acc | 1 << s);
-    out[..8].copy_from_slice(&occ.to_le_bytes());
-    for (i, &(_, code)) in squares.iter().enumerate() {
-        out[8 + i / 2] |= code << (4 * (i % 2));
-    }
-    let score = if stm == Color::White {
-        score_white
-    } else {
-        -score_white
-    };
-    out[24..26].copy_from_slice(&score.to_le_bytes());
-    let white_result = result as u8;
-    out[26] = if stm == Color::White {
-        white_result
-    } else {
-        2 - white_result
-    };
-    out[27] = flip(board.king(stm)) as u8;
-    out[28] = (flip(board.king(!stm)) ^ 56) as u8;
-    out
-}
-
 fn convert(to: &str, out: &Path, all: bool, paths: &[PathBuf]) -> Result<i32> {
     if out.is_dir() || out.as_os_str().to_string_lossy().ends_with('/') {
         bail!("--out {} is a directory; give a file name", out.display());
@@ -858,13 +838,9 @@ fn convert_into(to: &str, out: &Path, tmp: &Path, all: bool, files: &[PathBuf]) 
                 if !all && !keep_for_training(&board, mv, score, ply) {
                     continue;
                 }
+                // The formats of `nnue::positions`, which the trainer reads back.
                 let done = if to == "text" {
-                    let result = match g.result {
-                        Wdl::WhiteWins => "1.0",
-                        Wdl::Draw => "0.5",
-                        Wdl::BlackWins => "0.0",
-                    };
-                    writeln!(writer, "{} | {score} | {result}", board.to_fen())
+                    writeln!(writer, "{}", text_line(&board, score, g.result))
                 } else {
                     writer.write_all(&bullet_record(&board, score, g.result))
                 };
