@@ -7,6 +7,9 @@
 //!                            position, positions passing the training filter; and totals
 //! datagen verify PATH...     every chunk's checksum, duplicates, headers (exit 1 on a problem)
 //! datagen convert --to text|bullet --out FILE [--all] PATH...
+//! datagen import-pgn FILE.pgn... (--out DIR | --gen NAME)
+//!                            games with each move's score in its comment (fastchess, arena,
+//!                            OpenBench) as data files (`src/import.rs`)
 //! datagen pack PATH... --out FILE.pack
 //!                            every game of the data files in one compact, checksummed archive
 //!                            (`nnue::pack`, about 2.5 bytes a position; `src/archive.rs`)
@@ -66,6 +69,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 mod archive;
+mod import;
 mod wdl_fit;
 
 #[derive(Parser, Debug)]
@@ -178,6 +182,22 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Turns PGNs with each move's score in its comment (fastchess, arena, OpenBench) into
+    /// data files: each game from its first scored move after the book, the mover's score
+    /// in pawns as White's centipawns, scoreless moves marked so the training filter drops
+    /// them (`src/import.rs`).
+    ImportPgn {
+        /// The PGN files (each becomes `import-<name>.bin`).
+        #[arg(required = true)]
+        pgns: Vec<PathBuf>,
+        /// Output directory, any path.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Output generation in the data store: $LUFT_DATA/NAME (default store
+        /// ~/.local/share/luft).
+        #[arg(long = "gen", value_name = "NAME")]
+        generation: Option<String>,
+    },
     /// Fits the engine's win-draw-loss model (UCI_ShowWDL) to the games.
     WdlFit(wdl_fit::FitArgs),
     /// Label quality against positions per hour: samples positions that pass the training
@@ -220,6 +240,11 @@ fn main() {
         Some(Command::Convert { to, out, all, paths }) => convert(&to, &out, all, &paths),
         Some(Command::Pack { out, paths }) => archive::pack(&paths, &out),
         Some(Command::Unpack { pack, out }) => archive::unpack(&pack, &out),
+        Some(Command::ImportPgn {
+            pgns,
+            out,
+            generation,
+        }) => output_dir(out.as_ref(), generation.as_deref()).and_then(|dir| import::import_pgn(&pgns, &dir)),
         Some(Command::WdlFit(args)) => wdl_fit::run(&args),
         Some(Command::LabelQuality(args)) => label_quality(&args),
         None => generate(&cli.generate),
@@ -543,6 +568,11 @@ pub(crate) fn no_games(path: &Path, format: Format) -> String {
 /// files: the format is shown apart).
 fn provenance(header: &Header) -> String {
     match header {
+        Header::V2(h) | Header::V3(h) if h.generator.ends_with(" import-pgn") => format!(
+            "imported from {} (the scores of its move comments), {} start positions",
+            h.book.strip_prefix("pgn ").unwrap_or(&h.book),
+            start_positions_name(h.start_positions)
+        ),
         Header::V2(h) | Header::V3(h) => format!(
             "net {:016x} (hidden {}, {}), {} nodes (hard {}), seed {}, book {}, {} start positions, \
              {} random plies, {}",
@@ -889,13 +919,18 @@ fn v1_settings_text(args: &GenerateArgs, net: &Network, adjudicate: bool) -> Str
     )
 }
 
-fn generate(args: &GenerateArgs) -> Result<i32> {
-    let out = match (&args.out, &args.generation) {
-        (Some(out), None) => out.clone(),
-        (None, Some(name)) => store::generation_dir(name)?,
+/// The directory of `--out DIR` or `--gen NAME` (exactly one of them).
+fn output_dir(out: Option<&PathBuf>, generation: Option<&str>) -> Result<PathBuf> {
+    match (out, generation) {
+        (Some(out), None) => Ok(out.clone()),
+        (None, Some(name)) => store::generation_dir(name),
         (None, None) => bail!("give --out DIR or --gen NAME (or a subcommand; see --help)"),
         (Some(_), Some(_)) => bail!("give only one of --out DIR and --gen NAME"),
-    };
+    }
+}
+
+fn generate(args: &GenerateArgs) -> Result<i32> {
+    let out = output_dir(args.out.as_ref(), args.generation.as_deref())?;
     let out = &out;
     if args.games.is_none() == args.positions.is_none() {
         bail!("give exactly one of --games G and --positions P");
