@@ -16,7 +16,10 @@
 //! hand parser rather than clap, the project's usual choice: clap reads a single dash as a
 //! cluster of one-letter flags (`-engine` would be `-e -n -g ...`) and has no notion of an
 //! option whose values are an open list of `key=value` words applied in order, which is
-//! what fastchess's syntax is. Every value is checked, numbers against the range where they
+//! what fastchess's syntax is. Each option is one small handler in a table of option names
+//! (`OPTIONS`), the checks across options run once every option is read, and the `key=value`
+//! groups are functions of their own (`openings_option`, `resign_option`, `log_option`,
+//! ...). Every value is checked, numbers against the range where they
 //! make sense; an option or key arena does not have is an error that names it, and the
 //! fastchess options arena lacks (Syzygy adjudication, `-quick`, `-crc32`, cutechess output,
 //! ...) say so. `-testEnv`, `-force-concurrency`, `-scoreinterval N` and `-output
