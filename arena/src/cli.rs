@@ -16,11 +16,14 @@
 //! hand parser rather than clap, the project's usual choice: clap reads a single dash as a
 //! cluster of one-letter flags (`-engine` would be `-e -n -g ...`) and has no notion of an
 //! option whose values are an open list of `key=value` words applied in order, which is
-//! what fastchess's syntax is. Every value is checked, numbers against the range where they
+//! what fastchess's syntax is. Each option is one small handler in a table of option names
+//! (`OPTIONS`), the checks across options run once every option is read, and the `key=value`
+//! groups are functions of their own (`openings_option`, `resign_option`, `log_option`,
+//! ...). Every value is checked, numbers against the range where they
 //! make sense; an option or key arena does not have is an error that names it, and the
-//! fastchess options arena lacks (`-quick`, `-crc32`, cutechess output, ...) say so.
-//! Syzygy adjudication is fastchess's: `-tb PATH` (directories separated by `:`),
-//! `-tbpieces N`, `-tbignore50`, `-tbadjudicate WIN_LOSS|DRAW|BOTH`. `-testEnv`, `-force-concurrency`, `-scoreinterval N` and `-output
+//! Syzygy adjudication is fastchess's: `-tb PATH` (directories separated by `:`), `-tbpieces
+//! N`, `-tbignore50`, `-tbadjudicate WIN_LOSS|DRAW|BOTH`. fastchess options arena lacks (`-quick`, `-crc32`, cutechess output,
+//! ...) say so. `-testEnv`, `-force-concurrency`, `-scoreinterval N` and `-output
 //! format=fastchess` are accepted and change nothing (arena's messages are one line each
 //! already, it sets no cap on concurrency, and fastchess's output is its only output).
 //!
@@ -213,6 +216,22 @@ pub(crate) fn key_values(option: &str, tokens: &[String]) -> Result<Vec<(String,
                 .ok_or_else(|| format!("-{option}: expected key=value, found {t:?}"))
         })
         .collect()
+}
+
+/// The fastchess version whose interface arena implements: its command line (as
+/// OpenBench's client and engine developers' scripts use it), its output lines and its PGN.
+/// OpenBench's client reads the installed runner's version and builds fastchess over it
+/// when that is below its minimum (1.8.1 today), so `-version` puts this first.
+pub const FASTCHESS_INTERFACE: &str = "1.8.1";
+
+/// What `-version` prints: the fastchess interface version first (the first version number
+/// in the output is the one OpenBench's client compares), then arena's own version.
+pub fn version_text() -> String {
+    format!(
+        "fastchess {FASTCHESS_INTERFACE} interface: arena {}, Luft's match runner (it implements \
+         fastchess {FASTCHESS_INTERFACE}'s command line, output and PGN as OpenBench uses them; it is not fastchess)",
+        env!("CARGO_PKG_VERSION")
+    )
 }
 
 /// Most rounds a match may have (the game numbers stay far from overflow).
@@ -413,15 +432,12 @@ pub(crate) fn config_option(values: &[String]) -> Result<ConfigOption, String> {
     Ok(c)
 }
 
-/// Parses a command line (without the program name).
-pub fn parse_command(args: &[String]) -> Result<Command, String> {
-    let groups = groups(args)?;
-    if groups.iter().any(|(n, _)| matches!(n.as_str(), "help" | "h")) {
-        return Ok(Command::Help);
-    }
-    if groups.iter().any(|(n, _)| matches!(n.as_str(), "version" | "v")) {
-        return Ok(Command::Version);
-    }
+/// The `-config` settings of a command line (`None` when it has none; given twice is an
+/// error) and the command line without them (what a saved state keeps).
+pub(crate) fn split_config(
+    args: &[String],
+    groups: &[(String, Vec<String>)],
+) -> Result<(Option<ConfigOption>, Vec<String>), String> {
     let configs: Vec<&Vec<String>> = groups
         .iter()
         .filter(|(n, _)| n == "config")
@@ -431,22 +447,33 @@ pub fn parse_command(args: &[String]) -> Result<Command, String> {
         return Err("-config is given twice".into());
     }
     let config = match configs.first() {
-        Some(values) => config_option(values)?,
-        None => ConfigOption::default(),
+        Some(values) => Some(config_option(values)?),
+        None => None,
     };
-    // The command line without -config (what a saved state keeps).
     let mut own_args = Vec::new();
-    {
-        let mut skipping = false;
-        for arg in args {
-            if let Some(name) = option_name(arg) {
-                skipping = name == "config";
-            }
-            if !skipping {
-                own_args.push(arg.clone());
-            }
+    let mut skipping = false;
+    for arg in args {
+        if let Some(name) = option_name(arg) {
+            skipping = name == "config";
+        }
+        if !skipping {
+            own_args.push(arg.clone());
         }
     }
+    Ok((config, own_args))
+}
+
+/// Parses a command line (without the program name).
+pub fn parse_command(args: &[String]) -> Result<Command, String> {
+    let groups = groups(args)?;
+    if groups.iter().any(|(n, _)| matches!(n.as_str(), "help" | "h")) {
+        return Ok(Command::Help);
+    }
+    if groups.iter().any(|(n, _)| matches!(n.as_str(), "version" | "v")) {
+        return Ok(Command::Version);
+    }
+    let (config, own_args) = split_config(args, &groups)?;
+    let config = config.unwrap_or_default();
     if let (Some(file), false) = (&config.file, config.discard) {
         // Resume: the saved command line, as it was.
         if !own_args.is_empty() {
@@ -576,9 +603,555 @@ fn cpu_list(text: &str) -> Result<Vec<usize>, String> {
     Ok(cpus)
 }
 
-/// Builds the configuration from the option groups (without `-config`).
-pub(crate) fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfig, String> {
-    let mut config = MatchConfig {
+/// One option group as its handler sees it: the option's name as given (`srand` or
+/// `seed`, without dashes) and the values up to the next option.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Group<'a> {
+    /// The option's name.
+    pub(crate) name: &'a str,
+    /// Its values.
+    pub(crate) values: &'a [String],
+}
+
+impl Group<'_> {
+    /// The one value of an option that takes exactly one.
+    pub(crate) fn single(&self) -> Result<String, String> {
+        match self.values {
+            [v] => Ok(v.clone()),
+            [] => Err(format!("-{} needs a value", self.name)),
+            _ => Err(format!(
+                "-{} takes one value, found {}",
+                self.name,
+                self.values.join(" ")
+            )),
+        }
+    }
+
+    /// Checks that an option that is a bare flag has no value.
+    pub(crate) fn none(&self) -> Result<(), String> {
+        match self.values {
+            [] => Ok(()),
+            [v, ..] => Err(format!("-{} takes no value, found {v:?}", self.name)),
+        }
+    }
+
+    /// The values as `key=value` pairs, in order.
+    pub(crate) fn key_values(&self) -> Result<Vec<(String, String)>, String> {
+        key_values(self.name, self.values)
+    }
+
+    /// The one value, a whole number from `lo` to `hi` (the error names the option).
+    fn whole<T>(&self, lo: T, hi: T) -> Result<T, String>
+    where
+        T: std::str::FromStr + PartialOrd + std::fmt::Display,
+    {
+        whole(&format!("-{}", self.name), &self.single()?, lo, hi)
+    }
+}
+
+/// A match being built from its options: the configuration so far and what the handlers
+/// keep between options until the engines are put together.
+struct Draft {
+    config: MatchConfig,
+    engines: Vec<EngineDraft>,
+    each: EngineDraft,
+    rounds_given: bool,
+    /// -tb and its companions, in any order: (path, pieces, ignore 50, results).
+    tb: (Option<String>, u32, bool, TbResults),
+}
+
+/// Applies one option group to the match being built.
+type Handler = fn(&mut Draft, Group) -> Result<(), String>;
+
+/// Every option of a match command line and its handler (one name per entry; `seed` and
+/// `srand` are the same option).
+const OPTIONS: &[(&str, Handler)] = &[
+    ("engine", |d, g| {
+        d.engines.push(engine_draft(g)?);
+        Ok(())
+    }),
+    ("each", |d, g| {
+        for (k, v) in g.key_values()? {
+            engine_key(&mut d.each, "each", &k, v)?;
+        }
+        Ok(())
+    }),
+    ("openings", |d, g| {
+        d.config.openings = Some(openings_option(g)?);
+        Ok(())
+    }),
+    ("rounds", |d, g| {
+        d.config.rounds = g.whole(1, MAX_ROUNDS)?;
+        d.rounds_given = true;
+        Ok(())
+    }),
+    ("games", |d, g| {
+        d.config.games = whole("-games", &g.single()?, 1, 2).map_err(|_| {
+            format!(
+                "-games must be 1 or 2 (paired colours), found {}",
+                g.values.join(" ")
+            )
+        })?;
+        Ok(())
+    }),
+    ("repeat", |d, g| {
+        d.config.games = match g.values {
+            [] => 2,
+            [v] => {
+                whole("-repeat", v, 1, 2).map_err(|_| format!("-repeat takes 1 or 2 games, found {v:?}"))?
+            }
+            _ => return Err("-repeat takes at most one value".into()),
+        };
+        Ok(())
+    }),
+    ("concurrency", |d, g| {
+        d.config.concurrency = g.whole(1, 1024)?;
+        Ok(())
+    }),
+    ("force-concurrency", |_, g| g.none()),
+    ("sprt", |d, g| {
+        d.config.sprt = Some(sprt_option(g)?);
+        Ok(())
+    }),
+    ("sprt-plot", |d, g| {
+        d.config.sprt_plot = Some(sprt_plot_option(g)?);
+        Ok(())
+    }),
+    ("resign", |d, g| {
+        d.config.adjudication.resign = Some(resign_option(g)?);
+        Ok(())
+    }),
+    ("draw", |d, g| {
+        d.config.adjudication.draw = Some(draw_option(g)?);
+        Ok(())
+    }),
+    ("maxmoves", |d, g| {
+        d.config.adjudication.max_moves = Some(g.whole(1, 100_000)?);
+        Ok(())
+    }),
+    ("pgnout", |d, g| {
+        d.config.pgnout = Some(pgnout_option(g)?);
+        Ok(())
+    }),
+    ("epdout", |d, g| {
+        d.config.epdout = Some(epdout_option(g)?);
+        Ok(())
+    }),
+    ("seed", seed_option),
+    ("srand", seed_option),
+    ("recover", |d, g| flag(g, &mut d.config.recover)),
+    ("sprt-exit-codes", |d, g| flag(g, &mut d.config.sprt_exit_codes)),
+    // 0: no interim reports.
+    ("ratinginterval", |d, g| {
+        d.config.rating_interval = g.whole(0, MAX_ROUNDS)?;
+        Ok(())
+    }),
+    ("scoreinterval", |_, g| g.whole(0, MAX_ROUNDS).map(|_| ())),
+    ("variant", |d, g| {
+        d.config.chess960 = variant_option(g)?;
+        Ok(())
+    }),
+    ("tournament", |d, g| {
+        d.config.tournament = tournament_option(g)?;
+        Ok(())
+    }),
+    ("seeds", |d, g| {
+        d.config.seeds = g.whole(1, MAX_ENGINES)?;
+        Ok(())
+    }),
+    ("report", |d, g| {
+        for (k, v) in g.key_values()? {
+            match k.as_str() {
+                "penta" => d.config.report_penta = boolean("-report penta", &v)?,
+                other => return Err(format!("-report: unknown key {other:?} (penta)")),
+            }
+        }
+        Ok(())
+    }),
+    ("output", |_, g| output_option(g)),
+    ("event", |d, g| {
+        d.config.event = text_option(g)?;
+        Ok(())
+    }),
+    ("site", |d, g| {
+        d.config.site = text_option(g)?;
+        Ok(())
+    }),
+    ("noswap", |d, g| flag(g, &mut d.config.noswap)),
+    ("reverse", |d, g| flag(g, &mut d.config.reverse)),
+    ("wait", |d, g| {
+        d.config.wait_ms = whole("-wait (ms)", &g.single()?, 0, 3_600_000)?;
+        Ok(())
+    }),
+    ("strict", |d, g| flag(g, &mut d.config.strict)),
+    ("check-mate-pvs", |d, g| flag(g, &mut d.config.check_mate_pvs)),
+    ("testEnv", |d, g| flag(g, &mut d.config.test_env)),
+    ("startup-ms", |d, g| {
+        d.config.startup_ms = g.whole(1, 3_600_000)?;
+        Ok(())
+    }),
+    ("ucinewgame-ms", |d, g| {
+        d.config.ucinewgame_ms = g.whole(1, 3_600_000)?;
+        Ok(())
+    }),
+    ("ping-ms", |d, g| {
+        d.config.ping_ms = g.whole(1, 3_600_000)?;
+        Ok(())
+    }),
+    ("use-affinity", |d, g| {
+        d.config.affinity = Some(affinity_option(g)?);
+        Ok(())
+    }),
+    ("log", |d, g| {
+        d.config.log = Some(log_option(g)?);
+        Ok(())
+    }),
+    ("autosaveinterval", |d, g| {
+        d.config.autosave_interval = g.whole(0, MAX_ROUNDS)?;
+        Ok(())
+    }),
+    ("tb", |d, g| {
+        d.tb.0 = Some(g.single()?);
+        Ok(())
+    }),
+    ("tbpieces", |d, g| {
+        d.tb.1 = g.whole(0, 32)?;
+        Ok(())
+    }),
+    ("tbignore50", |d, g| flag(g, &mut d.tb.2)),
+    ("tbadjudicate", |d, g| {
+        d.tb.3 = match g.single()?.as_str() {
+            "WIN_LOSS" => TbResults::WinLoss,
+            "DRAW" => TbResults::Draw,
+            "BOTH" => TbResults::Both,
+            other => return Err(format!("-tbadjudicate: {other:?} is not WIN_LOSS, DRAW or BOTH")),
+        };
+        Ok(())
+    }),
+];
+
+/// The handler of match option `name`, if arena has that option.
+fn handler(name: &str) -> Option<Handler> {
+    OPTIONS.iter().find(|(n, _)| *n == name).map(|&(_, h)| h)
+}
+
+/// A bare flag: no value, sets `flag`.
+fn flag(g: Group, flag: &mut bool) -> Result<(), String> {
+    g.none()?;
+    *flag = true;
+    Ok(())
+}
+
+fn seed_option(d: &mut Draft, g: Group) -> Result<(), String> {
+    d.config.seed = g.whole(0, u64::MAX)?;
+    Ok(())
+}
+
+/// `-engine KEY=VALUE...`: one engine, before `-each` is merged in.
+fn engine_draft(g: Group) -> Result<EngineDraft, String> {
+    let mut draft = EngineDraft::default();
+    for (k, v) in g.key_values()? {
+        engine_key(&mut draft, "engine", &k, v)?;
+    }
+    Ok(draft)
+}
+
+/// `-openings file=F [format=] [order=] [plies=] [start=] [policy=round]`.
+pub(crate) fn openings_option(g: Group) -> Result<OpeningsConfig, String> {
+    let mut openings = OpeningsConfig {
+        file: String::new(),
+        pgn: false,
+        random: false,
+        plies: None,
+        start: 1,
+    };
+    let mut format = None;
+    for (k, v) in g.key_values()? {
+        match k.as_str() {
+            "file" => openings.file = v,
+            "format" => {
+                format = Some(match v.as_str() {
+                    "epd" => false,
+                    "pgn" => true,
+                    other => return Err(format!("unknown openings format {other:?} (epd or pgn)")),
+                })
+            }
+            "order" => {
+                openings.random = match v.as_str() {
+                    "random" => true,
+                    "sequential" => false,
+                    other => return Err(format!("unknown order {other:?} (random or sequential)")),
+                }
+            }
+            "plies" => openings.plies = Some(whole("-openings plies", &v, 0, 100_000)?),
+            "start" => openings.start = whole("-openings start (1-based)", &v, 1, usize::MAX)?,
+            "policy" if v == "round" => {}
+            "policy" => return Err(format!("-openings policy={v} is not supported (round only)")),
+            other => {
+                return Err(format!(
+                    "-openings: unknown key {other:?} (file, format, order, plies, start, policy)"
+                ))
+            }
+        }
+    }
+    if openings.file.is_empty() {
+        return Err("-openings needs file=PATH".into());
+    }
+    openings.pgn = format.unwrap_or_else(|| openings.file.to_ascii_lowercase().ends_with(".pgn"));
+    Ok(openings)
+}
+
+/// `-sprt [elo0=] [elo1=] [alpha=] [beta=] [model=]`.
+fn sprt_option(g: Group) -> Result<SprtConfig, String> {
+    let mut sprt = SprtConfig {
+        elo0: 0.0,
+        elo1: 5.0,
+        alpha: 0.05,
+        beta: 0.05,
+        model: Model::Normalized,
+    };
+    for (k, v) in g.key_values()? {
+        match k.as_str() {
+            "elo0" => sprt.elo0 = sprt_elo("-sprt elo0", &v)?,
+            "elo1" => sprt.elo1 = sprt_elo("-sprt elo1", &v)?,
+            "alpha" => sprt.alpha = sprt_probability("-sprt alpha", &v)?,
+            "beta" => sprt.beta = sprt_probability("-sprt beta", &v)?,
+            "model" => {
+                sprt.model = match v.as_str() {
+                    "bayesian" => Model::Bayes,
+                    other => other.parse()?,
+                }
+            }
+            other => {
+                return Err(format!(
+                    "-sprt: unknown key {other:?} (elo0, elo1, alpha, beta, model)"
+                ))
+            }
+        }
+    }
+    if sprt.elo1 <= sprt.elo0 {
+        return Err("-sprt needs elo1 > elo0".into());
+    }
+    Ok(sprt)
+}
+
+/// `-sprt-plot FILE.png|FILE.svg`.
+fn sprt_plot_option(g: Group) -> Result<String, String> {
+    let file = g.single()?;
+    let lower = file.to_ascii_lowercase();
+    if !(lower.ends_with(".png") || lower.ends_with(".svg")) {
+        return Err(format!(
+            "-sprt-plot {file:?}: the file name must end in .png or .svg"
+        ));
+    }
+    Ok(file)
+}
+
+/// `-resign movecount=N score=CP [twosided=]`.
+pub(crate) fn resign_option(g: Group) -> Result<Resign, String> {
+    let mut r = Resign {
+        count: 1,
+        score: 0,
+        twosided: false,
+    };
+    for (k, v) in g.key_values()? {
+        match k.as_str() {
+            "movecount" => r.count = whole("-resign movecount", &v, 1, 10_000)?,
+            "score" => r.score = whole("-resign score", &v, 1, MAX_ADJUDICATION_SCORE)?,
+            "twosided" => r.twosided = boolean("-resign twosided", &v)?,
+            other => {
+                return Err(format!(
+                    "-resign: unknown key {other:?} (movecount, score, twosided)"
+                ))
+            }
+        }
+    }
+    if r.score == 0 {
+        return Err("-resign needs score=CP (centipawns, at least 1)".into());
+    }
+    Ok(r)
+}
+
+/// `-draw movenumber=N movecount=N score=CP`: (move number, move count, score).
+pub(crate) fn draw_option(g: Group) -> Result<(u32, u32, i32), String> {
+    let (mut number, mut count, mut score) = (0, 1, 0);
+    for (k, v) in g.key_values()? {
+        match k.as_str() {
+            "movenumber" => number = whole("-draw movenumber", &v, 0, 10_000)?,
+            "movecount" => count = whole("-draw movecount", &v, 1, 10_000)?,
+            "score" => score = whole("-draw score", &v, 0, MAX_ADJUDICATION_SCORE)?,
+            other => {
+                return Err(format!(
+                    "-draw: unknown key {other:?} (movenumber, movecount, score)"
+                ))
+            }
+        }
+    }
+    Ok((number, count, score))
+}
+
+/// `-pgnout FILE` or `-pgnout [file=F] [KEY=VALUE...]`.
+fn pgnout_option(g: Group) -> Result<PgnOutConfig, String> {
+    let mut out = PgnOutConfig {
+        file: String::new(),
+        append: true,
+        options: PgnOptions::default(),
+        patterns: Vec::new(),
+    };
+    // A bare path (cutechess style, and arena's own) or fastchess's keys.
+    if let [path] = g.values {
+        if !path.contains('=') {
+            out.file = path.clone();
+        }
+    }
+    if out.file.is_empty() {
+        for (k, v) in g.key_values()? {
+            let o = &mut out.options;
+            match k.as_str() {
+                "file" => out.file = v,
+                "append" => out.append = boolean("-pgnout append", &v)?,
+                "notation" => {
+                    o.notation = match v.as_str() {
+                        "san" => Notation::San,
+                        "lan" => Notation::Lan,
+                        "uci" => Notation::Uci,
+                        other => return Err(format!("-pgnout notation {other:?} (san, lan or uci)")),
+                    }
+                }
+                "nodes" => o.nodes = boolean("-pgnout nodes", &v)?,
+                "seldepth" => o.seldepth = boolean("-pgnout seldepth", &v)?,
+                "nps" => o.nps = boolean("-pgnout nps", &v)?,
+                "hashfull" => o.hashfull = boolean("-pgnout hashfull", &v)?,
+                "tbhits" => o.tbhits = boolean("-pgnout tbhits", &v)?,
+                "pv" => o.pv = boolean("-pgnout pv", &v)?,
+                "timeleft" => o.timeleft = boolean("-pgnout timeleft", &v)?,
+                "latency" => o.latency = boolean("-pgnout latency", &v)?,
+                "min" => o.min = boolean("-pgnout min", &v)?,
+                "match_line" => out.patterns.push(Regex::new(&v)?),
+                other => {
+                    return Err(format!(
+                        "-pgnout: unknown key {other:?} (file, notation, append, nodes, seldepth, nps, \
+                         hashfull, tbhits, pv, timeleft, latency, min, match_line)"
+                    ))
+                }
+            }
+        }
+    }
+    if out.file.is_empty() {
+        out.file = format!("arena_{}.pgn", file_stamp());
+    }
+    Ok(out)
+}
+
+/// `-epdout [file=F] [append=]`.
+fn epdout_option(g: Group) -> Result<EpdOutConfig, String> {
+    let mut out = EpdOutConfig {
+        file: String::new(),
+        append: true,
+    };
+    for (k, v) in g.key_values()? {
+        match k.as_str() {
+            "file" => out.file = v,
+            "append" => out.append = boolean("-epdout append", &v)?,
+            other => return Err(format!("-epdout: unknown key {other:?} (file, append)")),
+        }
+    }
+    if out.file.is_empty() {
+        out.file = format!("arena_{}.epd", file_stamp());
+    }
+    Ok(out)
+}
+
+/// `-variant standard|fischerandom`: whether the games are Chess960.
+pub(crate) fn variant_option(g: Group) -> Result<bool, String> {
+    match g.single()?.as_str() {
+        "standard" => Ok(false),
+        "fischerandom" | "chess960" => Ok(true),
+        other => Err(format!("unknown variant {other:?} (standard or fischerandom)")),
+    }
+}
+
+/// `-tournament roundrobin|gauntlet`.
+fn tournament_option(g: Group) -> Result<TournamentKind, String> {
+    match g.single()?.as_str() {
+        "roundrobin" => Ok(TournamentKind::RoundRobin),
+        "gauntlet" => Ok(TournamentKind::Gauntlet),
+        other => Err(format!("unknown tournament {other:?} (roundrobin or gauntlet)")),
+    }
+}
+
+/// `-output format=fastchess` (the only output arena writes).
+fn output_option(g: Group) -> Result<(), String> {
+    for (k, v) in g.key_values()? {
+        match (k.as_str(), v.as_str()) {
+            ("format", "fastchess") => {}
+            ("format", "cutechess") => {
+                return Err("-output format=cutechess: arena writes fastchess's output only".into())
+            }
+            (k, v) => return Err(format!("-output: {k}={v} is not supported (format=fastchess)")),
+        }
+    }
+    Ok(())
+}
+
+/// `-event NAME` and `-site NAME`: every value, joined by spaces.
+fn text_option(g: Group) -> Result<String, String> {
+    if g.values.is_empty() {
+        return Err(format!("-{} needs a value", g.name));
+    }
+    Ok(g.values.join(" "))
+}
+
+/// `-use-affinity [CPUS]`: the CPU list (empty: all CPUs).
+pub(crate) fn affinity_option(g: Group) -> Result<Vec<usize>, String> {
+    if !cfg!(target_os = "linux") {
+        return Err("-use-affinity is supported on Linux only".into());
+    }
+    match g.values {
+        [] => Ok(Vec::new()),
+        [list] => cpu_list(list),
+        _ => Err("-use-affinity takes one CPU list (0,2,4-7)".into()),
+    }
+}
+
+/// `-log file=F [level=] [engine=] [append=] [realtime=] [compress=false]`.
+pub(crate) fn log_option(g: Group) -> Result<LogConfig, String> {
+    let mut log = LogConfig {
+        file: String::new(),
+        level: Level::Warn,
+        engine: false,
+        append: true,
+    };
+    for (k, v) in g.key_values()? {
+        match k.as_str() {
+            "file" => log.file = v,
+            "level" => log.level = v.parse()?,
+            "engine" => log.engine = boolean("-log engine", &v)?,
+            "append" => log.append = boolean("-log append", &v)?,
+            "realtime" => {
+                boolean("-log realtime", &v)?;
+            }
+            "compress" => {
+                if boolean("-log compress", &v)? {
+                    return Err("-log compress=true: arena does not compress logs".into());
+                }
+            }
+            other => {
+                return Err(format!(
+                    "-log: unknown key {other:?} (file, level, engine, append, realtime, compress)"
+                ))
+            }
+        }
+    }
+    if log.file.is_empty() {
+        return Err("-log needs file=PATH".into());
+    }
+    Ok(log)
+}
+
+/// The configuration of a match before its options: fastchess's defaults.
+fn default_config(args: &[String]) -> MatchConfig {
+    MatchConfig {
         engines: Vec::new(),
         adjudication: Adjudication::default(),
         openings: None,
@@ -614,439 +1187,65 @@ pub(crate) fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result
         test_env: false,
         args: args.to_vec(),
         resume: None,
+    }
+}
+
+/// Builds the configuration from the option groups (without `-config`).
+pub(crate) fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfig, String> {
+    let mut draft = Draft {
+        config: default_config(args),
+        engines: Vec::new(),
+        each: EngineDraft::default(),
+        rounds_given: false,
+        tb: (None, 0, false, TbResults::Both),
     };
-    let mut drafts: Vec<EngineDraft> = Vec::new();
-    let mut each = EngineDraft::default();
-    let mut rounds_given = false;
-    // -tb and its companions, in any order: (path, pieces, ignore 50, results).
-    let mut tb: (Option<String>, u32, bool, TbResults) = (None, 0, false, TbResults::Both);
     for (name, values) in groups {
-        let single = |values: &[String]| -> Result<String, String> {
-            match values {
-                [v] => Ok(v.clone()),
-                [] => Err(format!("-{name} needs a value")),
-                _ => Err(format!("-{name} takes one value, found {}", values.join(" "))),
-            }
-        };
-        let none = |values: &[String]| -> Result<(), String> {
-            match values {
-                [] => Ok(()),
-                [v, ..] => Err(format!("-{name} takes no value, found {v:?}")),
-            }
-        };
-        match name.as_str() {
-            "engine" => {
-                let mut draft = EngineDraft::default();
-                for (k, v) in key_values(name, values)? {
-                    engine_key(&mut draft, "engine", &k, v)?;
-                }
-                drafts.push(draft);
-            }
-            "each" => {
-                for (k, v) in key_values(name, values)? {
-                    engine_key(&mut each, "each", &k, v)?;
-                }
-            }
-            "openings" => {
-                let mut openings = OpeningsConfig {
-                    file: String::new(),
-                    pgn: false,
-                    random: false,
-                    plies: None,
-                    start: 1,
-                };
-                let mut format = None;
-                for (k, v) in key_values(name, values)? {
-                    match k.as_str() {
-                        "file" => openings.file = v,
-                        "format" => {
-                            format = Some(match v.as_str() {
-                                "epd" => false,
-                                "pgn" => true,
-                                other => {
-                                    return Err(format!("unknown openings format {other:?} (epd or pgn)"))
-                                }
-                            })
-                        }
-                        "order" => {
-                            openings.random = match v.as_str() {
-                                "random" => true,
-                                "sequential" => false,
-                                other => {
-                                    return Err(format!("unknown order {other:?} (random or sequential)"))
-                                }
-                            }
-                        }
-                        "plies" => openings.plies = Some(whole("-openings plies", &v, 0, 100_000)?),
-                        "start" => openings.start = whole("-openings start (1-based)", &v, 1, usize::MAX)?,
-                        "policy" if v == "round" => {}
-                        "policy" => {
-                            return Err(format!("-openings policy={v} is not supported (round only)"))
-                        }
-                        other => {
-                            return Err(format!(
-                                "-openings: unknown key {other:?} (file, format, order, plies, start, policy)"
-                            ))
-                        }
-                    }
-                }
-                if openings.file.is_empty() {
-                    return Err("-openings needs file=PATH".into());
-                }
-                openings.pgn = format.unwrap_or_else(|| openings.file.to_ascii_lowercase().ends_with(".pgn"));
-                config.openings = Some(openings);
-            }
-            "rounds" => {
-                config.rounds = whole("-rounds", &single(values)?, 1, MAX_ROUNDS)?;
-                rounds_given = true;
-            }
-            "games" => {
-                config.games = whole("-games", &single(values)?, 1, 2).map_err(|_| {
-                    format!(
-                        "-games must be 1 or 2 (paired colours), found {}",
-                        values.join(" ")
-                    )
-                })?
-            }
-            "repeat" => {
-                config.games = match values.as_slice() {
-                    [] => 2,
-                    [v] => whole("-repeat", v, 1, 2)
-                        .map_err(|_| format!("-repeat takes 1 or 2 games, found {v:?}"))?,
-                    _ => return Err("-repeat takes at most one value".into()),
-                }
-            }
-            "concurrency" => config.concurrency = whole("-concurrency", &single(values)?, 1, 1024)?,
-            "force-concurrency" => none(values)?,
-            "sprt" => {
-                let mut sprt = SprtConfig {
-                    elo0: 0.0,
-                    elo1: 5.0,
-                    alpha: 0.05,
-                    beta: 0.05,
-                    model: Model::Normalized,
-                };
-                for (k, v) in key_values(name, values)? {
-                    match k.as_str() {
-                        "elo0" => sprt.elo0 = sprt_elo("-sprt elo0", &v)?,
-                        "elo1" => sprt.elo1 = sprt_elo("-sprt elo1", &v)?,
-                        "alpha" => sprt.alpha = sprt_probability("-sprt alpha", &v)?,
-                        "beta" => sprt.beta = sprt_probability("-sprt beta", &v)?,
-                        "model" => {
-                            sprt.model = match v.as_str() {
-                                "bayesian" => Model::Bayes,
-                                other => other.parse()?,
-                            }
-                        }
-                        other => {
-                            return Err(format!(
-                                "-sprt: unknown key {other:?} (elo0, elo1, alpha, beta, model)"
-                            ))
-                        }
-                    }
-                }
-                if sprt.elo1 <= sprt.elo0 {
-                    return Err("-sprt needs elo1 > elo0".into());
-                }
-                config.sprt = Some(sprt);
-            }
-            "sprt-plot" => {
-                let file = single(values)?;
-                let lower = file.to_ascii_lowercase();
-                if !(lower.ends_with(".png") || lower.ends_with(".svg")) {
-                    return Err(format!(
-                        "-sprt-plot {file:?}: the file name must end in .png or .svg"
-                    ));
-                }
-                config.sprt_plot = Some(file);
-            }
-            "resign" => {
-                let mut r = Resign {
-                    count: 1,
-                    score: 0,
-                    twosided: false,
-                };
-                for (k, v) in key_values(name, values)? {
-                    match k.as_str() {
-                        "movecount" => r.count = whole("-resign movecount", &v, 1, 10_000)?,
-                        "score" => r.score = whole("-resign score", &v, 1, MAX_ADJUDICATION_SCORE)?,
-                        "twosided" => r.twosided = boolean("-resign twosided", &v)?,
-                        other => {
-                            return Err(format!(
-                                "-resign: unknown key {other:?} (movecount, score, twosided)"
-                            ))
-                        }
-                    }
-                }
-                if r.score == 0 {
-                    return Err("-resign needs score=CP (centipawns, at least 1)".into());
-                }
-                config.adjudication.resign = Some(r);
-            }
-            "draw" => {
-                let (mut number_, mut count, mut score) = (0, 1, 0);
-                for (k, v) in key_values(name, values)? {
-                    match k.as_str() {
-                        "movenumber" => number_ = whole("-draw movenumber", &v, 0, 10_000)?,
-                        "movecount" => count = whole("-draw movecount", &v, 1, 10_000)?,
-                        "score" => score = whole("-draw score", &v, 0, MAX_ADJUDICATION_SCORE)?,
-                        other => {
-                            return Err(format!(
-                                "-draw: unknown key {other:?} (movenumber, movecount, score)"
-                            ))
-                        }
-                    }
-                }
-                config.adjudication.draw = Some((number_, count, score));
-            }
-            "tb" => tb.0 = Some(single(values)?),
-            "tbpieces" => tb.1 = whole("-tbpieces", &single(values)?, 0, 32)?,
-            "tbignore50" => {
-                none(values)?;
-                tb.2 = true
-            }
-            "tbadjudicate" => {
-                tb.3 = match single(values)?.as_str() {
-                    "WIN_LOSS" => TbResults::WinLoss,
-                    "DRAW" => TbResults::Draw,
-                    "BOTH" => TbResults::Both,
-                    other => return Err(format!("-tbadjudicate: {other:?} is not WIN_LOSS, DRAW or BOTH")),
-                }
-            }
-            "maxmoves" => {
-                config.adjudication.max_moves = Some(whole("-maxmoves", &single(values)?, 1, 100_000)?)
-            }
-            "pgnout" => {
-                let mut out = PgnOutConfig {
-                    file: String::new(),
-                    append: true,
-                    options: PgnOptions::default(),
-                    patterns: Vec::new(),
-                };
-                // A bare path (cutechess style, and arena's own) or fastchess's keys.
-                if let [path] = values.as_slice() {
-                    if !path.contains('=') {
-                        out.file = path.clone();
-                    }
-                }
-                if out.file.is_empty() {
-                    for (k, v) in key_values(name, values)? {
-                        let o = &mut out.options;
-                        match k.as_str() {
-                            "file" => out.file = v,
-                            "append" => out.append = boolean("-pgnout append", &v)?,
-                            "notation" => {
-                                o.notation = match v.as_str() {
-                                    "san" => Notation::San,
-                                    "lan" => Notation::Lan,
-                                    "uci" => Notation::Uci,
-                                    other => {
-                                        return Err(format!("-pgnout notation {other:?} (san, lan or uci)"))
-                                    }
-                                }
-                            }
-                            "nodes" => o.nodes = boolean("-pgnout nodes", &v)?,
-                            "seldepth" => o.seldepth = boolean("-pgnout seldepth", &v)?,
-                            "nps" => o.nps = boolean("-pgnout nps", &v)?,
-                            "hashfull" => o.hashfull = boolean("-pgnout hashfull", &v)?,
-                            "tbhits" => o.tbhits = boolean("-pgnout tbhits", &v)?,
-                            "pv" => o.pv = boolean("-pgnout pv", &v)?,
-                            "timeleft" => o.timeleft = boolean("-pgnout timeleft", &v)?,
-                            "latency" => o.latency = boolean("-pgnout latency", &v)?,
-                            "min" => o.min = boolean("-pgnout min", &v)?,
-                            "match_line" => out.patterns.push(Regex::new(&v)?),
-                            other => {
-                                return Err(format!(
-                                    "-pgnout: unknown key {other:?} (file, notation, append, nodes, seldepth, nps, \
-                                     hashfull, tbhits, pv, timeleft, latency, min, match_line)"
-                                ))
-                            }
-                        }
-                    }
-                }
-                if out.file.is_empty() {
-                    out.file = format!("arena_{}.pgn", file_stamp());
-                }
-                config.pgnout = Some(out);
-            }
-            "epdout" => {
-                let mut out = EpdOutConfig {
-                    file: String::new(),
-                    append: true,
-                };
-                for (k, v) in key_values(name, values)? {
-                    match k.as_str() {
-                        "file" => out.file = v,
-                        "append" => out.append = boolean("-epdout append", &v)?,
-                        other => return Err(format!("-epdout: unknown key {other:?} (file, append)")),
-                    }
-                }
-                if out.file.is_empty() {
-                    out.file = format!("arena_{}.epd", file_stamp());
-                }
-                config.epdout = Some(out);
-            }
-            "seed" | "srand" => config.seed = whole(&format!("-{name}"), &single(values)?, 0, u64::MAX)?,
-            "recover" => {
-                none(values)?;
-                config.recover = true
-            }
-            "sprt-exit-codes" => {
-                none(values)?;
-                config.sprt_exit_codes = true
-            }
-            // 0: no interim reports.
-            "ratinginterval" => {
-                config.rating_interval = whole("-ratinginterval", &single(values)?, 0, MAX_ROUNDS)?
-            }
-            "scoreinterval" => {
-                whole("-scoreinterval", &single(values)?, 0, MAX_ROUNDS)?;
-            }
-            "variant" => {
-                config.chess960 = match single(values)?.as_str() {
-                    "standard" => false,
-                    "fischerandom" | "chess960" => true,
-                    other => return Err(format!("unknown variant {other:?} (standard or fischerandom)")),
-                }
-            }
-            "tournament" => {
-                config.tournament = match single(values)?.as_str() {
-                    "roundrobin" => TournamentKind::RoundRobin,
-                    "gauntlet" => TournamentKind::Gauntlet,
-                    other => return Err(format!("unknown tournament {other:?} (roundrobin or gauntlet)")),
-                }
-            }
-            "seeds" => config.seeds = whole("-seeds", &single(values)?, 1, MAX_ENGINES)?,
-            "report" => {
-                for (k, v) in key_values(name, values)? {
-                    match k.as_str() {
-                        "penta" => config.report_penta = boolean("-report penta", &v)?,
-                        other => return Err(format!("-report: unknown key {other:?} (penta)")),
-                    }
-                }
-            }
-            "output" => {
-                for (k, v) in key_values(name, values)? {
-                    match (k.as_str(), v.as_str()) {
-                        ("format", "fastchess") => {}
-                        ("format", "cutechess") => {
-                            return Err(
-                                "-output format=cutechess: arena writes fastchess's output only".into()
-                            )
-                        }
-                        (k, v) => {
-                            return Err(format!("-output: {k}={v} is not supported (format=fastchess)"))
-                        }
-                    }
-                }
-            }
-            "event" | "site" => {
-                if values.is_empty() {
-                    return Err(format!("-{name} needs a value"));
-                }
-                let text = values.join(" ");
-                if name == "event" {
-                    config.event = text;
-                } else {
-                    config.site = text;
-                }
-            }
-            "noswap" => {
-                none(values)?;
-                config.noswap = true
-            }
-            "reverse" => {
-                none(values)?;
-                config.reverse = true
-            }
-            "wait" => config.wait_ms = whole("-wait (ms)", &single(values)?, 0, 3_600_000)?,
-            "strict" => {
-                none(values)?;
-                config.strict = true
-            }
-            "check-mate-pvs" => {
-                none(values)?;
-                config.check_mate_pvs = true
-            }
-            "testEnv" => {
-                none(values)?;
-                config.test_env = true
-            }
-            "startup-ms" => config.startup_ms = whole("-startup-ms", &single(values)?, 1, 3_600_000)?,
-            "ucinewgame-ms" => {
-                config.ucinewgame_ms = whole("-ucinewgame-ms", &single(values)?, 1, 3_600_000)?
-            }
-            "ping-ms" => config.ping_ms = whole("-ping-ms", &single(values)?, 1, 3_600_000)?,
-            "use-affinity" => {
-                if !cfg!(target_os = "linux") {
-                    return Err("-use-affinity is supported on Linux only".into());
-                }
-                config.affinity = Some(match values.as_slice() {
-                    [] => Vec::new(),
-                    [list] => cpu_list(list)?,
-                    _ => return Err("-use-affinity takes one CPU list (0,2,4-7)".into()),
-                })
-            }
-            "log" => {
-                let mut log = LogConfig {
-                    file: String::new(),
-                    level: Level::Warn,
-                    engine: false,
-                    append: true,
-                };
-                for (k, v) in key_values(name, values)? {
-                    match k.as_str() {
-                        "file" => log.file = v,
-                        "level" => log.level = v.parse()?,
-                        "engine" => log.engine = boolean("-log engine", &v)?,
-                        "append" => log.append = boolean("-log append", &v)?,
-                        "realtime" => {
-                            boolean("-log realtime", &v)?;
-                        }
-                        "compress" => {
-                            if boolean("-log compress", &v)? {
-                                return Err("-log compress=true: arena does not compress logs".into());
-                            }
-                        }
-                        other => {
-                            return Err(format!(
-                            "-log: unknown key {other:?} (file, level, engine, append, realtime, compress)"
-                        ))
-                        }
-                    }
-                }
-                if log.file.is_empty() {
-                    return Err("-log needs file=PATH".into());
-                }
-                config.log = Some(log);
-            }
-            "autosaveinterval" => {
-                config.autosave_interval = whole("-autosaveinterval", &single(values)?, 0, MAX_ROUNDS)?
-            }
-            other => {
-                return Err(match unsupported(other) {
-                    Some(why) => format!("-{other}: {why}"),
-                    None => format!("unknown option -{other} (see -help)"),
+        let group = Group { name, values };
+        match handler(name) {
+            Some(apply) => apply(&mut draft, group)?,
+            None => {
+                return Err(match unsupported(name) {
+                    Some(why) => format!("-{name}: {why}"),
+                    None => format!("unknown option -{name} (see -help)"),
                 })
             }
         }
     }
-
+    let Draft {
+        mut config,
+        engines,
+        each,
+        rounds_given,
+        tb,
+    } = draft;
     // -tbpieces, -tbignore50 and -tbadjudicate apply to -tb; without it they change nothing
     // (as in fastchess).
-    if let (Some(path), pieces, ignore_50, results) = tb {
+    if let (Some(path), max_pieces, ignore_50, results) = tb {
         config.adjudication.tablebase = Some(TbAdjudication {
             path,
-            max_pieces: pieces,
+            max_pieces,
             ignore_50,
             results,
         });
     }
+    config.engines = engine_specs(engines, &each, config.chess960)?;
+    check_match(&config)?;
+    if config.sprt.is_some() && !rounds_given {
+        config.rounds = SPRT_ROUNDS;
+    }
+    Ok(config)
+}
 
-    // Engines: -each under each engine's own settings.
+/// The engines: each `-engine` with `-each` under its own settings.
+fn engine_specs(
+    drafts: Vec<EngineDraft>,
+    each: &EngineDraft,
+    chess960: bool,
+) -> Result<Vec<EngineSpec>, String> {
     if drafts.len() < 2 {
         return Err(format!("at least two -engine are needed, found {}", drafts.len()));
     }
+    let mut engines = Vec::new();
     for draft in drafts {
         let mut engine = draft.config.unwrap_or_else(|| EngineConfig {
             cmd: String::new(),
@@ -1076,7 +1275,7 @@ pub(crate) fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result
                 engine.dir = each.dir.clone();
             }
         }
-        if config.chess960 && !engine.options.iter().any(|(k, _)| k == "UCI_Chess960") {
+        if chess960 && !engine.options.iter().any(|(k, _)| k == "UCI_Chess960") {
             engine.options.push(("UCI_Chess960".into(), "true".into()));
         }
         let mut limits = Limits::default();
@@ -1089,12 +1288,17 @@ pub(crate) fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result
                 engine.name
             ));
         }
-        config.engines.push(EngineSpec {
+        engines.push(EngineSpec {
             config: engine,
             limits,
             restart: draft.restart.or(each.restart).unwrap_or(false),
         });
     }
+    Ok(engines)
+}
+
+/// The checks across options, once every option is read.
+fn check_match(config: &MatchConfig) -> Result<(), String> {
     if config.engines.len() > MAX_ENGINES {
         return Err(format!("at most {MAX_ENGINES} engines"));
     }
@@ -1131,10 +1335,7 @@ pub(crate) fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result
     if config.sprt_plot.is_some() && config.sprt.is_none() {
         return Err("-sprt-plot draws an SPRT: give -sprt too".into());
     }
-    if config.sprt.is_some() && !rounds_given {
-        config.rounds = SPRT_ROUNDS;
-    }
-    Ok(config)
+    Ok(())
 }
 
 /// `YYYYmmdd_HHMMSS` (UTC) for default output file names.
@@ -1361,7 +1562,7 @@ mod tests {
             ("-engine cmd=a -engine cmd=b -each tc=1 -pgnout file=x nodes=yes", "-pgnout nodes must be true or false, found \"yes\""),
             (
                 "-engine cmd=a -engine cmd=b -each tc=1 -pgnout file=x match_line=(a",
-                "match_line regex \"(a\": a group is not closed",
+                "match_line regex \"(a\": found open group without closing ')'",
             ),
             ("-engine cmd=a -engine cmd=b -each tc=1 -log file=x compress=true", "-log compress=true: arena does not compress logs"),
             ("-engine cmd=a -engine cmd=b -each tc=1 -recover now", "-recover takes no value, found \"now\""),

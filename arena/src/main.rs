@@ -110,7 +110,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Ok(arena::cli::Command::Version) => {
-            output::outln!("arena {}", env!("CARGO_PKG_VERSION"));
+            output::outln!("{}", arena::cli::version_text());
             return ExitCode::SUCCESS;
         }
         Err(e) => {

@@ -292,6 +292,7 @@ impl Plan {
             } else {
                 Vec::new()
             },
+            labels: shared.labels.clone(),
         }
     }
 
@@ -826,6 +827,11 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
         }
         shared.records = saved.games.clone();
         shared.done_records = saved.games.clone();
+        // Threads and hash as the engines declared them when the match began: a finished
+        // match resumed starts no engine and reports them all the same.
+        if saved.labels.len() == config.engines.len() {
+            shared.labels = saved.labels.clone();
+        }
         for &(a, b) in &saved.done {
             shared.done.extend(a..=b);
         }

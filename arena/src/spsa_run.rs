@@ -464,31 +464,11 @@ pub fn parse(args: &[String]) -> Result<SpsaCommand, String> {
     if groups.iter().any(|(n, _)| matches!(n.as_str(), "help" | "h")) {
         return Ok(SpsaCommand::Help);
     }
-    let configs: Vec<&Vec<String>> = groups
-        .iter()
-        .filter(|(n, _)| n == "config")
-        .map(|(_, v)| v)
-        .collect();
-    if configs.len() > 1 {
-        return Err("-config is given twice".into());
-    }
-    let config = match configs.first() {
-        Some(values) => cli::config_option(values)?,
-        None => cli::ConfigOption::default(),
-    };
-    if !configs.is_empty() && !config.stats {
+    let (config, own_args) = cli::split_config(args, &groups)?;
+    if config.as_ref().is_some_and(|c| !c.stats) {
         return Err("-config stats= has no meaning for arena spsa".into());
     }
-    let mut own_args = Vec::new();
-    let mut skipping = false;
-    for arg in args {
-        if let Some(name) = cli::option_name(arg) {
-            skipping = name == "config";
-        }
-        if !skipping {
-            own_args.push(arg.clone());
-        }
-    }
+    let config = config.unwrap_or_default();
     if let (Some(file), false) = (&config.file, config.discard) {
         if !own_args.is_empty() {
             return Err(format!(

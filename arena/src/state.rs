@@ -29,9 +29,13 @@
 //! to them (dropping a game written by a run killed before it could save). A game cut short
 //! by an interruption is never written nor counted, and is played again on resume.
 //!
+//! `labels` (optional) holds what the report names as each engine's threads and hash
+//! (`["1t", "16MB"]`, `null` while unknown), as learnt from the engines when they started,
+//! so that resuming a finished match, which starts no engine, reports them as the match
+//! did instead of `NULL`.
+//!
 //! The file is written to a temporary name and renamed (the `output` crate's rule, so a link
-//! stays a link), so an interruption never leaves half a file. Version 1 files (no
-//! `pending`, no lengths) are still read.
+//! stays a link), so an interruption never leaves half a file. Version 1 files (no `pending`, no lengths) are still read.
 
 use crate::runner::Tally;
 use serde::{Deserialize, Serialize};
@@ -55,6 +59,9 @@ pub struct SavedState {
     pub pgn_bytes: Option<u64>,
     /// The same for the EPD output.
     pub epd_bytes: Option<u64>,
+    /// Per engine, (threads, hash) as the report names them (`1t`, `16MB`), once known;
+    /// empty in files that do not have them.
+    pub labels: Vec<Option<(String, String)>>,
 }
 
 /// The version written in `arena_state`.
@@ -83,6 +90,8 @@ struct StateJson {
     pgn_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     epd_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    labels: Vec<Option<(String, String)>>,
 }
 
 impl SavedState {
@@ -107,6 +116,7 @@ impl SavedState {
             pending: self.pending.clone(),
             pgn_bytes: self.pgn_bytes,
             epd_bytes: self.epd_bytes,
+            labels: self.labels.clone(),
         };
         // A struct of strings and numbers always serialises.
         let mut text = serde_json::to_string(&json).unwrap_or_default();
@@ -126,6 +136,7 @@ impl SavedState {
             args: json.args,
             pgn_bytes: json.pgn_bytes,
             epd_bytes: json.epd_bytes,
+            labels: json.labels,
             ..SavedState::default()
         };
         for (a, b) in json.done {
@@ -212,6 +223,7 @@ mod tests {
             pending: vec![(18, 1, 0, 1)],
             pgn_bytes: Some(12345),
             epd_bytes: None,
+            labels: vec![Some(("1t".into(), "16MB".into())), None],
         };
         assert_eq!(state.done, [(0, 2), (5, 5), (7, 8)]);
         assert!(state.is_done(1) && state.is_done(8) && !state.is_done(3) && !state.is_done(6));
@@ -225,7 +237,7 @@ mod tests {
             "games": []}"#;
         let state = SavedState::from_json(text).unwrap();
         assert_eq!(state.args, ["name=\u{1f600}"]);
-        assert!(state.pending.is_empty() && state.pgn_bytes.is_none());
+        assert!(state.pending.is_empty() && state.pgn_bytes.is_none() && state.labels.is_empty());
         assert!(state.is_done(3) && !state.is_done(4));
     }
 

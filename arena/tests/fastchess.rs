@@ -695,6 +695,35 @@ fn a_saved_tournament_resumes_where_it_stopped() {
     );
 }
 
+/// Resuming a match that has finished plays nothing and starts no engine; its report still
+/// names each engine's threads and hash as the match did (the state keeps them), not
+/// `NULL, NULL`.
+#[test]
+fn a_finished_match_resumed_reports_threads_and_hash() {
+    let dir = temp_dir("resume-finished");
+    let luft = luft();
+    let line = format!(
+        "-engine cmd={0} name=a -engine cmd={0} name=b -each tc=inf nodes=1 option.Hash=2 \
+         -rounds 1 -maxmoves 3 -config outname=done.json",
+        luft.display()
+    );
+    let (code, out, err) = run_arena(Some(&dir), &words(&line));
+    assert_eq!(code, 0, "{out}{err}");
+    let results = |out: &str| -> String {
+        out.lines()
+            .find(|l| l.starts_with("Results of "))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let first = results(&out);
+    assert!(first.contains("1t, 2MB"), "{out}");
+    let (code, again, err) = run_arena(Some(&dir), &words("-config file=done.json"));
+    assert_eq!(code, 0, "{again}{err}");
+    assert!(!again.contains("Started game"), "{again}");
+    assert_eq!(results(&again), first, "{again}");
+    assert!(!again.contains("NULL"), "{again}");
+}
+
 #[test]
 fn ctrl_c_stops_the_match_and_it_resumes() {
     let dir = temp_dir("interrupt");
@@ -953,6 +982,33 @@ fn timeouts_strictness_and_mate_pvs() {
     );
 }
 
+/// OpenBench's client keeps an installed runner (`fastchess-ob`) when its version is at
+/// least the server's `fastchess_min_version` (1.8.1 today), and otherwise downloads and
+/// builds fastchess over it. Its check, in `Client/worker.py` (`get_version`,
+/// `compare_versions`; read at OpenBench commit 9906bad, not copied): run the program with
+/// `--version`, then `version`, `-v`, `-version`, taking the first whose stdout holds a
+/// match of `\d+\.\d+(\.\d+)?`; the first match is the version, compared as a tuple of
+/// integers with the minimum. Written out here against arena's real output.
+#[test]
+fn openbenchs_client_keeps_arena_as_its_fastchess() {
+    let found = ["--version", "version", "-v", "-version"]
+        .iter()
+        .find_map(|opt| {
+            let out = std::process::Command::new(common::ARENA).arg(opt).output().ok()?;
+            let stdout = String::from_utf8(out.stdout).ok()?;
+            let re = regex_lite::Regex::new(r"\d+\.\d+(\.\d+)?").unwrap();
+            re.find(&stdout).map(|m| m.as_str().to_string())
+        })
+        .expect("one of the client's version options prints a version");
+    assert_eq!(found, arena::cli::FASTCHESS_INTERFACE);
+    let tuple = |v: &str| -> Vec<u32> { v.split('.').map(|p| p.parse().unwrap()).collect() };
+    assert!(
+        tuple(&found) >= tuple("1.8.1"),
+        "{found} is below OpenBench's minimum"
+    );
+    assert!(tuple(&found) < tuple("1.9"), "the comparison is a real one");
+}
+
 #[test]
 fn help_version_and_unknown_options() {
     let dir = temp_dir("help");
@@ -963,9 +1019,10 @@ fn help_version_and_unknown_options() {
         "{out}"
     );
     let (code, out, _) = run_arena(Some(&dir), &words("-version"));
-    assert_eq!(
-        (code, out.trim()),
-        (0, concat!("arena ", env!("CARGO_PKG_VERSION")))
+    assert_eq!((code, out.trim()), (0, arena::cli::version_text().as_str()));
+    assert!(
+        out.contains(concat!("arena ", env!("CARGO_PKG_VERSION"))),
+        "{out}"
     );
     let (code, out, err) = run_arena(
         Some(&dir),

@@ -19,6 +19,7 @@
 //! `DIR` (the directory a link points to, keeping the link); on an error nothing is left
 //! behind. An output that is one of the inputs is refused.
 
+use crate::no_games;
 use anyhow::{bail, Context, Result};
 use datagen::store::{self, DirLock};
 use nnue::pack::{PackSource, PackWriter};
@@ -100,6 +101,7 @@ fn sources_of(input: &Input) -> Result<(Format, Vec<PackSource>)> {
                 header_bytes: src.sources()[0].header_bytes.clone(),
             }],
         )),
+        f @ (Format::Text | Format::Bullet) => bail!("{}", no_games(&input.path, f)),
         Format::Pack => {
             if let Some(e) = src.header_error() {
                 bail!(
@@ -240,6 +242,7 @@ fn pack_into(planned: &[Planned<'_>], sources: &[PackSource], file: output::OutF
                 SourceItem::Damage(d) => d.to_string(),
                 SourceItem::Duplicate(d) => d.to_string(),
                 SourceItem::Problem(p) => p,
+                SourceItem::Positions { .. } => bail!("{}", no_games(path, src.format())),
             };
             problems += 1;
             eprintln!("warning: {}: {warning} (packing the rest)", path.display());
@@ -275,8 +278,13 @@ pub fn unpack(pack: &Path, out: &Path) -> Result<i32> {
     let mut src = DataSource::open(pack).with_context(cannot)?;
     if src.format() != Format::Pack {
         bail!(
-            "{} is not a pack (it reads as a data file: nothing to unpack)",
-            pack.display()
+            "{} is not a pack (it reads as {}: nothing to unpack)",
+            pack.display(),
+            match src.format() {
+                Format::Text => "text positions",
+                Format::Bullet => "bulletformat positions",
+                _ => "a data file",
+            }
         );
     }
     // A link to a directory: the directory it points to is written, and the link stays.
@@ -421,6 +429,7 @@ fn unpack_into(src: &mut DataSource, pack: &Path, dir: &Path) -> Result<UnpackSu
             SourceItem::Damage(d) => d.to_string(),
             SourceItem::Duplicate(d) => d.to_string(),
             SourceItem::Problem(p) => p,
+            SourceItem::Positions { .. } => bail!("{}", no_games(pack, src.format())),
         };
         eprintln!("warning: {}: {warning} (unpacking the rest)", pack.display());
     }

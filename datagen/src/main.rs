@@ -7,6 +7,9 @@
 //!                            position, positions passing the training filter; and totals
 //! datagen verify PATH...     every chunk's checksum, duplicates, headers (exit 1 on a problem)
 //! datagen convert --to text|bullet --out FILE [--all] PATH...
+//! datagen import-pgn FILE.pgn... (--out DIR | --gen NAME)
+//!                            games with each move's score in its comment (fastchess, arena,
+//!                            OpenBench) as data files (`src/import.rs`)
 //! datagen pack PATH... --out FILE.pack
 //!                            every game of the data files in one compact, checksummed archive
 //!                            (`nnue::pack`, about 2.5 bytes a position; `src/archive.rs`)
@@ -59,8 +62,9 @@ use datagen::label_quality::{self, summarise, table, Reservoir, Sample, Searched
 use datagen::store::{self, DirLock};
 use datagen::{adjudication_text, GenSettings, Rng, SelfPlayer};
 use movegen::openings::StartPositions;
-use movegen::{Board, Color};
+use movegen::Board;
 use nnue::file::fnv1a;
+use nnue::positions::{bullet_record, text_line};
 use nnue::record::{
     data_files, encode_chunk, keep_for_training, start_positions_name, GameRecord, GenHeader, Header,
     RecordError, Wdl,
@@ -76,6 +80,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 mod archive;
+mod import;
 mod wdl_fit;
 
 #[derive(Parser, Debug)]
@@ -192,6 +197,22 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Turns PGNs with each move's score in its comment (fastchess, arena, OpenBench) into
+    /// data files: each game from its first scored move after the book, the mover's score
+    /// in pawns as White's centipawns, scoreless moves marked so the training filter drops
+    /// them (`src/import.rs`).
+    ImportPgn {
+        /// The PGN files (each becomes `import-<name>.bin`).
+        #[arg(required = true)]
+        pgns: Vec<PathBuf>,
+        /// Output directory, any path.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Output generation in the data store: $LUFT_DATA/NAME (default store
+        /// ~/.local/share/luft).
+        #[arg(long = "gen", value_name = "NAME")]
+        generation: Option<String>,
+    },
     /// Fits the engine's win-draw-loss model (UCI_ShowWDL) to the games.
     WdlFit(wdl_fit::FitArgs),
     /// Label quality against positions per hour: samples positions that pass the training
@@ -234,6 +255,11 @@ fn main() {
         Some(Command::Convert { to, out, all, paths }) => convert(&to, &out, all, &paths),
         Some(Command::Pack { out, paths }) => archive::pack(&paths, &out),
         Some(Command::Unpack { pack, out }) => archive::unpack(&pack, &out),
+        Some(Command::ImportPgn {
+            pgns,
+            out,
+            generation,
+        }) => output_dir(out.as_ref(), generation.as_deref()).and_then(|dir| import::import_pgn(&pgns, &dir)),
         Some(Command::WdlFit(args)) => wdl_fit::run(&args),
         Some(Command::LabelQuality(args)) => label_quality(&args),
         None => generate(&cli.generate),
@@ -470,6 +496,8 @@ impl FileRead {
         let formats: Vec<String> = formats.into_iter().collect();
         match self.format {
             Format::Games => format!("format {}", formats.join(", ")),
+            Format::Text => "text positions".to_string(),
+            Format::Bullet => "bulletformat positions".to_string(),
             Format::Pack => format!(
                 "pack version {}, {} source{} of format {}",
                 nnue::pack::PACK_VERSION,
@@ -509,6 +537,9 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
         games: 0,
         bytes,
     };
+    if !read.format.has_games() {
+        bail!("{}", no_games(path, read.format));
+    }
     let header_bad = read.format == Format::Games && source.header_error().is_some();
     read.problems.extend(source.header_error().map(str::to_string));
     let writing = path.parent().is_some_and(DirLock::is_held);
@@ -549,6 +580,7 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
             SourceItem::Damage(d) => read.problems.push(d.to_string()),
             SourceItem::Duplicate(d) => read.problems.push(d.to_string()),
             SourceItem::Problem(p) => read.problems.push(p),
+            SourceItem::Positions { .. } => bail!("{}", no_games(path, read.format)),
         }
     }
     if let Some(d) = tail {
@@ -564,10 +596,29 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
     Ok(read)
 }
 
+/// Why a text or bulletformat file cannot be read by a tool that reads games.
+pub(crate) fn no_games(path: &Path, format: Format) -> String {
+    let what = if format == Format::Text {
+        "text"
+    } else {
+        "bulletformat"
+    };
+    format!(
+        "{} holds {what} positions without their games; this command reads data files and packs \
+         (the trainer reads {what} files)",
+        path.display()
+    )
+}
+
 /// A one-line summary of how a file's games were made (the same for a run's format 2 and 3
 /// files: the format is shown apart).
 fn provenance(header: &Header) -> String {
     match header {
+        Header::V2(h) | Header::V3(h) | Header::V4(h) if h.generator.ends_with(" import-pgn") => format!(
+            "imported from {} (the scores of its move comments), {} start positions",
+            h.book.strip_prefix("pgn ").unwrap_or(&h.book),
+            start_positions_name(h.start_positions)
+        ),
         Header::V2(h) | Header::V3(h) | Header::V4(h) => format!(
             "net {:016x} (hidden {}, {}), {} nodes (hard {}), seed {}, book {}, {} start positions, \
              {} random plies, {}",
@@ -688,7 +739,7 @@ fn stats(paths: &[PathBuf]) -> Result<i32> {
             eprintln!("note: {}: {note}", file.display());
         }
         let generation = |name: &str| match read.format {
-            Format::Games => dir.clone(),
+            Format::Games | Format::Text | Format::Bullet => dir.clone(),
             Format::Pack => match name.rsplit_once('/') {
                 Some((gen, _)) => PathBuf::from(format!("{}:{gen}", file.display())),
                 None => file.clone(),
@@ -843,47 +894,6 @@ fn verify(paths: &[PathBuf]) -> Result<i32> {
     Ok(if bad > 0 { 1 } else { 0 })
 }
 
-/// bulletformat's 32-byte board, from the side to move's view.
-fn bullet_record(board: &Board, score_white: i16, result: Wdl) -> [u8; 32] {
-    let stm = board.side_to_move();
-    let flip = |sq: movegen::Square| {
-        if stm == Color::White {
-            sq.index()
-        } else {
-            sq.index() ^ 56
-        }
-    };
-    let mut squares: Vec<(usize, u8)> = board
-        .occupied()
-        .map(|sq| {
-            let p = board.piece_on(sq).expect("occupied");
-            (flip(sq), u8::from(p.color != stm) << 3 | p.kind as u8)
-        })
-        .collect();
-    squares.sort_by_key(|&(s, _)| s);
-    let mut out = [0u8; 32];
-    let occ: u64 = squares.iter().fold(0, |acc, &(s, _)| acc | 1 << s);
-    out[..8].copy_from_slice(&occ.to_le_bytes());
-    for (i, &(_, code)) in squares.iter().enumerate() {
-        out[8 + i / 2] |= code << (4 * (i % 2));
-    }
-    let score = if stm == Color::White {
-        score_white
-    } else {
-        -score_white
-    };
-    out[24..26].copy_from_slice(&score.to_le_bytes());
-    let white_result = result as u8;
-    out[26] = if stm == Color::White {
-        white_result
-    } else {
-        2 - white_result
-    };
-    out[27] = flip(board.king(stm)) as u8;
-    out[28] = (flip(board.king(!stm)) ^ 56) as u8;
-    out
-}
-
 fn convert(to: &str, out: &Path, all: bool, paths: &[PathBuf]) -> Result<i32> {
     if out.is_dir() {
         bail!("--out {} is a directory; give a file name", out.display());
@@ -907,13 +917,9 @@ fn convert(to: &str, out: &Path, all: bool, paths: &[PathBuf]) -> Result<i32> {
                 if !all && !keep_for_training(&board, mv, score, ply) {
                     continue;
                 }
+                // The formats of `nnue::positions`, which the trainer reads back.
                 let done = if to == "text" {
-                    let result = match g.result {
-                        Wdl::WhiteWins => "1.0",
-                        Wdl::Draw => "0.5",
-                        Wdl::BlackWins => "0.0",
-                    };
-                    writeln!(writer, "{} | {score} | {result}", board.to_fen())
+                    writeln!(writer, "{}", text_line(&board, score, g.result))
                 } else {
                     writer.write_all(&bullet_record(&board, score, g.result))
                 };
@@ -967,13 +973,18 @@ fn v1_settings_text(args: &GenerateArgs, net: &Network, adjudicate: bool) -> Str
     )
 }
 
-fn generate(args: &GenerateArgs) -> Result<i32> {
-    let out = match (&args.out, &args.generation) {
-        (Some(out), None) => out.clone(),
-        (None, Some(name)) => store::generation_dir(name)?,
+/// The directory of `--out DIR` or `--gen NAME` (exactly one of them).
+fn output_dir(out: Option<&PathBuf>, generation: Option<&str>) -> Result<PathBuf> {
+    match (out, generation) {
+        (Some(out), None) => Ok(out.clone()),
+        (None, Some(name)) => store::generation_dir(name),
         (None, None) => bail!("give --out DIR or --gen NAME (or a subcommand; see --help)"),
         (Some(_), Some(_)) => bail!("give only one of --out DIR and --gen NAME"),
-    };
+    }
+}
+
+fn generate(args: &GenerateArgs) -> Result<i32> {
+    let out = output_dir(args.out.as_ref(), args.generation.as_deref())?;
     let out = &out;
     if args.games.is_none() == args.positions.is_none() {
         bail!("give exactly one of --games G and --positions P");

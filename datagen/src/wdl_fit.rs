@@ -321,6 +321,7 @@ fn read_paths(args: &FitArgs) -> Result<(Bins, usize, u64)> {
                 SourceItem::Damage(d) => eprintln!("warning: {}: {d}", file.display()),
                 SourceItem::Duplicate(d) => eprintln!("warning: {}: {d}", file.display()),
                 SourceItem::Problem(p) => eprintln!("warning: {}: {p}", file.display()),
+                SourceItem::Positions { .. } => anyhow::bail!("{}", crate::no_games(file, reader.format())),
             }
         }
     }

@@ -34,7 +34,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Mode {
     /// Search 50 fixed positions on one thread (deterministic); the last line is
-    /// "<N> nodes <M> nps".
+    /// `<N> nodes <M> nps`.
     Bench {
         /// Search depth, 1 to 64 (default: the bench depth).
         #[arg(value_parser = clap::value_parser!(i32).range(1..=64))]

@@ -20,8 +20,9 @@
 //! choice, is unmaintained and its last release (3.0.0) is deliberately a compile error;
 //! wincode is younger and needs a newer Rust than the workspace's. Formats 1 and 2 (text
 //! and a hand-written layout) stay readable. `pack` is the compact archive of such files
-//! (`datagen pack`, about 2.5 bytes a position), and `source` the one input interface every
-//! reader of games uses, whichever of the two it is given.
+//! (`datagen pack`, about 2.5 bytes a position), `positions` the lone scored positions of
+//! text and bulletformat files (`datagen convert`'s exports), and `source` the one input
+//! interface every reader uses, whichever of these it is given.
 
 #![warn(missing_docs)]
 
@@ -29,6 +30,7 @@ pub mod arch;
 pub mod file;
 pub mod network;
 pub mod pack;
+pub mod positions;
 pub mod quantise;
 pub mod record;
 pub mod source;

@@ -434,15 +434,22 @@ impl GameRecord {
 /// Scores at or beyond this magnitude (centipawns) are mates or adjudication-level wins.
 pub const MATE_BAND: i16 = 20_000;
 
+/// A ply whose score is not known: a game imported from PGN (`datagen import-pgn`) marks
+/// its moves without a score comment with it. It lies in the mate band, so the training
+/// filter rejects the position, and no search gives it (mates are at most 31000).
+pub const NO_SCORE: i16 = i16::MAX;
+
 /// The training filter of `NNUE.md`: ply >= 16, side to move not in check, best move neither
 /// capture nor promotion, score outside the mate band, at least 4 pieces.
 pub fn keep_for_training(board: &Board, best: Move, score: i16, ply: usize) -> bool {
-    ply >= 16
-        && !board.in_check()
-        && !board.is_capture(best)
-        && best.promotion().is_none()
-        && score.abs() < MATE_BAND
-        && board.occupied().len() >= 4
+    ply >= 16 && !board.is_capture(best) && best.promotion().is_none() && keep_lone_for_training(board, score)
+}
+
+/// The part of the training filter that a lone position (text or bulletformat, with no
+/// game and no move) allows: side to move not in check, score outside the mate band, at
+/// least 4 pieces.
+pub fn keep_lone_for_training(board: &Board, score: i16) -> bool {
+    !board.in_check() && score.unsigned_abs() < MATE_BAND.unsigned_abs() && board.occupied().len() >= 4
 }
 
 pub(crate) const FNV_OFFSET: u64 = 0xCBF2_9CE4_8422_2325;

@@ -1,16 +1,26 @@
-//! The one way in for every reader of games (`datagen stats`, `verify`, `convert`,
+//! The one way in for every reader of training data (`datagen stats`, `verify`, `convert`,
 //! `wdl-fit`, `label-quality`, `pack`, and the trainer): [`DataSource`] opens a data file
 //! (`record`'s `LUFTGAME` container, any version) or a pack (`pack`'s `LUFTPACK`), telling
 //! them apart by their first bytes, and yields the same items from either: chunks of
 //! games ([`GameRecord`](crate::record::GameRecord)), each tagged with the source (data
 //! file) it came from, and the damage, repeats and problems found on the way. A data file is
-//! one source; a pack holds many, each with its name and settings header. A later format
-//! plugs in here: one more [`Format`], one more reader behind the same items.
+//! one source; a pack holds many, each with its name and settings header.
+//!
+//! Lone positions without games, the text (`FEN | cp | result`) and bulletformat files that
+//! `datagen convert` writes and other tools read and write ([`crate::positions`]), come in
+//! through the same interface as two more [`Format`]s: they have no magic bytes, so a file
+//! that is neither a data file nor a pack is read as text when its name ends in `.txt` or
+//! `.text`, as bulletformat when it ends in `.bullet`, `.bf` or `.data`, and otherwise as a
+//! (damaged) data file; [`DataSource::open_as`] names the format instead. They yield
+//! [`SourceItem::Positions`], batches of [`ScoredPosition`]s, and a line or record that
+//! cannot be read is a [`SourceItem::Problem`] naming it (the rest is read). A reader of
+//! games only (`stats`, `pack`, ...) says that such a file holds no games.
 
 use crate::pack::{is_pack, PackItem, PackReader, PackSource};
-use crate::record::{Chunk, Damage, DataReader, Duplicate, Header, Item, RecordError};
+use crate::positions::{parse_bullet_record, parse_text_line, ScoredPosition, BULLET_RECORD};
+use crate::record::{Chunk, Damage, DataReader, Duplicate, Header, Item, RecordError, GAME_MAGIC};
 use std::fmt;
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 /// What kind of file a [`DataSource`] reads.
@@ -20,6 +30,46 @@ pub enum Format {
     Games,
     /// A pack (`pack`: `LUFTPACK`).
     Pack,
+    /// Text positions, `FEN | cp | result` a line ([`crate::positions`]).
+    Text,
+    /// bulletformat positions, 32 bytes each ([`crate::positions`]).
+    Bullet,
+}
+
+impl Format {
+    /// The format a file name suggests for a file that is neither a data file nor a pack
+    /// (by its first bytes): `.txt`/`.text` text, `.bullet`/`.bf`/`.data` bulletformat.
+    pub fn of_name(path: &Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "txt" | "text" => Some(Format::Text),
+            "bullet" | "bf" | "data" => Some(Format::Bullet),
+            _ => None,
+        }
+    }
+
+    /// Whether the format holds whole games (data files and packs) rather than lone
+    /// positions.
+    pub fn has_games(self) -> bool {
+        matches!(self, Format::Games | Format::Pack)
+    }
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+
+    /// `games`, `pack`, `text` or `bullet`.
+    fn from_str(s: &str) -> Result<Format, String> {
+        match s {
+            "games" => Ok(Format::Games),
+            "pack" => Ok(Format::Pack),
+            "text" => Ok(Format::Text),
+            "bullet" => Ok(Format::Bullet),
+            other => Err(format!(
+                "unknown data format {other:?} (games, pack, text or bullet)"
+            )),
+        }
+    }
 }
 
 /// One data file whose games a [`DataSource`] yields.
@@ -49,13 +99,146 @@ pub enum SourceItem {
     Damage(Damage),
     /// A data file's chunk that repeats an earlier one (read once).
     Duplicate(Duplicate),
-    /// Something wrong that cost no game by itself.
+    /// Something wrong that cost no game by itself (in a text or bulletformat file: a line
+    /// or record that cannot be read, and the position it held).
     Problem(String),
+    /// Lone positions from source `source` (a text or bulletformat file), in file order.
+    Positions {
+        /// Index of the source the positions came from.
+        source: usize,
+        /// The positions, each with its score and result (White's view).
+        positions: Vec<ScoredPosition>,
+    },
+}
+
+/// Positions in one [`SourceItem::Positions`].
+const POSITIONS_PER_ITEM: usize = 4096;
+/// Unreadable lines or records reported one by one; the rest are counted at the end.
+const PROBLEMS_REPORTED: u64 = 20;
+
+/// Reads text or bulletformat positions, a batch at a time.
+struct PositionReader {
+    src: std::io::BufReader<Box<dyn Read + Send>>,
+    text: bool,
+    /// Lines (text) or records (bulletformat) read so far.
+    count: u64,
+    /// Unreadable ones so far.
+    bad: u64,
+    /// Problems waiting to be yielded, before the next batch.
+    queued: std::collections::VecDeque<String>,
+    done: bool,
+}
+
+impl PositionReader {
+    fn new(src: Box<dyn Read + Send>, format: Format) -> PositionReader {
+        PositionReader {
+            src: std::io::BufReader::with_capacity(1 << 16, src),
+            text: format == Format::Text,
+            count: 0,
+            bad: 0,
+            queued: std::collections::VecDeque::new(),
+            done: false,
+        }
+    }
+
+    fn problem(&mut self, what: String) {
+        self.bad += 1;
+        if self.bad <= PROBLEMS_REPORTED {
+            self.queued.push_back(what);
+        }
+    }
+
+    /// The next position, `Ok(None)` at the end; an unreadable one is queued as a problem
+    /// and skipped.
+    fn next_position(&mut self) -> std::io::Result<Option<ScoredPosition>> {
+        loop {
+            if self.text {
+                let mut bytes = Vec::new();
+                if self.src.read_until(b'\n', &mut bytes)? == 0 {
+                    return Ok(None);
+                }
+                self.count += 1;
+                let Ok(line) = String::from_utf8(bytes) else {
+                    self.problem(format!("line {}: not UTF-8 text", self.count));
+                    continue;
+                };
+                let trimmed = line.trim();
+                if trimmed.is_empty() || trimmed.starts_with('#') {
+                    continue;
+                }
+                match parse_text_line(trimmed) {
+                    Ok(p) => return Ok(Some(p)),
+                    Err(e) => self.problem(format!("line {}: {e}", self.count)),
+                }
+            } else {
+                let mut record = [0u8; BULLET_RECORD];
+                let mut got = 0;
+                while got < BULLET_RECORD {
+                    match self.src.read(&mut record[got..]) {
+                        Ok(0) => break,
+                        Ok(n) => got += n,
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+                if got == 0 {
+                    return Ok(None);
+                }
+                self.count += 1;
+                if got < BULLET_RECORD {
+                    self.problem(format!(
+                        "the file ends {got} bytes into record {} (records are {BULLET_RECORD} bytes)",
+                        self.count
+                    ));
+                    return Ok(None);
+                }
+                match parse_bullet_record(&record) {
+                    Ok(p) => return Ok(Some(p)),
+                    Err(e) => self.problem(format!(
+                        "record {} (byte {}): {e}",
+                        self.count,
+                        (self.count - 1) * BULLET_RECORD as u64
+                    )),
+                }
+            }
+        }
+    }
+
+    fn next_item(&mut self) -> std::io::Result<Option<SourceItem>> {
+        if let Some(p) = self.queued.pop_front() {
+            return Ok(Some(SourceItem::Problem(p)));
+        }
+        if self.done {
+            return Ok(None);
+        }
+        let mut positions = Vec::new();
+        while positions.len() < POSITIONS_PER_ITEM && self.queued.is_empty() {
+            match self.next_position()? {
+                Some(p) => positions.push(p),
+                None => {
+                    self.done = true;
+                    if self.bad > PROBLEMS_REPORTED {
+                        let unit = if self.text { "lines" } else { "records" };
+                        self.queued.push_back(format!(
+                            "{} more unreadable {unit} (the first {PROBLEMS_REPORTED} are named above)",
+                            self.bad - PROBLEMS_REPORTED
+                        ));
+                    }
+                    break;
+                }
+            }
+        }
+        if positions.is_empty() {
+            return Ok(self.queued.pop_front().map(SourceItem::Problem));
+        }
+        Ok(Some(SourceItem::Positions { source: 0, positions }))
+    }
 }
 
 enum Reader {
     Games(Box<DataReader<Box<dyn Read + Send>>>),
     Pack(Box<PackReader<Box<dyn Read + Send>>>),
+    Positions(Box<PositionReader>, Format),
 }
 
 /// Reads games from a data file or a pack (see the module notes).
@@ -75,22 +258,73 @@ impl fmt::Debug for DataSource {
 }
 
 impl DataSource {
-    /// Opens the file at `path` (its source named by its file name).
+    /// Opens the file at `path` (its source named by its file name): a data file or a pack
+    /// by its first bytes, else text or bulletformat by its name ([`Format::of_name`]),
+    /// else a data file (whose damage the reader reports).
     pub fn open(path: &Path) -> std::io::Result<DataSource> {
+        DataSource::open_with(path, None)
+    }
+
+    /// Opens the file at `path` as `format` whatever its name: text or bulletformat as
+    /// named; [`Format::Games`] or [`Format::Pack`], a data file or a pack by its first
+    /// bytes.
+    pub fn open_as(path: &Path, format: Format) -> std::io::Result<DataSource> {
+        DataSource::open_with(path, Some(format))
+    }
+
+    fn open_with(path: &Path, format: Option<Format>) -> std::io::Result<DataSource> {
         let file = std::fs::File::open(path)?;
         let name = path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        DataSource::from_reader(std::io::BufReader::new(file), &name)
+        let src = std::io::BufReader::new(file);
+        match format.or_else(|| Format::of_name(path)) {
+            // A name suggests a format only for a file without a data file's or pack's magic.
+            Some(f @ (Format::Text | Format::Bullet)) if format.is_some() => {
+                Ok(DataSource::positions(Box::new(src), &name, f))
+            }
+            Some(f @ (Format::Text | Format::Bullet)) => {
+                let (first, src) = peek(src)?;
+                if first.starts_with(GAME_MAGIC) || is_pack(&first) {
+                    DataSource::from_reader(src, &name)
+                } else {
+                    Ok(DataSource::positions(src, &name, f))
+                }
+            }
+            _ => DataSource::from_reader(src, &name),
+        }
     }
 
-    /// Reads from `src`; a data file's source is called `name`.
-    pub fn from_reader(mut src: impl Read + Send + 'static, name: &str) -> std::io::Result<DataSource> {
-        let mut first = Vec::with_capacity(16);
-        (&mut src).take(16).read_to_end(&mut first)?;
+    /// Reads text or bulletformat positions from `src`, its source called `name`.
+    pub fn from_positions(src: impl Read + Send + 'static, name: &str, format: Format) -> DataSource {
+        DataSource::positions(Box::new(src), name, format)
+    }
+
+    fn positions(src: Box<dyn Read + Send>, name: &str, format: Format) -> DataSource {
+        let format = if format == Format::Text {
+            Format::Text
+        } else {
+            Format::Bullet
+        };
+        DataSource {
+            reader: Reader::Positions(Box::new(PositionReader::new(src, format)), format),
+            sources: vec![Source {
+                name: name.to_string(),
+                header: Err(RecordError::BadHeader(
+                    "text and bulletformat files have no settings header".into(),
+                )),
+                header_bytes: Vec::new(),
+            }],
+            header_error: None,
+        }
+    }
+
+    /// Reads a data file or a pack from `src` (told apart by the first bytes); a data file's
+    /// source is called `name`.
+    pub fn from_reader(src: impl Read + Send + 'static, name: &str) -> std::io::Result<DataSource> {
+        let (first, src) = peek(src)?;
         let pack = is_pack(&first);
-        let src: Box<dyn Read + Send> = Box::new(std::io::Cursor::new(first).chain(src));
         if pack {
             let reader = PackReader::new(src)?;
             let (sources, header_error) = match reader.sources() {
@@ -122,16 +356,17 @@ impl DataSource {
         }
     }
 
-    /// Whether this is a data file or a pack.
+    /// Whether this is a data file, a pack, text or bulletformat.
     pub fn format(&self) -> Format {
         match self.reader {
             Reader::Games(_) => Format::Games,
             Reader::Pack(_) => Format::Pack,
+            Reader::Positions(_, f) => f,
         }
     }
 
     /// The sources the games come from: a data file's one, a pack's table (empty when both
-    /// its copies are lost).
+    /// its copies are lost); a text or bulletformat file's one, without a header.
     pub fn sources(&self) -> &[Source] {
         &self.sources
     }
@@ -156,8 +391,17 @@ impl DataSource {
                 PackItem::Damage(d) => SourceItem::Damage(d),
                 PackItem::Problem(p) => SourceItem::Problem(p),
             }),
+            Reader::Positions(r, _) => r.next_item()?,
         })
     }
+}
+
+/// The first 16 bytes of `src` (fewer at its end), and `src` from its start again.
+fn peek(mut src: impl Read + Send + 'static) -> std::io::Result<(Vec<u8>, Box<dyn Read + Send>)> {
+    let mut first = Vec::with_capacity(16);
+    (&mut src).take(16).read_to_end(&mut first)?;
+    let again: Box<dyn Read + Send> = Box::new(std::io::Cursor::new(first.clone()).chain(src));
+    Ok((first, again))
 }
 
 fn source_of(s: &PackSource) -> Source {
@@ -172,6 +416,7 @@ fn source_of(s: &PackSource) -> Source {
 mod tests {
     use super::*;
     use crate::pack::PackWriter;
+    use crate::positions::ScoredPosition;
     use crate::record::{encode_chunk, encode_header, GameRecord, GenHeader, Wdl};
     use movegen::Board;
 
@@ -198,6 +443,104 @@ mod tests {
             out.push(i);
         }
         out
+    }
+
+    fn temp_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("luft-nnue-source-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    fn positions(items: &[SourceItem]) -> Vec<ScoredPosition> {
+        items
+            .iter()
+            .filter_map(|i| match i {
+                SourceItem::Positions { positions, .. } => Some(positions.clone()),
+                _ => None,
+            })
+            .flatten()
+            .collect()
+    }
+
+    fn problems(items: &[SourceItem]) -> Vec<String> {
+        items
+            .iter()
+            .filter_map(|i| match i {
+                SourceItem::Problem(p) => Some(p.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Text and bulletformat files come in by their names (or as named), a bad line or
+    /// record is a problem naming it and the rest is read; a data file is a data file
+    /// whatever its name.
+    #[test]
+    fn text_and_bullet_files_yield_positions() {
+        use crate::positions::{bullet_record, text_line};
+        let g = game(0);
+        let boards: Vec<(Board, i16)> = g.positions().map(|(b, _, s)| (b, s)).collect();
+        let mut text = String::from("# a comment\n\n");
+        let mut bullet = Vec::new();
+        for (b, s) in &boards {
+            text.push_str(&text_line(b, *s, Wdl::Draw));
+            text.push('\n');
+            bullet.extend_from_slice(&bullet_record(b, *s, Wdl::Draw));
+        }
+        text.push_str("not a position\n");
+        let t = DataSource::open(&temp_file("p.txt", text.as_bytes())).unwrap();
+        assert_eq!(t.format(), Format::Text);
+        assert!(t.header_error().is_none());
+        let items_t = items(t);
+        let read: Vec<(Board, i16)> = positions(&items_t).iter().map(|p| (p.board, p.score)).collect();
+        assert_eq!(read, boards);
+        assert_eq!(problems(&items_t).len(), 1);
+        assert!(problems(&items_t)[0].starts_with("line 6: expected `FEN | cp | result`"));
+
+        bullet.extend_from_slice(&[1, 2, 3]);
+        let b = DataSource::open(&temp_file("p.bullet", &bullet)).unwrap();
+        assert_eq!(b.format(), Format::Bullet);
+        let items_b = items(b);
+        assert_eq!(positions(&items_b).len(), boards.len());
+        assert_eq!(
+            positions(&items_b)[0].board.to_fen(),
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1"
+        );
+        assert_eq!(
+            positions(&items_b)[1].score,
+            -boards[1].1,
+            "Black to move: its view"
+        );
+        assert!(
+            problems(&items_b)[0].contains("ends 3 bytes into record 4"),
+            "{:?}",
+            problems(&items_b)
+        );
+        // Named as what it is, whatever the name; a data file by its magic.
+        let as_text =
+            DataSource::open_as(&temp_file("positions.dat", text.as_bytes()), Format::Text).unwrap();
+        assert_eq!(positions(&items(as_text)).len(), boards.len());
+        let mut data = encode_header(&GenHeader::default());
+        encode_chunk(&[game(1)], 0, 0, &mut data);
+        let d = DataSource::open(&temp_file("games.data", &data)).unwrap();
+        assert_eq!(d.format(), Format::Games);
+        assert_eq!("bullet".parse::<Format>(), Ok(Format::Bullet));
+        assert!("csv"
+            .parse::<Format>()
+            .unwrap_err()
+            .contains("games, pack, text or bullet"));
+    }
+
+    /// Of many bad lines the first 20 are named and the rest counted.
+    #[test]
+    fn many_bad_lines_are_counted() {
+        let text = "x\n".repeat(25);
+        let s = DataSource::from_positions(std::io::Cursor::new(text.into_bytes()), "bad.txt", Format::Text);
+        let p = problems(&items(s));
+        assert_eq!(p.len(), 21, "{p:?}");
+        assert_eq!(p[20], "5 more unreadable lines (the first 20 are named above)");
     }
 
     #[test]

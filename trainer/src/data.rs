@@ -19,12 +19,18 @@
 //! every reader of games shares: a data file (`nnue::record`, any container version) or a
 //! pack (`nnue::pack`, `datagen pack`), told apart by their first bytes. A damaged chunk is
 //! skipped with a warning naming the file and byte offset, and every intact chunk after it
-//! is used.
+//! is used. The same interface reads lone positions, the text (`FEN | cp | result`) and
+//! bulletformat files `datagen convert` writes (`nnue::positions`): by their names
+//! (`.txt`/`.text`, `.bullet`/`.bf`/`.data`) or as `--data-format` says. They pass the part
+//! of the training filter a lone position allows (`nnue::record::keep_lone_for_training`:
+//! not in check, the score outside the mate band, at least 4 pieces); a line or record that
+//! cannot be read is a warning, and the rest is used.
 
 use movegen::{Board, Color, Piece, PieceType};
+use nnue::positions::ScoredPosition;
 use nnue::record::{
-    data_files, keep_for_training, packed_board, packed_codes, packed_side_to_move, piece_of_code,
-    GameRecord, Wdl,
+    data_files, keep_for_training, keep_lone_for_training, packed_board, packed_codes, packed_side_to_move,
+    piece_of_code, GameRecord, Wdl,
 };
 use nnue::source::{DataSource, Format, SourceItem};
 use nnue::{feature_index, FeatureSet, View};
@@ -265,23 +271,61 @@ pub fn expand(game: &GameRecord, out: &mut Vec<Position>) {
 }
 
 /// Reads every game of every data file or pack the paths name (directories searched at any
-/// depth for `*.bin`), packed. Problems (a damaged chunk, a repeated chunk, a bad header) become
-/// warnings; everything intact is used.
+/// depth for `*.bin`), and every position of the text and bulletformat files they name,
+/// packed. Problems (a damaged chunk, a repeated chunk, a bad header, an unreadable line)
+/// become warnings; everything intact is used.
 pub fn load_packed(paths: &[impl AsRef<Path>]) -> anyhow::Result<(Vec<PackedPosition>, Vec<String>)> {
-    let mut positions = Vec::new();
-    let warnings = read_games(paths, |g| expand_packed(g, &mut positions))?;
-    Ok((positions, warnings))
+    load_packed_as(paths, None)
+}
+
+/// [`load_packed`], every file read as `format` when one is given (`--data-format`), else
+/// as its first bytes or its name say (`nnue::source`).
+pub fn load_packed_as(
+    paths: &[impl AsRef<Path>],
+    format: Option<Format>,
+) -> anyhow::Result<(Vec<PackedPosition>, Vec<String>)> {
+    let positions = std::cell::RefCell::new(Vec::new());
+    let warnings = read_data(
+        paths,
+        format,
+        |g| expand_packed(g, &mut positions.borrow_mut()),
+        |p| {
+            if keep_lone_for_training(&p.board, p.score) {
+                positions
+                    .borrow_mut()
+                    .push(PackedPosition::new(&p.board, p.score, p.result));
+            }
+        },
+    )?;
+    Ok((positions.into_inner(), warnings))
 }
 
 /// [`load_packed`], every position decoded (204 bytes each instead of 32).
 pub fn load(paths: &[impl AsRef<Path>]) -> anyhow::Result<(Vec<Position>, Vec<String>)> {
-    let mut positions = Vec::new();
-    let warnings = read_games(paths, |g| expand(g, &mut positions))?;
-    Ok((positions, warnings))
+    let positions = std::cell::RefCell::new(Vec::new());
+    let warnings = read_data(
+        paths,
+        None,
+        |g| expand(g, &mut positions.borrow_mut()),
+        |p| {
+            if keep_lone_for_training(&p.board, p.score) {
+                positions
+                    .borrow_mut()
+                    .push(PackedPosition::new(&p.board, p.score, p.result).unpack());
+            }
+        },
+    )?;
+    Ok((positions.into_inner(), warnings))
 }
 
-/// Gives every game of every intact chunk to `each`; returns the warnings.
-fn read_games(paths: &[impl AsRef<Path>], mut each: impl FnMut(&GameRecord)) -> anyhow::Result<Vec<String>> {
+/// Gives every game of every intact chunk to `each_game` and every lone position to
+/// `each_position`; returns the warnings.
+fn read_data(
+    paths: &[impl AsRef<Path>],
+    format: Option<Format>,
+    mut each_game: impl FnMut(&GameRecord),
+    mut each_position: impl FnMut(&ScoredPosition),
+) -> anyhow::Result<Vec<String>> {
     let mut warnings = Vec::new();
     for path in paths {
         let path = path.as_ref();
@@ -290,7 +334,7 @@ fn read_games(paths: &[impl AsRef<Path>], mut each: impl FnMut(&GameRecord)) -> 
             anyhow::bail!("no data files (*.bin) under {}", path.display());
         }
         for file in files {
-            read_file(&file, &mut each, &mut warnings)?;
+            read_file(&file, format, &mut each_game, &mut each_position, &mut warnings)?;
         }
     }
     Ok(warnings)
@@ -298,11 +342,17 @@ fn read_games(paths: &[impl AsRef<Path>], mut each: impl FnMut(&GameRecord)) -> 
 
 fn read_file(
     path: &Path,
-    each: &mut impl FnMut(&GameRecord),
+    format: Option<Format>,
+    each_game: &mut impl FnMut(&GameRecord),
+    each_position: &mut impl FnMut(&ScoredPosition),
     warnings: &mut Vec<String>,
 ) -> anyhow::Result<()> {
     let io = |e: std::io::Error| anyhow::anyhow!("cannot read {}: {e}", path.display());
-    let mut source = DataSource::open(path).map_err(io)?;
+    let mut source = match format {
+        Some(f) => DataSource::open_as(path, f),
+        None => DataSource::open(path),
+    }
+    .map_err(io)?;
     let header_bad = source.format() == Format::Games && source.header_error().is_some();
     if let Some(e) = source.header_error() {
         warnings.push(format!("{}: {e}; reading the chunks after it", path.display()));
@@ -313,8 +363,9 @@ fn read_file(
                 if let Some(p) = c.problem {
                     warnings.push(format!("{}: {p}", path.display()));
                 }
-                c.games.iter().for_each(&mut *each);
+                c.games.iter().for_each(&mut *each_game);
             }
+            SourceItem::Positions { positions, .. } => positions.iter().for_each(&mut *each_position),
             SourceItem::Damage(d) if d.offset == 0 && header_bad => {}
             SourceItem::Damage(d) => {
                 warnings.push(format!("{}: {d}; using the rest of the file", path.display()))
@@ -617,6 +668,96 @@ mod tests {
         assert!(warnings.is_empty(), "{warnings:?}");
         assert!(from_file.len() > 100, "{}", from_file.len());
         assert_eq!(from_pack, from_file);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// Text and bulletformat files as `datagen convert` writes them (`nnue::positions`)
+    /// load to the same training positions as the data file they came from: the same
+    /// features, scores and results, in the same order (a bulletformat record reads back as
+    /// the side to move's view, which the network sees alike).
+    #[test]
+    fn text_and_bullet_exports_load_like_their_data_file() {
+        use nnue::positions::{bullet_record, text_line};
+        let dir = std::env::temp_dir().join(format!("luft-trainer-lone-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let all = games(12, 31);
+        let mut data = nnue::record::encode_header(&GenHeader::default());
+        let (mut text, mut bullet) = (String::new(), Vec::new());
+        for (i, g) in all.iter().enumerate() {
+            encode_chunk(std::slice::from_ref(g), i as u64, 0, &mut data);
+            for (ply, (board, mv, score)) in g.positions().enumerate() {
+                if keep_for_training(&board, mv, score, ply) {
+                    text.push_str(&text_line(&board, score, g.result));
+                    text.push('\n');
+                    bullet.extend_from_slice(&bullet_record(&board, score, g.result));
+                }
+            }
+        }
+        write(&dir.join("games.bin"), &data);
+        write(&dir.join("positions.txt"), text.as_bytes());
+        write(&dir.join("positions.bullet"), &bullet);
+        write(&dir.join("positions.dat"), &bullet);
+        let decoded = |p: &[PackedPosition]| p.iter().map(PackedPosition::unpack).collect::<Vec<_>>();
+        let (from_data, w) = load_packed(&[dir.join("games.bin")]).unwrap();
+        assert!(w.is_empty() && from_data.len() > 300, "{w:?} {}", from_data.len());
+        let (from_text, w) = load_packed(&[dir.join("positions.txt")]).unwrap();
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(from_text, from_data, "text keeps the whole board");
+        // A flipped board lists the same features in another order (the network sums them).
+        let sorted = |mut p: Position| {
+            let n = p.count as usize;
+            p.stm[..n].sort_unstable();
+            p.nstm[..n].sort_unstable();
+            p
+        };
+        let (from_bullet, w) = load_packed(&[dir.join("positions.bullet")]).unwrap();
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(from_bullet.len(), from_data.len());
+        for mirrored in [false, true] {
+            let differ = from_bullet
+                .iter()
+                .zip(&from_data)
+                .filter(|(a, b)| sorted(a.unpack_mirroring(mirrored)) != sorted(b.unpack_mirroring(mirrored)))
+                .count();
+            assert_eq!(
+                differ,
+                0,
+                "mirrored {mirrored}: {differ} of {} differ",
+                from_data.len()
+            );
+        }
+        // A name that says nothing: as --data-format says.
+        let (named, _) = load_packed_as(&[dir.join("positions.dat")], Some(Format::Bullet)).unwrap();
+        assert_eq!(named, from_bullet);
+        let (decoded_text, _) = load(&[dir.join("positions.txt")]).unwrap();
+        assert_eq!(decoded_text, decoded(&from_data));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// Lone positions pass the part of the filter a lone position allows: in check, mate
+    /// scores and the import's scoreless plies are dropped; a bad line is a warning naming
+    /// it, and the rest is used.
+    #[test]
+    fn lone_positions_are_filtered_and_bad_lines_warned() {
+        let dir = std::env::temp_dir().join(format!("luft-trainer-lone-filter-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let text = "\
+r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3 | 35 | 1.0
+rnbqkbnr/ppppp2p/5p2/6pQ/4P3/8/PPPP1PPP/RNB1KBNR b KQkq - 1 3 | -400 | 1.0
+r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3 | 30990 | 1.0
+r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3 | 32767 | 1.0
+8/8/4k3/8/8/4K3/8/8 w - - 0 1 | 0 | 0.5
+r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3 | 12 | win
+";
+        write(&dir.join("few.txt"), text.as_bytes());
+        let (kept, warnings) = load(&[dir.join("few.txt")]).unwrap();
+        assert_eq!(kept.len(), 1, "only the first line passes");
+        assert_eq!((kept[0].score, kept[0].result), (35.0, 1.0));
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].contains("few.txt: line 6: the result \"win\""),
+            "{warnings:?}"
+        );
         std::fs::remove_dir_all(&dir).ok();
     }
 

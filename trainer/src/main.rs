@@ -54,12 +54,13 @@ use anyhow::{bail, Context, Result};
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use movegen::Board;
+use nnue::source::Format;
 use nnue::Network;
 use progress::{ProgressBar, Throttle, PLAIN_EVERY};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use trainer::data::{load_packed, PackedPosition, Position};
+use trainer::data::{load_packed_as, PackedPosition, Position};
 use trainer::model::Model;
 use trainer::train::{
     final_net_path, split, superbatches_for_epochs, train, write_atomic, Checkpoint, TrainConfig,
@@ -170,9 +171,15 @@ enum Command {
     /// Train (or resume training) a net.
     #[command(after_help = TRAIN_SCHEDULE)]
     Train {
-        /// datagen files.
+        /// datagen files: data files, packs, directories of data files, or text (`FEN | cp |
+        /// result`) and bulletformat positions (`datagen convert`).
         #[arg(long, num_args = 1.., required = true)]
         data: Vec<PathBuf>,
+        /// Read every --data file as games (data files and packs, by their first bytes),
+        /// text or bullet; default: data files and packs by their first bytes, then text
+        /// for `.txt`/`.text` and bulletformat for `.bullet`/`.bf`/`.data`.
+        #[arg(long, value_parser = ["games", "text", "bullet"])]
+        data_format: Option<String>,
         /// Hidden width: a multiple of 16.
         #[arg(long, default_value_t = 64, allow_negative_numbers = true, value_parser = parse_hidden)]
         hidden: usize,
@@ -271,6 +278,7 @@ fn main() {
     let result = match cli.command {
         Command::Train {
             data,
+            data_format,
             hidden,
             buckets,
             out,
@@ -323,7 +331,11 @@ fn main() {
                     .collect(),
                 superbatches_given: given("superbatches"),
             };
-            run_train(config, epochs, &data, &out, threads, start)
+            let format = data_format
+                .map(|f| f.parse::<Format>())
+                .transpose()
+                .map_err(anyhow::Error::msg);
+            format.and_then(|format| run_train(config, epochs, &data, format, &out, threads, start))
         }
         Command::Export { checkpoint, out } => export(&checkpoint, &out),
         Command::Eval { net, fen } => eval(&net, &fen),
@@ -467,6 +479,7 @@ fn run_train(
     config: TrainConfig,
     epochs: Option<f64>,
     data: &[PathBuf],
+    format: Option<Format>,
     out: &Path,
     threads: usize,
     start: Start,
@@ -482,7 +495,7 @@ fn run_train(
     // The ranges were checked by the value parsers; a run that reaches here is in them.
     let mut ckpt = starting_checkpoint(config, &start)?;
     // Packed, 32 bytes a position; batches are decoded as they are drawn.
-    let (positions, warnings) = load_packed(data)?;
+    let (positions, warnings) = load_packed_as(data, format)?;
     for w in warnings {
         eprintln!("warning: {w}");
     }

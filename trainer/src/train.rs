@@ -66,8 +66,8 @@ pub struct Checkpoint {
 
 const CHECKPOINT_MAGIC: &[u8; 8] = b"LUFTCKPT";
 
-/// The version this trainer writes: the serde layout of [`WireCheckpoint`] with
-/// [`WireConfig`] in postcard.
+/// The version this trainer writes: the serde layout of `WireCheckpoint` with
+/// `WireConfig` in postcard.
 pub const CHECKPOINT_VERSION: u32 = 5;
 
 /// The envelope around every checkpoint version: magic (8 bytes), version (u32 LE), the

@@ -1,8 +1,8 @@
 //! The trainer's correctness: analytic gradients against finite differences, every fast
 //! kernel against the plain implementation built for the same CPU features, a smoke training whose loss falls, an exported
 //! net that the engine evaluates exactly like the reference forward pass (and like the float
-//! model within quantisation error), mirrored or not, and a resumed run that continues the
-//! same loss curve.
+//! model within quantisation error), mirrored or not, a resumed run that continues the
+//! same loss curve, and training from text and bulletformat positions.
 
 #![allow(clippy::unwrap_used)]
 
@@ -485,5 +485,85 @@ fn decoded_positions_of_the_other_mirroring_are_refused() {
         |_| {}
     )
     .is_ok());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The trainer trains on text and bulletformat positions as `datagen convert` writes them
+/// (`nnue::positions`), by file name or as `--data-format` says, and says what it read.
+#[test]
+fn trains_on_text_and_bulletformat_positions() {
+    use nnue::positions::{bullet_record, text_line};
+    use nnue::record::Wdl;
+    let dir = std::env::temp_dir().join(format!("luft-trainer-lone-e2e-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (mut text, mut bullet) = (String::new(), Vec::new());
+    let mut state = 17u64;
+    for game in 0..20 {
+        let mut board = Board::startpos();
+        for _ in 0..60 {
+            let moves = board.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            state = movegen::rng::hash(state);
+            board.play(moves[(state % moves.len() as u64) as usize]);
+            let score = (state >> 40) as i16 % 400 - 200;
+            let result = [Wdl::BlackWins, Wdl::Draw, Wdl::WhiteWins][game % 3];
+            text.push_str(&text_line(&board, score, result));
+            text.push('\n');
+            bullet.extend_from_slice(&bullet_record(&board, score, result));
+        }
+    }
+    std::fs::write(dir.join("p.txt"), &text).unwrap();
+    std::fs::write(dir.join("p.bullet"), &bullet).unwrap();
+    std::fs::write(dir.join("p.positions"), &bullet).unwrap();
+    let train = |data: &str, out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "train".to_string(),
+            "--data".into(),
+            dir.join(data).display().to_string(),
+            "--hidden".into(),
+            "16".into(),
+            "--superbatches".into(),
+            "1".into(),
+            "--batches-per-superbatch".into(),
+            "2".into(),
+            "--batch-size".into(),
+            "64".into(),
+            "--out".into(),
+            dir.join(out).display().to_string(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_trainer"))
+            .args(&args)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let counts = |err: &str| -> String {
+        err.lines()
+            .find(|l| l.contains(" training positions, "))
+            .map(|l| l.split(", hidden").next().unwrap_or_default().to_string())
+            .unwrap_or_default()
+    };
+    let (code, text_err) = train("p.txt", "t", &[]);
+    assert_eq!(code, 0, "{text_err}");
+    assert!(dir.join("t/final.nnue").exists(), "{text_err}");
+    let (code, bullet_err) = train("p.bullet", "b", &[]);
+    assert_eq!(code, 0, "{bullet_err}");
+    assert!(
+        !counts(&text_err).is_empty() && counts(&text_err) == counts(&bullet_err),
+        "{text_err}\n{bullet_err}"
+    );
+    let (code, err) = train("p.positions", "n", &["--data-format", "bullet"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(counts(&err), counts(&bullet_err));
+    let (code, err) = train("p.positions", "x", &["--data-format", "csv"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("invalid value 'csv' for '--data-format"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
