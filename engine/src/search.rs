@@ -211,6 +211,13 @@ fn reduction_table() -> Result<Box<[[i32; 64]; 64]>, TryReserveError> {
         // 64 rows were made: the conversion cannot fail.
         Err(_) => Box::new([[0; 64]; 64]),
     };
+    fill_reduction_table(&mut table);
+    Ok(table)
+}
+
+/// The LMR reductions by depth and move number from `lmr_base` and `lmr_divisor` (a tune
+/// build refills the table before each search, as `setoption` may have changed them).
+fn fill_reduction_table(table: &mut [[i32; 64]; 64]) {
     for (depth, row) in table.iter_mut().enumerate().skip(1) {
         for (moves, r) in row.iter_mut().enumerate().skip(1) {
             // Both parameters are in hundredths.
@@ -218,7 +225,6 @@ fn reduction_table() -> Result<Box<[[i32; 64]; 64]>, TryReserveError> {
             *r = (base + (depth as f64).ln() * (moves as f64).ln() / divisor) as i32;
         }
     }
-    Ok(table)
 }
 
 /// Whether a score is a mate score.
@@ -302,10 +308,9 @@ impl Worker {
         self.keys.push(root.hash());
         self.nnue.refresh(root);
         // A tune build's `setoption` may have changed the reduction table's parameters.
+        // Refilled in place: a search allocates nothing it could fail to get.
         #[cfg(feature = "tune")]
-        {
-            self.reductions = reduction_table();
-        }
+        fill_reduction_table(&mut self.reductions);
 
         let legal = root
             .legal_moves()
