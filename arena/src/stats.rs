@@ -1,4 +1,4 @@
-//! Match statistics, exactly as `SPRT.md` states them (and as fishtest, OpenBench and
+//! Match statistics, exactly as `docs/design/SPRT.md` states them (and as fishtest, OpenBench and
 //! fastchess compute them): trinomial and pentanomial counts, the generalised SPRT under the
 //! normalized and logistic models, OpenBench's BayesElo trinomial SPRT, Elo with a 95%
 //! interval, normalized Elo, and the likelihood of superiority. Pure functions, no I/O; the

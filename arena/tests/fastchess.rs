@@ -544,7 +544,7 @@ fn sprt_calc_prints_the_report_numbers() {
         assert_eq!(code, 0, "{err}");
         out.lines().skip(1).map(String::from).collect()
     };
-    // fastchess's report of these counts (the README's side-by-side run) and its arithmetic
+    // fastchess's report of these counts (the side-by-side run in `docs/arena.md`) and its arithmetic
     // at the edges: the same lines, from the same functions as arena's report.
     assert_eq!(
         calc("0,0,2,2,6"),

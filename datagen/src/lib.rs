@@ -1,4 +1,4 @@
-//! Self-play data generation (`NNUE.md`): each thread plays whole games with its own
+//! Self-play data generation (`docs/design/NNUE.md`): each thread plays whole games with its own
 //! searcher and a small transposition table cleared every game, from the start position (or
 //! a book line, or a random Chess960 / double-Chess960 position) plus 8 or 9 random plies, discarding openings a short search scores beyond
 //! ±1000 cp. Moves are searched to a soft node limit (hard cap 8x). Games end by the rules,
@@ -126,7 +126,7 @@ pub struct GenSettings {
 pub const OPENING_NODES: u64 = 1000;
 
 impl GenSettings {
-    /// The recipe of `NNUE.md` at `nodes` soft nodes a move (hard limit
+    /// The recipe of `docs/design/NNUE.md` at `nodes` soft nodes a move (hard limit
     /// [`engine::SOFT_NODES_HARD_FACTOR`] times that, the factor `UseSoftNodes` uses too),
     /// from the classical start position.
     pub fn new(nodes: u64, random_plies: usize, adjudicate: bool) -> GenSettings {

@@ -29,7 +29,7 @@
 //! reference's own). The portable row updates are plain loops, compiled a second time with
 //! AVX2 enabled; the AVX-512 ones load the parent's 32 lanes once, add and subtract every
 //! changed row in the register and store once. The SIMD output layers use the `madd` trick
-//! of `NNUE.md`: `clamp(acc)·w` fits i16 (the loader guarantees
+//! of `docs/design/NNUE.md`: `clamp(acc)·w` fits i16 (the loader guarantees
 //! `nnue::quantise::OUTPUT_WEIGHT_MIN <= w <= OUTPUT_WEIGHT_MAX`, -128 to 127), and a
 //! 16-bit multiply-add with `clamp(acc)` accumulates into i32 lanes (integer sums, so the
 //! order of the lanes does not change them). All end in `nnue::output_centipawns`, the one

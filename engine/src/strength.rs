@@ -25,7 +25,7 @@
 //! `bestmove` is always the first move of the last `pv` printed).
 //!
 //! The Elo scale is provisional until `scripts/calibrate-elo.sh` (games against
-//! Stockfish's own `UCI_Elo` at 10+0.1) has been run; see the README.
+//! Stockfish's own `UCI_Elo` at 10+0.1) has been run; see `docs/engine.md`.
 
 use crate::report::Score;
 use crate::search::{is_mate, MATE};

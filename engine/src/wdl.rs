@@ -14,7 +14,7 @@
 //! non-win are equally likely, `b(x)` how fast the odds change with the score; `a > 0`
 //! keeps the draw probability positive. The coefficients in [`MODEL`] were fitted by
 //! maximum likelihood on Luft's self-play data with `datagen wdl-fit` (see [`MODEL`] and
-//! the README); the same [`WdlModel`] type evaluates and fits, so the two cannot drift
+//! `docs/engine.md`); the same [`WdlModel`] type evaluates and fits, so the two cannot drift
 //! apart. Mate scores are certain: `1000 0 0` or `0 0 1000`.
 
 use crate::search::is_mate;

@@ -1,5 +1,5 @@
 //! A game: the start position, the moves, and the position after each, with the rules that
-//! end a game (`RULES.md`): checkmate, stalemate, dead position, threefold (claimable) and
+//! end a game (`docs/design/RULES.md`): checkmate, stalemate, dead position, threefold (claimable) and
 //! fivefold (automatic) repetition, the fifty-move (claimable) and seventy-five-move
 //! (automatic) rules. Checkmate always takes precedence, so a mate delivered on the 100th or
 //! 150th ply stands.

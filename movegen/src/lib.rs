@@ -4,7 +4,7 @@
 //! copy-make [`Board::play`], incremental Zobrist keys and check/pin masks; legal move
 //! generation by piece ([`Board::generate_moves`]); FEN, UCI and SAN notation; a [`Game`]
 //! that knows every way a game ends (mate, stalemate, repetition, the 50/75-move rules,
-//! dead positions); PGN; and perft. Everything follows `RULES.md`, Chess960 included.
+//! dead positions); PGN; and perft. Everything follows `docs/design/RULES.md`, Chess960 included.
 
 #![warn(missing_docs)]
 

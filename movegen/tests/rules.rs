@@ -1,4 +1,4 @@
-//! The draw and game-end rules of `RULES.md`, each with a near miss that must not trigger.
+//! The draw and game-end rules of `docs/design/RULES.md`, each with a near miss that must not trigger.
 
 #![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a failure
 

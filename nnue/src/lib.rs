@@ -3,7 +3,7 @@
 //! quantisation, the net file format with its validation, and a scalar integer reference
 //! forward pass that every faster implementation must match exactly.
 //!
-//! Architecture (`NNUE.md`): 768 inputs (colour x piece x square, per perspective) feed one
+//! Architecture (`docs/design/NNUE.md`): 768 inputs (colour x piece x square, per perspective) feed one
 //! feature transformer of width N shared by both perspectives; the output layer reads
 //! `[side to move, other side]` (2N values after SCReLU) and gives one score per output
 //! bucket. N and the bucket count come from the file header, so any net the trainer writes

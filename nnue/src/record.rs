@@ -1,4 +1,4 @@
-//! Training records: whole self-play games, stored compactly (`NNUE.md`, the layout known as
+//! Training records: whole self-play games, stored compactly (`docs/design/NNUE.md`, the layout known as
 //! viriformat), and the chunked, checksummed container file datagen writes them into.
 //!
 //! A game is a 32-byte start board followed by `(u16 move, i16 score)` per ply and a 4-byte
@@ -439,7 +439,7 @@ pub const MATE_BAND: i16 = 20_000;
 /// filter rejects the position, and no search gives it (mates are at most 31000).
 pub const NO_SCORE: i16 = i16::MAX;
 
-/// The training filter of `NNUE.md`: ply >= 16, side to move not in check, best move neither
+/// The training filter of `docs/design/NNUE.md`: ply >= 16, side to move not in check, best move neither
 /// capture nor promotion, score outside the mate band, at least 4 pieces.
 pub fn keep_for_training(board: &Board, best: Move, score: i16, ply: usize) -> bool {
     ply >= 16 && !board.is_capture(best) && best.promotion().is_none() && keep_lone_for_training(board, score)

@@ -1,5 +1,5 @@
 //! Training positions: games from datagen files (either container version, a file or a
-//! whole directory) expanded through the filter of `NNUE.md`.
+//! whole directory) expanded through the filter of `docs/design/NNUE.md`.
 //!
 //! Two forms. [`PackedPosition`] is what a large data set is kept in: 32 bytes, the record
 //! board of the data files (pieces, side to move) with the position's score and its game's
