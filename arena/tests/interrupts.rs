@@ -108,7 +108,7 @@ fn stops_of_every_kind_leave_pgn_and_state_agreeing_and_resume_to_an_uninterrupt
     let line = |pgn: &str| {
         words(&format!(
             "-engine cmd={l} name=a option.Hash=4 -engine cmd={l} name=b option.Hash=4 -each nodes=1500 \
-             -openings file={BOOK} -rounds 12 -maxmoves 40 -pgnout file={pgn} -config outname=state.json",
+             -openings file={BOOK} -rounds 12 -maxmoves 40 -pgnout file={pgn} -epdout file=all.epd -config outname=state.json",
             l = luft.display()
         ))
     };
@@ -148,7 +148,17 @@ fn stops_of_every_kind_leave_pgn_and_state_agreeing_and_resume_to_an_uninterrupt
             in_saved, counted,
             "{signal}: the PGN as saved holds the counted games"
         );
+        // The EPD output likewise: one line a counted game within the saved length.
+        let epd = std::fs::read_to_string(dir.join("all.epd")).unwrap();
+        let epd_saved = state.epd_bytes.unwrap() as usize;
+        assert!(epd.len() >= epd_saved, "{signal}");
+        assert_eq!(
+            epd[..epd_saved].lines().count() as u64,
+            counted,
+            "{signal}: the EPD as saved"
+        );
         if signal != "-KILL" {
+            assert_eq!(epd.len(), epd_saved, "{signal}");
             assert_eq!(pgn_len, saved_len, "{signal}");
             assert!(
                 !text.contains("Game interrupted") && !text.contains("disconnects"),
@@ -160,6 +170,20 @@ fn stops_of_every_kind_leave_pgn_and_state_agreeing_and_resume_to_an_uninterrupt
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(penta_of(&out), whole_penta, "{out}");
     assert_eq!(games_of(&dir.join("all.pgn")), whole_games);
+    // The final positions of the EPD output: those of the uninterrupted run, each once.
+    let sorted_lines = |p: &Path| {
+        let mut l: Vec<String> = std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        l.sort();
+        l
+    };
+    assert_eq!(
+        sorted_lines(&dir.join("all.epd")),
+        sorted_lines(&whole.join("all.epd"))
+    );
 }
 
 #[test]

@@ -180,8 +180,8 @@ fn datagen_train_export_play_and_read_back() {
     assert_eq!(&checkpoint[..8], b"LUFTCKPT");
     assert_eq!(
         u32::from_le_bytes(checkpoint[8..12].try_into().unwrap()),
-        4,
-        "checkpoint version"
+        5,
+        "checkpoint version (5: the king buckets of nnue::Arch)"
     );
 
     // 4. Exported; the same net the run wrote at its end.
@@ -223,7 +223,13 @@ fn datagen_train_export_play_and_read_back() {
         "info string EvalFile {net_path} loaded: hidden 16, fingerprint {:016x}",
         net.fingerprint()
     );
-    assert!(lines.contains(&loaded), "{lines:?}");
+    // The load line goes on with the net's architecture (`, arch (768 -> 16 screlu)x2 -> 1x1`).
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with(&loaded) && l.contains(", arch (768 -> 16 screlu)x2 -> 1x1")),
+        "{lines:?}"
+    );
     let board = Board::from_fen("rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2").unwrap();
     let expected = net.evaluate(&board);
     let eval_line = lines.iter().find(|l| l.starts_with("info string eval ")).unwrap();
