@@ -458,18 +458,27 @@ macro_rules! out {
 
 /// A pipe nobody reads, to give a child as its standard output in tests of what a program
 /// does when its output goes nowhere (`cmd | head -1` once `head` is done): every write to
-/// it fails with a broken pipe. Made by starting `true` with a piped stdin and waiting for
-/// it to exit, which closes the only reading end.
+/// it fails with a broken pipe.
+///
+/// The reading end is dropped at once, but a process that another thread forks at that
+/// moment holds a copy of it until it execs; a program given the pipe then would write
+/// successfully. So the pipe is probed with a one-byte write of its own, and only a pipe
+/// whose probe fails with `BrokenPipe` is handed out (a fresh one is made otherwise, up to
+/// 200 tries 5 ms apart). Errors: the pipe cannot be made, or no try gave a closed pipe.
 pub fn closed_pipe() -> io::Result<std::process::Stdio> {
-    let mut reader = std::process::Command::new("true")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()?;
-    let writer = reader
-        .stdin
-        .take()
-        .ok_or_else(|| error(ErrorKind::Other, "no pipe to the child".into()))?;
-    reader.wait()?;
-    Ok(std::process::Stdio::from(writer))
+    for _ in 0..200 {
+        let (reader, mut writer) = std::io::pipe()?;
+        drop(reader);
+        match writer.write(&[b'\n']) {
+            Err(e) if e.kind() == ErrorKind::BrokenPipe => {
+                return Ok(std::process::Stdio::from(writer));
+            }
+            Err(e) => return Err(e),
+            Ok(_) => std::thread::sleep(std::time::Duration::from_millis(5)),
+        }
+    }
+    Err(error(
+        ErrorKind::Other,
+        "every pipe made still had a reader (another process held its reading end)".into(),
+    ))
 }
