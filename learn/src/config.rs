@@ -82,6 +82,13 @@ pub struct Train {
     pub hidden: usize,
     /// Output buckets (0: the best net's).
     pub buckets: usize,
+    /// The candidates' architecture in the one-line form (`nnue::Arch`, e.g.
+    /// `(768x4 -> 128)x2 -> 1x8`; see docs/trainer.md), passed to `trainer train --arch`;
+    /// empty: the best net's, with `hidden` and `buckets` applied. Conflicts with `hidden`
+    /// and `buckets`. A descriptor the best net can grow into (the same width, output
+    /// buckets, mirroring and layers: king buckets added) fine-tunes it, copying its rows
+    /// into every bucket; any other trains from scratch.
+    pub arch: String,
     /// Passes over the data: the schedule grows with the data (superbatches = epochs x
     /// positions / superbatch size).
     pub epochs: u32,
@@ -108,6 +115,7 @@ impl Default for Train {
             extra_data: Vec::new(),
             hidden: 0,
             buckets: 0,
+            arch: String::new(),
             epochs: 16,
             epochs_scratch: 20,
             lr: 0.001,
@@ -222,6 +230,17 @@ impl Settings {
         }
         if t.hidden % 16 != 0 {
             bail!("[train] hidden must be a multiple of 16 (0: the best net's)");
+        }
+        if !t.arch.trim().is_empty() {
+            if t.hidden != 0 || t.buckets != 0 {
+                bail!("[train] arch conflicts with hidden and buckets (set those to 0)");
+            }
+            let arch: nnue::Arch = t
+                .arch
+                .parse()
+                .map_err(|e| anyhow::anyhow!("[train] arch {:?}: {e}", t.arch))?;
+            arch.runnable()
+                .map_err(|e| anyhow::anyhow!("[train] arch {:?}: {e}", t.arch))?;
         }
         let g = &self.gate;
         if g.elo1 <= g.elo0 || g.max_games < 2 || g.concurrency == 0 {

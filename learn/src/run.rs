@@ -80,6 +80,48 @@ impl RunDir {
     }
 }
 
+/// The architecture of the next candidate: `[train] arch` when set, otherwise the best
+/// net's with `[train] hidden` and `buckets` applied (0 keeps the best net's).
+fn candidate_arch(best: &nnue::Network, t: &crate::config::Train) -> Result<nnue::Arch> {
+    if !t.arch.trim().is_empty() {
+        return t
+            .arch
+            .parse::<nnue::Arch>()
+            .map_err(|e| anyhow!("[train] arch {:?}: {e}", t.arch));
+    }
+    let mut arch = best.arch();
+    if t.hidden != 0 {
+        arch.width = t.hidden;
+    }
+    if t.buckets != 0 {
+        arch.output_buckets = t.buckets;
+    }
+    Ok(arch)
+}
+
+/// Whether `trainer train --init` can start a net of `target` from one of `from`: the same
+/// width, activation, layers, output buckets, quantisation and mirroring, with the same king
+/// buckets or more of them from none (the plain rows are copied into every bucket).
+fn can_grow_into(from: &nnue::Arch, target: &nnue::Arch) -> bool {
+    let (a, b) = (&from.features, &target.features);
+    from.width == target.width
+        && from.activation == target.activation
+        && from.layers == target.layers
+        && from.output_buckets == target.output_buckets
+        && from.quantisation == target.quantisation
+        && a.is_mirrored() == b.is_mirrored()
+        && (a == b || a.king_buckets_count() == 1)
+}
+
+/// Whether two net files have one architecture (so one speed, and a gate at fixed nodes is
+/// fair); a file that does not load counts as different.
+fn same_architecture(a: &Path, b: &Path) -> bool {
+    match (nnue::Network::load(a), nnue::Network::load(b)) {
+        (Ok(x), Ok(y)) => x.arch() == y.arch(),
+        _ => false,
+    }
+}
+
 /// `genN-W` from a net file name such as `gen13-128.nnue`: (N, W), when it has that form.
 pub fn parse_gen(name: &str) -> Option<(u32, usize)> {
     let rest = name.strip_prefix("gen")?;
@@ -695,13 +737,9 @@ impl Runner {
         let (best_name, best_net, best_gen) = self.best();
         let t = self.settings.train.clone();
         let best = nnue::Network::load(&best_net).map_err(|e| anyhow!("{}: {e}", best_net.display()))?;
-        let hidden = if t.hidden == 0 { best.hidden() } else { t.hidden };
-        let buckets = if t.buckets == 0 {
-            best.output_buckets()
-        } else {
-            t.buckets
-        };
-        let fine_tune = hidden == best.hidden() && buckets == best.output_buckets();
+        let target = candidate_arch(&best, &t)?;
+        let hidden = target.width;
+        let fine_tune = can_grow_into(&best.arch(), &target);
         let cand = self.state.candidates.last().map_or(1, |c| c.cand + 1);
         let name = format!("gen{}-{hidden}-c{cand}", best_gen + 1);
         let dir = self.run.candidates().join(format!("c{cand}"));
@@ -731,9 +769,19 @@ impl Runner {
         }
         let mut args: Vec<String> = vec!["train".into(), "--data".into()];
         args.extend(data.iter().map(|d| d.file.display().to_string()));
+        if t.arch.trim().is_empty() {
+            for (k, v) in [
+                ("--hidden", hidden.to_string()),
+                ("--buckets", target.output_buckets.to_string()),
+            ] {
+                args.push(k.into());
+                args.push(v);
+            }
+        } else {
+            args.push("--arch".into());
+            args.push(target.to_string());
+        }
         for (k, v) in [
-            ("--hidden", hidden.to_string()),
-            ("--buckets", buckets.to_string()),
             (
                 "--epochs",
                 if fine_tune { t.epochs } else { t.epochs_scratch }.to_string(),
@@ -826,13 +874,10 @@ impl Runner {
             format!("option.EvalFile={}", best_net.display()),
             "-each".into(),
         ];
-        // Fixed nodes only between nets of one width (the same speed); a wider or narrower
-        // candidate plays at the time control, where its speed counts.
-        let widths = (
-            parse_gen(&cand.name).map(|g| g.1),
-            parse_gen(&best_name).map(|g| g.1),
-        );
-        let same_speed = matches!(widths, (Some(a), Some(b)) if a == b);
+        // Fixed nodes only between nets of one architecture (the same speed); a wider,
+        // narrower, bucketed or layered candidate plays at the time control, where its
+        // speed counts.
+        let same_speed = same_architecture(&net, &best_net);
         if g.nodes > 0 && same_speed {
             args.extend(["tc=inf".to_string(), format!("nodes={}", g.nodes)]);
         } else {
@@ -1248,6 +1293,31 @@ pub fn gate_verdict(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn candidates_grow_from_the_best_net_only_where_the_trainer_can() {
+        let arch = |s: &str| s.parse::<nnue::Arch>().unwrap();
+        let plain = arch("(768 -> 128)x2 -> 1x8");
+        assert!(can_grow_into(&plain, &plain));
+        assert!(can_grow_into(&plain, &arch("(768x4 -> 128)x2 -> 1x8")));
+        assert!(!can_grow_into(&plain, &arch("(768x4hm -> 128)x2 -> 1x8")), "mirroring");
+        assert!(!can_grow_into(&plain, &arch("(768 -> 256)x2 -> 1x8")), "width");
+        assert!(!can_grow_into(&plain, &arch("(768 -> 128)x2 -> 1x4")), "output buckets");
+        assert!(!can_grow_into(&plain, &arch("(768 -> 128)x2 -> (16 -> 1)x8")), "layers");
+        let four = arch("(768x4 -> 128)x2 -> 1x8");
+        assert!(can_grow_into(&four, &four));
+        assert!(!can_grow_into(&four, &arch("(768x2 -> 128)x2 -> 1x8")), "other buckets");
+        assert!(!can_grow_into(&four, &plain), "buckets are not merged");
+
+        let best = nnue::Network::random_with(nnue::FeatureSet::plain(), 128, 8, 1).unwrap();
+        let mut t = crate::config::Train::default();
+        assert_eq!(candidate_arch(&best, &t).unwrap(), best.arch());
+        t.hidden = 256;
+        assert_eq!(candidate_arch(&best, &t).unwrap().to_string(), "(768 -> 256 screlu)x2 -> 1x8");
+        t.hidden = 0;
+        t.arch = "(768x4 -> 128)x2 -> 1x8".into();
+        assert_eq!(candidate_arch(&best, &t).unwrap(), four);
+    }
 
     #[test]
     fn names_and_resume_arguments() {
