@@ -36,13 +36,23 @@
 //! output formula. A width the AVX-512 code cannot read whole (not a multiple of 32 lanes)
 //! takes the AVX2 code, which that CPU also has.
 //!
+//! A net with hidden layers after the transformer (`(768 -> 64)x2 -> (16 -> 32 -> 1)x8`)
+//! keeps the same incremental, SIMD transformer; its evaluation then runs the layer stack
+//! in integers through `nnue::quantise::layer_stack`, the reference forward pass's own code
+//! (i8 weights, i32 sums, CReLU between layers), compiled a second time with AVX2 enabled
+//! for the AVX2 and AVX-512 paths. Integers, not floats: the sums are exact in any order and
+//! at any vector width, so the engine equals the reference on every position (the tests
+//! below check it along perft trees), and one definition serves every code path. The layers
+//! are small next to the transformer (`2N x 16` multiply-adds for the first at N = 64).
+//!
 //! `LUFT_SIMD=portable|avx2|avx512` in the environment picks a code path the CPU supports
 //! instead of the best one (for speed comparisons, `scripts/nnue-widths.sh`); an unknown or
 //! unsupported name is reported on stderr and the best path is used.
 
 use backend::Backend;
 use movegen::{Board, CastleSide, Color, Move, Piece, PieceType, Square};
-use nnue::{output_centipawns, output_sum, Network, View, QA};
+use nnue::quantise::{layer_stack, layered_centipawns};
+use nnue::{output_centipawns, output_sum, Layer, Network, View, QA};
 use std::sync::Arc;
 
 /// Which code path evaluates. A submodule, so that nothing else in the crate can name the
@@ -384,6 +394,10 @@ impl AccumulatorStack {
             Color::Black => (black, white),
         };
         let bucket = self.net.output_bucket(board);
+        let layers = self.net.layers();
+        if !layers.is_empty() {
+            return layered_centipawns(stack_sum(self.backend, layers, us, them, bucket));
+        }
         let (w_us, w_them) = self.net.bucket_weights(bucket).split_at(self.hidden);
         let sum = forward_sum(self.backend, us, them, w_us, w_them);
         output_centipawns(sum, self.net.output_bias()[bucket])
@@ -394,6 +408,30 @@ impl AccumulatorStack {
     fn current(&self) -> (&[i16], &[i16]) {
         self.entry(self.ply).split_at(self.hidden)
     }
+}
+
+/// The layer stack of a net with hidden layers (`nnue::quantise::layer_stack`, the
+/// reference's own code), built with AVX2 where the backend may use it.
+#[inline]
+fn stack_sum(backend: Backend, layers: &[Layer], us: &[i16], them: &[i16], bucket: usize) -> i32 {
+    #[cfg(target_arch = "x86_64")]
+    if backend.is_avx2() {
+        // SAFETY: an AVX2 or AVX-512 `Backend` exists only when the CPU reports AVX2 (see
+        // `backend`); the function is safe code compiled with AVX2 enabled.
+        return unsafe { stack_sum_avx2(layers, us, them, bucket) };
+    }
+    let _ = backend;
+    layer_stack(layers, us, them, bucket)
+}
+
+/// `nnue::quantise::layer_stack` (always inlined) compiled with AVX2.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn stack_sum_avx2(layers: &[Layer], us: &[i16], them: &[i16], bucket: usize) -> i32 {
+    layer_stack(layers, us, them, bucket)
 }
 
 /// `child = parent + Σ adds - Σ subs`, lane by lane (wrapping like the reference).
@@ -625,9 +663,20 @@ mod tests {
         // Random games (a seeded generator, king moves preferred so that kings walk across
         // buckets and the d/e line), every ply compared with a refresh and the reference
         // evaluation, with the stack pushed along the whole game.
-        for (buckets, mirrored, seed) in [(4, true, 1), (4, false, 2), (8, true, 3), (2, false, 4)] {
+        for (buckets, mirrored, seed, layers) in [
+            (4, true, 1, ""),
+            (4, false, 2, ""),
+            (8, true, 3, ""),
+            (2, false, 4, ""),
+            (4, true, 5, "(16 -> 32 -> 1)x8"),
+        ] {
             let features = FeatureSet::default_buckets(buckets, mirrored).unwrap();
-            let net = Arc::new(Network::random_with(features, 32, 8, seed).unwrap());
+            let net = Arc::new(if layers.is_empty() {
+                Network::random_with(features, 32, 8, seed).unwrap()
+            } else {
+                let arch = format!("({features} -> 32)x2 -> {layers}").parse().unwrap();
+                Network::random_arch(&arch, seed).unwrap()
+            });
             let mut rng = movegen::rng::SplitMix64(seed);
             let (mut plies, mut refreshes) = (0, 0);
             for backend in Backend::supported() {
@@ -708,8 +757,15 @@ mod tests {
         let mirrored = Arc::new(Network::random(64, 2, 12).unwrap().with_mirroring(true));
         let bucketed =
             Arc::new(Network::random_with(FeatureSet::default_buckets(4, true).unwrap(), 64, 8, 13).unwrap());
+        let layered = |text: &str, seed| Arc::new(Network::random_arch(&text.parse().unwrap(), seed).unwrap());
         let cases = parse_suite(include_str!("../../movegen/tests/data/standard.epd")).unwrap();
-        for (net, skip) in [(plain, 0), (mirrored, 2), (bucketed, 1)] {
+        for (net, skip) in [
+            (plain, 0),
+            (mirrored, 2),
+            (bucketed, 1),
+            (layered("(768 -> 64)x2 -> (16 -> 32 -> 1)x8", 14), 3),
+            (layered("(768x4hm -> 64)x2 -> (16 -> 1)x8", 15), 0),
+        ] {
             let mut seen = Walked::default();
             for backend in Backend::supported() {
                 for case in cases.iter().skip(skip).step_by(4) {
@@ -723,7 +779,7 @@ mod tests {
                 seen.nodes > 75_000 * Backend::supported().len() as u64,
                 "{seen:?}"
             );
-            if net.mirrored() {
+            if net.mirrored() || net.features().king_buckets_count() > 1 {
                 assert!(
                     seen.crossings > 500 * Backend::supported().len() as u64,
                     "{seen:?}"
@@ -741,7 +797,9 @@ mod tests {
         let mirrored = Arc::new(Network::random(32, 1, 6).unwrap().with_mirroring(true));
         let bucketed =
             Arc::new(Network::random_with(FeatureSet::default_buckets(8, false).unwrap(), 32, 1, 7).unwrap());
-        for net in [plain, mirrored, bucketed] {
+        let layered =
+            Arc::new(Network::random_arch(&"(768x2hm -> 32)x2 -> (8 -> 8 -> 1)x1".parse().unwrap(), 8).unwrap());
+        for net in [plain, mirrored, bucketed, layered] {
             let mut seen = Walked::default();
             for fen in [
                 "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
@@ -846,6 +904,29 @@ mod tests {
             }
         }
         assert!(images > 1000, "{images}");
+        // Nets with hidden layers, on every path, at widths AVX-512 reads whole and not.
+        for (text, seed) in [
+            ("(768 -> 128)x2 -> (16 -> 32 -> 1)x8", 1),
+            ("(768 -> 48)x2 -> (32 -> 1)x2", 2),
+            ("(768x4 -> 64)x2 -> (8 -> 8 -> 8 -> 1)x8", 3),
+        ] {
+            let net = Arc::new(Network::random_arch(&text.parse().unwrap(), seed).unwrap());
+            let mut stacks: Vec<AccumulatorStack> = backends
+                .iter()
+                .map(|&b| AccumulatorStack::with_backend(net.clone(), b))
+                .collect();
+            let mut distinct = std::collections::HashSet::new();
+            for fen in fens.lines().take(1500) {
+                let board = Board::from_fen(fen).unwrap();
+                let reference = net.evaluate(&board);
+                distinct.insert(reference);
+                for stack in &mut stacks {
+                    stack.refresh(&board);
+                    assert_eq!(stack.evaluate(&board), reference, "{} {text} {fen}", stack.backend_name());
+                }
+            }
+            assert!(distinct.len() > 50, "{text}: {}", distinct.len());
+        }
         // The material net gives exact material scores through every path.
         let net = Arc::new(Network::material(32).unwrap());
         let board = Board::from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w Qkq - 0 1").unwrap();
