@@ -487,8 +487,9 @@ impl AccumulatorStack {
     }
 
     /// Rebuilds done through the refresh table and the rows they changed, since the stack
-    /// was made.
-    pub fn table_work(&self) -> (u64, u64) {
+    /// was made (for tests).
+    #[cfg(test)]
+    fn table_work(&self) -> (u64, u64) {
         (self.table_rebuilds, self.table_rows)
     }
 

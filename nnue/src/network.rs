@@ -649,7 +649,7 @@ impl Network {
         if arch.layers.is_empty() {
             return Ok(net);
         }
-        let mut rng = movegen::rng::SplitMix64(seed ^ 0x1A7E_B5);
+        let mut rng = movegen::rng::SplitMix64(seed ^ 0x001A_7EB5);
         let mut next = move |range: i32| rng.below(2 * range as usize + 1) as i32 - range;
         let mut fan_in = 2 * arch.width;
         let mut layers = Vec::new();

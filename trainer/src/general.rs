@@ -215,9 +215,9 @@ pub fn accumulate<T: Real>(
             }
             if l > 0 {
                 // Through the CReLU of the layer below.
-                let z = &buf.sums[l - 1];
-                for i in 0..d.inputs {
-                    buf.d_out[i] = if inside01(z[i]) { buf.d_in[i] } else { T::ZERO };
+                let z = &buf.sums[l - 1][..d.inputs];
+                for ((out, &zi), &di) in buf.d_out.iter_mut().zip(z).zip(&buf.d_in) {
+                    *out = if inside01(zi) { di } else { T::ZERO };
                 }
             }
         }

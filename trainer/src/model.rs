@@ -227,7 +227,7 @@ impl Model {
         let mut params = Array1::<f32>::zeros(layout.len);
         let p = params.as_slice_mut().expect("contiguous");
         p[..layout.out_w].copy_from_slice(&model.params.as_slice().expect("contiguous")[..layout.out_w]);
-        let mut rng = movegen::rng::SplitMix64(seed ^ 0x1A7E_B5);
+        let mut rng = movegen::rng::SplitMix64(seed ^ 0x001A_7EB5);
         for d in layout.dense() {
             let scale = 1.0 / (d.inputs as f32).sqrt();
             for w in &mut p[d.weights..d.bias] {
