@@ -472,7 +472,7 @@ fn starting_checkpoint(config: TrainConfig, start: &Start) -> Result<Checkpoint>
         // Hidden layers: only a net of the very same shape (no growing yet).
         if net.arch() != arch {
             bail!(
-                "--init {}: the net is {} and this run trains {}; a net with hidden layers starts                  only from a net of the same shape",
+                "--init {}: the net is {} and this run trains {}; a net with hidden layers starts only from a net of the same shape",
                 path.display(),
                 net.arch(),
                 arch

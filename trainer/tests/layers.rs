@@ -98,3 +98,106 @@ fn a_net_with_hidden_layers_trains_exports_and_the_engine_runs_it_exactly() {
         std::fs::remove_dir_all(&dir).ok();
     }
 }
+
+#[test]
+fn trainer_train_takes_both_spellings_of_the_issue_exports_and_the_net_loads() {
+    use nnue::positions::text_line;
+    use nnue::record::Wdl;
+    let dir = std::env::temp_dir().join(format!("luft-layers-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut text = String::new();
+    let mut state = 5u64;
+    for game in 0..30 {
+        let mut board = Board::startpos();
+        for _ in 0..60 {
+            let moves = board.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            state = movegen::rng::hash(state);
+            board.play(moves[(state % moves.len() as u64) as usize]);
+            let score = (state >> 40) as i16 % 400 - 200;
+            let result = [Wdl::BlackWins, Wdl::Draw, Wdl::WhiteWins][game % 3];
+            text.push_str(&text_line(&board, score, result));
+            text.push('\n');
+        }
+    }
+    let data = dir.join("p.txt");
+    std::fs::write(&data, &text).unwrap();
+    let trainer = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_trainer"))
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+        )
+    };
+    let data = data.display().to_string();
+    for (arch, name) in [
+        ("(768 -> 64)x2 -> (16 -> 32 -> 1)x8", "layered"),
+        ("(768x4hm -> 64)x2 -> 1x8", "bucketed"),
+    ] {
+        let out = dir.join(name).display().to_string();
+        let (code, err) = trainer(&[
+            "train",
+            "--data",
+            &data,
+            "--arch",
+            arch,
+            "--superbatches",
+            "2",
+            "--batches-per-superbatch",
+            "2",
+            "--batch-size",
+            "256",
+            "--out",
+            &out,
+        ]);
+        assert_eq!(code, 0, "{arch}: {err}");
+        let expected: nnue::Arch = arch.parse().unwrap();
+        assert!(err.contains(&format!("arch {expected}")), "{err}");
+        let exported = dir.join(format!("{name}.nnue"));
+        let (code, said) = trainer(&[
+            "export",
+            &format!("{out}/checkpoint.bin"),
+            "--out",
+            &exported.display().to_string(),
+        ]);
+        assert_eq!(code, 0, "{said}");
+        let net = nnue::Network::load(&exported).unwrap();
+        assert_eq!(net.arch(), expected);
+        assert_eq!(net, nnue::Network::load(&dir.join(name).join("final.nnue")).unwrap());
+        let mut evaluator = Evaluator::new(Arc::new(net.clone()));
+        let board = Board::from_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3").unwrap();
+        assert_eq!(evaluator.evaluate(&board), net.evaluate(&board));
+    }
+    // Refused with a reason: --arch with a shorthand, a layer wider than the engine runs,
+    // and --init from a plain net into a layered run.
+    let out = dir.join("x").display().to_string();
+    let (code, err) = trainer(&["train", "--data", &data, "--out", &out, "--hidden", "32", "--arch", "(768 -> 64)x2 -> 1x8"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot be used with"), "{err}");
+    let (code, err) = trainer(&["train", "--data", &data, "--out", &out, "--arch", "(768 -> 64)x2 -> (512 -> 1)x8"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("512 wide"), "{err}");
+    let plain = dir.join("bucketed.nnue").display().to_string();
+    let (code, err) = trainer(&[
+        "train",
+        "--data",
+        &data,
+        "--out",
+        &out,
+        "--arch",
+        "(768x4hm -> 64)x2 -> (16 -> 1)x8",
+        "--init",
+        &plain,
+        "--superbatches",
+        "1",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("starts only from a net of the same shape"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
