@@ -10,13 +10,16 @@
 //! prediction `sigmoid(z)`, `z · 400` centipawns). The loss of a position is
 //! `(sigmoid(z) - target)²`, as in the fused kernel.
 //!
-//! One position at a time, scalar loops: this path is for shapes the fused kernel
+//! One position at a time, plain loops: this path is for shapes the fused kernel
 //! (`crate::model::Kernel`) does not cover, and the training loop takes the kernel for the
-//! plain shape. The code is generic over the float type ([`Real`]), so the gradient
-//! test checks, in f64 against finite differences, the very code the trainer runs in f32.
+//! plain shape. [`accumulate_for`] compiles the loops a second and third time with the
+//! kernel's CPU features (AVX2 + FMA, AVX-512) after the same CPU check, and the dot
+//! products keep 8 partial sums so the compiler can vectorise them. The code is generic over
+//! the float type ([`Real`]), so the gradient test checks, in f64 against finite
+//! differences, the very code the trainer runs in f32.
 
 use crate::data::{sigmoid, Position};
-use crate::model::{Dense, Layout};
+use crate::model::{Dense, Isa, Kernel, Layout};
 use nnue::output_bucket;
 
 /// The float type of the general path: f32 to train, f64 to check gradients.
@@ -122,7 +125,26 @@ impl<T: Real> Buffers<T> {
     }
 }
 
+/// `Σ x[i] · w[i]` with 8 partial sums (vectorisable; the order of additions is fixed).
+#[inline(always)]
+fn dot<T: Real>(x: &[T], w: &[T]) -> T {
+    let mut part = [T::ZERO; 8];
+    let (xc, xr) = x.split_at(x.len() / 8 * 8);
+    let (wc, wr) = w.split_at(xc.len().min(w.len()));
+    for (xs, ws) in xc.chunks_exact(8).zip(wc.chunks_exact(8)) {
+        for k in 0..8 {
+            part[k] += xs[k] * ws[k];
+        }
+    }
+    let mut s = T::ZERO;
+    for (&xi, &wi) in xr.iter().zip(wr) {
+        s += xi * wi;
+    }
+    ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7])) + s
+}
+
 /// The forward pass of `pos` into `buf`; returns the output `z` (centipawns / 400).
+#[inline(always)]
 fn forward<T: Real>(p: &[T], layout: &Layout, dense: &[Dense], pos: &Position, buf: &mut Buffers<T>) -> T {
     let h = layout.hidden;
     let bias = &p[layout.ft_bias..layout.out_w];
@@ -148,11 +170,7 @@ fn forward<T: Real>(p: &[T], layout: &Layout, dense: &[Dense], pos: &Position, b
         let x = &before[l];
         let z = &mut buf.sums[l];
         for o in 0..d.outputs {
-            let mut s = b[o];
-            for (&xi, &wi) in x.iter().zip(&w[o * d.inputs..(o + 1) * d.inputs]) {
-                s += xi * wi;
-            }
-            z[o] = s;
+            z[o] = b[o] + dot(x, &w[o * d.inputs..(o + 1) * d.inputs]);
         }
         if let Some(next) = after.first_mut() {
             for (n, &zo) in next.iter_mut().zip(z.iter()) {
@@ -171,10 +189,87 @@ pub fn output(params: &[f32], layout: &Layout, pos: &Position) -> f32 {
     forward(params, layout, &dense, pos, &mut buf)
 }
 
+/// [`accumulate`] in f32, compiled with the CPU features of `kernel` (portable, AVX2 + FMA,
+/// or AVX-512; a `Kernel` that uses them exists only on a CPU that has them).
+pub fn accumulate_for(
+    kernel: Kernel,
+    params: &[f32],
+    layout: &Layout,
+    positions: &[Position],
+    wdl: f32,
+    grad: &mut [f32],
+    buf: &mut Buffers<f32>,
+) -> f64 {
+    match kernel.isa() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a kernel with `Isa::Avx512` exists only after the CPU reported every
+        // feature `accumulate_avx512` enables.
+        Isa::Avx512 => unsafe { accumulate_avx512(params, layout, positions, wdl, grad, buf) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a kernel with `Isa::Avx2Fma` exists only after the CPU reported AVX2 and FMA.
+        Isa::Avx2Fma => unsafe { accumulate_avx2(params, layout, positions, wdl, grad, buf) },
+        _ => accumulate(params, layout, positions, wdl, grad, buf),
+    }
+}
+
+/// [`accumulate`] built with AVX2 and FMA.
+///
+/// # Safety
+/// The CPU must have AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn accumulate_avx2(
+    params: &[f32],
+    layout: &Layout,
+    positions: &[Position],
+    wdl: f32,
+    grad: &mut [f32],
+    buf: &mut Buffers<f32>,
+) -> f64 {
+    accumulate(params, layout, positions, wdl, grad, buf)
+}
+
+/// [`accumulate`] built with the AVX-512 kernel's features.
+///
+/// # Safety
+/// The CPU must have AVX-512 F, VL, BW and DQ, AVX2 and FMA.
+#[rustversion::since(1.89)]
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+unsafe fn accumulate_avx512(
+    params: &[f32],
+    layout: &Layout,
+    positions: &[Position],
+    wdl: f32,
+    grad: &mut [f32],
+    buf: &mut Buffers<f32>,
+) -> f64 {
+    accumulate(params, layout, positions, wdl, grad, buf)
+}
+
+/// Compilers before 1.89 build no AVX-512 kernel, so `Isa::Avx512` is never made there.
+///
+/// # Safety
+/// None needed (the portable build); `unsafe` to match the AVX-512 build.
+#[rustversion::before(1.89)]
+#[cfg(target_arch = "x86_64")]
+unsafe fn accumulate_avx512(
+    params: &[f32],
+    layout: &Layout,
+    positions: &[Position],
+    wdl: f32,
+    grad: &mut [f32],
+    buf: &mut Buffers<f32>,
+) -> f64 {
+    accumulate(params, layout, positions, wdl, grad, buf)
+}
+
 /// Forward and backward over `positions`, adding each position's gradient into `grad`
 /// (`layout.len` values, as `params`); returns the summed loss. `wdl` weighs the result
 /// in the target (`Position::target`). Panics when `params` or `grad` do not hold
-/// `layout.len` values or a feature lies past `layout.inputs` rows.
+/// `layout.len` values or a feature lies past `layout.inputs` rows. (Always inlined, so
+/// that each build of [`accumulate_for`] compiles it with its CPU features.)
+#[inline(always)]
 pub fn accumulate<T: Real>(
     params: &[T],
     layout: &Layout,
@@ -207,10 +302,13 @@ pub fn accumulate<T: Real>(
             for o in 0..d.outputs {
                 let g = buf.d_out[o];
                 grad[gb_at + o] += g;
-                let row = gw_at + o * d.inputs;
-                for i in 0..d.inputs {
-                    grad[row + i] += g * x[i];
-                    buf.d_in[i] += g * w[o * d.inputs + i];
+                let row = &mut grad[gw_at + o * d.inputs..gw_at + (o + 1) * d.inputs];
+                for (gi, &xi) in row.iter_mut().zip(x) {
+                    *gi += g * xi;
+                }
+                let w_row = &w[o * d.inputs..(o + 1) * d.inputs];
+                for (di, &wi) in buf.d_in[..d.inputs].iter_mut().zip(w_row) {
+                    *di += g * wi;
                 }
             }
             if l > 0 {
@@ -337,6 +435,27 @@ mod tests {
                 // the check can tell.
                 assert!(nonzero * 3 > checked, "{text}: {nonzero} of {checked} nonzero");
             }
+        }
+    }
+
+    #[test]
+    fn every_build_of_the_general_path_gives_the_portable_gradients() {
+        let m = model("(768x4hm -> 32)x2 -> (16 -> 32 -> 1)x8", 3);
+        let layout = m.layout();
+        let params = m.params.as_slice().unwrap();
+        let positions = positions(&m.features, 200, 4);
+        let run = |kernel: Kernel| {
+            let mut grad = vec![0.0f32; layout.len];
+            let mut buf = Buffers::new(&layout);
+            let loss = accumulate_for(kernel, params, &layout, &positions, 0.3, &mut grad, &mut buf);
+            (loss, grad)
+        };
+        let (loss, grad) = run(Kernel::portable());
+        assert!(grad.iter().any(|g| *g != 0.0));
+        for kernel in Kernel::available() {
+            // The same additions in the same order (no fused multiply-adds are formed from
+            // separate operations): equal to the bit.
+            assert_eq!(run(kernel), (loss, grad.clone()), "{}", kernel.name());
         }
     }
 

@@ -708,7 +708,7 @@ pub fn gradient(model: &Model, batch: &[Position], wdl: f32, ws: &mut Workspace)
             .map(|((g, buf), positions)| {
                 let g = g.as_mut_slice();
                 g.iter_mut().for_each(|x| *x = 0.0);
-                crate::general::accumulate(params, &layout, positions, wdl, g, buf)
+                crate::general::accumulate_for(kernel, params, &layout, positions, wdl, g, buf)
             })
             .sum()
     } else {
