@@ -326,7 +326,10 @@ impl FloatNet {
     /// or bucket count no net may have; [`QuantiseError::OutOfRange`] for the first value
     /// (feature weights, then feature biases, output weights, output biases) that does not
     /// fit; [`QuantiseError::Net`] for arrays of the wrong length or a hidden unit whose
-    /// accumulator could overflow.
+    /// accumulator could overflow. A float net with hidden layers ([`FloatNet::layers`])
+    /// quantises its layers too (weights times `QB` into i8, biases times `QA · QB` within
+    /// `±LAYER_BIAS_MAX`, "layer weight" and "layer bias" when they do not fit) into a net
+    /// with layers ([`Network::with_layers`], whose chaining rules apply).
     pub fn quantise(&self) -> Result<Network, QuantiseError> {
         crate::network::check_shape(self.hidden, self.output_buckets)?;
         let i16_range = (i64::from(i16::MIN), i64::from(i16::MAX));
