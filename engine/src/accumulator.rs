@@ -21,8 +21,13 @@
 //! `nnue::View` (the bucket's offset and the mirroring), the feature set's one definition,
 //! and a king move that changes the view (`nnue::FeatureSet::needs_refresh`: another
 //! bucket, or across the d/e line of a mirrored set) rebuilds that perspective from the
-//! board, as a mirror crossing does. The rebuild is a plain refresh from scratch, not a
-//! cache of accumulators per bucket.
+//! board, as a mirror crossing does. The rebuild goes through a refresh table: per
+//! perspective and view (king bucket and mirroring) the accumulator last built in that view
+//! and the pieces (12 bitboards) it was built from; a rebuild adds the rows of the pieces
+//! that are on the board and were not then, subtracts those that were and are not, and
+//! copies the result. Its entries start as the bias of an empty board. Integer sums, so the
+//! result equals a refresh from scratch exactly (the tests compare every ply), for a few
+//! rows where a refresh adds all thirty.
 //!
 //! Three implementations give identical integers: AVX-512 (AVX-512 F and BW) and AVX2, the
 //! best the CPU has chosen at run time, and a portable one, `nnue::output_sum` (the
@@ -36,13 +41,23 @@
 //! output formula. A width the AVX-512 code cannot read whole (not a multiple of 32 lanes)
 //! takes the AVX2 code, which that CPU also has.
 //!
+//! A net with hidden layers after the transformer (`(768 -> 64)x2 -> (16 -> 32 -> 1)x8`)
+//! keeps the same incremental, SIMD transformer; its evaluation then runs the layer stack
+//! in integers through `nnue::quantise::layer_stack`, the reference forward pass's own code
+//! (i8 weights, i32 sums, CReLU between layers), compiled a second time with AVX2 enabled
+//! for the AVX2 and AVX-512 paths. Integers, not floats: the sums are exact in any order and
+//! at any vector width, so the engine equals the reference on every position (the tests
+//! below check it along perft trees), and one definition serves every code path. The layers
+//! are small next to the transformer (`2N x 16` multiply-adds for the first at N = 64).
+//!
 //! `LUFT_SIMD=portable|avx2|avx512` in the environment picks a code path the CPU supports
 //! instead of the best one (for speed comparisons, `scripts/nnue-widths.sh`); an unknown or
 //! unsupported name is reported on stderr and the best path is used.
 
 use backend::Backend;
 use movegen::{Board, CastleSide, Color, Move, Piece, PieceType, Square};
-use nnue::{output_centipawns, output_sum, Network, View, QA};
+use nnue::quantise::{layer_stack, layered_centipawns};
+use nnue::{output_centipawns, output_sum, Layer, Network, View, QA};
 use std::sync::Arc;
 
 /// Which code path evaluates. A submodule, so that nothing else in the crate can name the
@@ -243,6 +258,63 @@ pub struct AccumulatorStack {
     /// `(MAX_PLY + 2)` entries of `2 * hidden`: white view, then black view.
     values: Vec<i16>,
     ply: usize,
+    /// The refresh table (module documentation): per perspective, `2 · K` entries (king
+    /// bucket, mirrored or not); empty for a net whose views never change.
+    table: Vec<TableEntry>,
+    /// Rows the refresh table has added or subtracted since the stack was made (a measure
+    /// of the work a rebuild costs, against about 30 for a refresh from scratch).
+    table_rows: u64,
+    /// Rebuilds done through the refresh table.
+    table_rebuilds: u64,
+}
+
+/// One entry of the refresh table: an accumulator of `hidden` values and the pieces, by
+/// colour and piece type, it holds the rows of.
+#[derive(Clone, Debug)]
+struct TableEntry {
+    acc: Vec<i16>,
+    pieces: [[u64; 6]; 2],
+}
+
+/// The refresh table's entry of `perspective` seen in `view` for a net with `buckets` king
+/// buckets.
+#[inline]
+fn table_index(perspective: Color, view: View, buckets: usize) -> usize {
+    let bucket = view.offset / nnue::arch::FEATURES_PER_BUCKET;
+    perspective as usize * 2 * buckets + 2 * bucket + usize::from(view.mirror)
+}
+
+/// Brings `entry` to `board` as `perspective` sees it in `view` (adding the rows of pieces
+/// that are on the board and not in the entry, subtracting those in the entry and not on
+/// the board), copies it into `out`, and returns the rows it changed.
+fn rebuild_from_table(
+    net: &Network,
+    entry: &mut TableEntry,
+    board: &Board,
+    perspective: Color,
+    view: View,
+    out: &mut [i16],
+) -> u64 {
+    let mut rows = 0;
+    for color in Color::ALL {
+        for kind in PieceType::ALL {
+            let now = board.colored_pieces(color, kind).0;
+            let old = &mut entry.pieces[color as usize][kind.index()];
+            let piece = Piece::new(color, kind);
+            for (bits, add) in [(now & !*old, true), (*old & !now, false)] {
+                for sq in movegen::Bitboard(bits) {
+                    let row = net.feature_row(view.index(perspective, piece, sq));
+                    for (a, w) in entry.acc.iter_mut().zip(row) {
+                        *a = if add { a.wrapping_add(*w) } else { a.wrapping_sub(*w) };
+                    }
+                    rows += 1;
+                }
+            }
+            *old = now;
+        }
+    }
+    out.copy_from_slice(&entry.acc);
+    rows
 }
 
 impl std::fmt::Debug for AccumulatorStack {
@@ -280,6 +352,21 @@ impl AccumulatorStack {
         let hidden = net.hidden();
         let features = net.features();
         let views_change = features.is_mirrored() || features.king_buckets_count() > 1;
+        let entries = if views_change {
+            2 * 2 * features.king_buckets_count()
+        } else {
+            0
+        };
+        let mut table = Vec::new();
+        table.try_reserve_exact(entries)?;
+        for _ in 0..entries {
+            let mut acc = crate::memory::try_vec(hidden, 0)?;
+            acc.copy_from_slice(net.feature_bias());
+            table.push(TableEntry {
+                acc,
+                pieces: [[0; 6]; 2],
+            });
+        }
         Ok(AccumulatorStack {
             net,
             backend,
@@ -287,6 +374,9 @@ impl AccumulatorStack {
             views_change,
             values: crate::memory::try_vec((crate::params::MAX_PLY + 2) * 2 * hidden, 0)?,
             ply: 0,
+            table,
+            table_rows: 0,
+            table_rebuilds: 0,
         })
     }
 
@@ -340,7 +430,10 @@ impl AccumulatorStack {
                 let mut after = *board;
                 after.play(mv);
                 let color = if view == 0 { Color::White } else { Color::Black };
-                net.refresh_view(&after, color, c);
+                let new_view = net.view(&after, color);
+                let at = table_index(color, new_view, net.features().king_buckets_count());
+                self.table_rows += rebuild_from_table(net, &mut self.table[at], &after, color, new_view, c);
+                self.table_rebuilds += 1;
                 continue;
             }
             let pick = |pair: (usize, usize)| net.feature_row(if view == 0 { pair.0 } else { pair.1 });
@@ -384,9 +477,20 @@ impl AccumulatorStack {
             Color::Black => (black, white),
         };
         let bucket = self.net.output_bucket(board);
+        let layers = self.net.layers();
+        if !layers.is_empty() {
+            return layered_centipawns(stack_sum(self.backend, layers, us, them, bucket));
+        }
         let (w_us, w_them) = self.net.bucket_weights(bucket).split_at(self.hidden);
         let sum = forward_sum(self.backend, us, them, w_us, w_them);
         output_centipawns(sum, self.net.output_bias()[bucket])
+    }
+
+    /// Rebuilds done through the refresh table and the rows they changed, since the stack
+    /// was made (for tests).
+    #[cfg(test)]
+    fn table_work(&self) -> (u64, u64) {
+        (self.table_rebuilds, self.table_rows)
     }
 
     /// The current entry (white view, black view), for tests.
@@ -394,6 +498,30 @@ impl AccumulatorStack {
     fn current(&self) -> (&[i16], &[i16]) {
         self.entry(self.ply).split_at(self.hidden)
     }
+}
+
+/// The layer stack of a net with hidden layers (`nnue::quantise::layer_stack`, the
+/// reference's own code), built with AVX2 where the backend may use it.
+#[inline]
+fn stack_sum(backend: Backend, layers: &[Layer], us: &[i16], them: &[i16], bucket: usize) -> i32 {
+    #[cfg(target_arch = "x86_64")]
+    if backend.is_avx2() {
+        // SAFETY: an AVX2 or AVX-512 `Backend` exists only when the CPU reports AVX2 (see
+        // `backend`); the function is safe code compiled with AVX2 enabled.
+        return unsafe { stack_sum_avx2(layers, us, them, bucket) };
+    }
+    let _ = backend;
+    layer_stack(layers, us, them, bucket)
+}
+
+/// `nnue::quantise::layer_stack` (always inlined) compiled with AVX2.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn stack_sum_avx2(layers: &[Layer], us: &[i16], them: &[i16], bucket: usize) -> i32 {
+    layer_stack(layers, us, them, bucket)
 }
 
 /// `child = parent + Σ adds - Σ subs`, lane by lane (wrapping like the reference).
@@ -625,11 +753,23 @@ mod tests {
         // Random games (a seeded generator, king moves preferred so that kings walk across
         // buckets and the d/e line), every ply compared with a refresh and the reference
         // evaluation, with the stack pushed along the whole game.
-        for (buckets, mirrored, seed) in [(4, true, 1), (4, false, 2), (8, true, 3), (2, false, 4)] {
+        for (buckets, mirrored, seed, layers) in [
+            (4, true, 1, ""),
+            (4, false, 2, ""),
+            (8, true, 3, ""),
+            (2, false, 4, ""),
+            (4, true, 5, "(16 -> 32 -> 1)x8"),
+        ] {
             let features = FeatureSet::default_buckets(buckets, mirrored).unwrap();
-            let net = Arc::new(Network::random_with(features, 32, 8, seed).unwrap());
+            let net = Arc::new(if layers.is_empty() {
+                Network::random_with(features, 32, 8, seed).unwrap()
+            } else {
+                let arch = format!("({features} -> 32)x2 -> {layers}").parse().unwrap();
+                Network::random_arch(&arch, seed).unwrap()
+            });
             let mut rng = movegen::rng::SplitMix64(seed);
             let (mut plies, mut refreshes) = (0, 0);
+            let (mut table_rebuilds, mut table_rows, mut full_rows) = (0, 0, 0);
             for backend in Backend::supported() {
                 for _game in 0..40 {
                     let mut board = Board::startpos();
@@ -654,16 +794,30 @@ mod tests {
                         let before = net.view(&board, us);
                         stack.push(&board, mv);
                         board.play(mv);
-                        refreshes += u64::from(net.view(&board, us) != before);
+                        if net.view(&board, us) != before {
+                            refreshes += 1;
+                            full_rows += u64::from(board.occupied().len());
+                        }
                         let (white, black) = net.refresh(&board);
                         assert_eq!(stack.current(), (&white[..], &black[..]), "{board}");
                         assert_eq!(stack.evaluate(&board), net.evaluate(&board), "{board}");
                         plies += 1;
                     }
+                    let (rebuilds, rows) = stack.table_work();
+                    table_rebuilds += rebuilds;
+                    table_rows += rows;
                 }
             }
             assert!(plies > 2000, "{plies}");
             assert!(refreshes > 100, "{buckets} {mirrored}: {refreshes} view changes");
+            assert!(table_rebuilds > 100, "{table_rebuilds} rebuilds through the refresh table");
+            // Every view change was a rebuild through the table, and it changed fewer rows
+            // than a refresh from scratch would have added (one per piece on the board).
+            assert_eq!(table_rebuilds, refreshes);
+            assert!(
+                table_rows * 4 < full_rows * 3,
+                "{table_rows} rows in {table_rebuilds} rebuilds, {full_rows} from scratch"
+            );
         }
     }
 
@@ -708,8 +862,15 @@ mod tests {
         let mirrored = Arc::new(Network::random(64, 2, 12).unwrap().with_mirroring(true));
         let bucketed =
             Arc::new(Network::random_with(FeatureSet::default_buckets(4, true).unwrap(), 64, 8, 13).unwrap());
+        let layered = |text: &str, seed| Arc::new(Network::random_arch(&text.parse().unwrap(), seed).unwrap());
         let cases = parse_suite(include_str!("../../movegen/tests/data/standard.epd")).unwrap();
-        for (net, skip) in [(plain, 0), (mirrored, 2), (bucketed, 1)] {
+        for (net, skip) in [
+            (plain, 0),
+            (mirrored, 2),
+            (bucketed, 1),
+            (layered("(768 -> 64)x2 -> (16 -> 32 -> 1)x8", 14), 3),
+            (layered("(768x4hm -> 64)x2 -> (16 -> 1)x8", 15), 0),
+        ] {
             let mut seen = Walked::default();
             for backend in Backend::supported() {
                 for case in cases.iter().skip(skip).step_by(4) {
@@ -723,7 +884,7 @@ mod tests {
                 seen.nodes > 75_000 * Backend::supported().len() as u64,
                 "{seen:?}"
             );
-            if net.mirrored() {
+            if net.mirrored() || net.features().king_buckets_count() > 1 {
                 assert!(
                     seen.crossings > 500 * Backend::supported().len() as u64,
                     "{seen:?}"
@@ -741,7 +902,9 @@ mod tests {
         let mirrored = Arc::new(Network::random(32, 1, 6).unwrap().with_mirroring(true));
         let bucketed =
             Arc::new(Network::random_with(FeatureSet::default_buckets(8, false).unwrap(), 32, 1, 7).unwrap());
-        for net in [plain, mirrored, bucketed] {
+        let layered =
+            Arc::new(Network::random_arch(&"(768x2hm -> 32)x2 -> (8 -> 8 -> 1)x1".parse().unwrap(), 8).unwrap());
+        for net in [plain, mirrored, bucketed, layered] {
             let mut seen = Walked::default();
             for fen in [
                 "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
@@ -846,6 +1009,29 @@ mod tests {
             }
         }
         assert!(images > 1000, "{images}");
+        // Nets with hidden layers, on every path, at widths AVX-512 reads whole and not.
+        for (text, seed) in [
+            ("(768 -> 128)x2 -> (16 -> 32 -> 1)x8", 1),
+            ("(768 -> 48)x2 -> (32 -> 1)x2", 2),
+            ("(768x4 -> 64)x2 -> (8 -> 8 -> 8 -> 1)x8", 3),
+        ] {
+            let net = Arc::new(Network::random_arch(&text.parse().unwrap(), seed).unwrap());
+            let mut stacks: Vec<AccumulatorStack> = backends
+                .iter()
+                .map(|&b| AccumulatorStack::with_backend(net.clone(), b))
+                .collect();
+            let mut distinct = std::collections::HashSet::new();
+            for fen in fens.lines().take(1500) {
+                let board = Board::from_fen(fen).unwrap();
+                let reference = net.evaluate(&board);
+                distinct.insert(reference);
+                for stack in &mut stacks {
+                    stack.refresh(&board);
+                    assert_eq!(stack.evaluate(&board), reference, "{} {text} {fen}", stack.backend_name());
+                }
+            }
+            assert!(distinct.len() > 50, "{text}: {}", distinct.len());
+        }
         // The material net gives exact material scores through every path.
         let net = Arc::new(Network::material(32).unwrap());
         let board = Board::from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w Qkq - 0 1").unwrap();

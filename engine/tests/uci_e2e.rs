@@ -303,6 +303,33 @@ fn evalfile_swap_and_bad_evalfile() {
     e.send("go depth 8");
     let (best, _) = e.bestmove(10 * SECOND);
     assert_ne!(best, "0000");
+
+    // A net with hidden layers (and one with king buckets and layers) loads, names its
+    // architecture, evaluates as the reference does, and searches.
+    for (text, seed) in [
+        ("(768 -> 64 screlu)x2 -> (16 -> 32 -> 1)x8", 4),
+        ("(768x4hm -> 64 screlu)x2 -> (16 -> 1)x8", 5),
+    ] {
+        let layered_net = nnue::Network::random_arch(&text.parse().unwrap(), seed).unwrap();
+        let layered = dir.join(format!("layered-{seed}.nnue"));
+        std::fs::write(&layered, layered_net.to_bytes()).unwrap();
+        e.send(&format!("setoption name EvalFile value {}", layered.display()));
+        let loaded = e.until("info string", 5 * SECOND).pop().unwrap();
+        assert!(loaded.contains(&format!("arch {text}")), "{loaded}");
+        e.send("position startpos moves e2e4");
+        e.send("eval");
+        let expected = layered_net.evaluate(&after_e4);
+        assert!(
+            e.until("info string eval", 5 * SECOND)
+                .pop()
+                .unwrap()
+                .starts_with(&format!("info string eval {expected} cp")),
+            "{text}: {expected}"
+        );
+        e.send("go depth 6");
+        let (best, _) = e.bestmove(10 * SECOND);
+        assert_ne!(best, "0000");
+    }
     e.quit();
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -9,7 +9,9 @@
 //! the [`Quantisation`]. The net file (`crate::file`, version 2) stores it in its header,
 //! covered by the header's hash; a version 1 file reads as the plain or mirrored SCReLU
 //! descriptor its flags say. The type can describe more than this build runs:
-//! [`Arch::runnable`] says what the inference implements, and the loader refuses the rest.
+//! [`Arch::runnable`] says what the inference implements (SCReLU, the standard
+//! quantisation, hidden layers up to [`MAX_LAYER_WIDTH`] wide), and the loader refuses the
+//! rest.
 //!
 //! # The one-line form
 //!
@@ -44,6 +46,9 @@ pub const FEATURES_PER_BUCKET: usize = 768;
 pub const MAX_KING_BUCKETS: usize = 32;
 /// The most hidden layers after the feature transformer a descriptor may hold.
 pub const MAX_LAYERS: usize = 4;
+/// The widest hidden layer this build's inference runs ([`Arch::runnable`]; the integer
+/// forward pass keeps a layer's sums in a fixed array of this many values on the stack).
+pub const MAX_LAYER_WIDTH: usize = 256;
 
 /// Why a descriptor is not one: a malformed one-line form, or values out of range.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -327,7 +332,10 @@ impl fmt::Display for FeatureSet {
 }
 
 /// The integer scales of a quantised net: feature transformer values at `qa`, output
-/// weights at `qb`, output biases at `qa · qb`; an output of 1.0 is `scale` centipawns.
+/// weights at `qb`, output biases at `qa · qb`; an output of 1.0 is `scale` centipawns. In
+/// a net with hidden layers every layer after the transformer is quantised like the output
+/// layer: i8 weights at `qb`, i32 biases at `qa · qb`, its inputs (activations in `[0, 1]`)
+/// at `qa` ([`crate::quantise`] has the integer forward pass).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Quantisation {
     /// Scale of the feature transformer's weights and biases (255).
@@ -421,8 +429,11 @@ impl Arch {
     }
 
     /// Whether this build's inference (the reference forward pass and the engine) runs
-    /// the descriptor: SCReLU, no hidden layers, the standard quantisation, a width that
-    /// is a multiple of 16 (any feature set and output bucket count within range).
+    /// the descriptor: SCReLU, the standard quantisation, a width that is a multiple of 16,
+    /// hidden layers (if any) of at most [`MAX_LAYER_WIDTH`] each (any feature set and
+    /// output bucket count within range). Hidden layers are quantised as
+    /// [`crate::quantise`] says (i8 weights at `QB`, i32 biases at `QA · QB`, CReLU between
+    /// layers).
     ///
     /// Errors: what it cannot run, naming the descriptor.
     pub fn runnable(&self) -> Result<(), ArchError> {
@@ -436,8 +447,8 @@ impl Arch {
         if self.activation != Activation::SCReLU {
             return refuse(format!("activation {}", self.activation.name()));
         }
-        if !self.layers.is_empty() {
-            return refuse("hidden layers after the feature transformer".to_string());
+        if let Some(w) = self.layers.iter().find(|&&w| w > MAX_LAYER_WIDTH) {
+            return refuse(format!("a hidden layer {w} wide (more than {MAX_LAYER_WIDTH})"));
         }
         if self.quantisation != Quantisation::STANDARD {
             return refuse("a non-standard quantisation".to_string());
@@ -450,7 +461,9 @@ impl Arch {
 
     /// What this build runs, in words (for errors).
     fn supported(&self) -> String {
-        "(768[xK][hm] -> N screlu)x2 -> 1xB with N a multiple of 16 and the standard quantisation".to_string()
+        "(768[xK][hm] -> N screlu)x2 -> 1xB or -> (L1 -> .. -> 1)xB, with N a multiple of 16, hidden \
+         layers up to 256 wide and the standard quantisation"
+            .to_string()
     }
 }
 
@@ -794,10 +807,13 @@ mod tests {
     fn what_this_build_cannot_run_is_named() {
         let ok: Arch = "(768x4hm -> 256)x2 -> 1x8".parse().unwrap();
         assert_eq!(ok.runnable(), Ok(()));
+        for layered in ["(768 -> 64)x2 -> (16 -> 32 -> 1)x8", "(768x4hm -> 32)x2 -> (256 -> 1)x1"] {
+            assert_eq!(layered.parse::<Arch>().unwrap().runnable(), Ok(()), "{layered}");
+        }
         for (text, says) in [
             ("(768 -> 256 crelu)x2 -> 1x8", "activation crelu"),
             ("(768 -> 256 relu)x2 -> 1x8", "activation relu"),
-            ("(768 -> 256)x2 -> (16 -> 1)x8", "hidden layers"),
+            ("(768 -> 256)x2 -> (512 -> 1)x8", "hidden layer 512 wide"),
             ("(768 -> 24)x2 -> 1x8", "multiple of 16"),
             ("(768 -> 256)x2 -> 1x8 q127/64/400", "quantisation"),
         ] {

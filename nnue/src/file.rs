@@ -18,12 +18,17 @@
 //!     48     4  hidden layers after the transformer L (0..=4)
 //!     52    16  their widths, 4 x u32 (unused ones 0)
 //!     68    64  king bucket map: a byte per own-view king square a1..h8 (all 0 when K = 1)
-//!    132     4  zero
+//!    132     4  hidden layer encoding: 0 without hidden layers (L = 0); with them 1
+//!                 ([`LAYERS_I8`]: i8 weights at QB, i32 biases at QA x QB, CReLU between
+//!                 layers, the first layer's inputs SCReLU at QA; `nnue::quantise`)
 //!    136     8  architecture hash: FNV-1a 64 of bytes 8..136
 //!    144     8  payload length in bytes
 //!    152    40  zero
 //!    192        payload: feature weights i16 [768 K][N], feature bias i16 [N],
-//!               output weights i16 [buckets][2N], output bias i32 [buckets];
+//!               then without hidden layers: output weights i16 [buckets][2N], output
+//!               bias i32 [buckets]; with L hidden layers of widths W1..WL, for each of
+//!               the L + 1 layers l (inputs I = 2N, W1, .., WL; outputs O = W1, .., WL, 1):
+//!               weights i8 [buckets][O][I], bias i32 [buckets][O];
 //!               each array zero-padded to a multiple of 64 bytes
 //!    end-8   8  checksum: FNV-1a 64 of every byte before it
 //! ```
@@ -36,8 +41,9 @@
 //! The loader checks every field and the length before reading any array, so a truncated,
 //! corrupt or foreign file is an error, never a panic or a half-loaded net. A flag bit this
 //! build does not know is refused ([`NetError::UnknownFlags`]): it would change what the
-//! weights mean. A descriptor this build cannot run (another activation, hidden layers, a
-//! width no multiple of 16, another quantisation) is refused by name
+//! weights mean. A descriptor this build cannot run (another activation, a hidden layer
+//! wider than 256, a width no multiple of 16, another quantisation, another hidden layer
+//! encoding) is refused by name
 //! ([`NetError::UnsupportedArchitecture`], [`crate::Arch::runnable`]), never loaded and
 //! evaluated as something else.
 //!
@@ -46,7 +52,7 @@
 //! checkpoints and `nets/README.md` keep naming the same nets.
 
 use crate::arch::{Activation, Arch, FeatureSet, Quantisation, MAX_LAYERS};
-use crate::network::{check_shape, Network};
+use crate::network::{check_shape, Layer, Network};
 use crate::quantise::{OUTPUT_WEIGHT_MAX, OUTPUT_WEIGHT_MIN};
 use crate::{INPUTS, QA, QB, SCALE};
 use std::fmt;
@@ -65,6 +71,10 @@ const HASH_AT: usize = 136;
 pub const FLAG_MIRRORED: u32 = 1;
 /// Every flag bit this build reads.
 pub const KNOWN_FLAGS: u32 = FLAG_MIRRORED;
+/// The hidden layer encoding (header offset 132) of a net with hidden layers: i8 weights at
+/// QB, i32 biases at QA x QB (`nnue::quantise`). A net without hidden layers has 0 there.
+pub const LAYERS_I8: u32 = 1;
+const LAYERS_AT: usize = 132;
 
 /// Why a net file was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,6 +110,9 @@ pub enum NetError {
         /// The length given.
         found: usize,
     },
+    /// A hidden layer's bias beyond `±nnue::quantise::LAYER_BIAS_MAX` (2^30), which could
+    /// take a layer's i32 sum past its range.
+    LayerBiasOutOfRange(i32),
     /// An output weight outside `[OUTPUT_WEIGHT_MIN, OUTPUT_WEIGHT_MAX]` (-128 to 127):
     /// inference multiplies `clamp(acc)` (0..=255) by it in 16 bits, which only that range
     /// keeps exact.
@@ -154,6 +167,11 @@ impl fmt::Display for NetError {
                      16-bit inference)"
                 )
             }
+            NetError::LayerBiasOutOfRange(b) => write!(
+                f,
+                "hidden layer bias {b} beyond +-{} (could overflow a 32-bit layer sum)",
+                crate::quantise::LAYER_BIAS_MAX
+            ),
             NetError::AccumulatorOverflow { unit, worst } => write!(
                 f,
                 "hidden unit {unit} could reach {worst} and overflow an i16 accumulator"
@@ -186,6 +204,26 @@ fn padded(len: usize) -> usize {
 
 fn payload_len(inputs: usize, hidden: usize, buckets: usize) -> usize {
     padded(inputs * hidden * 2) + padded(hidden * 2) + padded(buckets * 2 * hidden * 2) + padded(buckets * 4)
+}
+
+/// The payload length of `arch` (module documentation), with or without hidden layers.
+fn arch_payload_len(arch: &Arch) -> usize {
+    let (inputs, hidden, buckets) = (arch.features.inputs(), arch.width, arch.output_buckets);
+    if arch.layers.is_empty() {
+        return payload_len(inputs, hidden, buckets);
+    }
+    layer_shapes(arch).fold(
+        padded(inputs * hidden * 2) + padded(hidden * 2),
+        |len, (i, o)| len + padded(buckets * o * i) + padded(buckets * o * 4),
+    )
+}
+
+/// (inputs, outputs) of each layer after the transformer of `arch` (none without hidden
+/// layers).
+fn layer_shapes(arch: &Arch) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let outs = arch.layers.iter().copied().chain(std::iter::once(1));
+    let ins = std::iter::once(2 * arch.width).chain(arch.layers.iter().copied());
+    ins.zip(outs).take(if arch.layers.is_empty() { 0 } else { arch.layers.len() + 1 })
 }
 
 fn u32_at(bytes: &[u8], offset: usize) -> u32 {
@@ -240,7 +278,7 @@ fn read_header_v2(bytes: &[u8]) -> Result<Arch, NetError> {
     if u64_at(bytes, HASH_AT) != fnv1a(&bytes[8..HASH_AT]) {
         return Err(NetError::HeaderCorrupt);
     }
-    if u32_at(bytes, 132) != 0 || bytes[152..HEADER_LEN].iter().any(|&b| b != 0) {
+    if bytes[152..HEADER_LEN].iter().any(|&b| b != 0) {
         return Err(NetError::HeaderCorrupt);
     }
     let bad = |what: String| NetError::UnsupportedArchitecture(what);
@@ -276,6 +314,16 @@ fn read_header_v2(bytes: &[u8]) -> Result<Arch, NetError> {
     if widths[count..].iter().any(|&w| w != 0) {
         return Err(NetError::HeaderCorrupt);
     }
+    let encoding = u32_at(bytes, LAYERS_AT);
+    match (count, encoding) {
+        (0, 0) | (1.., LAYERS_I8) => {}
+        (0, _) => return Err(NetError::HeaderCorrupt),
+        (_, code) => {
+            return Err(bad(format!(
+                "hidden layer encoding {code} (this build reads {LAYERS_I8}: i8 weights)"
+            )))
+        }
+    }
     let arch = Arch {
         features,
         width: u32_at(bytes, 16) as usize,
@@ -293,7 +341,7 @@ impl Network {
     pub fn to_bytes(&self) -> Vec<u8> {
         let arch = self.arch();
         let inputs = self.features.inputs();
-        let payload = payload_len(inputs, self.hidden, self.output_buckets);
+        let payload = arch_payload_len(&arch);
         let mut out = Vec::with_capacity(HEADER_LEN + payload + 8);
         out.extend_from_slice(MAGIC);
         let mut layers = [0u32; MAX_LAYERS];
@@ -319,7 +367,8 @@ impl Network {
             out.extend_from_slice(&v.to_le_bytes());
         }
         out.extend_from_slice(self.features.bucket_map());
-        out.extend_from_slice(&0u32.to_le_bytes());
+        let encoding = if self.layers.is_empty() { 0 } else { LAYERS_I8 };
+        out.extend_from_slice(&encoding.to_le_bytes());
         let arch_hash = fnv1a(&out[8..HASH_AT]);
         out.extend_from_slice(&arch_hash.to_le_bytes());
         out.extend_from_slice(&(payload as u64).to_le_bytes());
@@ -332,21 +381,35 @@ impl Network {
     fn write_payload(&self, out: &mut Vec<u8>) {
         let pad = |out: &mut Vec<u8>| out.resize(padded(out.len()), 0);
         for array in [&self.feature_weights, &self.feature_bias, &self.output_weights] {
+            if array.is_empty() {
+                continue; // the output weights of a net with hidden layers
+            }
             array.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
             pad(out);
         }
-        self.output_bias
-            .iter()
-            .for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
-        pad(out);
+        if self.layers.is_empty() {
+            self.output_bias
+                .iter()
+                .for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
+            pad(out);
+        }
+        for layer in &self.layers {
+            out.extend(layer.weights().iter().map(|&w| w as u8));
+            pad(out);
+            layer
+                .bias()
+                .iter()
+                .for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
+            pad(out);
+        }
         let checksum = fnv1a(out);
         out.extend_from_slice(&checksum.to_le_bytes());
     }
 
     /// The net in file format version 1, for a net that version can describe (768 inputs,
-    /// mirrored or not); `None` for one with king buckets.
+    /// mirrored or not); `None` for one with king buckets or hidden layers.
     pub fn to_bytes_v1(&self) -> Option<Vec<u8>> {
-        if self.features.king_buckets_count() != 1 {
+        if self.features.king_buckets_count() != 1 || !self.layers.is_empty() {
             return None;
         }
         let payload = payload_len(INPUTS, self.hidden, self.output_buckets);
@@ -397,7 +460,7 @@ impl Network {
             .map_err(|e| NetError::UnsupportedArchitecture(e.to_string()))?;
         let (inputs, hidden, buckets) = (arch.features.inputs(), arch.width, arch.output_buckets);
         check_shape(hidden, buckets)?;
-        let payload = payload_len(inputs, hidden, buckets);
+        let payload = arch_payload_len(&arch);
         let expected = header_len + payload + 8;
         let payload_at = if version == VERSION_1 { 48 } else { 144 };
         if bytes.len() != expected || u64_at(bytes, payload_at) != payload as u64 {
@@ -423,6 +486,21 @@ impl Network {
         };
         let feature_weights = read_i16(inputs * hidden);
         let feature_bias = read_i16(hidden);
+        if !arch.layers.is_empty() {
+            let mut layers = Vec::new();
+            for (fan_in, outputs) in layer_shapes(&arch) {
+                let count = buckets * outputs * fan_in;
+                let weights = bytes[offset..offset + count].iter().map(|&b| b as i8).collect();
+                offset += padded(count);
+                let bias = bytes[offset..offset + buckets * outputs * 4]
+                    .chunks_exact(4)
+                    .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect();
+                offset += padded(buckets * outputs * 4);
+                layers.push(Layer::new(fan_in, outputs, buckets, weights, bias)?);
+            }
+            return Network::with_layers(arch.features, hidden, buckets, feature_weights, feature_bias, layers);
+        }
         let output_weights = read_i16(buckets * 2 * hidden);
         let bias_start = header_len + payload - padded(buckets * 4);
         let output_bias = bytes[bias_start..bias_start + buckets * 4]
@@ -674,13 +752,28 @@ mod tests {
         );
         assert!(refused(&with_field(&bytes, 40, 0)).contains("activation relu"));
         assert!(refused(&with_field(&bytes, 40, 9)).contains("activation code 9"));
-        // Hidden layers after the transformer.
-        let layered = with_field(&with_field(&bytes, 48, 2), 52, 16);
-        let layered = with_field(&layered, 56, 32);
+        // Hidden layers wider than the inference runs.
+        let layered = with_field(&with_field(&bytes, 48, 2), 52, 512);
+        let layered = with_field(&with_field(&layered, 56, 32), LAYERS_AT, LAYERS_I8);
         let e = refused(&layered);
         assert!(
-            e.contains("hidden layers") && e.contains("(16 -> 32 -> 1)x2"),
+            e.contains("512 wide") && e.contains("(512 -> 32 -> 1)x2"),
             "{e}"
+        );
+        // Hidden layers in the header of a payload without them: the length tells.
+        let layered = with_field(&with_field(&bytes, 48, 2), 52, 16);
+        let layered = with_field(&with_field(&layered, 56, 32), LAYERS_AT, LAYERS_I8);
+        assert!(matches!(
+            Network::from_bytes(&layered),
+            Err(NetError::WrongLength { .. })
+        ));
+        // An encoding this build does not know, and an encoding without layers.
+        let layered = with_field(&with_field(&bytes, 48, 1), 52, 16);
+        let e = refused(&with_field(&layered, LAYERS_AT, 2));
+        assert!(e.contains("hidden layer encoding 2"), "{e}");
+        assert_eq!(
+            Network::from_bytes(&with_field(&bytes, LAYERS_AT, LAYERS_I8)),
+            Err(NetError::HeaderCorrupt)
         );
         assert_eq!(
             Network::from_bytes(&with_field(&bytes, 52, 16)),
@@ -693,6 +786,66 @@ mod tests {
         assert!(refused(&with_field(&bytes, 44, 0)).contains("0 king buckets"));
         assert!(refused(&with_field(&bytes, 12, 1536)).contains("1536 inputs"));
         assert!(refused(&with_field(&bytes, 24, 127)).contains("quantisation"));
+    }
+
+    #[test]
+    fn a_net_with_hidden_layers_round_trips_with_its_layers() {
+        for text in [
+            "(768 -> 64)x2 -> (16 -> 32 -> 1)x8",
+            "(768x4hm -> 32)x2 -> (8 -> 1)x1",
+            "(768hm -> 16)x2 -> (4 -> 4 -> 4 -> 4 -> 1)x3",
+        ] {
+            let arch: Arch = text.parse().unwrap();
+            let net = Network::random_arch(&arch, 17).unwrap();
+            assert_eq!(net.arch(), arch);
+            assert!(net.output_weights().is_empty() && net.bucket_weights(0).is_empty());
+            assert_eq!(net.layers().len(), arch.layers.len() + 1);
+            assert!(net.to_bytes_v1().is_none());
+            let bytes = net.to_bytes();
+            assert_eq!(bytes.len(), HEADER_LEN + arch_payload_len(&arch) + 8, "{text}");
+            assert_eq!(u32_at(&bytes, LAYERS_AT), LAYERS_I8);
+            assert_eq!(u32_at(&bytes, 48) as usize, arch.layers.len());
+            let back = Network::from_bytes(&bytes).unwrap();
+            assert_eq!(back, net, "{text}");
+            assert_eq!(back.arch().to_string(), arch.to_string());
+            assert_eq!(back.fingerprint(), u64_at(&bytes, bytes.len() - 8));
+            // Every byte of the layers is covered: one weight changed is another net.
+            let mut other = net.clone();
+            other.layers[0] = {
+                let l = &net.layers()[0];
+                let mut w = l.weights().to_vec();
+                w[3] = w[3].wrapping_add(1);
+                Layer::new(l.inputs(), l.outputs(), arch.output_buckets, w, l.bias().to_vec()).unwrap()
+            };
+            assert_ne!(other.to_bytes(), bytes);
+            assert_ne!(other.fingerprint(), net.fingerprint());
+            let truncated = &bytes[..bytes.len() - 64];
+            assert!(matches!(
+                Network::from_bytes(truncated),
+                Err(NetError::WrongLength { .. })
+            ));
+        }
+        // The layered and the plain net of one transformer are two nets.
+        let plain = Network::random(64, 8, 17).unwrap();
+        let layered = Network::random_arch(&"(768 -> 64)x2 -> (16 -> 32 -> 1)x8".parse().unwrap(), 17).unwrap();
+        assert_eq!(plain.feature_weights(), layered.feature_weights());
+        assert_ne!(plain.fingerprint(), layered.fingerprint());
+    }
+
+    #[test]
+    fn the_loader_refuses_a_layer_bias_beyond_its_bound() {
+        let arch: Arch = "(768 -> 16)x2 -> (8 -> 1)x1".parse().unwrap();
+        let net = Network::random_arch(&arch, 3).unwrap();
+        let bias_at = padded(INPUTS * 16 * 2) + padded(16 * 2) + padded(8 * 32);
+        let big = crate::quantise::LAYER_BIAS_MAX + 1;
+        let bytes = with_contents(&net, |payload| {
+            payload[bias_at..bias_at + 4].copy_from_slice(&big.to_le_bytes())
+        });
+        assert_eq!(
+            Network::from_bytes(&bytes),
+            Err(NetError::LayerBiasOutOfRange(big))
+        );
+        assert!(Network::from_bytes(&with_contents(&net, |_| {})).is_ok());
     }
 
     /// A file with a consistent header and checksum but contents no net may hold: the

@@ -12,7 +12,10 @@
 //! ([`feature_index`], [`mirrored_view`]), and may have king buckets. What a net is, its
 //! input feature set, widths, activation, output buckets and quantisation, is one value,
 //! [`Arch`], with a one-line form such as `(768x4hm -> 256 screlu)x2 -> 1x8` (`arch`),
-//! stored in every version 2 net file's header.
+//! stored in every version 2 net file's header. A net may have hidden layers after the
+//! transformer (`(768 -> 64)x2 -> (16 -> 32 -> 1)x8`): dense layers per output bucket
+//! ([`Layer`]) with i8 weights and i32 biases, CReLU between them, whose integer forward
+//! pass is [`quantise::layer_stack`], the one the engine runs too.
 //!
 //! Training data (`record`) is datagen's container file. Its settings header (format 3) is
 //! a serde structure encoded with `postcard`, the format the trainer's checkpoints use:
@@ -37,8 +40,8 @@ pub mod source;
 
 pub use arch::{Activation, Arch, ArchError, FeatureSet, Quantisation, View};
 pub use file::NetError;
-pub use network::{feature_index, king_mirrors, mirrored_view, output_bucket, Network};
-pub use quantise::{output_centipawns, output_sum, FloatNet, QuantiseError, QA, QB, SCALE};
+pub use network::{feature_index, king_mirrors, mirrored_view, output_bucket, Layer, Network};
+pub use quantise::{output_centipawns, output_sum, FloatLayer, FloatNet, QuantiseError, QA, QB, SCALE};
 
 /// Number of input features of one king bucket (all of a net without king buckets):
 /// 2 colours x 6 piece types x 64 squares.

@@ -20,9 +20,15 @@
 //! layer's [`output_sum`] over both halves, then [`output_centipawns`], from the side to
 //! move's view. The integer rules a net keeps (output weight range, accumulator bound) are
 //! [`crate::quantise`]'s.
+//!
+//! A net with hidden layers (`(768 -> N)x2 -> (L1 -> L2 -> 1)xB`) has no output layer of that
+//! kind: its transformer feeds a stack of [`Layer`]s per output bucket, evaluated by
+//! [`crate::quantise::layer_stack`] (layout and quantisation there and at [`Layer`]).
 
-use crate::arch::{king_square, Arch, FeatureSet, View};
-use crate::quantise::{check_accumulators, OUTPUT_WEIGHT_MAX, OUTPUT_WEIGHT_MIN};
+use crate::arch::{king_square, Arch, FeatureSet, View, MAX_LAYERS, MAX_LAYER_WIDTH};
+use crate::quantise::{
+    check_accumulators, layer_stack, layered_centipawns, LAYER_BIAS_MAX, OUTPUT_WEIGHT_MAX, OUTPUT_WEIGHT_MIN,
+};
 use crate::{output_centipawns, output_sum, NetError, INPUTS, MAX_HIDDEN, MAX_OUTPUT_BUCKETS, QA, QB};
 use movegen::{Board, Color, File, Piece, PieceType, Square};
 
@@ -60,6 +66,102 @@ pub fn king_mirrors(board: &Board, perspective: Color) -> bool {
         .is_some_and(mirrored_view)
 }
 
+/// A dense layer after the feature transformer of a net with hidden layers, for every output
+/// bucket at once: per bucket, `outputs` rows of `inputs` weights (i8 at scale `QB`; row `o`
+/// holds output `o`'s weights, for the first layer `[side to move's N | other side's N]`)
+/// and `outputs` biases (i32 at scale `QA · QB`, magnitude at most
+/// [`crate::quantise::LAYER_BIAS_MAX`]). Every `Layer` that exists has arrays of exactly
+/// these lengths ([`Layer::new`]).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Layer {
+    inputs: usize,
+    outputs: usize,
+    /// `buckets · outputs · inputs`.
+    weights: Vec<i8>,
+    /// `buckets · outputs`.
+    bias: Vec<i32>,
+}
+
+impl Layer {
+    /// A layer of `inputs` x `outputs` for `buckets` output buckets from its arrays.
+    ///
+    /// Errors: [`NetError::ShapeMismatch`] for an array of another length than the shape
+    /// implies ("layer weights", "layer bias"), [`NetError::UnsupportedArchitecture`] for a
+    /// shape of zero width, [`NetError::LayerBiasOutOfRange`] for a bias beyond
+    /// [`crate::quantise::LAYER_BIAS_MAX`].
+    pub fn new(
+        inputs: usize,
+        outputs: usize,
+        buckets: usize,
+        weights: Vec<i8>,
+        bias: Vec<i32>,
+    ) -> Result<Layer, NetError> {
+        if inputs == 0 || outputs == 0 || buckets == 0 {
+            return Err(NetError::UnsupportedArchitecture(format!(
+                "a layer of {inputs} x {outputs} for {buckets} buckets"
+            )));
+        }
+        for (array, expected, found) in [
+            ("layer weights", buckets * outputs * inputs, weights.len()),
+            ("layer bias", buckets * outputs, bias.len()),
+        ] {
+            if expected != found {
+                return Err(NetError::ShapeMismatch {
+                    array,
+                    expected,
+                    found,
+                });
+            }
+        }
+        if let Some(&b) = bias.iter().find(|b| b.unsigned_abs() > LAYER_BIAS_MAX as u32) {
+            return Err(NetError::LayerBiasOutOfRange(b));
+        }
+        Ok(Layer {
+            inputs,
+            outputs,
+            weights,
+            bias,
+        })
+    }
+
+    /// Inputs per output.
+    #[inline(always)]
+    pub fn inputs(&self) -> usize {
+        self.inputs
+    }
+
+    /// Outputs.
+    #[inline(always)]
+    pub fn outputs(&self) -> usize {
+        self.outputs
+    }
+
+    /// All weights: `buckets · outputs · inputs`, bucket-major, then output-major.
+    #[inline(always)]
+    pub fn weights(&self) -> &[i8] {
+        &self.weights
+    }
+
+    /// All biases: `buckets · outputs`, bucket-major.
+    #[inline(always)]
+    pub fn bias(&self) -> &[i32] {
+        &self.bias
+    }
+
+    /// The weights (`outputs · inputs`) and biases (`outputs`) of output bucket `bucket`
+    /// (the last one for a larger index).
+    #[inline(always)]
+    pub fn bucket(&self, bucket: usize) -> (&[i8], &[i32]) {
+        let buckets = self.bias.len() / self.outputs;
+        let b = bucket.min(buckets - 1);
+        let per = self.outputs * self.inputs;
+        (
+            &self.weights[b * per..(b + 1) * per],
+            &self.bias[b * self.outputs..(b + 1) * self.outputs],
+        )
+    }
+}
+
 /// A quantised network whose shape has been checked: every `Network` that exists has a
 /// hidden width that is a multiple of 16 in `16..=MAX_HIDDEN`, `1..=MAX_OUTPUT_BUCKETS`
 /// output buckets, arrays of exactly the lengths that shape implies, output weights in
@@ -87,6 +189,9 @@ pub struct Network {
     pub(crate) output_weights: Vec<i16>,
     /// `output_buckets`, at scale `QA * QB`.
     pub(crate) output_bias: Vec<i32>,
+    /// The layers after the transformer of a net with hidden layers (then `output_weights`
+    /// and `output_bias` are empty); empty otherwise.
+    pub(crate) layers: Vec<Layer>,
 }
 
 impl std::fmt::Debug for Network {
@@ -95,6 +200,7 @@ impl std::fmt::Debug for Network {
             .field("hidden", &self.hidden)
             .field("output_buckets", &self.output_buckets)
             .field("features", &self.features)
+            .field("layers", &self.layers.iter().map(Layer::outputs).collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
 }
@@ -204,7 +310,76 @@ impl Network {
             feature_bias,
             output_weights,
             output_bias,
+            layers: Vec::new(),
         })
+    }
+
+    /// A network with hidden layers: the feature transformer as [`Network::with_features`]
+    /// takes it, then `layers` (the hidden layers and the last, of one output, each for
+    /// `output_buckets` buckets). The layers must chain: the first has `2 · hidden` inputs,
+    /// each next one as many inputs as the previous has outputs, the last one output; at
+    /// most [`MAX_LAYERS`] hidden layers, each at most [`MAX_LAYER_WIDTH`] wide.
+    ///
+    /// Errors: as [`Network::with_features`] for the transformer, and
+    /// [`NetError::UnsupportedArchitecture`] for layers that do not chain (or no layer),
+    /// [`NetError::ShapeMismatch`] for a layer made for another bucket count.
+    pub fn with_layers(
+        features: FeatureSet,
+        hidden: usize,
+        output_buckets: usize,
+        feature_weights: Vec<i16>,
+        feature_bias: Vec<i16>,
+        layers: Vec<Layer>,
+    ) -> Result<Network, NetError> {
+        let mut net = Network::with_features(
+            features,
+            hidden,
+            output_buckets,
+            feature_weights,
+            feature_bias,
+            vec![0; output_buckets * 2 * hidden],
+            vec![0; output_buckets],
+        )?;
+        let bad = |what: String| Err(NetError::UnsupportedArchitecture(what));
+        if layers.is_empty() || layers.len() > MAX_LAYERS + 1 {
+            return bad(format!(
+                "{} layers after the transformer (1 to {})",
+                layers.len(),
+                MAX_LAYERS + 1
+            ));
+        }
+        let mut fan_in = 2 * hidden;
+        for (i, layer) in layers.iter().enumerate() {
+            let last = i + 1 == layers.len();
+            if layer.inputs != fan_in {
+                return bad(format!(
+                    "layer {} has {} inputs where {fan_in} come",
+                    i + 1,
+                    layer.inputs
+                ));
+            }
+            if last && layer.outputs != 1 {
+                return bad(format!("the last layer has {} outputs, not 1", layer.outputs));
+            }
+            if layer.outputs > MAX_LAYER_WIDTH {
+                return bad(format!(
+                    "a hidden layer {} wide (at most {MAX_LAYER_WIDTH})",
+                    layer.outputs
+                ));
+            }
+            if layer.bias.len() != output_buckets * layer.outputs {
+                return Err(NetError::ShapeMismatch {
+                    array: "layer bias",
+                    expected: output_buckets * layer.outputs,
+                    found: layer.bias.len(),
+                });
+            }
+            fan_in = layer.outputs;
+        }
+        net.output_weights = Vec::new();
+        net.output_bias = Vec::new();
+        net.layers = layers;
+        Ok(net)
     }
 
     /// A network of the given shape with every weight zero. Errors as [`Network::new`].
@@ -228,6 +403,7 @@ impl Network {
             feature_bias: vec![0; hidden],
             output_weights: vec![0; output_buckets * 2 * hidden],
             output_bias: vec![0; output_buckets],
+            layers: Vec::new(),
         })
     }
 
@@ -251,10 +427,21 @@ impl Network {
         &self.features
     }
 
-    /// The net's architecture: its feature set, width and output buckets, with SCReLU, no
-    /// hidden layers and the standard quantisation (all this build runs).
+    /// The net's architecture: its feature set, width, hidden layers and output buckets,
+    /// with SCReLU and the standard quantisation (all this build runs).
     pub fn arch(&self) -> Arch {
-        Arch::simple(self.features, self.hidden, self.output_buckets)
+        let mut arch = Arch::simple(self.features, self.hidden, self.output_buckets);
+        if let Some((_, hidden)) = self.layers.split_last() {
+            arch.layers = hidden.iter().map(Layer::outputs).collect();
+        }
+        arch
+    }
+
+    /// The layers after the transformer of a net with hidden layers (the last with one
+    /// output); empty for a net whose transformer feeds its output layer directly.
+    #[inline(always)]
+    pub fn layers(&self) -> &[Layer] {
+        &self.layers
     }
 
     /// Whether `perspective` sees `board` mirrored in this net: the net is mirrored and
@@ -297,21 +484,26 @@ impl Network {
     }
 
     /// The output weights: `output_buckets * 2 * hidden` values at scale `QB`, per bucket
-    /// first the side to move's `hidden`, then the other side's.
+    /// first the side to move's `hidden`, then the other side's (none in a net with hidden
+    /// layers, [`Network::layers`]).
     #[inline(always)]
     pub fn output_weights(&self) -> &[i16] {
         &self.output_weights
     }
 
     /// The output weights of `bucket` (`2 * hidden` values; the last bucket's for a
-    /// larger index).
+    /// larger index; empty in a net with hidden layers).
     #[inline(always)]
     pub fn bucket_weights(&self, bucket: usize) -> &[i16] {
+        if !self.layers.is_empty() {
+            return &[];
+        }
         let bucket = bucket.min(self.output_buckets - 1);
         &self.output_weights[bucket * 2 * self.hidden..(bucket + 1) * 2 * self.hidden]
     }
 
-    /// The output biases: `output_buckets` values at scale `QA * QB`.
+    /// The output biases: `output_buckets` values at scale `QA * QB` (none in a net with
+    /// hidden layers).
     #[inline(always)]
     pub fn output_bias(&self) -> &[i32] {
         &self.output_bias
@@ -357,10 +549,14 @@ impl Network {
         }
     }
 
-    /// The output layer on two accumulators of `hidden` values (side to move first), in
-    /// centipawns; `bucket` beyond the last is read as the last.
+    /// The output layer (or, in a net with hidden layers, the layer stack,
+    /// [`crate::quantise::layer_stack`]) on two accumulators of `hidden` values (side to
+    /// move first), in centipawns; `bucket` beyond the last is read as the last.
     pub fn forward(&self, us: &[i16], them: &[i16], bucket: usize) -> i32 {
         let bucket = bucket.min(self.output_buckets - 1);
+        if !self.layers.is_empty() {
+            return layered_centipawns(layer_stack(&self.layers, us, them, bucket));
+        }
         let weights = self.bucket_weights(bucket);
         let (w_us, w_them) = weights.split_at(self.hidden);
         output_centipawns(output_sum(us, them, w_us, w_them), self.output_bias[bucket])
@@ -434,6 +630,48 @@ impl Network {
         net.output_weights.iter_mut().for_each(|w| *w = next(127) as i16);
         net.output_bias.iter_mut().for_each(|w| *w = next(QA * QB));
         Ok(net)
+    }
+}
+
+impl Network {
+    /// A network of the descriptor `arch` (which this build must run, [`Arch::runnable`])
+    /// with pseudo-random weights, reproducible from `seed`: the transformer as
+    /// [`Network::random_with`] makes it (the same weights for the same seed), then for a
+    /// net with hidden layers each layer's weights uniform in `±max(1, 64 / sqrt(inputs))`
+    /// and biases in `±QA · QB / 4`, so that the integer activations spread over their
+    /// range rather than sit at its ends.
+    ///
+    /// Errors: [`NetError::UnsupportedArchitecture`] for a descriptor this build cannot run.
+    pub fn random_arch(arch: &Arch, seed: u64) -> Result<Network, NetError> {
+        arch.runnable()
+            .map_err(|e| NetError::UnsupportedArchitecture(e.to_string()))?;
+        let net = Network::random_with(arch.features, arch.width, arch.output_buckets, seed)?;
+        if arch.layers.is_empty() {
+            return Ok(net);
+        }
+        let mut rng = movegen::rng::SplitMix64(seed ^ 0x001A_7EB5);
+        let mut next = move |range: i32| rng.below(2 * range as usize + 1) as i32 - range;
+        let mut fan_in = 2 * arch.width;
+        let mut layers = Vec::new();
+        for &outputs in arch.layers.iter().chain(&[1]) {
+            let range = (64.0 / (fan_in as f64).sqrt()).max(1.0) as i32;
+            let weights = (0..arch.output_buckets * outputs * fan_in)
+                .map(|_| next(range) as i8)
+                .collect();
+            let bias = (0..arch.output_buckets * outputs)
+                .map(|_| next(QA * QB / 4))
+                .collect();
+            layers.push(Layer::new(fan_in, outputs, arch.output_buckets, weights, bias)?);
+            fan_in = outputs;
+        }
+        Network::with_layers(
+            arch.features,
+            arch.width,
+            arch.output_buckets,
+            net.feature_weights,
+            net.feature_bias,
+            layers,
+        )
     }
 }
 
@@ -603,6 +841,124 @@ mod tests {
             (32, 2, 64)
         );
         assert_eq!(good.bucket_weights(9), good.bucket_weights(1));
+    }
+
+    /// The layer stack written out the plain way (each activation, then each dot product),
+    /// independently of `layer_stack`'s chunks.
+    fn naive_stack(net: &Network, us: &[i16], them: &[i16], bucket: usize) -> i32 {
+        let mut x: Vec<i32> = us
+            .iter()
+            .chain(them)
+            .map(|&a| {
+                let v = i32::from(a).clamp(0, QA);
+                v * v / QA
+            })
+            .collect();
+        let mut z = Vec::new();
+        for (i, layer) in net.layers().iter().enumerate() {
+            if i > 0 {
+                x = z.iter().map(|&s: &i32| (s / QB).clamp(0, QA)).collect();
+            }
+            let (w, b) = layer.bucket(bucket);
+            z = (0..layer.outputs())
+                .map(|o| {
+                    b[o] + (0..layer.inputs())
+                        .map(|j| x[j] * i32::from(w[o * layer.inputs() + j]))
+                        .sum::<i32>()
+                })
+                .collect();
+        }
+        (i64::from(z[0]) * 400 / i64::from(QA * QB)) as i32
+    }
+
+    #[test]
+    fn the_layer_stack_is_the_integer_pipeline_of_its_documentation() {
+        let fens = include_str!("../../movegen/tests/data/valid.fens");
+        for text in [
+            "(768 -> 64)x2 -> (16 -> 32 -> 1)x8",
+            "(768 -> 96)x2 -> (16 -> 1)x2",
+            "(768x4hm -> 32)x2 -> (8 -> 8 -> 1)x8",
+        ] {
+            let arch: Arch = text.parse().unwrap();
+            let net = Network::random_arch(&arch, 5).unwrap();
+            let (mut distinct, mut nonzero) = (std::collections::HashSet::new(), 0);
+            for fen in fens.lines().take(500) {
+                let board = Board::from_fen(fen).unwrap();
+                let (white, black) = net.refresh(&board);
+                let (us, them) = match board.side_to_move() {
+                    Color::White => (&white, &black),
+                    Color::Black => (&black, &white),
+                };
+                let bucket = net.output_bucket(&board);
+                let eval = net.evaluate(&board);
+                assert_eq!(eval, naive_stack(&net, us, them, bucket), "{text} {fen}");
+                assert_eq!(eval, net.forward(us, them, bucket));
+                distinct.insert(eval);
+                nonzero += usize::from(eval != 0);
+            }
+            // The random layers do not saturate into a constant: the test can tell.
+            assert!(distinct.len() > 50 && nonzero > 400, "{text}: {}", distinct.len());
+        }
+        // A hand-made net: unit 0 of each side active, one hidden unit summing both.
+        let arch: Arch = "(768 -> 16)x2 -> (1 -> 1)x1".parse().unwrap();
+        let mut net = Network::random_arch(&arch, 1).unwrap();
+        net.feature_bias.fill(0);
+        net.feature_bias[0] = 100;
+        let mut w0 = vec![0i8; 32];
+        w0[0] = 64; // QB: weight 1.0
+        w0[16] = -32; // -0.5
+        net.layers[0] = Layer::new(32, 1, 1, w0, vec![1000]).unwrap();
+        net.layers[1] = Layer::new(1, 1, 1, vec![127], vec![-5]).unwrap();
+        let us = vec![100i16; 16];
+        let mut them = vec![0i16; 16];
+        them[0] = 255;
+        // h0: 100² / 255 = 39 and 255; z = 39·64 - 255·32 + 1000 = -4664 → CReLU 0;
+        let zero = net.forward(&us, &them, 0);
+        assert_eq!(zero, (-5 * 400) / (255 * 64));
+        them[0] = 20; // 20²/255 = 1: z = 2496 - 32 + 1000 = 3464 → 3464 / 64 = 54
+        assert_eq!(net.forward(&us, &them, 0), ((54 * 127 - 5) * 400) / (255 * 64));
+        assert_eq!(net.forward(&us, &them, 0), 167);
+    }
+
+    #[test]
+    fn layers_that_do_not_chain_are_refused() {
+        let net = Network::random(32, 2, 1).unwrap();
+        let layer = |i: usize, o: usize| Layer::new(i, o, 2, vec![0; 2 * i * o], vec![0; 2 * o]).unwrap();
+        let make = |layers: Vec<Layer>| {
+            Network::with_layers(
+                FeatureSet::plain(),
+                32,
+                2,
+                net.feature_weights().to_vec(),
+                net.feature_bias().to_vec(),
+                layers,
+            )
+        };
+        assert!(make(vec![layer(64, 8), layer(8, 1)]).is_ok());
+        for (layers, says) in [
+            (vec![layer(32, 8), layer(8, 1)], "32 inputs where 64"),
+            (vec![layer(64, 8), layer(4, 1)], "4 inputs where 8"),
+            (vec![layer(64, 8), layer(8, 2)], "2 outputs, not 1"),
+            (vec![layer(64, 300), layer(300, 1)], "300 wide"),
+            (vec![], "0 layers"),
+        ] {
+            match make(layers) {
+                Err(NetError::UnsupportedArchitecture(e)) => assert!(e.contains(says), "{e}"),
+                other => panic!("{says}: {other:?}"),
+            }
+        }
+        assert!(matches!(
+            make(vec![Layer::new(64, 8, 1, vec![0; 512], vec![0; 8]).unwrap(), layer(8, 1)]),
+            Err(NetError::ShapeMismatch { array: "layer bias", .. })
+        ));
+        assert!(matches!(
+            Layer::new(4, 2, 1, vec![0; 7], vec![0; 2]),
+            Err(NetError::ShapeMismatch { array: "layer weights", expected: 8, found: 7 })
+        ));
+        assert_eq!(
+            Layer::new(4, 1, 1, vec![0; 4], vec![i32::MIN]),
+            Err(NetError::LayerBiasOutOfRange(i32::MIN))
+        );
     }
 
     #[test]

@@ -16,8 +16,28 @@
 //!
 //! The output layer: `sum = Σ clamp(acc, 0, QA)² · w` over both halves (i32, wrapping), then
 //! [`output_centipawns`]`(sum, bias) = (sum / QA + bias) · SCALE / (QA · QB)`.
+//!
+//! # Hidden layers
+//!
+//! A net with hidden layers (`(768 -> N)x2 -> (L1 -> L2 -> 1)xB`) has, instead of the output
+//! layer above, a stack of dense layers per output bucket ([`crate::network::Layer`]), each
+//! quantised like the output layer: weights i8 (`[LAYER_WEIGHT_MIN, LAYER_WEIGHT_MAX]`) at
+//! scale [`QB`], biases i32 (`|b| <= LAYER_BIAS_MAX`) at scale `QA · QB`. In floats the net
+//! computes `h0 = clamp(acc, 0, 1)²` (SCReLU, the `2N` values `[side to move, other]`),
+//! then per layer `z = W·h + b`, `h = clamp(z, 0, 1)` (CReLU) between layers and `z` itself
+//! out of the last one (one value), `z · SCALE` centipawns. In integers ([`layer_stack`]):
+//!
+//! - a layer's inputs are at scale `QA`: `h0 = clamp(acc, 0, QA)² / QA` ([`screlu_input`]),
+//!   later ones `clamp(z / QB, 0, QA)` ([`crelu_input`]), all in `0..=QA`;
+//! - a layer's sums `z = Σ h · w + b` are i32 at scale `QA · QB` and cannot overflow: at most
+//!   `2 · MAX_HIDDEN` inputs of `|h · w| <= 255 · 128` make `2.7e8`, and `|b| <= 2^30`;
+//! - the output is [`layered_centipawns`]`(z) = z · SCALE / (QA · QB)`, truncating toward zero.
+//!
+//! Every division truncates toward zero; the integer pipeline is exact and the same in every
+//! implementation (the engine runs this very code on its incremental accumulators).
 
-use crate::arch::FeatureSet;
+use crate::arch::{FeatureSet, MAX_LAYER_WIDTH};
+use crate::network::Layer;
 use crate::{NetError, Network, INPUTS};
 use std::fmt;
 
@@ -33,6 +53,96 @@ pub const OUTPUT_WEIGHT_MIN: i16 = -128;
 pub const OUTPUT_WEIGHT_MAX: i16 = 127;
 /// The most features active in one perspective: one per piece on the board.
 pub const MAX_ACTIVE_FEATURES: usize = 32;
+/// The smallest weight of a hidden layer (the i8 range, at scale [`QB`]).
+pub const LAYER_WEIGHT_MIN: i8 = i8::MIN;
+/// The largest weight of a hidden layer.
+pub const LAYER_WEIGHT_MAX: i8 = i8::MAX;
+/// The largest magnitude of a hidden layer's bias (at scale `QA · QB`): with it no layer sum
+/// can leave i32 (module documentation).
+pub const LAYER_BIAS_MAX: i32 = 1 << 30;
+
+/// A first hidden layer's input from a transformer accumulator value `acc` (scale `QA`):
+/// SCReLU at scale `QA`, `clamp(acc, 0, QA)² / QA`, in `0..=QA`.
+#[inline(always)]
+pub fn screlu_input(acc: i16) -> i32 {
+    let v = i32::from(acc).clamp(0, QA);
+    v * v / QA
+}
+
+/// The input of the next layer from a hidden layer's sum `z` (scale `QA · QB`): CReLU at
+/// scale `QA`, `clamp(z / QB, 0, QA)`, in `0..=QA`.
+#[inline(always)]
+pub fn crelu_input(z: i32) -> i32 {
+    (z / QB).clamp(0, QA)
+}
+
+/// Centipawns of a layer stack's output `z` (scale `QA · QB`): `z · SCALE / (QA · QB)`,
+/// truncating toward zero (in 64 bits, so no `z` overflows).
+#[inline(always)]
+pub fn layered_centipawns(z: i32) -> i32 {
+    (i64::from(z) * i64::from(SCALE) / i64::from(QA * QB)) as i32
+}
+
+/// Inputs of the first layer turned into activations at a time ([`layer_stack`]).
+const CHUNK: usize = 64;
+
+/// The layer stack of a net with hidden layers on the transformer's accumulators `us` (side
+/// to move) and `them`, `N` values each, for output bucket `bucket` (the last one beyond):
+/// the last layer's output at scale `QA · QB` (module documentation; [`layered_centipawns`]
+/// makes centipawns of it). `layers` must chain (`layers[0].inputs() == 2N`, each layer's
+/// inputs the previous one's outputs, the last with one output, none wider than
+/// [`MAX_LAYER_WIDTH`]), as every [`Network`] with layers does; slices that do not fit panic.
+///
+/// Always inlined, so that a caller compiled with wider vectors (the engine's AVX2 build)
+/// vectorises it with them; integer sums, so every build gives the same value.
+#[inline(always)]
+pub fn layer_stack(layers: &[Layer], us: &[i16], them: &[i16], bucket: usize) -> i32 {
+    let n = us.len();
+    let mut sums = [0i32; MAX_LAYER_WIDTH];
+    let mut inputs = [0i32; MAX_LAYER_WIDTH];
+    let first = &layers[0];
+    let (w, b) = first.bucket(bucket);
+    let outs = first.outputs();
+    let fan_in = first.inputs();
+    sums[..outs].copy_from_slice(b);
+    // The first layer: its 2N inputs turned into activations CHUNK at a time.
+    for (half, acc) in [us, them].into_iter().enumerate() {
+        for start in (0..n).step_by(CHUNK) {
+            let len = CHUNK.min(n - start);
+            let mut x = [0i32; CHUNK];
+            for (xi, &a) in x.iter_mut().zip(&acc[start..start + len]) {
+                *xi = screlu_input(a);
+            }
+            for (o, sum) in sums[..outs].iter_mut().enumerate() {
+                let at = o * fan_in + half * n + start;
+                let row = &w[at..at + len];
+                let mut s = 0i32;
+                for (xi, &wi) in x[..len].iter().zip(row) {
+                    s = s.wrapping_add(xi * i32::from(wi));
+                }
+                *sum = sum.wrapping_add(s);
+            }
+        }
+    }
+    let mut width = outs;
+    for layer in &layers[1..] {
+        for (x, &z) in inputs[..width].iter_mut().zip(&sums[..width]) {
+            *x = crelu_input(z);
+        }
+        let (w, b) = layer.bucket(bucket);
+        let fan_in = layer.inputs();
+        width = layer.outputs();
+        for (o, sum) in sums[..width].iter_mut().enumerate() {
+            let row = &w[o * fan_in..(o + 1) * fan_in];
+            let mut s = b[o];
+            for (xi, &wi) in inputs[..fan_in].iter().zip(row) {
+                s = s.wrapping_add(xi * i32::from(wi));
+            }
+            *sum = s;
+        }
+    }
+    sums[0]
+}
 
 /// The output layer's integer sum for one position: `Σ clamp(acc, 0, QA)² · w` over the side
 /// to move's accumulator `us` with weights `w_us` and the other side's `them` with `w_them`
@@ -107,6 +217,24 @@ pub struct FloatNet {
     /// The input feature set (king buckets, horizontal mirroring; [`Network::features`]);
     /// the quantised net carries it.
     pub features: FeatureSet,
+    /// The layers after the transformer of a net with hidden layers (the last has one
+    /// output); empty for a net whose transformer feeds the output layer directly. A net
+    /// with layers has empty `output_weights` and `output_bias`.
+    pub layers: Vec<FloatLayer>,
+}
+
+/// A layer after the feature transformer in floats ([`crate::network::Layer`]'s layout):
+/// 1.0 in a weight stands for [`QB`], in a bias for `QA · QB`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FloatLayer {
+    /// Inputs per output (`2N` for the first layer).
+    pub inputs: usize,
+    /// Outputs (1 for the last layer).
+    pub outputs: usize,
+    /// `buckets · outputs · inputs` values: per output bucket, per output, its inputs' weights.
+    pub weights: Vec<f32>,
+    /// `buckets · outputs` values.
+    pub bias: Vec<f32>,
 }
 
 /// Why a float net could not be quantised.
@@ -116,7 +244,8 @@ pub enum QuantiseError {
     /// integer type (i16 for the feature transformer, `[OUTPUT_WEIGHT_MIN,
     /// OUTPUT_WEIGHT_MAX]` for output weights, i32 for output biases).
     OutOfRange {
-        /// Which array: "feature weight", "feature bias", "output weight" or "output bias".
+        /// Which array: "feature weight", "feature bias", "output weight", "output bias",
+        /// "layer weight" or "layer bias".
         array: &'static str,
         /// The value's index in its array.
         index: usize,
@@ -197,7 +326,10 @@ impl FloatNet {
     /// or bucket count no net may have; [`QuantiseError::OutOfRange`] for the first value
     /// (feature weights, then feature biases, output weights, output biases) that does not
     /// fit; [`QuantiseError::Net`] for arrays of the wrong length or a hidden unit whose
-    /// accumulator could overflow.
+    /// accumulator could overflow. A float net with hidden layers ([`FloatNet::layers`])
+    /// quantises its layers too (weights times `QB` into i8, biases times `QA · QB` within
+    /// `±LAYER_BIAS_MAX`, "layer weight" and "layer bias" when they do not fit) into a net
+    /// with layers ([`Network::with_layers`], whose chaining rules apply).
     pub fn quantise(&self) -> Result<Network, QuantiseError> {
         crate::network::check_shape(self.hidden, self.output_buckets)?;
         let i16_range = (i64::from(i16::MIN), i64::from(i16::MAX));
@@ -233,6 +365,38 @@ impl FloatNet {
         .into_iter()
         .map(|q| q as i32)
         .collect();
+        if !self.layers.is_empty() {
+            let layers = self
+                .layers
+                .iter()
+                .map(|l| {
+                    let weights = round_all(
+                        &l.weights,
+                        QB,
+                        "layer weight",
+                        i64::from(LAYER_WEIGHT_MIN),
+                        i64::from(LAYER_WEIGHT_MAX),
+                    )?
+                    .into_iter()
+                    .map(|q| q as i8)
+                    .collect();
+                    let limit = i64::from(LAYER_BIAS_MAX);
+                    let bias = round_all(&l.bias, QA * QB, "layer bias", -limit, limit)?
+                        .into_iter()
+                        .map(|q| q as i32)
+                        .collect();
+                    Ok(Layer::new(l.inputs, l.outputs, self.output_buckets, weights, bias)?)
+                })
+                .collect::<Result<Vec<Layer>, QuantiseError>>()?;
+            return Ok(Network::with_layers(
+                self.features,
+                self.hidden,
+                self.output_buckets,
+                feature_weights,
+                feature_bias,
+                layers,
+            )?);
+        }
         Ok(Network::with_features(
             self.features,
             self.hidden,
@@ -261,6 +425,16 @@ impl FloatNet {
                 .map(|&b| b as f32 / (QA * QB) as f32)
                 .collect(),
             features: *net.features(),
+            layers: net
+                .layers()
+                .iter()
+                .map(|l| FloatLayer {
+                    inputs: l.inputs(),
+                    outputs: l.outputs(),
+                    weights: l.weights().iter().map(|&w| f32::from(w) / QB as f32).collect(),
+                    bias: l.bias().iter().map(|&b| b as f32 / (QA * QB) as f32).collect(),
+                })
+                .collect(),
         }
     }
 }
@@ -283,6 +457,29 @@ mod tests {
         let float = FloatNet::from_network(&mirrored);
         assert!(float.features.is_mirrored());
         assert_eq!(float.quantise(), Ok(mirrored));
+    }
+
+    #[test]
+    fn a_net_with_hidden_layers_quantises_back_to_itself() {
+        let arch: crate::Arch = "(768x2 -> 32)x2 -> (16 -> 8 -> 1)x4".parse().unwrap();
+        let net = Network::random_arch(&arch, 9).unwrap();
+        let float = FloatNet::from_network(&net);
+        assert_eq!(float.layers.len(), 3);
+        assert!(float.output_weights.is_empty());
+        assert_eq!(float.quantise(), Ok(net));
+        // A layer weight beyond i8 at QB, and a bias beyond the bound, are refused.
+        let mut f = float.clone();
+        f.layers[1].weights[5] = 2.1; // 134 > 127
+        assert!(matches!(
+            f.quantise(),
+            Err(QuantiseError::OutOfRange { array: "layer weight", index: 5, .. })
+        ));
+        let mut f = float;
+        f.layers[2].bias[0] = 1e6; // 1.6e10 > 2^30
+        assert!(matches!(
+            f.quantise(),
+            Err(QuantiseError::OutOfRange { array: "layer bias", index: 0, .. })
+        ));
     }
 
     #[test]

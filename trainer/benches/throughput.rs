@@ -10,6 +10,11 @@
 //! `cargo bench -p trainer --bench throughput [-- --threads T --batches B --rounds R
 //! --kernel portable|avx2+fma|avx512 --hidden N]` (default: one thread, 1 batch of 16384
 //! a measurement, 21 rounds, the kernel `Kernel::detect` picks, every width)
+//!
+//! `-- --arch "(768 -> 128)x2 -> (16 -> 32 -> 1)x8"` instead compares the training loop's
+//! gradient of that descriptor (a net with hidden layers takes the general path,
+//! `trainer::general`) with the plain shape of the same transformer and output buckets
+//! (`(768 -> 128)x2 -> 1x8`, the fused kernel), alternated in the same way.
 
 #![allow(clippy::unwrap_used)]
 
@@ -20,6 +25,11 @@ use trainer::plain::{PlainGrad, PlainNet};
 use trainer::train::{gradient, Workspace};
 
 fn positions(count: usize) -> Vec<Position> {
+    positions_for(&nnue::FeatureSet::plain(), count)
+}
+
+/// [`positions`] decoded for the input feature set `features`.
+fn positions_for(features: &nnue::FeatureSet, count: usize) -> Vec<Position> {
     // Real middlegame positions: random legal playouts from the start position.
     let mut out = Vec::with_capacity(count);
     let mut state = 0x1234_5678u64;
@@ -35,10 +45,11 @@ fn positions(count: usize) -> Vec<Position> {
                 .wrapping_add(1442695040888963407);
             board.play(moves[(state >> 33) as usize % moves.len()]);
             if out.len() < count && board.occupied().len() > 20 {
-                out.push(Position::from_board(
+                out.push(Position::from_board_features(
                     &board,
                     ((state >> 20) % 400) as f32 - 200.0,
                     0.5,
+                    features,
                 ));
             }
         }
@@ -148,6 +159,42 @@ fn compare<const N: usize>(
     (fast, plain)
 }
 
+/// `--arch`: the descriptor's gradient against the plain shape of its transformer, alternated:
+/// (descriptor, plain) rates.
+fn compare_arch(
+    arch: &nnue::Arch,
+    kernel: Kernel,
+    batch: &[Position],
+    threads: usize,
+    batches: usize,
+    rounds: usize,
+    pool: &rayon::ThreadPool,
+) -> (Vec<Rate>, Vec<Rate>) {
+    let plain_arch = nnue::Arch::simple(arch.features, arch.width, arch.output_buckets);
+    let (model, plain) = (Model::random_arch(arch, 1), Model::random_arch(&plain_arch, 1));
+    let mut ws = Workspace::for_model(&model, threads, kernel);
+    let mut plain_ws = Workspace::for_model(&plain, threads, kernel);
+    let mut run_arch = || rate(batch, batches, || pool.install(|| gradient(&model, batch, 0.5, &mut ws)));
+    let mut run_plain = || {
+        rate(batch, batches, || {
+            pool.install(|| gradient(&plain, batch, 0.5, &mut plain_ws))
+        })
+    };
+    run_arch();
+    run_plain();
+    let (mut a, mut p) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        if round % 2 == 0 {
+            a.push(run_arch());
+            p.push(run_plain());
+        } else {
+            p.push(run_plain());
+            a.push(run_arch());
+        }
+    }
+    (a, p)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let value = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1));
@@ -174,6 +221,32 @@ fn main() {
         .num_threads(threads)
         .build()
         .unwrap();
+    if let Some(text) = value("--arch") {
+        let arch: nnue::Arch = match text.parse() {
+            Ok(arch) => arch,
+            Err(e) => {
+                eprintln!("--arch {text}: {e}");
+                std::process::exit(2);
+            }
+        };
+        let plain_arch = nnue::Arch::simple(arch.features, arch.width, arch.output_buckets);
+        let batch = positions_for(&arch.features, batch.len());
+        println!(
+            "forward + backward, batches of 16384, {threads} thread(s), kernel {}, medians of {rounds} \
+             alternating rounds of {batches} batches",
+            kernel.name()
+        );
+        println!("{}", machine());
+        let (arch_rates, plain_rates) = compare_arch(&arch, kernel, &batch, threads, batches, rounds, &pool);
+        let cpu = |rates: &[Rate]| median(rates.iter().map(|r| r.cpu).collect());
+        let wall = |rates: &[Rate]| median(rates.iter().map(|r| r.wall).collect());
+        println!("{:>48} {:>14} {:>14}", "arch", "pos/s (CPU)", "pos/s (wall)");
+        for (name, rates) in [(arch.to_string(), &arch_rates), (plain_arch.to_string(), &plain_rates)] {
+            println!("{name:>48} {:>14.0} {:>14.0}", cpu(rates), wall(rates));
+        }
+        println!("ratio plain / arch: {:.2}", cpu(&plain_rates) / cpu(&arch_rates));
+        return;
+    }
     println!(
         "forward + backward, batches of 16384, {threads} thread(s), kernel {k} vs plain built for {k}, \
          medians of {rounds} alternating rounds of {batches} batches",

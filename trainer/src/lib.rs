@@ -1,6 +1,11 @@
 //! `trainer`: fits Luft's NNUE on self-play data on the CPU (ndarray + rayon) and exports
 //! quantised nets through the `nnue` crate, which the engine loads with the same code.
 //!
+//! Two training paths: `model::Kernel`, the fused fast kernel for the plain shape
+//! (`(768[xK][hm] -> N)x2 -> 1xB`), and `general`, forward and backward for any shape,
+//! nets with hidden layers after the transformer included; `train::gradient` picks the
+//! kernel wherever it applies.
+//!
 //! Checkpoints (`train::Checkpoint`) are serde structures encoded with `postcard`, inside
 //! Luft's own envelope (magic, version, FNV-1a checksum, written atomically). postcard was
 //! chosen because its wire format is specified and frozen for the 1.x series, it is
@@ -15,6 +20,7 @@
 #![warn(missing_docs)]
 
 pub mod data;
+pub mod general;
 pub mod model;
 pub mod plain;
 pub mod plot;

@@ -39,11 +39,18 @@
 //! `--arch` gives the whole shape in the one-line form of `nnue::Arch`, e.g.
 //! `--arch "(768x4hm -> 128)x2 -> 1x8"` (not with `--hidden`, `--buckets`, `--mirror` or
 //! `--king-buckets`, which are shorthands for its parts); the trainer refuses a shape the
-//! engine cannot run (another activation, hidden layers). `--king-buckets K` trains K king
+//! engine cannot run (another activation, a hidden layer wider than 256). `--king-buckets K` trains K king
 //! buckets with the default map of `nnue::FeatureSet::default_map` (K = 1, 2, 3, 4 or 8;
 //! 4: own back rank files a-b, c-d, the second rank, the rest, mirrored with `--mirror`).
 //! `--init` from a net without king buckets into a bucketed run copies its rows into every
 //! bucket (the same output to start from); a net with other king buckets is refused.
+//!
+//! `--arch` may give hidden layers after the transformer, e.g.
+//! `--arch "(768 -> 64)x2 -> (16 -> 32 -> 1)x8"` (up to 4, each at most 256 wide): the run
+//! then trains on the general path (`trainer::general`) instead of the fused kernel, the
+//! checkpoint (version 6) keeps the layers and the exported net stores them (i8 weights,
+//! i32 biases, `nnue::quantise`). `--init` for such a run takes only a net of the same
+//! shape (no growing), and `--resume` keeps its checkpoint's layers.
 //!
 //! While training, stderr shows a progress bar (the workspace's `progress` crate) over all
 //! batches (position, rate, ETA, the running loss and positions per second) when it is a
@@ -323,6 +330,7 @@ fn main() {
                 init,
                 mirror,
                 features: arch.features,
+                layers: arch.layers.clone(),
                 allow_mirror_change,
                 given: CHECKPOINT_FLAGS
                     .iter()
@@ -353,6 +361,8 @@ struct Start {
     mirror: bool,
     /// The run's input feature set (its mirroring is `mirror`).
     features: nnue::FeatureSet,
+    /// The widths of the run's hidden layers (`--arch`; empty: none).
+    layers: Vec<usize>,
     allow_mirror_change: bool,
     /// Which of [`CHECKPOINT_FLAGS`] the command line gives.
     given: Vec<&'static str>,
@@ -429,6 +439,13 @@ fn starting_checkpoint(config: TrainConfig, start: &Start) -> Result<Checkpoint>
                 path.display()
             );
         }
+        if !start.layers.is_empty() && c.model.layers != start.layers {
+            bail!(
+                "{} trains {}, and a resumed run keeps its checkpoint's settings",
+                path.display(),
+                c.model.arch()
+            );
+        }
         if start.features.king_buckets_count() > 1 && c.model.features != start.features {
             bail!(
                 "{} trains the inputs {}, and a resumed run keeps its checkpoint's settings",
@@ -444,11 +461,26 @@ fn starting_checkpoint(config: TrainConfig, start: &Start) -> Result<Checkpoint>
         );
         return Ok(c);
     }
+    let mut arch = nnue::Arch::simple(start.features, config.hidden, config.buckets);
+    arch.layers = start.layers.clone();
     let Some(path) = &start.init else {
-        let model = Model::random_with(start.features, config.hidden, config.buckets, config.seed);
+        let model = Model::random_arch(&arch, config.seed);
         return Ok(Checkpoint::new(config, model));
     };
     let net = Network::load(path).map_err(|e| anyhow::anyhow!("--init {}: {e}", path.display()))?;
+    if !arch.layers.is_empty() || !net.layers().is_empty() {
+        // Hidden layers: only a net of the very same shape (no growing yet).
+        if net.arch() != arch {
+            bail!(
+                "--init {}: the net is {} and this run trains {}; a net with hidden layers starts only from a net of the same shape",
+                path.display(),
+                net.arch(),
+                arch
+            );
+        }
+        let model = Model::from_network(&net).map_err(|e| anyhow::anyhow!("--init: {e}"))?;
+        return Ok(Checkpoint::new(config, model));
+    }
     if net.mirrored() != start.mirror {
         if !start.allow_mirror_change {
             bail!(
@@ -510,7 +542,7 @@ fn run_train(
         ckpt.config.hidden,
         if mirrored { ", mirrored" } else { "" },
         threads,
-        nnue::Arch::simple(features, ckpt.config.hidden, ckpt.config.buckets)
+        ckpt.model.arch()
     );
     if let Some(epochs) = epochs {
         let c = &mut ckpt.config;

@@ -60,6 +60,9 @@ pub struct Model {
     /// The input feature set (king buckets, horizontal mirroring; `nnue::FeatureSet`): the
     /// positions it trains on must be decoded for it, and its exported net carries it.
     pub features: FeatureSet,
+    /// The widths of the hidden layers after the transformer (`nnue::Arch::layers`); empty
+    /// for a net whose transformer feeds the output directly (the fused kernel's case).
+    pub layers: Vec<usize>,
     /// All parameters, `Layout::len` of them.
     pub params: Array1<f32>,
 }
@@ -77,10 +80,32 @@ pub struct Layout {
     pub ft_bias: usize,
     /// Where the output weights start.
     pub out_w: usize,
-    /// Where the output biases start.
+    /// Where the output biases start (in a model with hidden layers: the first layer's
+    /// biases).
     pub out_b: usize,
     /// The number of parameters.
     pub len: usize,
+    /// The widths of the hidden layers (the first `hidden_layers` of them); none in the
+    /// plain layout.
+    pub layer_widths: [usize; nnue::arch::MAX_LAYERS],
+    /// How many hidden layers.
+    pub hidden_layers: usize,
+}
+
+/// One dense layer after the transformer in the flat parameters: the output layer of a
+/// plain model, or each layer of a model with hidden layers ([`Layout::dense`]). Its weights
+/// are `buckets · outputs · inputs` floats from `weights` (per bucket, per output, its
+/// inputs), its biases `buckets · outputs` from `bias`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dense {
+    /// Inputs per output (`2N` for the first).
+    pub inputs: usize,
+    /// Outputs (1 for the last).
+    pub outputs: usize,
+    /// Where its weights start.
+    pub weights: usize,
+    /// Where its biases start.
+    pub bias: usize,
 }
 
 impl Layout {
@@ -97,18 +122,54 @@ impl Layout {
     /// The layout of a net with `inputs` feature rows (`FeatureSet::inputs`), width
     /// `hidden` and `buckets` output buckets.
     pub fn with_inputs(inputs: usize, hidden: usize, buckets: usize) -> Layout {
+        Layout::with_layers(inputs, hidden, buckets, &[])
+    }
+
+    /// The layout of a net with hidden layers of widths `layers` after the transformer (at
+    /// most `nnue::arch::MAX_LAYERS`; more panics): the transformer as in the plain layout,
+    /// then each layer's weights and biases ([`Dense`]), the last with one output. With no
+    /// hidden layers this is the plain layout, whose output layer is that one last layer.
+    pub fn with_layers(inputs: usize, hidden: usize, buckets: usize, layers: &[usize]) -> Layout {
         let ft_bias = inputs * hidden;
         let out_w = ft_bias + hidden;
-        let out_b = out_w + buckets * 2 * hidden;
-        Layout {
+        let out_b = out_w + buckets * 2 * hidden * layers.first().copied().unwrap_or(1);
+        let mut layer_widths = [0; nnue::arch::MAX_LAYERS];
+        layer_widths[..layers.len()].copy_from_slice(layers);
+        let mut layout = Layout {
             inputs,
             hidden,
             buckets,
             ft_bias,
             out_w,
             out_b,
-            len: out_b + buckets,
+            len: 0,
+            layer_widths,
+            hidden_layers: layers.len(),
+        };
+        layout.len = layout.dense().last().map_or(out_w, |d| d.bias + buckets * d.outputs);
+        layout
+    }
+
+    /// The dense layers after the transformer, first to last (one, the output layer, in the
+    /// plain layout).
+    pub fn dense(&self) -> Vec<Dense> {
+        let widths = &self.layer_widths[..self.hidden_layers];
+        let mut at = self.out_w;
+        let mut inputs = 2 * self.hidden;
+        let mut out = Vec::with_capacity(widths.len() + 1);
+        for &outputs in widths.iter().chain(&[1]) {
+            let weights = at;
+            let bias = weights + self.buckets * outputs * inputs;
+            out.push(Dense {
+                inputs,
+                outputs,
+                weights,
+                bias,
+            });
+            at = bias + self.buckets * outputs;
+            inputs = outputs;
         }
+        out
     }
 }
 
@@ -147,8 +208,42 @@ impl Model {
             hidden,
             buckets,
             features,
+            layers: Vec::new(),
             params,
         }
+    }
+
+    /// A freshly initialised model of the descriptor `arch`, reproducible by `seed`: the
+    /// transformer as [`Model::random_with`] makes it (the same weights for the same seed);
+    /// a model with hidden layers has each layer's weights uniform in `±1/sqrt(inputs)`
+    /// and its biases zero. The descriptor is taken as it is (`nnue::Arch::runnable` is the
+    /// caller's to check; [`Model::to_network`] refuses what the engine cannot run).
+    pub fn random_arch(arch: &nnue::Arch, seed: u64) -> Model {
+        let mut model = Model::random_with(arch.features, arch.width, arch.output_buckets, seed);
+        if arch.layers.is_empty() {
+            return model;
+        }
+        let layout = Layout::with_layers(arch.features.inputs(), arch.width, arch.output_buckets, &arch.layers);
+        let mut params = Array1::<f32>::zeros(layout.len);
+        let p = params.as_slice_mut().expect("contiguous");
+        p[..layout.out_w].copy_from_slice(&model.params.as_slice().expect("contiguous")[..layout.out_w]);
+        let mut rng = movegen::rng::SplitMix64(seed ^ 0x001A_7EB5);
+        for d in layout.dense() {
+            let scale = 1.0 / (d.inputs as f32).sqrt();
+            for w in &mut p[d.weights..d.bias] {
+                *w = uniform(&mut rng) * scale;
+            }
+        }
+        model.layers = arch.layers.clone();
+        model.params = params;
+        model
+    }
+
+    /// The model's descriptor (SCReLU, the standard quantisation).
+    pub fn arch(&self) -> nnue::Arch {
+        let mut arch = nnue::Arch::simple(self.features, self.hidden, self.buckets);
+        arch.layers = self.layers.clone();
+        arch
     }
 
     /// The same model with horizontal mirroring on (`true`) or off; the weights stay.
@@ -165,7 +260,30 @@ impl Model {
     /// The float model a quantised net stands for (to fine-tune from it with `--init`),
     /// mirrored as the net is.
     pub fn from_network(net: &Network) -> Result<Model, String> {
-        Model::grown_from_network(net, net.hidden(), net.output_buckets(), 0)
+        if net.layers().is_empty() {
+            return Model::grown_from_network(net, net.hidden(), net.output_buckets(), 0);
+        }
+        // A net with hidden layers: its arrays in the order of the flat layout.
+        let float = FloatNet::from_network(net);
+        let arch = net.arch();
+        let layout = Layout::with_layers(arch.features.inputs(), arch.width, arch.output_buckets, &arch.layers);
+        let mut params = Vec::with_capacity(layout.len);
+        params.extend_from_slice(&float.feature_weights);
+        params.extend_from_slice(&float.feature_bias);
+        for layer in &float.layers {
+            params.extend_from_slice(&layer.weights);
+            params.extend_from_slice(&layer.bias);
+        }
+        if params.len() != layout.len {
+            return Err(format!("{}: {} parameters where the layout has {}", arch, params.len(), layout.len));
+        }
+        Ok(Model {
+            hidden: arch.width,
+            buckets: arch.output_buckets,
+            features: arch.features,
+            layers: arch.layers,
+            params: Array1::from_vec(params),
+        })
     }
 
     /// The float model of `net` grown to `hidden` units and `buckets` output buckets with the
@@ -199,6 +317,12 @@ impl Model {
         buckets: usize,
         seed: u64,
     ) -> Result<Model, String> {
+        if !net.layers().is_empty() {
+            return Err(format!(
+                "cannot grow a net with hidden layers ({}); give it to --init of the same shape",
+                net.arch()
+            ));
+        }
         let (from_k, to_k) = (net.features().king_buckets_count(), features.king_buckets_count());
         if from_k != 1 && from_k != to_k {
             return Err(format!(
@@ -258,13 +382,35 @@ impl Model {
             hidden,
             buckets,
             features,
+            layers: Vec::new(),
             params,
         })
     }
 
     /// Where each part of the parameters lies.
     pub fn layout(&self) -> Layout {
-        Layout::with_inputs(self.features.inputs(), self.hidden, self.buckets)
+        Layout::with_layers(self.features.inputs(), self.hidden, self.buckets, &self.layers)
+    }
+
+    /// The clip of each range of parameters after every optimiser step, from the
+    /// quantisation each tensor gets: `(start, end, limit)`. A plain model clips all to
+    /// [`WEIGHT_CLIP`] (its transformer's accumulator bound and its i16 output weights at
+    /// QB = 64 alike, as it always did). A model with hidden layers clips its transformer to
+    /// [`WEIGHT_CLIP`], its layer weights to `LAYER_WEIGHT_MAX / QB` (127 / 64, the largest
+    /// that rounds into i8) and its layer biases to `LAYER_BIAS_MAX / (QA · QB)`.
+    pub fn clips(&self) -> Vec<(usize, usize, f32)> {
+        let layout = self.layout();
+        if self.layers.is_empty() {
+            return vec![(0, layout.len, WEIGHT_CLIP)];
+        }
+        let weight = f32::from(nnue::quantise::LAYER_WEIGHT_MAX) / nnue::QB as f32;
+        let bias = nnue::quantise::LAYER_BIAS_MAX as f32 / (nnue::QA * nnue::QB) as f32;
+        let mut clips = vec![(0, layout.out_w, WEIGHT_CLIP)];
+        for d in layout.dense() {
+            clips.push((d.weights, d.bias, weight));
+            clips.push((d.bias, d.bias + layout.buckets * d.outputs, bias));
+        }
+        clips
     }
 
     /// The output bucket of a training position.
@@ -283,6 +429,9 @@ impl Model {
     pub fn output(&self, pos: &Position) -> f32 {
         let l = self.layout();
         let p = self.params.as_slice().expect("contiguous");
+        if !self.layers.is_empty() {
+            return crate::general::output(p, &l, pos);
+        }
         let h = self.hidden;
         let mut acc = vec![0.0f32; 2 * h];
         acc[..h].copy_from_slice(&p[l.ft_bias..l.out_w]);
@@ -308,14 +457,28 @@ impl Model {
     pub fn float_net(&self) -> FloatNet {
         let l = self.layout();
         let p = self.params.as_slice().expect("contiguous");
+        let layered = !self.layers.is_empty();
         FloatNet {
             hidden: self.hidden,
             output_buckets: self.buckets,
             feature_weights: p[..l.ft_bias].to_vec(),
             feature_bias: p[l.ft_bias..l.out_w].to_vec(),
-            output_weights: p[l.out_w..l.out_b].to_vec(),
-            output_bias: p[l.out_b..l.len].to_vec(),
+            output_weights: if layered { Vec::new() } else { p[l.out_w..l.out_b].to_vec() },
+            output_bias: if layered { Vec::new() } else { p[l.out_b..l.len].to_vec() },
             features: self.features,
+            layers: if layered {
+                l.dense()
+                    .iter()
+                    .map(|d| nnue::FloatLayer {
+                        inputs: d.inputs,
+                        outputs: d.outputs,
+                        weights: p[d.weights..d.bias].to_vec(),
+                        bias: p[d.bias..d.bias + l.buckets * d.outputs].to_vec(),
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
         }
     }
 

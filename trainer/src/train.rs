@@ -5,14 +5,18 @@
 //! `lr · 0.3⁵`, weights clipped to ±1.98 after every step, a validation loss on a held-out
 //! 1% after every superbatch, then a CSV line, the loss plot (`loss.png` and `loss.svg`)
 //! and an atomic checkpoint. A checkpoint is a versioned, checksummed envelope around a
-//! serde structure in postcard (version 5, which added the model's king buckets and their
-//! map); version 4 (the same without king buckets), version 3 (without mirroring either)
-//! and versions 1 and 2, hand-written layouts of earlier builds, are still read.
+//! serde structure in postcard (version 6, which added the model's hidden layers); version 5
+//! (the same without hidden layers), version 4 (without king buckets either), version 3
+//! (without mirroring either) and versions 1 and 2, hand-written layouts of earlier builds,
+//! are still read. A model with hidden layers trains on the general path (`crate::general`)
+//! and clips each tensor to what its quantisation holds (`Model::clips`); the plain shape
+//! takes the fused kernel, clipped to ±1.98 as always.
 //! A resumed run first cuts `loss.csv` back to the checkpoint's superbatches (a row written
 //! before a kill that came ahead of its checkpoint goes), so every superbatch has one row.
 
 use crate::data::{draw_samples, Position, Sample};
-use crate::model::{loss_only, Columns, Kernel, Layout, Model, Scratch, WEIGHT_CLIP};
+use crate::general::Buffers;
+use crate::model::{loss_only, Columns, Kernel, Layout, Model, Scratch};
 use crate::plot::{loss_plot, loss_plot_svg};
 use anyhow::{bail, Context, Result};
 use ndarray::{Array1, Zip};
@@ -68,7 +72,7 @@ const CHECKPOINT_MAGIC: &[u8; 8] = b"LUFTCKPT";
 
 /// The version this trainer writes: the serde layout of `WireCheckpoint` with
 /// `WireConfig` in postcard.
-pub const CHECKPOINT_VERSION: u32 = 5;
+pub const CHECKPOINT_VERSION: u32 = 6;
 
 /// The envelope around every checkpoint version: magic (8 bytes), version (u32 LE), the
 /// body, FNV-1a 64 of everything before it (u64 LE).
@@ -94,6 +98,43 @@ struct WireConfig {
     king_buckets: u32,
     /// Their map, 64 bytes (`nnue::FeatureSet::bucket_map`; new in version 5).
     bucket_map: Vec<u8>,
+    /// The widths of the model's hidden layers (new in version 6; empty: none).
+    layers: Vec<u32>,
+}
+
+/// A run's settings as version 5 stored them: [`WireConfig`] without hidden layers.
+#[derive(Serialize, Deserialize)]
+struct WireConfigV5 {
+    hidden: u32,
+    buckets: u32,
+    superbatches: u32,
+    batches_per_superbatch: u32,
+    batch_size: u64,
+    wdl: f32,
+    lr: f32,
+    seed: u64,
+    mirrored: bool,
+    king_buckets: u32,
+    bucket_map: Vec<u8>,
+}
+
+impl From<WireConfigV5> for WireConfig {
+    fn from(c: WireConfigV5) -> WireConfig {
+        WireConfig {
+            hidden: c.hidden,
+            buckets: c.buckets,
+            superbatches: c.superbatches,
+            batches_per_superbatch: c.batches_per_superbatch,
+            batch_size: c.batch_size,
+            wdl: c.wdl,
+            lr: c.lr,
+            seed: c.seed,
+            mirrored: c.mirrored,
+            king_buckets: c.king_buckets,
+            bucket_map: c.bucket_map,
+            layers: Vec::new(),
+        }
+    }
 }
 
 /// A run's settings as version 4 stored them: [`WireConfig`] without king buckets.
@@ -138,6 +179,7 @@ impl From<WireConfigV4> for WireConfig {
             mirrored: c.mirrored,
             king_buckets: 1,
             bucket_map: vec![0; 64],
+            layers: Vec::new(),
         }
     }
 }
@@ -156,6 +198,7 @@ impl From<WireConfigV3> for WireConfig {
             mirrored: false,
             king_buckets: 1,
             bucket_map: vec![0; 64],
+            layers: Vec::new(),
         }
     }
 }
@@ -212,6 +255,12 @@ impl Checkpoint {
                 mirrored: self.model.mirrored(),
                 king_buckets: self.model.features.king_buckets_count() as u32,
                 bucket_map: self.model.features.bucket_map().to_vec(),
+                layers: self
+                    .model
+                    .layers
+                    .iter()
+                    .map(|&w| narrow("hidden layer width", w))
+                    .collect::<Result<_>>()?,
             },
             superbatches_done: self.superbatches_done,
             history: Cow::Borrowed(&self.history),
@@ -226,8 +275,8 @@ impl Checkpoint {
         Ok(seal(out))
     }
 
-    /// Reads a checkpoint of any version this trainer knows: 4 and 3 (serde + postcard; 3
-    /// has no mirroring), or the hand-written layouts 1 and 2 of earlier builds (read only).
+    /// Reads a checkpoint of any version this trainer knows: 6 to 3 (serde + postcard; 5
+    /// has no hidden layers, 4 no king buckets, 3 no mirroring), or the hand-written layouts 1 and 2 of earlier builds (read only).
     pub fn from_bytes(bytes: &[u8]) -> Result<Checkpoint> {
         if bytes.len() < ENVELOPE_LEN || &bytes[..8] != CHECKPOINT_MAGIC {
             bail!("not a Luft checkpoint");
@@ -241,6 +290,7 @@ impl Checkpoint {
             1 | 2 => legacy::decode(body, version)?,
             3 => decode::<WireConfigV3>(&body[12..])?,
             4 => decode::<WireConfigV4>(&body[12..])?,
+            5 => decode::<WireConfigV5>(&body[12..])?,
             CHECKPOINT_VERSION => decode::<WireConfig>(&body[12..])?,
             _ => bail!(
                 "unsupported checkpoint version {version} (this trainer reads 1 to {CHECKPOINT_VERSION}; \
@@ -263,6 +313,10 @@ impl Checkpoint {
         if self.model.hidden != c.hidden || self.model.buckets != c.buckets {
             bail!("checkpoint model shape differs from its settings");
         }
+        self.model
+            .arch()
+            .check()
+            .map_err(|e| anyhow::anyhow!("checkpoint architecture: {e}"))?;
         let len = self.model.layout().len;
         for (name, array) in [
             ("weights", &self.model.params),
@@ -321,6 +375,10 @@ where
         .map_err(|_| anyhow::anyhow!("checkpoint king bucket map of {} bytes", c.bucket_map.len()))?;
     let features = FeatureSet::king_buckets(c.king_buckets as usize, map, c.mirrored)
         .map_err(|e| anyhow::anyhow!("checkpoint input features: {e}"))?;
+    if c.layers.len() > nnue::arch::MAX_LAYERS {
+        bail!("checkpoint has {} hidden layers (at most {})", c.layers.len(), nnue::arch::MAX_LAYERS);
+    }
+    let layers: Vec<usize> = c.layers.iter().map(|&w| w as usize).collect();
     Ok(Checkpoint {
         config: TrainConfig {
             hidden,
@@ -337,6 +395,7 @@ where
             hidden,
             buckets,
             features,
+            layers,
             params: Array1::from_vec(wire.params.into_owned()),
         },
         m: Array1::from_vec(wire.m.into_owned()),
@@ -421,6 +480,7 @@ mod legacy {
                 hidden,
                 buckets,
                 features: nnue::FeatureSet::plain(),
+                layers: Vec::new(),
                 params,
             },
             m,
@@ -577,6 +637,8 @@ impl LineAligned {
 pub struct Workspace {
     grads: Vec<LineAligned>,
     scratch: Vec<Scratch>,
+    /// The general path's buffers (a model with hidden layers), one per thread.
+    general: Vec<Buffers<f32>>,
     columns: Columns,
     total: Vec<f32>,
     batch: Vec<Position>,
@@ -601,11 +663,26 @@ impl Workspace {
 
     /// Buffers for a net with `inputs` feature rows (768 per king bucket).
     pub fn with_inputs(inputs: usize, hidden: usize, buckets: usize, threads: usize, kernel: Kernel) -> Self {
-        let len = Layout::with_inputs(inputs, hidden, buckets).len;
+        Workspace::with_layout(Layout::with_inputs(inputs, hidden, buckets), threads, kernel)
+    }
+
+    /// Buffers for `model` (any shape: with hidden layers, the general path's too).
+    pub fn for_model(model: &Model, threads: usize, kernel: Kernel) -> Self {
+        Workspace::with_layout(model.layout(), threads, kernel)
+    }
+
+    fn with_layout(layout: Layout, threads: usize, kernel: Kernel) -> Self {
+        let (len, hidden) = (layout.len, layout.hidden);
+        let layered = layout.hidden_layers > 0;
         Workspace {
             grads: (0..threads).map(|_| LineAligned::zeros(len)).collect(),
-            scratch: vec![Scratch::new(hidden); threads],
-            columns: Columns::new(hidden),
+            scratch: if layered { Vec::new() } else { vec![Scratch::new(hidden); threads] },
+            general: if layered {
+                (0..threads).map(|_| Buffers::new(&layout)).collect()
+            } else {
+                Vec::new()
+            },
+            columns: Columns::new(if layered { 16 } else { hidden }),
             total: vec![0.0; len],
             batch: Vec::new(),
             kernel,
@@ -614,25 +691,40 @@ impl Workspace {
 }
 
 /// Forward and backward over `batch` on the current pool; leaves the mean gradient in
-/// `ws.total` and returns the mean loss.
+/// `ws.total` and returns the mean loss. A plain model takes the fused kernel, a model with
+/// hidden layers the general path (`crate::general`); `ws` must be made for the model
+/// ([`Workspace::for_model`]; a mismatch panics).
 pub fn gradient(model: &Model, batch: &[Position], wdl: f32, ws: &mut Workspace) -> f64 {
     let params = model.params.as_slice().expect("contiguous");
     let layout = model.layout();
     let kernel = ws.kernel;
-    ws.columns.load(params, layout);
-    let columns = &ws.columns;
     let chunk = batch.len().div_ceil(ws.grads.len()).max(1);
-    let loss: f64 = ws
-        .grads
-        .par_iter_mut()
-        .zip(ws.scratch.par_iter_mut())
-        .zip(batch.par_chunks(chunk))
-        .map(|((g, s), positions)| {
-            let g = g.as_mut_slice();
-            g.iter_mut().for_each(|x| *x = 0.0);
-            kernel.accumulate(params, columns, layout, positions, wdl, g, s)
-        })
-        .sum();
+    let loss: f64 = if layout.hidden_layers > 0 {
+        assert_eq!(ws.general.len(), ws.grads.len(), "a workspace made for the model");
+        ws.grads
+            .par_iter_mut()
+            .zip(ws.general.par_iter_mut())
+            .zip(batch.par_chunks(chunk))
+            .map(|((g, buf), positions)| {
+                let g = g.as_mut_slice();
+                g.iter_mut().for_each(|x| *x = 0.0);
+                crate::general::accumulate_for(kernel, params, &layout, positions, wdl, g, buf)
+            })
+            .sum()
+    } else {
+        ws.columns.load(params, layout);
+        let columns = &ws.columns;
+        ws.grads
+            .par_iter_mut()
+            .zip(ws.scratch.par_iter_mut())
+            .zip(batch.par_chunks(chunk))
+            .map(|((g, s), positions)| {
+                let g = g.as_mut_slice();
+                g.iter_mut().for_each(|x| *x = 0.0);
+                kernel.accumulate(params, columns, layout, positions, wdl, g, s)
+            })
+            .sum()
+    };
     // Reduce the thread buffers, in fixed order, over parameter ranges in parallel.
     let scale = 1.0 / batch.len().max(1) as f32;
     let grads = &ws.grads;
@@ -649,23 +741,27 @@ pub fn gradient(model: &Model, batch: &[Position], wdl: f32, ws: &mut Workspace)
     loss / batch.len().max(1) as f64
 }
 
-/// One AdamW step with clipping.
+/// One AdamW step, each parameter then clipped to its tensor's limit (`Model::clips`:
+/// ±[`crate::model::WEIGHT_CLIP`] for every parameter of a plain model).
 pub fn adamw(ckpt: &mut Checkpoint, grad: &[f32], lr: f32, step: u64) {
     let (b1, b2, eps, wd) = (0.9f32, 0.999f32, 1e-8f32, 0.01f32);
     let bc1 = 1.0 - b1.powi(step.min(i32::MAX as u64) as i32);
     let bc2 = 1.0 - b2.powi(step.min(i32::MAX as u64) as i32);
-    let grad = ndarray::ArrayView1::from(grad);
-    Zip::from(&mut ckpt.model.params)
-        .and(&mut ckpt.m)
-        .and(&mut ckpt.v)
-        .and(&grad)
-        .par_for_each(|p, m, v, &g| {
-            *m = b1 * *m + (1.0 - b1) * g;
-            *v = b2 * *v + (1.0 - b2) * g * g;
-            let update = (*m / bc1) / ((*v / bc2).sqrt() + eps);
-            *p -= lr * (update + wd * *p);
-            *p = p.clamp(-WEIGHT_CLIP, WEIGHT_CLIP);
-        });
+    let clips = ckpt.model.clips();
+    for (start, end, clip) in clips {
+        let grad = ndarray::ArrayView1::from(&grad[start..end]);
+        Zip::from(ckpt.model.params.slice_mut(ndarray::s![start..end]))
+            .and(ckpt.m.slice_mut(ndarray::s![start..end]))
+            .and(ckpt.v.slice_mut(ndarray::s![start..end]))
+            .and(&grad)
+            .par_for_each(|p, m, v, &g| {
+                *m = b1 * *m + (1.0 - b1) * g;
+                *v = b2 * *v + (1.0 - b2) * g * g;
+                let update = (*m / bc1) / ((*v / bc2).sqrt() + eps);
+                *p -= lr * (update + wd * *p);
+                *p = p.clamp(-clip, clip);
+            });
+    }
 }
 
 /// Fills `batch` with `size` positions drawn for (superbatch, batch index), decoded for a
@@ -732,7 +828,7 @@ pub fn train<S: Sample>(
         .build()
         .context("thread pool")?;
     let c = ckpt.config.clone();
-    let mut ws = Workspace::with_inputs(features.inputs(), c.hidden, c.buckets, threads, Kernel::detect());
+    let mut ws = Workspace::for_model(&ckpt.model, threads, Kernel::detect());
     let total_steps = u64::from(c.superbatches) * u64::from(c.batches_per_superbatch);
     let csv_path = out.join("loss.csv");
     continue_csv(&csv_path, &ckpt)?;

@@ -110,7 +110,7 @@ fn version_4_round_trips() {
         let bytes = c.to_bytes().unwrap();
         assert_eq!(&bytes[..8], b"LUFTCKPT");
         assert_eq!(version_of(&bytes), CHECKPOINT_VERSION);
-        assert_eq!(CHECKPOINT_VERSION, 5);
+        assert_eq!(CHECKPOINT_VERSION, 6);
         let back = Checkpoint::from_bytes(&bytes).unwrap();
         assert!(same(&back, &c));
         assert_eq!(back.model.mirrored(), mirrored);
@@ -118,6 +118,53 @@ fn version_4_round_trips() {
         // Deterministic: the same checkpoint gives the same bytes.
         assert_eq!(back.to_bytes().unwrap(), bytes);
     }
+}
+
+/// The version 5 file of `c` (a plain model): version 6 without the hidden layer widths,
+/// an empty list (one byte 0) right after the king bucket count (1) and the 64-byte map.
+fn v5_bytes(c: &Checkpoint) -> Vec<u8> {
+    assert!(c.model.layers.is_empty() && c.model.features.king_buckets_count() == 1);
+    let mut bytes = c.to_bytes().unwrap();
+    let mut pattern = vec![1u8, 64];
+    pattern.extend([0u8; 65]);
+    let at = bytes
+        .windows(pattern.len())
+        .position(|w| w == pattern.as_slice())
+        .expect("the king buckets, the map and the empty layer list");
+    bytes.remove(at + pattern.len() - 1);
+    bytes[8..12].copy_from_slice(&5u32.to_le_bytes());
+    reseal(bytes)
+}
+
+#[test]
+fn version_5_loads_as_a_model_without_hidden_layers_and_version_6_keeps_them() {
+    let c = sample(32, 8);
+    let v5 = v5_bytes(&c);
+    assert_eq!(version_of(&v5), 5);
+    let back = Checkpoint::from_bytes(&v5).unwrap();
+    assert!(same(&back, &c));
+    assert!(back.model.layers.is_empty());
+    // Written again it is version 6, and the same checkpoint.
+    assert!(same(&Checkpoint::from_bytes(&back.to_bytes().unwrap()).unwrap(), &c));
+    // A model with hidden layers round trips with them, and exports them.
+    let arch: nnue::Arch = "(768x2 -> 32)x2 -> (16 -> 8 -> 1)x8".parse().unwrap();
+    let mut layered = Checkpoint::new(c.config.clone(), Model::random_arch(&arch, 5));
+    layered.history = vec![(0.5, 0.25)];
+    let bytes = layered.to_bytes().unwrap();
+    let back = Checkpoint::from_bytes(&bytes).unwrap();
+    assert!(same(&back, &layered));
+    assert_eq!(back.model.layers, vec![16, 8]);
+    assert_eq!(back.model.arch(), arch);
+    assert_eq!(back.model.to_network().unwrap().arch(), arch);
+    // Its version 6 body read as version 5 does not decode (the layers are extra bytes).
+    let mut as_v5 = bytes.clone();
+    as_v5[8..12].copy_from_slice(&5u32.to_le_bytes());
+    assert!(Checkpoint::from_bytes(&reseal(as_v5)).is_err());
+    // Weights of another length than the layers imply are refused.
+    let mut short = layered.clone();
+    short.model.layers = vec![16, 4];
+    let e = Checkpoint::from_bytes(&short.to_bytes().unwrap()).unwrap_err();
+    assert!(format!("{e:#}").contains("weights hold"), "{e:#}");
 }
 
 #[test]
@@ -220,9 +267,9 @@ fn damage_is_an_error_never_a_panic() {
 
     // A future version.
     let mut future = good.clone();
-    future[8..12].copy_from_slice(&6u32.to_le_bytes());
+    future[8..12].copy_from_slice(&7u32.to_le_bytes());
     let e = error(&reseal(future)).unwrap();
-    assert!(e.starts_with("unsupported checkpoint version 6"), "{e}");
+    assert!(e.starts_with("unsupported checkpoint version 7"), "{e}");
     // Version 3's body read as version 4 (or the reverse) does not decode: no mirroring
     // byte where version 4 has one.
     let mut v3_as_v4 = V3.to_vec();
