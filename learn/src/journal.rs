@@ -198,6 +198,28 @@ pub fn now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
+/// A journal time (Unix seconds) as `YYYY-MM-DD HH:MM UTC`, for reports; the date from
+/// the day count by the proleptic Gregorian civil-from-days formula (400-year eras of
+/// 146,097 days, years starting in March).
+pub fn utc(t: u64) -> String {
+    let days = (t / 86_400) as i64;
+    let secs = t % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        secs / 3600,
+        secs / 60 % 60
+    )
+}
+
 /// The records of a journal file, and the length of its intact part.
 pub fn read(path: &Path) -> Result<(Vec<Record>, u64)> {
     let bytes = match std::fs::read(path) {
@@ -511,6 +533,14 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn journal_times_read_as_utc_dates() {
+        assert_eq!(utc(0), "1970-01-01 00:00 UTC");
+        assert_eq!(utc(951_782_400), "2000-02-29 00:00 UTC");
+        assert_eq!(utc(1_796_143_491), "2026-12-01 16:44 UTC");
+        assert_eq!(utc(4_107_542_399), "2100-02-28 23:59 UTC");
+    }
 
     #[test]
     fn a_torn_last_line_is_dropped_and_cut_off_and_damage_before_it_is_an_error() {

@@ -111,24 +111,16 @@ pub fn status(dir: &Path) -> Result<String> {
             let path = run.gates().join(format!("c{}", c.cand)).join("state.json");
             if let Ok(saved) = arena::state::load(&path.display().to_string()) {
                 let g = &settings.gate;
-                let tally = saved.pairs.first().map(|p| p.2.clone()).unwrap_or_default();
-                let sprt = arena::cli::SprtConfig {
-                    elo0: g.elo0,
-                    elo1: g.elo1,
-                    alpha: g.alpha,
-                    beta: g.beta,
-                    model: arena::stats::Model::Normalized,
-                };
-                let llr = arena::report::sprt_llr(&tally, &sprt, true);
+                let r = crate::run::gate_reading(&saved, g.elo0, g.elo1, g.alpha, g.beta, g.max_games);
                 let (lo, hi) = arena::stats::sprt_bounds(g.alpha, g.beta);
-                let e = arena::report::estimate(&tally, tally.pairs() > 0);
                 write!(
                     line,
-                    "; {} games of at most {}, {:+.1} +- {:.1} Elo, LLR {llr:.2} ({lo:.2}, {hi:.2})",
-                    tally.games(),
+                    "; {} games of at most {}, {:+.1} +- {} Elo, LLR {:.2} ({lo:.2}, {hi:.2})",
+                    r.games,
                     g.max_games,
-                    e.elo,
-                    e.elo_error
+                    r.elo,
+                    r.elo_error.map_or("inf".to_string(), |e| format!("{e:.1}")),
+                    r.llr
                 )?;
             }
         }
@@ -241,7 +233,7 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
     if !s.settings.is_empty() {
         writeln!(md, "## Settings changes\n")?;
         for (t, changes) in &s.settings {
-            writeln!(md, "- {t}: {}", changes.join("; "))?;
+            writeln!(md, "- {}: {}", crate::journal::utc(*t), changes.join("; "))?;
         }
     }
     writeln!(md, "\n![Elo](report-elo.png) ![Positions](report-positions.png)")?;

@@ -1243,17 +1243,18 @@ fn last_validation_loss(path: &Path) -> Option<f64> {
         .find_map(|l| l.split(',').nth(2)?.trim().parse().ok())
 }
 
-/// The gate's outcome from arena's saved counts: H1 or H0 once the LLR crosses a bound
-/// (pentanomial model, as arena decides), `undecided` once the game cap is reached, None
-/// while neither.
-pub fn gate_verdict(
+/// What a gate's saved arena state says now: the candidate's pentanomial counts (pair 0
+/// against 1), its Elo and the LLR, with the verdict `H1` or `H0` (an LLR bound crossed),
+/// `undecided` (the cap of `max_games`, rounded up to whole pairs, reached first) or
+/// `playing`. One reading for the loop's decision ([`gate_verdict`]) and for `learn status`.
+pub fn gate_reading(
     saved: &arena::state::SavedState,
     elo0: f64,
     elo1: f64,
     alpha: f64,
     beta: f64,
     max_games: u64,
-) -> Option<GateResult> {
+) -> GateResult {
     let tally = saved
         .pairs
         .iter()
@@ -1277,17 +1278,31 @@ pub fn gate_verdict(
     } else if games >= max_games.div_ceil(2) * 2 {
         "undecided"
     } else {
-        return None;
+        "playing"
     };
     let e = arena::report::estimate(&tally, tally.pairs() > 0);
-    Some(GateResult {
+    GateResult {
         verdict: verdict.into(),
         games,
         penta: tally.penta,
         elo: if e.elo.is_finite() { e.elo } else { 0.0 },
         elo_error: e.elo_error.is_finite().then_some(e.elo_error),
         llr,
-    })
+    }
+}
+
+/// The gate's decision from its saved state, once there is one ([`gate_reading`] unless
+/// it is still `playing`).
+pub fn gate_verdict(
+    saved: &arena::state::SavedState,
+    elo0: f64,
+    elo1: f64,
+    alpha: f64,
+    beta: f64,
+    max_games: u64,
+) -> Option<GateResult> {
+    let reading = gate_reading(saved, elo0, elo1, alpha, beta, max_games);
+    (reading.verdict != "playing").then_some(reading)
 }
 
 #[cfg(test)]
