@@ -42,6 +42,7 @@ mod move_picker;
 mod options;
 mod params;
 mod report;
+mod root_moves;
 mod search;
 mod searcher;
 mod see;
