@@ -435,7 +435,8 @@ mod tests {
         ] {
             let words = format!("5 seed {seed} book None{extra}");
             let request =
-                movegen::openings::GenfensRequest::parse(&words.split_whitespace().collect::<Vec<_>>()).unwrap();
+                movegen::openings::GenfensRequest::parse(&words.split_whitespace().collect::<Vec<_>>())
+                    .unwrap();
             let fens = engine::genfens::generate(&request, &net).unwrap();
             // datagen --seed 11 --random-plies P [--openings-960 frc|dfrc]: its settings, not
             // the request's.

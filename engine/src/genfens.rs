@@ -54,8 +54,18 @@ mod tests {
     #[test]
     fn chess960_openings_start_from_chess960_positions_and_are_seeded() {
         let net = crate::default_net();
-        let args = GenfensRequest::parse(&["4", "seed", "3", "book", "None", "random_moves", "2", "dfrc", "true"])
-            .unwrap();
+        let args = GenfensRequest::parse(&[
+            "4",
+            "seed",
+            "3",
+            "book",
+            "None",
+            "random_moves",
+            "2",
+            "dfrc",
+            "true",
+        ])
+        .unwrap();
         let fens = generate(&args, &net).unwrap();
         assert_eq!(fens, generate(&args, &net).unwrap());
         assert_eq!(fens.len(), 4);

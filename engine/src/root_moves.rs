@@ -42,7 +42,8 @@ impl RootMoves {
         if self.allowed.iter().all(|m| moves.contains(m)) {
             return false;
         }
-        let (out, kept): (Vec<Move>, Vec<Move>) = self.allowed.iter().copied().partition(|m| moves.contains(m));
+        let (out, kept): (Vec<Move>, Vec<Move>) =
+            self.allowed.iter().copied().partition(|m| moves.contains(m));
         self.allowed = kept;
         self.excluded.extend(out);
         true

@@ -77,7 +77,13 @@ impl Searcher {
             ponder: false,
             ..limits.clone()
         };
-        let mut job = Job::new(*board, history.to_vec(), &limits, SearchSettings::default(), start);
+        let mut job = Job::new(
+            *board,
+            history.to_vec(),
+            &limits,
+            SearchSettings::default(),
+            start,
+        );
         // Nobody can stop it: a search without limits answers when it ends.
         job.infinite = false;
         threads::run(&mut self.worker, &self.shared, &job, &mut ())
@@ -124,8 +130,26 @@ mod tests {
             "{}",
             capped.nodes
         );
+        // No legal move gives no move, with the engine's score for it (mate 0).
         let mate = Board::from_fen("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1").unwrap();
-        assert_eq!(searcher.search(&mate, &[], &limits).best_move, None);
+        let none = searcher.search(&mate, &[], &limits);
+        assert_eq!((none.best_move, none.ponder_move), (None, None));
+        assert_eq!(none.score.and_then(|s| s.mate_in()), Some(0));
+        // `searchmoves` holds here as in the engine, and the ponder move is legal after the
+        // best one.
+        let a3 = board.parse_uci("a2a3").unwrap();
+        let only = searcher.search(
+            &board,
+            &[],
+            &Limits {
+                search_moves: vec![a3],
+                ..limits.clone()
+            },
+        );
+        assert_eq!(only.best_move, Some(a3));
+        let mut after = board;
+        after.play(a3);
+        assert!(only.ponder_move.is_some_and(|reply| after.is_legal(reply)));
         assert!(Searcher::new(crate::default_net(), crate::MAX_HASH_MIB).is_err());
     }
 

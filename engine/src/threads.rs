@@ -160,7 +160,13 @@ impl Job {
     /// in the tables (`crate::syzygy`); the clock becomes a time manager (none for
     /// `infinite`); `UseSoftNodes` turns a node limit into a soft budget; the strength
     /// limit sets its node budget and lines. A search with no limit at all is `infinite`.
-    pub fn new(board: Board, history: Vec<u64>, limits: &Limits, settings: SearchSettings, start: Instant) -> Job {
+    pub fn new(
+        board: Board,
+        history: Vec<u64>,
+        limits: &Limits,
+        settings: SearchSettings,
+        start: Instant,
+    ) -> Job {
         let mut root = RootMoves::new(&board, &limits.search_moves);
         // The tablebases: the root filter leaves out the moves that spoil the result.
         let mut syzygy = settings.tables;
@@ -184,9 +190,9 @@ impl Job {
         let time = if limits.infinite {
             None
         } else {
-            limits
-                .clock
-                .and_then(|clock| TimeManager::new(clock, settings.move_overhead_ms, start, pondering.clone()))
+            limits.clock.and_then(|clock| {
+                TimeManager::new(clock, settings.move_overhead_ms, start, pondering.clone())
+            })
         };
         let unlimited = time.is_none()
             && limits.depth.is_none()
@@ -428,9 +434,9 @@ pub fn run(
     });
     drop(work);
 
-    let choice = job
-        .strength
-        .and_then(|(limit, random)| strength_choice(&workers[0].completed, &board, &job.limits.root, &limit, random));
+    let choice = job.strength.and_then(|(limit, random)| {
+        strength_choice(&workers[0].completed, &board, &job.limits.root, &limit, random)
+    });
     let (report, best, from_helper) = match choice {
         // The chosen line is always reported, as the best line.
         Some((report, best)) => (report, Some(best), true),
@@ -485,11 +491,13 @@ fn answer(
     typed: Iteration,
 ) -> SearchResult {
     let first = typed.lines.first();
-    let ponder_move = best.zip(first.and_then(|l| l.pv.get(1).copied())).and_then(|(mv, reply)| {
-        let mut next = job.board;
-        next.play(mv);
-        next.is_legal(reply).then_some(reply)
-    });
+    let ponder_move = best
+        .zip(first.and_then(|l| l.pv.get(1).copied()))
+        .and_then(|(mv, reply)| {
+            let mut next = job.board;
+            next.play(mv);
+            next.is_legal(reply).then_some(reply)
+        });
     let result = SearchResult {
         best_move: best,
         ponder_move,
@@ -535,10 +543,7 @@ fn strength_choice(
     let lines: Vec<PvLine> = completed
         .lines
         .iter()
-        .filter(|l| {
-            l.pv.first()
-                .is_some_and(|&m| board.is_legal(m) && root.allows(m))
-        })
+        .filter(|l| l.pv.first().is_some_and(|&m| board.is_legal(m) && root.allows(m)))
         .cloned()
         .collect();
     let scores: Vec<Score> = lines.iter().map(|l| Score::new(l.score)).collect();

@@ -1258,7 +1258,9 @@ fn openings_args(index: u64, openings: &str) -> Result<Vec<String>> {
     match StartPositions::from_word(openings) {
         Some(StartPositions::Classical) => Ok(Vec::new()),
         Some(start) => Ok(vec!["--openings-960".into(), start.word().into()]),
-        None => bail!("segment {index}: unknown openings {openings:?} in the journal (classical, frc or dfrc)"),
+        None => {
+            bail!("segment {index}: unknown openings {openings:?} in the journal (classical, frc or dfrc)")
+        }
     }
 }
 

@@ -455,7 +455,10 @@ mod tests {
         for start in StartPositions::ALL {
             assert_eq!(StartPositions::from_word(start.word()), Some(start));
         }
-        assert_eq!(StartPositions::from_word("dfrc"), Some(StartPositions::DoubleChess960));
+        assert_eq!(
+            StartPositions::from_word("dfrc"),
+            Some(StartPositions::DoubleChess960)
+        );
         assert_eq!(StartPositions::from_word("960"), None);
     }
 
@@ -538,16 +541,24 @@ mod tests {
             (5, 7, 6, StartPositions::DoubleChess960, None)
         );
         let a = parse("5 seed 7 book None frc true maxscore 300").unwrap();
-        assert_eq!((a.start, a.max_score, a.plies), (StartPositions::Chess960, 300, 8));
+        assert_eq!(
+            (a.start, a.max_score, a.plies),
+            (StartPositions::Chess960, 300, 8)
+        );
         let a = parse("5 seed 7 book books/x.epd dfrc false").unwrap();
-        assert_eq!((a.start, a.book.as_deref()), (StartPositions::Classical, Some("books/x.epd")));
+        assert_eq!(
+            (a.start, a.book.as_deref()),
+            (StartPositions::Classical, Some("books/x.epd"))
+        );
         assert!(parse("5 seed 7 book None dfrc maybe")
             .unwrap_err()
             .contains("bad dfrc \"maybe\""));
         assert!(parse("5 seed 7 book None colour red")
             .unwrap_err()
             .contains("unknown genfens argument \"colour\""));
-        assert!(parse("5 seed 7 book None plies 41").unwrap_err().contains("bad plies"));
+        assert!(parse("5 seed 7 book None plies 41")
+            .unwrap_err()
+            .contains("bad plies"));
         assert!(parse("5 seed").unwrap_err().contains("'seed' needs a value"));
         assert!(parse("x").unwrap_err().starts_with("usage: genfens N"));
     }
@@ -589,7 +600,10 @@ mod tests {
             ..OpeningSource::default()
         };
         let (game, ()) = from_book.draw(&mut opening_rng(5, 0, 0), |_| Some(())).unwrap();
-        assert_eq!(game.start().to_fen(), "4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1");
+        assert_eq!(
+            game.start().to_fen(),
+            "4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1"
+        );
     }
 
     #[test]
