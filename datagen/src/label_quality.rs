@@ -293,7 +293,12 @@ mod tests {
         let mut settings = GenSettings::new(300, 8, true);
         settings.max_plies = 40;
         (0..count)
-            .map(|seed| player.play_game(&settings, &[], &mut Rng(seed)).0)
+            .map(|seed| {
+                player
+                    .play_game(&settings, &settings.opening_source(&[]), &mut Rng(seed))
+                    .unwrap()
+                    .0
+            })
             .collect()
     }
 

@@ -1,7 +1,10 @@
 //! Self-play data generation (`docs/design/NNUE.md`): each thread plays whole games with its own
-//! searcher and a small transposition table cleared every game, from the start position (or
-//! a book line, or a random Chess960 / double-Chess960 position) plus 8 or 9 random plies, discarding openings a short search scores beyond
-//! ±1000 cp. Moves are searched to a soft node limit (hard cap 8x). Games end by the rules,
+//! searcher and a small transposition table cleared every game, from an opening of the one
+//! opening source shared with genfens (`movegen::openings::OpeningSource`: the start
+//! position, a book line, or a random Chess960 / double-Chess960 position, plus 8 or 9
+//! random plies) that the shared playability check (`engine::openings::OpeningCheck`: 1000
+//! soft nodes) scores within ±1000 cp; game `i` of thread file `s` draws opening
+//! `movegen::openings::opening_rng(seed, s, i)`. Moves are searched to a soft node limit (hard cap 8x). Games end by the rules,
 //! by adjudication (a win at |score| >= [`WIN_SCORE`] = 2000 for [`WIN_PLIES`] = 4 plies in
 //! a row, a draw at |score| <= [`DRAW_SCORE`] = 5 for [`DRAW_PLIES`] = 12 plies from ply
 //! [`DRAW_MIN_PLY`] = 40; off for a material-only net, whose scores mean little) or at
@@ -22,16 +25,18 @@
 pub mod label_quality;
 pub mod store;
 
+use engine::openings::{draw_opening, OpeningCheck, CHECK_MAX_SCORE, CHECK_NODES, SELF_PLAY_HASH_MIB};
 use engine::{hard_nodes_for, Limits, Searcher, TtAllocError};
-use movegen::openings::StartPositions;
+use movegen::openings::{NoPlayableOpening, OpeningSource, StartPositions};
 use movegen::{Board, Color, Game, Outcome};
 use nnue::record::{GameRecord, GenHeader, Header, Wdl};
 use nnue::Network;
 use std::sync::Arc;
 use tablebase::Tablebases;
 
-/// The transposition table of each self-play thread, in MiB (cleared every game).
-pub const HASH_MIB: usize = 16;
+/// The transposition table of each self-play thread, in MiB (cleared every game): the
+/// engine's self-play table, on which genfens checks its openings too.
+pub const HASH_MIB: usize = SELF_PLAY_HASH_MIB;
 
 /// Win adjudication: a game is won once the score is at least this many centipawns (for the
 /// same side) ...
@@ -122,8 +127,9 @@ pub struct GenSettings {
     pub syzygy_pieces: u32,
 }
 
-/// The soft node budget of the opening check (its hard limit: [`engine::hard_nodes_for`]).
-pub const OPENING_NODES: u64 = 1000;
+/// The soft node budget of the opening check (its hard limit: [`engine::hard_nodes_for`]),
+/// the shared check's ([`engine::openings::CHECK_NODES`]).
+pub const OPENING_NODES: u64 = CHECK_NODES;
 
 impl GenSettings {
     /// The recipe of `docs/design/NNUE.md` at `nodes` soft nodes a move (hard limit
@@ -136,7 +142,7 @@ impl GenSettings {
             random_plies,
             opening_nodes: OPENING_NODES,
             opening_hard_nodes: hard_nodes_for(OPENING_NODES),
-            opening_max_score: 1000,
+            opening_max_score: CHECK_MAX_SCORE,
             adjudicate,
             win_score: WIN_SCORE,
             win_plies: WIN_PLIES,
@@ -152,6 +158,24 @@ impl GenSettings {
 }
 
 impl GenSettings {
+    /// The opening source of these settings over `book` (empty: `start_positions`).
+    pub fn opening_source(&self, book: &[Board]) -> OpeningSource {
+        OpeningSource {
+            book: book.to_vec(),
+            start: self.start_positions,
+            random_plies: self.random_plies,
+        }
+    }
+
+    /// The playability check of these settings.
+    pub fn opening_check(&self) -> OpeningCheck {
+        OpeningCheck {
+            soft_nodes: self.opening_nodes,
+            hard_nodes: self.opening_hard_nodes,
+            max_score: self.opening_max_score,
+        }
+    }
+
     /// `header` with every field these settings decide written into it: the node limits,
     /// the random plies, the opening check, adjudication, the ply cap and the start
     /// positions. The net, the
@@ -263,46 +287,24 @@ impl SelfPlayer {
         self.search_position(game.board(), &history, soft, hard)
     }
 
-    /// Plays one game. `book` holds start positions (if empty, `settings.start_positions`
-    /// draws one: the classical position, or a random Chess960 / double-Chess960 one).
-    pub fn play_game(&mut self, settings: &GenSettings, book: &[Board], rng: &mut Rng) -> (GameRecord, u64) {
-        let mut total_nodes = 0;
-        // Opening: random plies, then a short search must find it playable.
-        let (mut game, start_eval) = loop {
-            let start = if book.is_empty() {
-                // The classical start draws nothing from `rng`: classical runs replay as before.
-                settings.start_positions.draw(rng)
-            } else {
-                book[rng.below(book.len())]
-            };
-            let mut game = Game::new(start);
-            let plies = settings.random_plies + rng.below(2);
-            for _ in 0..plies {
-                let moves = game.board().legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                game.play_unchecked(moves[rng.below(moves.len())]);
-            }
-            if game.outcome_with_claims().is_some() {
-                continue;
-            }
-            self.searcher.new_game();
-            if let Some((_, score, nodes)) =
-                self.search(&game, settings.opening_nodes, settings.opening_hard_nodes)
-            {
-                total_nodes += nodes;
-                if score.abs() <= settings.opening_max_score {
-                    let white = if game.board().side_to_move() == Color::White {
-                        score
-                    } else {
-                        -score
-                    };
-                    let game = Game::new(*game.board());
-                    break (game, white);
-                }
-            }
+    /// Plays one game from the opening `source` draws with `rng` (see
+    /// [`GenSettings::opening_source`]; `rng` from `movegen::openings::opening_rng`), kept by
+    /// `settings`' playability check, and returns it with the nodes it took (its opening
+    /// checks' included). Errors: no playable opening among the candidates.
+    pub fn play_game(
+        &mut self,
+        settings: &GenSettings,
+        source: &OpeningSource,
+        rng: &mut Rng,
+    ) -> Result<(GameRecord, u64), NoPlayableOpening> {
+        let opening = draw_opening(source, &settings.opening_check(), &mut self.searcher, rng)?;
+        let mut total_nodes = opening.nodes;
+        let white = if opening.game.board().side_to_move() == Color::White {
+            opening.score
+        } else {
+            -opening.score
         };
+        let (mut game, start_eval) = (Game::new(*opening.game.board()), white);
         self.searcher.new_game();
 
         let mut moves = Vec::new();
@@ -363,7 +365,7 @@ impl SelfPlayer {
                 }
             }
         };
-        (
+        Ok((
             GameRecord {
                 start: *game.start(),
                 start_eval: start_eval.clamp(-32000, 32000) as i16,
@@ -371,7 +373,7 @@ impl SelfPlayer {
                 moves,
             },
             total_nodes,
-        )
+        ))
     }
 }
 
@@ -384,7 +386,9 @@ mod tests {
     /// have moved (every back-rank square is taken at a Chess960 start).
     fn king_files(settings: &GenSettings, seed: u64) -> (usize, usize) {
         let mut player = SelfPlayer::new(engine::default_net()).unwrap();
-        let (record, _) = player.play_game(settings, &[], &mut Rng(seed));
+        let (record, _) = player
+            .play_game(settings, &settings.opening_source(&[]), &mut Rng(seed))
+            .unwrap();
         let b = record.start;
         (
             b.king(Color::White).file().index(),
@@ -414,6 +418,45 @@ mod tests {
         let h = settings.fill_header(GenHeader::default());
         assert_eq!(h.start_positions, StartPositions::DoubleChess960);
         assert_eq!(h.hard_nodes, 200 * engine::SOFT_NODES_HARD_FACTOR);
+    }
+
+    /// OpenBench's distributed self-play and Luft's own start from the same openings:
+    /// `luft genfens N seed S book None <extra>` prints the starts of the first N games of
+    /// datagen's first thread file (`games-0.bin`, stream 0) with `--seed S` and the same
+    /// random plies and start positions.
+    #[test]
+    fn genfens_with_openbench_arguments_draws_datagens_openings() {
+        let net = engine::default_net();
+        let seed = 11;
+        for (extra, plies, start) in [
+            ("", 8, StartPositions::Classical),
+            (" random_moves 6 dfrc true", 6, StartPositions::DoubleChess960),
+            (" frc true", 8, StartPositions::Chess960),
+        ] {
+            let words = format!("5 seed {seed} book None{extra}");
+            let request =
+                movegen::openings::GenfensRequest::parse(&words.split_whitespace().collect::<Vec<_>>())
+                    .unwrap();
+            let fens = engine::genfens::generate(&request, &net).unwrap();
+            // datagen --seed 11 --random-plies P [--openings-960 frc|dfrc]: its settings, not
+            // the request's.
+            let mut settings = GenSettings::new(5000, plies, true);
+            settings.start_positions = start;
+            settings.max_plies = 0;
+            let source = settings.opening_source(&[]);
+            let mut player = SelfPlayer::new(net.clone()).unwrap();
+            let starts: Vec<String> = (0..5)
+                .map(|game| {
+                    let mut rng = movegen::openings::opening_rng(seed, 0, game);
+                    let (record, _) = player.play_game(&settings, &source, &mut rng).unwrap();
+                    record.start.to_fen()
+                })
+                .collect();
+            assert_eq!(fens, starts, "{words}");
+            // Five different openings, none the bare start position.
+            let distinct: std::collections::HashSet<&String> = fens.iter().collect();
+            assert_eq!(distinct.len(), 5, "{fens:?}");
+        }
     }
 
     #[test]

@@ -60,8 +60,8 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use datagen::label_quality::{self, summarise, table, Reservoir, Sample, Searched};
 use datagen::store::{self, DirLock};
-use datagen::{adjudication_text, GenSettings, Rng, SelfPlayer};
-use movegen::openings::StartPositions;
+use datagen::{adjudication_text, GenSettings, SelfPlayer};
+use movegen::openings::{opening_rng, OpeningSource, StartPositions};
 use movegen::Board;
 use nnue::file::fnv1a;
 use nnue::positions::{bullet_record, text_line};
@@ -1048,11 +1048,12 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
             prepared.files
         );
     }
+    let openings = gen_settings.opening_source(&book);
     let run = Arc::new(Run {
         net,
         tables,
         settings: gen_settings,
-        book,
+        openings,
         seed: args.seed,
         games: args.games,
         positions: args.positions,
@@ -1167,7 +1168,8 @@ struct Run {
     /// `--syzygy`'s tables.
     tables: Option<Arc<tablebase::Tablebases>>,
     settings: GenSettings,
-    book: Vec<Board>,
+    /// Where the games' openings come from (the book, or the start positions).
+    openings: OpeningSource,
     seed: u64,
     /// `--games` and `--positions` (one of them is set).
     games: Option<u64>,
@@ -1261,11 +1263,11 @@ fn play_stream(
     let mut chunk = Vec::new();
     let mut room = run.disk_bytes;
     while !run.stop.load(Ordering::Relaxed) && !run.failed.load(Ordering::Relaxed) && run.may_start() {
-        // Each game's randomness depends only on (seed, stream, game number).
-        let mut rng = Rng(run.seed
-            ^ stream.wrapping_mul(0xA24B_AED4_963E_E407)
-            ^ seq.wrapping_mul(0x9FB2_1C65_1E98_DF25));
-        let (record, nodes) = player.play_game(&run.settings, &run.book, &mut rng);
+        // Each game's opening depends only on (seed, stream, game number), as genfens' do.
+        let mut rng = opening_rng(run.seed, stream, seq);
+        let (record, nodes) = player
+            .play_game(&run.settings, &run.openings, &mut rng)
+            .with_context(|| format!("game {seq} of {}", path.display()))?;
         chunk.clear();
         encode_chunk(std::slice::from_ref(&record), seq, nodes, &mut chunk);
         append_chunk(&mut file, &chunk, &mut room)

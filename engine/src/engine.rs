@@ -21,11 +21,10 @@
 
 use crate::accumulator::AccumulatorStack;
 use crate::options::{OptionError, OptionSpec, Options, EMBEDDED_NET_NAME, NO_SYZYGY_PATH};
-use crate::report::{hard_nodes_for, Limits, Listener, SearchResult};
-use crate::search::{self, SearchTables, Shared, Worker};
-use crate::searcher::root_exclusions;
+use crate::report::{Limits, Listener, SearchResult};
+use crate::search::{SearchTables, Shared, Worker};
 use crate::strength::StrengthLimit;
-use crate::threads::{self, Job};
+use crate::threads::{self, Job, SearchSettings};
 use crate::time_manager::TimeManager;
 use crate::tt::TranspositionTable;
 use movegen::rng::SplitMix64;
@@ -85,14 +84,11 @@ impl Pool {
         Ok(Pool { shared, workers })
     }
 
-    /// Clears the stop flag and the node counters before a search.
+    /// Prepares a search: ages the transposition table (a game's searches each get their
+    /// own age, for the table's replacement) and clears the stop flag and the counters.
     fn reset(&self) {
-        self.shared.stop.store(false, Ordering::Relaxed);
-        self.shared
-            .nodes
-            .iter()
-            .chain(&self.shared.tbhits)
-            .for_each(|n| n.store(0, Ordering::Relaxed));
+        self.shared.tt.new_search();
+        self.shared.reset();
     }
 }
 
@@ -533,82 +529,24 @@ impl Engine {
         }
     }
 
-    /// The search job for `limits` on the current position: `searchmoves` resolved against
-    /// the legal moves, the clock turned into limits, the strength limit applied.
+    /// The search job for `limits` on the current position, with the engine's options
+    /// ([`Job::new`] resolves them).
     fn job(&mut self, limits: Limits) -> Job {
         let start = Instant::now();
         let board = self.board;
-        let legal = board.legal_moves();
-        let mut root_excluded = root_exclusions(&legal, &limits.search_moves);
-        // The tablebases: the root filter leaves out the moves that spoil the result.
-        let mut syzygy = self.search_tables();
-        let (mut tb_scores, mut root_tbhits) = (Vec::new(), 0);
-        if let Some(tables) = syzygy
-            .as_mut()
-            .filter(|t| board.occupied().len() <= t.cardinality)
-        {
-            let candidates: Vec<Move> = legal
-                .iter()
-                .copied()
-                .filter(|m| !root_excluded.contains(m))
-                .collect();
-            let filter =
-                crate::syzygy::filter_root(&tables.tables, &board, &self.history, &candidates, tables.rule50);
-            if let Some(filter) = filter {
-                root_excluded.extend(filter.excluded);
-                tb_scores = filter.scores;
-                root_tbhits = filter.probes;
-                if !filter.probe_in_search {
-                    tables.cardinality = 0;
-                }
-            }
-        }
-        let pondering = Arc::new(AtomicBool::new(limits.ponder));
-        let time = if limits.infinite {
-            None
-        } else {
-            limits.clock.and_then(|clock| {
-                TimeManager::new(clock, self.options.move_overhead_ms, start, pondering.clone())
-            })
-        };
-        let unlimited = time.is_none()
-            && limits.depth.is_none()
-            && limits.nodes.is_none()
-            && limits.soft_nodes.is_none()
-            && limits.mate.is_none();
-        // `UseSoftNodes`: a node limit becomes datagen's soft budget with its hard cap.
-        let (nodes, soft_nodes) = match (self.options.use_soft_nodes, limits.nodes, limits.soft_nodes) {
-            (true, Some(n), None) => (Some(hard_nodes_for(n)), Some(n)),
-            _ => (limits.nodes, limits.soft_nodes),
-        };
-        let mut search_limits = search::Limits {
-            depth: limits.depth,
-            nodes,
-            soft_nodes,
-            mate: limits.mate,
-            multipv: self.options.multipv,
-            root_excluded,
-            syzygy,
-        };
         let strength = self.options.limit_strength.then(|| {
             let limit = StrengthLimit::new(self.options.elo, self.options.strength_seed);
-            limit.apply(&mut search_limits);
             (limit, limit.random_for(&board, &mut self.rng))
         });
-        Job {
-            board,
-            history: self.history.clone(),
-            limits: search_limits,
-            time,
-            infinite: limits.infinite || unlimited,
-            ponder: limits.ponder,
-            pondering,
-            start,
+        let settings = SearchSettings {
+            multipv: self.options.multipv,
+            move_overhead_ms: self.options.move_overhead_ms,
+            use_soft_nodes: self.options.use_soft_nodes,
             show_wdl: self.options.show_wdl,
             strength,
-            tb_scores,
-            root_tbhits,
-        }
+            tables: self.search_tables(),
+        };
+        Job::new(board, self.history.clone(), &limits, settings, start)
     }
 
     /// The tables and the Syzygy options for a search, when tables are loaded.
@@ -717,7 +655,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{Iteration, ScoreBound, SOFT_NODES_HARD_FACTOR};
+    use crate::report::{hard_nodes_for, Iteration, ScoreBound, SOFT_NODES_HARD_FACTOR};
     use crate::tt::MAX_HASH_MIB;
     use std::sync::Mutex;
 

@@ -17,6 +17,8 @@
 //! - [`Evaluator`]: the engine's NNUE inference of one position.
 //! - [`uci`]: the UCI front end, the only place that writes UCI text.
 //! - [`wdl`] and [`strength`]: the win/draw/loss model and the strength limit.
+//! - [`openings`]: the playability check of self-play openings (datagen and [`genfens`]
+//!   draw from `movegen::openings::OpeningSource` through it).
 //! - [`TUNABLES`]: the search's tunable constants with their ranges, and [`spsa_lines`],
 //!   their list for OpenBench's SPSA tuner. Built with the `tune` feature
 //!   ([`TUNE_BUILD`]), the engine offers each as a UCI spin option ([`all_options`]).
@@ -28,6 +30,7 @@
 
 pub mod bench;
 pub mod genfens;
+pub mod openings;
 pub mod strength;
 pub mod uci;
 pub mod wdl;
@@ -42,6 +45,7 @@ mod move_picker;
 mod options;
 mod params;
 mod report;
+mod root_moves;
 mod search;
 mod searcher;
 mod see;

@@ -119,7 +119,7 @@ fn main() -> ExitCode {
                 .map(String::as_str)
                 .take_while(|w| *w != "quit")
                 .collect();
-            let parsed = match engine::genfens::parse_args(&words) {
+            let parsed = match movegen::openings::GenfensRequest::parse(&words) {
                 Ok(a) => a,
                 Err(e) => return fail(&e),
             };

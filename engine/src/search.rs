@@ -9,6 +9,7 @@ use crate::correction::CorrectionKeys;
 use crate::history::{bonus, History, PieceTo};
 use crate::move_picker::MovePicker;
 use crate::params::*;
+use crate::root_moves::RootMoves;
 use crate::see::{gain, see};
 use crate::time_manager::TimeManager;
 use crate::tt::{Bound, TranspositionTable};
@@ -43,10 +44,12 @@ pub struct SearchTables {
     pub rule50: bool,
 }
 
-/// Search limits of one search, as the threads see them (the facade's `crate::Limits`
-/// after the engine has resolved the clock, the strength limit and `searchmoves`).
+/// The limits of one search as every thread obeys them: a caller's [`crate::Limits`]
+/// resolved against the position and the engine's settings by `crate::threads::Job::new`
+/// (the one conversion): MultiPV, `UseSoftNodes`, the strength limit, the root moves and
+/// the tablebases applied. The clock is the job's time manager, not a field here.
 #[derive(Clone, Debug, Default)]
-pub struct Limits {
+pub struct ResolvedLimits {
     /// Deepest iteration.
     pub depth: Option<i32>,
     /// Hard node limit over all threads.
@@ -57,9 +60,9 @@ pub struct Limits {
     pub mate: Option<i32>,
     /// Lines to search (at least 1).
     pub multipv: usize,
-    /// Legal root moves not to search (`go searchmoves` names the others, the tablebases'
-    /// root filter drops those that spoil the result).
-    pub root_excluded: Vec<Move>,
+    /// The root moves to search (`go searchmoves`, less what the tablebases' root filter
+    /// drops).
+    pub root: RootMoves,
     /// Tablebases to probe in the search, if any.
     pub syzygy: Option<SearchTables>,
 }
@@ -136,6 +139,16 @@ impl Shared {
         }
     }
 
+    /// Clears the stop flag and the node and tablebase counters before a search (the
+    /// table is aged by the engine alone: see `crate::Searcher`).
+    pub fn reset(&self) {
+        self.stop.store(false, Ordering::Relaxed);
+        self.nodes
+            .iter()
+            .chain(&self.tbhits)
+            .for_each(|n| n.store(0, Ordering::Relaxed));
+    }
+
     /// Tablebase probes answered for every thread.
     pub fn total_tbhits(&self) -> u64 {
         self.tbhits.iter().map(|n| n.load(Ordering::Relaxed)).sum()
@@ -187,7 +200,7 @@ pub struct Worker {
     root_excluded: Vec<Move>,
     /// The depth of the current iteration.
     root_depth: i32,
-    limits: Limits,
+    limits: ResolvedLimits,
     time: Option<TimeManager>,
     /// Nodes spent below each root move in this search, by from and to square (the time
     /// manager's best-move node fraction).
@@ -263,17 +276,12 @@ impl Worker {
             reductions: reduction_table()?,
             root_excluded: Vec::new(),
             root_depth: 0,
-            limits: Limits::default(),
+            limits: ResolvedLimits::default(),
             time: None,
             root_move_nodes: Box::new([[0; 64]; 64]),
             best_move_stability: 0,
             completed: IterationReport::default(),
         })
-    }
-
-    /// Nodes this thread searched in the current (or last) search.
-    pub fn nodes(&self) -> u64 {
-        self.nodes
     }
 
     fn is_main(&self) -> bool {
@@ -287,7 +295,7 @@ impl Worker {
         &mut self,
         root: &Board,
         history: &[u64],
-        limits: Limits,
+        limits: ResolvedLimits,
         time: Option<TimeManager>,
         mut report: impl FnMut(Progress<'_>),
     ) {
@@ -312,12 +320,7 @@ impl Worker {
         #[cfg(feature = "tune")]
         fill_reduction_table(&mut self.reductions);
 
-        let legal = root
-            .legal_moves()
-            .iter()
-            .filter(|m| !self.limits.root_excluded.contains(m))
-            .count();
-        let multipv = self.limits.multipv.min(legal.max(1));
+        let multipv = self.limits.multipv.min(self.limits.root.allowed().len().max(1));
         let max_depth = self.limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         // Helper threads start at staggered depths so they explore different trees.
         let first_depth = if self.is_main() {
@@ -328,7 +331,8 @@ impl Worker {
         let mut previous_score = 0;
 
         for depth in first_depth..=max_depth {
-            self.root_excluded.clone_from(&self.limits.root_excluded);
+            self.root_excluded.clear();
+            self.root_excluded.extend_from_slice(self.limits.root.excluded());
             self.root_depth = depth;
             self.seldepth = 0;
             let mut lines = Vec::with_capacity(multipv);

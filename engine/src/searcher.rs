@@ -2,7 +2,10 @@
 //! (`bench`, `genfens`, datagen): one thread, no reports, no clock of its own unless asked,
 //! and the same worker (accumulators, histories, tables) reused from one call to the next,
 //! so a call costs the search and nothing else. The table and histories carry over between
-//! calls, as in a game; [`Searcher::new_game`] empties them.
+//! calls, as in a game; [`Searcher::new_game`] empties them. It is not a second search
+//! path: a call is the engine's own (`crate::threads::run`, the limits resolved by
+//! `crate::threads::Job::new`) with one worker and a listener that hears nothing, so one
+//! thread of [`crate::Engine`] searches exactly like it, node for node (tested).
 //!
 //! The search runs on the calling thread and recurses up to 128 plies deep: call it from a
 //! thread with a stack of [`crate::SEARCH_STACK_BYTES`] (8 MiB, a main thread's size; at
@@ -10,19 +13,18 @@
 
 use crate::accumulator::AccumulatorStack;
 use crate::report::{Limits, SearchResult};
-use crate::search::{self, Shared, Worker};
-use crate::threads;
-use crate::time_manager::TimeManager;
+use crate::search::{Shared, Worker};
+use crate::threads::{self, Job, SearchSettings};
 use crate::tt::{TranspositionTable, TtAllocError};
-use movegen::{Board, Move};
+use movegen::Board;
 use nnue::Network;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 /// One reusable search thread with its own transposition table.
 pub struct Searcher {
-    worker: Worker,
+    /// The one worker (`threads::run` takes a slice of them).
+    worker: [Worker; 1],
     shared: Arc<Shared>,
 }
 
@@ -41,13 +43,16 @@ impl Searcher {
         let tt = Arc::new(TranspositionTable::try_new(hash_mib)?);
         let shared = Arc::new(Shared::new(tt, 1));
         let worker = Worker::new(0, shared.clone(), AccumulatorStack::new(net));
-        Ok(Searcher { worker, shared })
+        Ok(Searcher {
+            worker: [worker],
+            shared,
+        })
     }
 
     /// Empties the transposition table and the histories (a new game).
     pub fn new_game(&mut self) {
         self.shared.tt.clear();
-        self.worker.history.clear();
+        self.worker[0].history.clear();
     }
 
     /// Empties the transposition table only.
@@ -56,71 +61,32 @@ impl Searcher {
     }
 
     /// Searches `board`, whose game so far had the positions with keys `history` (for
-    /// repetitions; empty for none), within `limits`, and returns the answer. One line
-    /// (no MultiPV), no WDL; `infinite` and `ponder` are ignored, and `clock` is read with
-    /// no move overhead. Give some limit (depth, nodes, soft nodes, mate or a clock): a
-    /// search without one only ends at depth 100. `best_move` is `None` only for a
-    /// position without legal moves.
+    /// repetitions; empty for none), within `limits`, and returns the answer. It is the
+    /// engine's search of one thread (`threads::run`, with [`SearchSettings::default`] and
+    /// a listener that hears nothing): one line (no MultiPV), no WDL, hard node limits;
+    /// `infinite` and `ponder` are ignored, and `clock` is read with no move overhead.
+    /// Unlike the engine it does not age its table from one call to the next. Give some
+    /// limit (depth, nodes, soft nodes, mate or a clock): a search without one only ends at
+    /// depth 100. `best_move` is `None` only for a position without legal moves (whose
+    /// score is then mate 0 or 0).
     pub fn search(&mut self, board: &Board, history: &[u64], limits: &Limits) -> SearchResult {
         let start = Instant::now();
-        self.shared.stop.store(false, Ordering::Relaxed);
-        let legal = board.legal_moves();
-        let root_excluded = root_exclusions(&legal, &limits.search_moves);
-        let time = limits
-            .clock
-            .and_then(|clock| TimeManager::new(clock, 0, start, Arc::new(AtomicBool::new(false))));
-        let search_limits = search::Limits {
-            depth: limits.depth,
-            nodes: limits.nodes,
-            soft_nodes: limits.soft_nodes,
-            mate: limits.mate,
-            multipv: 1,
-            root_excluded,
-            syzygy: None,
+        self.shared.reset();
+        let limits = Limits {
+            infinite: false,
+            ponder: false,
+            ..limits.clone()
         };
-        self.worker.search(board, history, search_limits, time, |_| {});
-        let completed = &self.worker.completed;
-        let best = completed.lines.first();
-        let best_move = best.and_then(|l| l.pv.first().copied());
-        let ponder_move = best.and_then(|l| l.pv.get(1).copied()).filter(|&reply| {
-            best_move.is_some_and(|mv| {
-                let mut next = *board;
-                next.play(mv);
-                next.is_legal(reply)
-            })
-        });
-        SearchResult {
-            best_move,
-            ponder_move,
-            score: best.map(|l| crate::report::Score::new(l.score)),
-            depth: completed.depth,
-            seldepth: completed.seldepth,
-            nodes: self.worker.nodes(),
-            tbhits: None,
-            elapsed: start.elapsed(),
-            lines: completed
-                .lines
-                .iter()
-                .enumerate()
-                .map(|(i, l)| threads::line(board, false, i + 1, l.score, None, &l.pv))
-                .collect(),
-        }
-    }
-}
-
-/// The root moves a search leaves out for `go searchmoves`: every legal move not in
-/// `search_moves` (illegal entries ignored); none when no listed move is legal, so the
-/// whole position is searched.
-pub(crate) fn root_exclusions(legal: &[Move], search_moves: &[Move]) -> Vec<Move> {
-    let allowed: Vec<Move> = search_moves
-        .iter()
-        .copied()
-        .filter(|m| legal.contains(m))
-        .collect();
-    if allowed.is_empty() {
-        Vec::new()
-    } else {
-        legal.iter().copied().filter(|m| !allowed.contains(m)).collect()
+        let mut job = Job::new(
+            *board,
+            history.to_vec(),
+            &limits,
+            SearchSettings::default(),
+            start,
+        );
+        // Nobody can stop it: a search without limits answers when it ends.
+        job.infinite = false;
+        threads::run(&mut self.worker, &self.shared, &job, &mut ())
     }
 }
 
@@ -164,8 +130,26 @@ mod tests {
             "{}",
             capped.nodes
         );
+        // No legal move gives no move, with the engine's score for it (mate 0).
         let mate = Board::from_fen("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1").unwrap();
-        assert_eq!(searcher.search(&mate, &[], &limits).best_move, None);
+        let none = searcher.search(&mate, &[], &limits);
+        assert_eq!((none.best_move, none.ponder_move), (None, None));
+        assert_eq!(none.score.and_then(|s| s.mate_in()), Some(0));
+        // `searchmoves` holds here as in the engine, and the ponder move is legal after the
+        // best one.
+        let a3 = board.parse_uci("a2a3").unwrap();
+        let only = searcher.search(
+            &board,
+            &[],
+            &Limits {
+                search_moves: vec![a3],
+                ..limits.clone()
+            },
+        );
+        assert_eq!(only.best_move, Some(a3));
+        let mut after = board;
+        after.play(a3);
+        assert!(only.ponder_move.is_some_and(|reply| after.is_legal(reply)));
         assert!(Searcher::new(crate::default_net(), crate::MAX_HASH_MIB).is_err());
     }
 

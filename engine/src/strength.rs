@@ -96,7 +96,7 @@ impl StrengthLimit {
 
     /// Sets the node limit (the smaller of the budget and any `go nodes`) and MultiPV (at
     /// least [`LINES`]) of a search.
-    pub(crate) fn apply(&self, limits: &mut crate::search::Limits) {
+    pub(crate) fn apply(&self, limits: &mut crate::search::ResolvedLimits) {
         limits.nodes = Some(limits.nodes.map_or(self.nodes(), |n| n.min(self.nodes())));
         limits.multipv = limits.multipv.max(LINES);
     }
@@ -210,13 +210,13 @@ mod tests {
     #[test]
     fn apply_takes_the_smaller_node_limit_and_enough_lines() {
         let limit = StrengthLimit::new(1500, 0);
-        let mut limits = crate::search::Limits {
+        let mut limits = crate::search::ResolvedLimits {
             multipv: 1,
             ..Default::default()
         };
         limit.apply(&mut limits);
         assert_eq!((limits.nodes, limits.multipv), (Some(limit.nodes()), LINES));
-        let mut limits = crate::search::Limits {
+        let mut limits = crate::search::ResolvedLimits {
             nodes: Some(10),
             multipv: 7,
             ..Default::default()

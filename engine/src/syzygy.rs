@@ -1,5 +1,6 @@
 //! The tablebases at the root. When the root position is in the tables, every candidate
-//! root move (the legal moves `searchmoves` leaves) is ranked by what it keeps, as
+//! root move (the moves `crate::root_moves::RootMoves` allows after `searchmoves`; those
+//! this filter drops it leaves out with `RootMoves::exclude`) is ranked by what it keeps, as
 //! Stockfish ranks them: with DTZ tables, a win that the 50-move rule cannot spoil from
 //! here ranks highest, and all such wins rank alike (the search picks among them); a win
 //! that would need more plies than the clock leaves ranks lower the longer it takes, so as

@@ -12,8 +12,9 @@
 //! This module builds typed reports ([`Iteration`], [`SearchResult`]); turning them into
 //! text is the UCI front end's business.
 
-use crate::report::{Iteration, Line, Listener, Score, ScoreBound, SearchResult};
-use crate::search::{IterationReport, Limits, Progress, PvLine, Shared, Worker, MATE};
+use crate::report::{hard_nodes_for, Iteration, Limits, Line, Listener, Score, ScoreBound, SearchResult};
+use crate::root_moves::RootMoves;
+use crate::search::{IterationReport, Progress, PvLine, ResolvedLimits, SearchTables, Shared, Worker, MATE};
 use crate::strength::StrengthLimit;
 use crate::time_manager::TimeManager;
 use movegen::{Board, Move};
@@ -101,15 +102,35 @@ fn call<T>(f: impl FnOnce() -> T) -> T {
     f()
 }
 
-/// Everything one search needs.
+/// What a search runs with besides its [`Limits`]: the engine's options
+/// (`crate::Engine`), or a [`crate::Searcher`]'s fixed ones ([`SearchSettings::default`]:
+/// one line, no move overhead, hard node limits, no WDL, no strength limit, no tables).
+#[derive(Clone, Debug, Default)]
+pub struct SearchSettings {
+    /// Lines to search (MultiPV; 0 counts as 1).
+    pub multipv: usize,
+    /// Milliseconds kept back from the clock for each move (`Move Overhead`).
+    pub move_overhead_ms: u64,
+    /// `UseSoftNodes`: a node limit without a soft one becomes datagen's soft budget with
+    /// its hard cap ([`crate::hard_nodes_for`]).
+    pub use_soft_nodes: bool,
+    /// Reports carry win/draw/loss chances (`UCI_ShowWDL`).
+    pub show_wdl: bool,
+    /// A strength limit and the random number its choice uses.
+    pub strength: Option<(StrengthLimit, u64)>,
+    /// Tablebases, with the Syzygy options, when they are loaded.
+    pub tables: Option<SearchTables>,
+}
+
+/// Everything one search needs: the caller's [`Limits`] resolved once, by [`Job::new`].
 #[derive(Clone, Debug)]
 pub struct Job {
     /// The root.
     pub board: Board,
     /// Keys of the positions before `board` in the game (for repetitions).
     pub history: Vec<u64>,
-    /// The limits, with the strength limit and `searchmoves` applied.
-    pub limits: Limits,
+    /// The limits every thread obeys, with the strength limit and the root moves applied.
+    pub limits: ResolvedLimits,
     /// The clock, if the search has one.
     pub time: Option<TimeManager>,
     /// Answer only after `stop` (`go infinite`, or a search without limits).
@@ -132,6 +153,84 @@ pub struct Job {
 }
 
 impl Job {
+    /// The search of `board` (after the game's positions `history`) within `limits`, run
+    /// with `settings`, starting at `start`: the one conversion from a caller's limits to
+    /// what the threads obey. The root moves come from `searchmoves`
+    /// ([`RootMoves::new`]) less those the tablebases' root filter drops when the root is
+    /// in the tables (`crate::syzygy`); the clock becomes a time manager (none for
+    /// `infinite`); `UseSoftNodes` turns a node limit into a soft budget; the strength
+    /// limit sets its node budget and lines. A search with no limit at all is `infinite`.
+    pub fn new(
+        board: Board,
+        history: Vec<u64>,
+        limits: &Limits,
+        settings: SearchSettings,
+        start: Instant,
+    ) -> Job {
+        let mut root = RootMoves::new(&board, &limits.search_moves);
+        // The tablebases: the root filter leaves out the moves that spoil the result.
+        let mut syzygy = settings.tables;
+        let (mut tb_scores, mut root_tbhits) = (Vec::new(), 0);
+        if let Some(tables) = syzygy
+            .as_mut()
+            .filter(|t| board.occupied().len() <= t.cardinality)
+        {
+            let filter =
+                crate::syzygy::filter_root(&tables.tables, &board, &history, root.allowed(), tables.rule50);
+            if let Some(filter) = filter {
+                root.exclude(&filter.excluded);
+                tb_scores = filter.scores;
+                root_tbhits = filter.probes;
+                if !filter.probe_in_search {
+                    tables.cardinality = 0;
+                }
+            }
+        }
+        let pondering = Arc::new(AtomicBool::new(limits.ponder));
+        let time = if limits.infinite {
+            None
+        } else {
+            limits.clock.and_then(|clock| {
+                TimeManager::new(clock, settings.move_overhead_ms, start, pondering.clone())
+            })
+        };
+        let unlimited = time.is_none()
+            && limits.depth.is_none()
+            && limits.nodes.is_none()
+            && limits.soft_nodes.is_none()
+            && limits.mate.is_none();
+        let (nodes, soft_nodes) = match (settings.use_soft_nodes, limits.nodes, limits.soft_nodes) {
+            (true, Some(n), None) => (Some(hard_nodes_for(n)), Some(n)),
+            _ => (limits.nodes, limits.soft_nodes),
+        };
+        let mut resolved = ResolvedLimits {
+            depth: limits.depth,
+            nodes,
+            soft_nodes,
+            mate: limits.mate,
+            multipv: settings.multipv.max(1),
+            root,
+            syzygy,
+        };
+        if let Some((limit, _)) = &settings.strength {
+            limit.apply(&mut resolved);
+        }
+        Job {
+            board,
+            history,
+            limits: resolved,
+            time,
+            infinite: limits.infinite || unlimited,
+            ponder: limits.ponder,
+            pondering,
+            start,
+            show_wdl: settings.show_wdl,
+            strength: settings.strength,
+            tb_scores,
+            root_tbhits,
+        }
+    }
+
     /// The score a line starting with `first` shows: the root's tablebase score when it
     /// has one and the search found no mate, else `score`.
     fn shown_score(&self, first: Option<&Move>, score: i32) -> i32 {
@@ -167,7 +266,7 @@ fn iteration(job: &Job, shared: &Shared, depth: i32, seldepth: usize, lines: Vec
 
 /// A typed line at `root`: rank, score, bound, WDL (when `show_wdl`) and the legal
 /// prefix of `pv`.
-pub fn line(
+fn line(
     root: &Board,
     show_wdl: bool,
     multipv: usize,
@@ -208,58 +307,46 @@ fn iteration_of(job: &Job, shared: &Shared, report: &IterationReport) -> Iterati
 
 /// Runs one search on `workers` (the first is the main thread, run on this thread; the
 /// helpers get their own), reporting to `listener`, and returns the answer (also given to
-/// `listener.best_move`).
+/// `listener.best_move`). The caller has prepared the workers' shared state for the search
+/// ([`Shared::reset`]; the engine also ages the table). One worker and the `()` listener
+/// make the synchronous, silent search of [`crate::Searcher`].
 pub fn run(
     workers: &mut [Worker],
     shared: &Arc<Shared>,
     job: &Job,
     listener: &mut dyn Listener,
 ) -> SearchResult {
-    shared.tt.new_search();
     let board = job.board;
-    let legal = board.legal_moves();
-    if legal.is_empty() {
+    // The root moves this search may play (at least one when there is a legal move).
+    let Some(&first_allowed) = job.limits.root.allowed().first() else {
         // Checkmated or stalemated: report the score, then no move.
         let (score, wdl) = if board.in_check() {
             (-MATE, [0, 0, 1000])
         } else {
             (0, [0, 1000, 0])
         };
-        let lines = vec![Line {
-            multipv: 1,
-            score: Score::new(score),
-            bound: None,
-            wdl: job.show_wdl.then_some(wdl),
-            pv: Vec::new(),
-        }];
-        listener.iteration(&iteration(job, shared, 0, 0, lines.clone()));
+        let typed = iteration(
+            job,
+            shared,
+            0,
+            0,
+            vec![Line {
+                multipv: 1,
+                score: Score::new(score),
+                bound: None,
+                wdl: job.show_wdl.then_some(wdl),
+                pv: Vec::new(),
+            }],
+        );
+        listener.iteration(&typed);
         wait_until_released(shared, job);
-        let result = SearchResult {
-            score: Some(Score::new(score)),
-            elapsed: job.start.elapsed(),
-            tbhits: job.tbhits(shared),
-            lines,
-            ..SearchResult::default()
-        };
-        listener.best_move(&result);
-        return result;
-    }
-
-    // The root moves this search may play (the engine leaves at least one).
-    let mut allowed: Vec<Move> = legal
-        .iter()
-        .copied()
-        .filter(|m| !job.limits.root_excluded.contains(m))
-        .collect();
-    if allowed.is_empty() {
-        allowed = legal.iter().copied().collect();
-    }
-    let first_allowed = allowed[0];
+        return answer(job, shared, listener, None, typed);
+    };
     // The first move of the `multipv 1` line reported last.
     let mut last_reported: Option<Move> = None;
 
     let Some((main, helpers)) = workers.split_first_mut() else {
-        return answer(
+        return answer_with(
             job,
             shared,
             listener,
@@ -347,18 +434,18 @@ pub fn run(
     });
     drop(work);
 
-    let choice = job
-        .strength
-        .and_then(|(limit, random)| strength_choice(&workers[0].completed, &board, &allowed, &limit, random));
+    let choice = job.strength.and_then(|(limit, random)| {
+        strength_choice(&workers[0].completed, &board, &job.limits.root, &limit, random)
+    });
     let (report, best, from_helper) = match choice {
         // The chosen line is always reported, as the best line.
         Some((report, best)) => (report, Some(best), true),
-        None => best_of(workers, &allowed),
+        None => best_of(workers, &job.limits.root),
     };
     let best = best.unwrap_or(first_allowed);
     // The line behind the answer must be the last one reported: report it again when it
     // comes from a helper (or a choice), or when a bound or another move was reported last.
-    answer(
+    answer_with(
         job,
         shared,
         listener,
@@ -369,8 +456,8 @@ pub fn run(
 }
 
 /// Reports the line behind `best` (from `report`, or `best` alone when `report` does not
-/// start with it) when `report_again`, then gives the answer to `listener`.
-fn answer(
+/// start with it) when `report_again`, then answers with it ([`answer`]).
+fn answer_with(
     job: &Job,
     shared: &Shared,
     listener: &mut dyn Listener,
@@ -378,7 +465,6 @@ fn answer(
     best: Move,
     report_again: bool,
 ) -> SearchResult {
-    let board = job.board;
     if report.lines.first().and_then(|l| l.pv.first()) != Some(&best) {
         // No iteration stands behind this move: report it alone.
         report.lines = vec![PvLine {
@@ -390,17 +476,34 @@ fn answer(
     if report_again {
         listener.iteration(&typed);
     }
-    let ponder_move = report.lines[0].pv.get(1).copied().filter(|&reply| {
-        let mut next = board;
-        next.play(best);
-        next.is_legal(reply)
-    });
+    answer(job, shared, listener, Some(best), typed)
+}
+
+/// The answer to a search, given to `listener.best_move` and returned: `best` (`None`
+/// only without a legal move) and the lines of `typed`, the report behind it, whose first
+/// line starts with `best`; the ponder move is the reply in that line when it is legal
+/// after `best`. The one place a [`SearchResult`] is made.
+fn answer(
+    job: &Job,
+    shared: &Shared,
+    listener: &mut dyn Listener,
+    best: Option<Move>,
+    typed: Iteration,
+) -> SearchResult {
+    let first = typed.lines.first();
+    let ponder_move = best
+        .zip(first.and_then(|l| l.pv.get(1).copied()))
+        .and_then(|(mv, reply)| {
+            let mut next = job.board;
+            next.play(mv);
+            next.is_legal(reply).then_some(reply)
+        });
     let result = SearchResult {
-        best_move: Some(best),
+        best_move: best,
         ponder_move,
-        score: typed.lines.first().map(|l| l.score),
-        depth: report.depth,
-        seldepth: report.seldepth,
+        score: first.map(|l| l.score),
+        depth: typed.depth,
+        seldepth: typed.seldepth,
         nodes: shared.total_nodes(),
         tbhits: job.tbhits(shared),
         elapsed: job.start.elapsed(),
@@ -412,7 +515,7 @@ fn answer(
 
 /// The deepest completed iteration of any thread (the main thread on ties), its best move
 /// when the search may play it, and whether it comes from a helper.
-fn best_of(workers: &[Worker], allowed: &[Move]) -> (IterationReport, Option<Move>, bool) {
+fn best_of(workers: &[Worker], root: &RootMoves) -> (IterationReport, Option<Move>, bool) {
     let best_worker = workers
         .iter()
         .enumerate()
@@ -424,7 +527,7 @@ fn best_of(workers: &[Worker], allowed: &[Move]) -> (IterationReport, Option<Mov
         .lines
         .first()
         .and_then(|l| l.pv.first().copied())
-        .filter(|m| allowed.contains(m));
+        .filter(|&m| root.allows(m));
     (report, best, from_helper)
 }
 
@@ -433,17 +536,14 @@ fn best_of(workers: &[Worker], allowed: &[Move]) -> (IterationReport, Option<Mov
 fn strength_choice(
     completed: &IterationReport,
     board: &Board,
-    allowed: &[Move],
+    root: &RootMoves,
     limit: &StrengthLimit,
     random: u64,
 ) -> Option<(IterationReport, Move)> {
     let lines: Vec<PvLine> = completed
         .lines
         .iter()
-        .filter(|l| {
-            l.pv.first()
-                .is_some_and(|&m| board.is_legal(m) && allowed.contains(&m))
-        })
+        .filter(|l| l.pv.first().is_some_and(|&m| board.is_legal(m) && root.allows(m)))
         .cloned()
         .collect();
     let scores: Vec<Score> = lines.iter().map(|l| Score::new(l.score)).collect();

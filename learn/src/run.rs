@@ -17,6 +17,7 @@
 use crate::config::Settings;
 use crate::journal::{now, DataSlice, GateResult, Journal, Record, Stage, State};
 use anyhow::{anyhow, bail, Context, Result};
+use movegen::openings::StartPositions;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -1068,7 +1069,7 @@ impl Runner {
         };
         match self.selfplay.as_mut() {
             None => {
-                let args = self.datagen_args(&seg, want);
+                let args = self.datagen_args(&seg, want)?;
                 say(&format!(
                     "learn: self-play segment {} ({}, {} threads, {} to {} positions)",
                     seg.index, seg.openings, want, seg.net, seg.target
@@ -1112,7 +1113,7 @@ impl Runner {
         Ok(())
     }
 
-    fn datagen_args(&self, seg: &crate::journal::Segment, threads: usize) -> Vec<String> {
+    fn datagen_args(&self, seg: &crate::journal::Segment, threads: usize) -> Result<Vec<String>> {
         let s = &self.settings.selfplay;
         let net = self.run.nets().join(format!("{}.nnue", seg.net));
         let mut args = vec![
@@ -1131,22 +1132,25 @@ impl Runner {
             "--random-plies".into(),
             s.random_plies.to_string(),
         ];
-        if seg.openings == "dfrc" {
-            args.extend(["--openings-960".into(), "dfrc".into()]);
-        }
+        args.extend(openings_args(seg.index, &seg.openings)?);
         // Tablebases, when the machine has them.
         let dirs: Vec<&str> = s.syzygy.split(':').filter(|d| !d.trim().is_empty()).collect();
         if !dirs.is_empty() && dirs.iter().all(|d| std::path::Path::new(d.trim()).is_dir()) {
             args.extend(["--syzygy".into(), s.syzygy.clone()]);
         }
-        args
+        Ok(args)
     }
 
     fn start_segment(&mut self) -> Result<()> {
         let s = &self.settings.selfplay;
         let index = self.state.segments.last().map_or(0, |g| g.index + 1);
         let dfrc = s.dfrc_every > 0 && index % s.dfrc_every == s.dfrc_every - 1;
-        let openings = if dfrc { "dfrc" } else { "classical" };
+        let openings = if dfrc {
+            StartPositions::DoubleChess960
+        } else {
+            StartPositions::Classical
+        }
+        .word();
         let (best, _, _) = self.best();
         let dir = self.run.data().join(format!("s{index:03}-{best}-{openings}"));
         let r = Record::SegmentStarted {
@@ -1305,6 +1309,21 @@ pub fn gate_verdict(
     (reading.verdict != "playing").then_some(reading)
 }
 
+/// Datagen's arguments for the start positions of segment `index`, whose journal names
+/// them `openings` by their one word (`movegen::openings::StartPositions::word`): none for
+/// the classical start, else `--openings-960 <word>`. The random plies and the playability
+/// check are datagen's (the one source and check genfens shares). Errors: a word that
+/// names no start positions.
+fn openings_args(index: u64, openings: &str) -> Result<Vec<String>> {
+    match StartPositions::from_word(openings) {
+        Some(StartPositions::Classical) => Ok(Vec::new()),
+        Some(start) => Ok(vec!["--openings-960".into(), start.word().into()]),
+        None => {
+            bail!("segment {index}: unknown openings {openings:?} in the journal (classical, frc or dfrc)")
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1332,6 +1351,18 @@ mod tests {
         t.hidden = 0;
         t.arch = "(768x4 -> 128)x2 -> 1x8".into();
         assert_eq!(candidate_arch(&best, &t).unwrap(), four);
+    }
+
+    #[test]
+    fn segments_name_their_start_positions_as_datagen_does() {
+        assert!(openings_args(0, "classical").unwrap().is_empty());
+        assert_eq!(openings_args(3, "dfrc").unwrap(), ["--openings-960", "dfrc"]);
+        assert_eq!(openings_args(3, "frc").unwrap(), ["--openings-960", "frc"]);
+        let error = openings_args(7, "960").unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "segment 7: unknown openings \"960\" in the journal (classical, frc or dfrc)"
+        );
     }
 
     #[test]

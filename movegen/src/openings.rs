@@ -1,10 +1,26 @@
-//! Opening positions for every tool that starts games (`genfens`, `datagen`, `arena`): one
-//! EPD book reader that accepts what real books carry (a UTF-8 byte-order mark, comments,
-//! full FENs, four-field EPD with `hmvc`/`fmvn`/`c0`/`id` operations, FENs of only the
-//! placement and side fields, castling rights and en passant squares the board does not
-//! back, cleaned with notes by [`crate::clean_fen`]), the 960 Chess960
-//! start positions by their standard (Scharnagl) number and double-Chess960 pairs of them,
-//! and random legal plies from a start position.
+//! Opening positions for every tool that starts games (`genfens`, `datagen`, `learn` through
+//! datagen, `arena`): one EPD book reader that accepts what real books carry (a UTF-8
+//! byte-order mark, comments, full FENs, four-field EPD with `hmvc`/`fmvn`/`c0`/`id`
+//! operations, FENs of only the placement and side fields, castling rights and en passant
+//! squares the board does not back, cleaned with notes by [`crate::clean_fen`]), the 960
+//! Chess960 start positions by their standard (Scharnagl) number and double-Chess960 pairs
+//! of them, and the one source of self-play openings, [`OpeningSource`].
+//!
+//! **The distribution of self-play openings.** Opening number `i` of stream `s` under seed
+//! `S` is drawn with its own generator, [`opening_rng`]`(S, s, i)`, so it depends on
+//! nothing else (not on the thread count, the openings before it, or a resumed run). A
+//! candidate is a start position, then random plies: the start is a book line chosen
+//! uniformly (with a book), else the classical start position, a Chess960 position chosen
+//! uniformly among the 960, or a double-Chess960 pair chosen uniformly among the 960 x 960
+//! ([`StartPositions`]); the plies are `P` or `P + 1`, each with probability 1/2 (so either
+//! side may be to move), each ply a legal move chosen uniformly. A candidate whose game is
+//! over, or where a draw could be claimed, is dropped; one that is left goes to the
+//! caller's playability check (the engine's `engine::openings::OpeningCheck`: a short
+//! search from an empty table that must score it within a window), and candidates are drawn
+//! from the same generator until one passes. Datagen plays game `i` of its thread file `s`
+//! from opening `(seed, s, i)`; `luft genfens N seed S` prints openings `(S, 0, 0..N)`
+//! ([`GenfensRequest`]), so OpenBench's distributed self-play and Luft's own start from the
+//! same positions for the same settings and seed.
 
 use crate::rng::SplitMix64;
 use crate::{Board, Game};
@@ -201,6 +217,29 @@ pub enum StartPositions {
 }
 
 impl StartPositions {
+    /// Every kind, in the order of [`StartPositions::word`]s.
+    pub const ALL: [StartPositions; 3] = [
+        StartPositions::Classical,
+        StartPositions::Chess960,
+        StartPositions::DoubleChess960,
+    ];
+
+    /// The kind's one word, as every tool spells it: `classical`, `frc` (datagen
+    /// `--openings-960 frc`, genfens `frc true`) or `dfrc`; `learn` names its segments'
+    /// openings by it.
+    pub fn word(self) -> &'static str {
+        match self {
+            StartPositions::Classical => "classical",
+            StartPositions::Chess960 => "frc",
+            StartPositions::DoubleChess960 => "dfrc",
+        }
+    }
+
+    /// The kind a [`StartPositions::word`] names (`None` for any other word).
+    pub fn from_word(word: &str) -> Option<StartPositions> {
+        StartPositions::ALL.into_iter().find(|s| s.word() == word)
+    }
+
     /// A start position drawn with `rng` (the classical one for `Classical`).
     pub fn draw(self, rng: &mut SplitMix64) -> Board {
         match self {
@@ -222,9 +261,171 @@ pub fn random_plies(start: Board, plies: usize, rng: &mut SplitMix64) -> Option<
         if moves.is_empty() {
             return None;
         }
-        game.play_unchecked(moves[(rng.next_u64() % moves.len() as u64) as usize]);
+        game.play_unchecked(moves[rng.below(moves.len())]);
     }
     game.outcome_with_claims().is_none().then_some(game)
+}
+
+/// The generator of opening `index` of stream `stream` under `seed` (see the module notes):
+/// datagen's thread file `stream`, game `index`; genfens' FEN `index` in stream 0.
+pub fn opening_rng(seed: u64, stream: u64, index: u64) -> SplitMix64 {
+    SplitMix64(seed ^ stream.wrapping_mul(0xA24B_AED4_963E_E407) ^ index.wrapping_mul(0x9FB2_1C65_1E98_DF25))
+}
+
+/// How many candidates one opening may take before [`OpeningSource::draw`] gives up.
+pub const MAX_OPENING_CANDIDATES: usize = 1000;
+
+/// No playable opening among [`MAX_OPENING_CANDIDATES`] candidates (a playability check,
+/// or a book, that lets almost nothing through).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NoPlayableOpening {
+    /// Candidates drawn, all refused.
+    pub candidates: usize,
+}
+
+impl std::fmt::Display for NoPlayableOpening {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "no playable opening in {} candidates (is the score window or the book too narrow?)",
+            self.candidates
+        )
+    }
+}
+
+impl std::error::Error for NoPlayableOpening {}
+
+/// Where self-play openings come from (see the module notes for the distribution): a book,
+/// or start positions of a kind, then random plies. Datagen builds it from its `--book`,
+/// `--openings-960` and `--random-plies`, genfens from its request
+/// ([`GenfensRequest::source`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OpeningSource {
+    /// Start positions, one chosen uniformly per candidate (empty: `start` draws one).
+    pub book: Vec<Board>,
+    /// Where candidates start without a book.
+    pub start: StartPositions,
+    /// Random plies from the start: this many or one more, chosen per candidate.
+    pub random_plies: usize,
+}
+
+impl OpeningSource {
+    /// One candidate drawn with `rng`: its start, then its random plies. `None` when the
+    /// game ended, or a draw could be claimed, on the way.
+    pub fn candidate(&self, rng: &mut SplitMix64) -> Option<Game> {
+        let start = if self.book.is_empty() {
+            // The classical start draws nothing from `rng`.
+            self.start.draw(rng)
+        } else {
+            self.book[rng.below(self.book.len())]
+        };
+        let plies = self.random_plies + rng.below(2);
+        random_plies(start, plies, rng)
+    }
+
+    /// The first candidate drawn with `rng` that `playable` accepts (it returns `Some`
+    /// with what it found, e.g. the check's score), with that. Errors: none among
+    /// [`MAX_OPENING_CANDIDATES`].
+    pub fn draw<T>(
+        &self,
+        rng: &mut SplitMix64,
+        mut playable: impl FnMut(&Game) -> Option<T>,
+    ) -> Result<(Game, T), NoPlayableOpening> {
+        for _ in 0..MAX_OPENING_CANDIDATES {
+            if let Some(game) = self.candidate(rng) {
+                if let Some(found) = playable(&game) {
+                    return Ok((game, found));
+                }
+            }
+        }
+        Err(NoPlayableOpening {
+            candidates: MAX_OPENING_CANDIDATES,
+        })
+    }
+}
+
+/// `genfens N seed S book <None|FILE> [plies P] [maxscore M] [extra...]`, OpenBench's
+/// request for N openings, parsed: the default plies (8) and score window (±1000) are
+/// datagen's. OpenBench passes a workload's free-text extra arguments after the book;
+/// these are understood: `random_moves P` (= `plies P`), `frc true|false` (Chess960 start
+/// positions), `dfrc true|false` (double Chess960), `maxscore M`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GenfensRequest {
+    /// How many FENs.
+    pub count: usize,
+    /// The seed: the same request gives the same FENs, openings `(seed, 0, 0..count)`.
+    pub seed: u64,
+    /// An EPD book to start from (`None` for no book).
+    pub book: Option<String>,
+    /// Random plies from the start (P or P + 1, chosen per opening; at most 40).
+    pub plies: usize,
+    /// The largest score (centipawns, either side) a kept opening may have.
+    pub max_score: i32,
+    /// Where openings start when there is no book.
+    pub start: StartPositions,
+}
+
+impl GenfensRequest {
+    /// The words after `genfens` (OpenBench passes them as one or several arguments).
+    /// Errors: a message naming the bad word, with the usage.
+    pub fn parse(words: &[&str]) -> Result<GenfensRequest, String> {
+        let usage = "usage: genfens N seed S book <None|FILE> [plies P] [maxscore M] \
+                     [random_moves P] [frc true|false] [dfrc true|false]";
+        let count = words
+            .first()
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| usage.to_string())?;
+        let mut request = GenfensRequest {
+            count,
+            seed: 0,
+            book: None,
+            plies: 8,
+            max_score: 1000,
+            start: StartPositions::Classical,
+        };
+        let flag = |value: &str, name: &str| match value {
+            "true" | "1" | "on" | "yes" => Ok(true),
+            "false" | "0" | "off" | "no" => Ok(false),
+            _ => Err(format!("bad {name} {value:?} (true or false)")),
+        };
+        let mut i = 1;
+        while i < words.len() {
+            let value = words
+                .get(i + 1)
+                .ok_or_else(|| format!("'{}' needs a value; {usage}", words[i]))?;
+            match words[i] {
+                "seed" => request.seed = value.parse().map_err(|_| format!("bad seed {value:?}"))?,
+                "book" => request.book = (*value != "None").then(|| value.to_string()),
+                "frc" | "dfrc" if flag(value, words[i])? => {
+                    request.start = StartPositions::from_word(words[i]).unwrap_or_default()
+                }
+                "frc" | "dfrc" => {}
+                "plies" | "random_moves" => {
+                    request.plies = value
+                        .parse()
+                        .ok()
+                        .filter(|p| *p <= 40)
+                        .ok_or_else(|| format!("bad plies {value:?} (0 to 40)"))?
+                }
+                "maxscore" => {
+                    request.max_score = value.parse().map_err(|_| format!("bad maxscore {value:?}"))?
+                }
+                other => return Err(format!("unknown genfens argument {other:?}; {usage}")),
+            }
+            i += 2;
+        }
+        Ok(request)
+    }
+
+    /// The source of the request's openings, with `book` read from its book (empty for
+    /// none).
+    pub fn source(&self, book: Vec<Board>) -> OpeningSource {
+        OpeningSource {
+            book,
+            start: self.start,
+            random_plies: self.plies,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -247,6 +448,18 @@ mod tests {
             assert!(seen.insert(rank));
             assert!(chess960_position(n).legal_moves().len() >= 18);
         }
+    }
+
+    #[test]
+    fn each_kind_of_start_has_one_word() {
+        for start in StartPositions::ALL {
+            assert_eq!(StartPositions::from_word(start.word()), Some(start));
+        }
+        assert_eq!(
+            StartPositions::from_word("dfrc"),
+            Some(StartPositions::DoubleChess960)
+        );
+        assert_eq!(StartPositions::from_word("960"), None);
     }
 
     #[test]
@@ -317,6 +530,80 @@ mod tests {
         assert_eq!(boards.len(), MAX_BOOK_NOTES + 4);
         assert_eq!(notes.len(), MAX_BOOK_NOTES + 1);
         assert_eq!(notes[MAX_BOOK_NOTES], "and 4 more changes of that kind");
+    }
+
+    #[test]
+    fn parses_openbench_extra_arguments() {
+        let parse = |text: &str| GenfensRequest::parse(&text.split_whitespace().collect::<Vec<_>>());
+        let a = parse("5 seed 7 book None random_moves 6 dfrc true").unwrap();
+        assert_eq!(
+            (a.count, a.seed, a.plies, a.start, a.book),
+            (5, 7, 6, StartPositions::DoubleChess960, None)
+        );
+        let a = parse("5 seed 7 book None frc true maxscore 300").unwrap();
+        assert_eq!(
+            (a.start, a.max_score, a.plies),
+            (StartPositions::Chess960, 300, 8)
+        );
+        let a = parse("5 seed 7 book books/x.epd dfrc false").unwrap();
+        assert_eq!(
+            (a.start, a.book.as_deref()),
+            (StartPositions::Classical, Some("books/x.epd"))
+        );
+        assert!(parse("5 seed 7 book None dfrc maybe")
+            .unwrap_err()
+            .contains("bad dfrc \"maybe\""));
+        assert!(parse("5 seed 7 book None colour red")
+            .unwrap_err()
+            .contains("unknown genfens argument \"colour\""));
+        assert!(parse("5 seed 7 book None plies 41")
+            .unwrap_err()
+            .contains("bad plies"));
+        assert!(parse("5 seed").unwrap_err().contains("'seed' needs a value"));
+        assert!(parse("x").unwrap_err().starts_with("usage: genfens N"));
+    }
+
+    #[test]
+    fn openings_are_drawn_by_seed_stream_and_index_alone() {
+        let source = OpeningSource {
+            random_plies: 4,
+            ..OpeningSource::default()
+        };
+        let fen = |seed, stream, index, accept_every: usize| {
+            let mut seen = 0;
+            let (game, n) = source
+                .draw(&mut opening_rng(seed, stream, index), |_| {
+                    seen += 1;
+                    (seen % accept_every == 0).then_some(seen)
+                })
+                .unwrap();
+            (game.board().to_fen(), game.moves().len(), n)
+        };
+        let (a, plies, _) = fen(1, 0, 0, 1);
+        assert_eq!(fen(1, 0, 0, 1).0, a);
+        assert!(plies == 4 || plies == 5, "{plies}");
+        assert_ne!(fen(1, 0, 1, 1).0, a);
+        assert_ne!(fen(1, 1, 0, 1).0, a);
+        assert_ne!(fen(2, 0, 0, 1).0, a);
+        // A refusing check draws the next candidate from the same generator.
+        let (third, _, tries) = fen(1, 0, 0, 3);
+        assert_eq!(tries, 3);
+        assert_ne!(third, a);
+        // A check that accepts nothing ends with an error, not a loop.
+        let never = source.draw(&mut opening_rng(1, 0, 0), |_| None::<()>);
+        assert_eq!(never.unwrap_err().candidates, MAX_OPENING_CANDIDATES);
+        // A book: every start is one of its lines.
+        let book = vec![Board::from_fen("4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1").unwrap()];
+        let from_book = OpeningSource {
+            book,
+            random_plies: 0,
+            ..OpeningSource::default()
+        };
+        let (game, ()) = from_book.draw(&mut opening_rng(5, 0, 0), |_| Some(())).unwrap();
+        assert_eq!(
+            game.start().to_fen(),
+            "4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1"
+        );
     }
 
     #[test]

@@ -469,7 +469,7 @@ pub fn closed_pipe() -> io::Result<std::process::Stdio> {
     for _ in 0..200 {
         let (reader, mut writer) = std::io::pipe()?;
         drop(reader);
-        match writer.write(&[b'\n']) {
+        match writer.write(b"\n") {
             Err(e) if e.kind() == ErrorKind::BrokenPipe => {
                 return Ok(std::process::Stdio::from(writer));
             }
