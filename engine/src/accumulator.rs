@@ -305,7 +305,11 @@ fn rebuild_from_table(
                 for sq in movegen::Bitboard(bits) {
                     let row = net.feature_row(view.index(perspective, piece, sq));
                     for (a, w) in entry.acc.iter_mut().zip(row) {
-                        *a = if add { a.wrapping_add(*w) } else { a.wrapping_sub(*w) };
+                        *a = if add {
+                            a.wrapping_add(*w)
+                        } else {
+                            a.wrapping_sub(*w)
+                        };
                     }
                     rows += 1;
                 }
@@ -810,7 +814,10 @@ mod tests {
             }
             assert!(plies > 2000, "{plies}");
             assert!(refreshes > 100, "{buckets} {mirrored}: {refreshes} view changes");
-            assert!(table_rebuilds > 100, "{table_rebuilds} rebuilds through the refresh table");
+            assert!(
+                table_rebuilds > 100,
+                "{table_rebuilds} rebuilds through the refresh table"
+            );
             // Every view change was a rebuild through the table, and it changed fewer rows
             // than a refresh from scratch would have added (one per piece on the board).
             assert_eq!(table_rebuilds, refreshes);
@@ -862,7 +869,8 @@ mod tests {
         let mirrored = Arc::new(Network::random(64, 2, 12).unwrap().with_mirroring(true));
         let bucketed =
             Arc::new(Network::random_with(FeatureSet::default_buckets(4, true).unwrap(), 64, 8, 13).unwrap());
-        let layered = |text: &str, seed| Arc::new(Network::random_arch(&text.parse().unwrap(), seed).unwrap());
+        let layered =
+            |text: &str, seed| Arc::new(Network::random_arch(&text.parse().unwrap(), seed).unwrap());
         let cases = parse_suite(include_str!("../../movegen/tests/data/standard.epd")).unwrap();
         for (net, skip) in [
             (plain, 0),
@@ -902,8 +910,9 @@ mod tests {
         let mirrored = Arc::new(Network::random(32, 1, 6).unwrap().with_mirroring(true));
         let bucketed =
             Arc::new(Network::random_with(FeatureSet::default_buckets(8, false).unwrap(), 32, 1, 7).unwrap());
-        let layered =
-            Arc::new(Network::random_arch(&"(768x2hm -> 32)x2 -> (8 -> 8 -> 1)x1".parse().unwrap(), 8).unwrap());
+        let layered = Arc::new(
+            Network::random_arch(&"(768x2hm -> 32)x2 -> (8 -> 8 -> 1)x1".parse().unwrap(), 8).unwrap(),
+        );
         for net in [plain, mirrored, bucketed, layered] {
             let mut seen = Walked::default();
             for fen in [
@@ -1027,7 +1036,12 @@ mod tests {
                 distinct.insert(reference);
                 for stack in &mut stacks {
                     stack.refresh(&board);
-                    assert_eq!(stack.evaluate(&board), reference, "{} {text} {fen}", stack.backend_name());
+                    assert_eq!(
+                        stack.evaluate(&board),
+                        reference,
+                        "{} {text} {fen}",
+                        stack.backend_name()
+                    );
                 }
             }
             assert!(distinct.len() > 50, "{text}: {}", distinct.len());

@@ -807,7 +807,10 @@ mod tests {
     fn what_this_build_cannot_run_is_named() {
         let ok: Arch = "(768x4hm -> 256)x2 -> 1x8".parse().unwrap();
         assert_eq!(ok.runnable(), Ok(()));
-        for layered in ["(768 -> 64)x2 -> (16 -> 32 -> 1)x8", "(768x4hm -> 32)x2 -> (256 -> 1)x1"] {
+        for layered in [
+            "(768 -> 64)x2 -> (16 -> 32 -> 1)x8",
+            "(768x4hm -> 32)x2 -> (256 -> 1)x1",
+        ] {
             assert_eq!(layered.parse::<Arch>().unwrap().runnable(), Ok(()), "{layered}");
         }
         for (text, says) in [

@@ -212,10 +212,9 @@ fn arch_payload_len(arch: &Arch) -> usize {
     if arch.layers.is_empty() {
         return payload_len(inputs, hidden, buckets);
     }
-    layer_shapes(arch).fold(
-        padded(inputs * hidden * 2) + padded(hidden * 2),
-        |len, (i, o)| len + padded(buckets * o * i) + padded(buckets * o * 4),
-    )
+    layer_shapes(arch).fold(padded(inputs * hidden * 2) + padded(hidden * 2), |len, (i, o)| {
+        len + padded(buckets * o * i) + padded(buckets * o * 4)
+    })
 }
 
 /// (inputs, outputs) of each layer after the transformer of `arch` (none without hidden
@@ -223,7 +222,11 @@ fn arch_payload_len(arch: &Arch) -> usize {
 fn layer_shapes(arch: &Arch) -> impl Iterator<Item = (usize, usize)> + '_ {
     let outs = arch.layers.iter().copied().chain(std::iter::once(1));
     let ins = std::iter::once(2 * arch.width).chain(arch.layers.iter().copied());
-    ins.zip(outs).take(if arch.layers.is_empty() { 0 } else { arch.layers.len() + 1 })
+    ins.zip(outs).take(if arch.layers.is_empty() {
+        0
+    } else {
+        arch.layers.len() + 1
+    })
 }
 
 fn u32_at(bytes: &[u8], offset: usize) -> u32 {
@@ -499,7 +502,14 @@ impl Network {
                 offset += padded(buckets * outputs * 4);
                 layers.push(Layer::new(fan_in, outputs, buckets, weights, bias)?);
             }
-            return Network::with_layers(arch.features, hidden, buckets, feature_weights, feature_bias, layers);
+            return Network::with_layers(
+                arch.features,
+                hidden,
+                buckets,
+                feature_weights,
+                feature_bias,
+                layers,
+            );
         }
         let output_weights = read_i16(buckets * 2 * hidden);
         let bias_start = header_len + payload - padded(buckets * 4);
@@ -756,10 +766,7 @@ mod tests {
         let layered = with_field(&with_field(&bytes, 48, 2), 52, 512);
         let layered = with_field(&with_field(&layered, 56, 32), LAYERS_AT, LAYERS_I8);
         let e = refused(&layered);
-        assert!(
-            e.contains("512 wide") && e.contains("(512 -> 32 -> 1)x2"),
-            "{e}"
-        );
+        assert!(e.contains("512 wide") && e.contains("(512 -> 32 -> 1)x2"), "{e}");
         // Hidden layers in the header of a payload without them: the length tells.
         let layered = with_field(&with_field(&bytes, 48, 2), 52, 16);
         let layered = with_field(&with_field(&layered, 56, 32), LAYERS_AT, LAYERS_I8);
@@ -827,7 +834,8 @@ mod tests {
         }
         // The layered and the plain net of one transformer are two nets.
         let plain = Network::random(64, 8, 17).unwrap();
-        let layered = Network::random_arch(&"(768 -> 64)x2 -> (16 -> 32 -> 1)x8".parse().unwrap(), 17).unwrap();
+        let layered =
+            Network::random_arch(&"(768 -> 64)x2 -> (16 -> 32 -> 1)x8".parse().unwrap(), 17).unwrap();
         assert_eq!(plain.feature_weights(), layered.feature_weights());
         assert_ne!(plain.fingerprint(), layered.fingerprint());
     }

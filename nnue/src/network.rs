@@ -200,7 +200,10 @@ impl std::fmt::Debug for Network {
             .field("hidden", &self.hidden)
             .field("output_buckets", &self.output_buckets)
             .field("features", &self.features)
-            .field("layers", &self.layers.iter().map(Layer::outputs).collect::<Vec<_>>())
+            .field(
+                "layers",
+                &self.layers.iter().map(Layer::outputs).collect::<Vec<_>>(),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -948,12 +951,22 @@ mod tests {
             }
         }
         assert!(matches!(
-            make(vec![Layer::new(64, 8, 1, vec![0; 512], vec![0; 8]).unwrap(), layer(8, 1)]),
-            Err(NetError::ShapeMismatch { array: "layer bias", .. })
+            make(vec![
+                Layer::new(64, 8, 1, vec![0; 512], vec![0; 8]).unwrap(),
+                layer(8, 1)
+            ]),
+            Err(NetError::ShapeMismatch {
+                array: "layer bias",
+                ..
+            })
         ));
         assert!(matches!(
             Layer::new(4, 2, 1, vec![0; 7], vec![0; 2]),
-            Err(NetError::ShapeMismatch { array: "layer weights", expected: 8, found: 7 })
+            Err(NetError::ShapeMismatch {
+                array: "layer weights",
+                expected: 8,
+                found: 7
+            })
         ));
         assert_eq!(
             Layer::new(4, 1, 1, vec![0; 4], vec![i32::MIN]),

@@ -385,7 +385,13 @@ impl FloatNet {
                         .into_iter()
                         .map(|q| q as i32)
                         .collect();
-                    Ok(Layer::new(l.inputs, l.outputs, self.output_buckets, weights, bias)?)
+                    Ok(Layer::new(
+                        l.inputs,
+                        l.outputs,
+                        self.output_buckets,
+                        weights,
+                        bias,
+                    )?)
                 })
                 .collect::<Result<Vec<Layer>, QuantiseError>>()?;
             return Ok(Network::with_layers(
@@ -472,13 +478,21 @@ mod tests {
         f.layers[1].weights[5] = 2.1; // 134 > 127
         assert!(matches!(
             f.quantise(),
-            Err(QuantiseError::OutOfRange { array: "layer weight", index: 5, .. })
+            Err(QuantiseError::OutOfRange {
+                array: "layer weight",
+                index: 5,
+                ..
+            })
         ));
         let mut f = float;
         f.layers[2].bias[0] = 1e6; // 1.6e10 > 2^30
         assert!(matches!(
             f.quantise(),
-            Err(QuantiseError::OutOfRange { array: "layer bias", index: 0, .. })
+            Err(QuantiseError::OutOfRange {
+                array: "layer bias",
+                index: 0,
+                ..
+            })
         ));
     }
 

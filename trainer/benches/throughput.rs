@@ -174,7 +174,11 @@ fn compare_arch(
     let (model, plain) = (Model::random_arch(arch, 1), Model::random_arch(&plain_arch, 1));
     let mut ws = Workspace::for_model(&model, threads, kernel);
     let mut plain_ws = Workspace::for_model(&plain, threads, kernel);
-    let mut run_arch = || rate(batch, batches, || pool.install(|| gradient(&model, batch, 0.5, &mut ws)));
+    let mut run_arch = || {
+        rate(batch, batches, || {
+            pool.install(|| gradient(&model, batch, 0.5, &mut ws))
+        })
+    };
     let mut run_plain = || {
         rate(batch, batches, || {
             pool.install(|| gradient(&plain, batch, 0.5, &mut plain_ws))
@@ -241,7 +245,10 @@ fn main() {
         let cpu = |rates: &[Rate]| median(rates.iter().map(|r| r.cpu).collect());
         let wall = |rates: &[Rate]| median(rates.iter().map(|r| r.wall).collect());
         println!("{:>48} {:>14} {:>14}", "arch", "pos/s (CPU)", "pos/s (wall)");
-        for (name, rates) in [(arch.to_string(), &arch_rates), (plain_arch.to_string(), &plain_rates)] {
+        for (name, rates) in [
+            (arch.to_string(), &arch_rates),
+            (plain_arch.to_string(), &plain_rates),
+        ] {
             println!("{name:>48} {:>14.0} {:>14.0}", cpu(rates), wall(rates));
         }
         println!("ratio plain / arch: {:.2}", cpu(&plain_rates) / cpu(&arch_rates));

@@ -322,7 +322,11 @@ pub fn accumulate<T: Real>(
         // Through the SCReLU: d h0 / d acc = 2 acc inside (0, 1).
         for j in 0..2 * h {
             let a = buf.acc[j];
-            buf.d_in[j] = if inside01(a) { two * a * buf.d_in[j] } else { T::ZERO };
+            buf.d_in[j] = if inside01(a) {
+                two * a * buf.d_in[j]
+            } else {
+                T::ZERO
+            };
         }
         for j in 0..h {
             grad[layout.ft_bias + j] += buf.d_in[j] + buf.d_in[h + j];
@@ -380,7 +384,10 @@ mod tests {
             *b = 0.3 + 0.02 * (j % 10) as f32;
         }
         for d in layout.dense() {
-            for (j, b) in p[d.bias..d.bias + layout.buckets * d.outputs].iter_mut().enumerate() {
+            for (j, b) in p[d.bias..d.bias + layout.buckets * d.outputs]
+                .iter_mut()
+                .enumerate()
+            {
                 *b = 0.2 + 0.05 * (j % 8) as f32;
             }
         }
@@ -461,7 +468,10 @@ mod tests {
 
     #[test]
     fn without_hidden_layers_the_general_path_is_the_fused_kernel() {
-        for (set, buckets) in [(FeatureSet::plain(), 8), (FeatureSet::default_buckets(4, true).unwrap(), 1)] {
+        for (set, buckets) in [
+            (FeatureSet::plain(), 8),
+            (FeatureSet::default_buckets(4, true).unwrap(), 1),
+        ] {
             let model = Model::random_with(set, 32, buckets, 5);
             let layout = model.layout();
             let params = model.params.as_slice().unwrap();
@@ -481,7 +491,10 @@ mod tests {
             let mut general = vec![0.0f32; layout.len];
             let mut buf = Buffers::new(&layout);
             let loss = accumulate(params, &layout, &positions, 0.3, &mut general, &mut buf);
-            assert!((loss - fused_loss).abs() <= 1e-6 * fused_loss.abs().max(1.0), "{loss} {fused_loss}");
+            assert!(
+                (loss - fused_loss).abs() <= 1e-6 * fused_loss.abs().max(1.0),
+                "{loss} {fused_loss}"
+            );
             let scale = fused.iter().fold(0.0f32, |m, g| m.max(g.abs()));
             assert!(scale > 0.0);
             for (i, (a, b)) in general.iter().zip(&fused).enumerate() {

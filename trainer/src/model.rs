@@ -146,7 +146,10 @@ impl Layout {
             layer_widths,
             hidden_layers: layers.len(),
         };
-        layout.len = layout.dense().last().map_or(out_w, |d| d.bias + buckets * d.outputs);
+        layout.len = layout
+            .dense()
+            .last()
+            .map_or(out_w, |d| d.bias + buckets * d.outputs);
         layout
     }
 
@@ -223,7 +226,12 @@ impl Model {
         if arch.layers.is_empty() {
             return model;
         }
-        let layout = Layout::with_layers(arch.features.inputs(), arch.width, arch.output_buckets, &arch.layers);
+        let layout = Layout::with_layers(
+            arch.features.inputs(),
+            arch.width,
+            arch.output_buckets,
+            &arch.layers,
+        );
         let mut params = Array1::<f32>::zeros(layout.len);
         let p = params.as_slice_mut().expect("contiguous");
         p[..layout.out_w].copy_from_slice(&model.params.as_slice().expect("contiguous")[..layout.out_w]);
@@ -266,7 +274,12 @@ impl Model {
         // A net with hidden layers: its arrays in the order of the flat layout.
         let float = FloatNet::from_network(net);
         let arch = net.arch();
-        let layout = Layout::with_layers(arch.features.inputs(), arch.width, arch.output_buckets, &arch.layers);
+        let layout = Layout::with_layers(
+            arch.features.inputs(),
+            arch.width,
+            arch.output_buckets,
+            &arch.layers,
+        );
         let mut params = Vec::with_capacity(layout.len);
         params.extend_from_slice(&float.feature_weights);
         params.extend_from_slice(&float.feature_bias);
@@ -275,7 +288,12 @@ impl Model {
             params.extend_from_slice(&layer.bias);
         }
         if params.len() != layout.len {
-            return Err(format!("{}: {} parameters where the layout has {}", arch, params.len(), layout.len));
+            return Err(format!(
+                "{}: {} parameters where the layout has {}",
+                arch,
+                params.len(),
+                layout.len
+            ));
         }
         Ok(Model {
             hidden: arch.width,
@@ -463,8 +481,16 @@ impl Model {
             output_buckets: self.buckets,
             feature_weights: p[..l.ft_bias].to_vec(),
             feature_bias: p[l.ft_bias..l.out_w].to_vec(),
-            output_weights: if layered { Vec::new() } else { p[l.out_w..l.out_b].to_vec() },
-            output_bias: if layered { Vec::new() } else { p[l.out_b..l.len].to_vec() },
+            output_weights: if layered {
+                Vec::new()
+            } else {
+                p[l.out_w..l.out_b].to_vec()
+            },
+            output_bias: if layered {
+                Vec::new()
+            } else {
+                p[l.out_b..l.len].to_vec()
+            },
             features: self.features,
             layers: if layered {
                 l.dense()

@@ -376,7 +376,11 @@ where
     let features = FeatureSet::king_buckets(c.king_buckets as usize, map, c.mirrored)
         .map_err(|e| anyhow::anyhow!("checkpoint input features: {e}"))?;
     if c.layers.len() > nnue::arch::MAX_LAYERS {
-        bail!("checkpoint has {} hidden layers (at most {})", c.layers.len(), nnue::arch::MAX_LAYERS);
+        bail!(
+            "checkpoint has {} hidden layers (at most {})",
+            c.layers.len(),
+            nnue::arch::MAX_LAYERS
+        );
     }
     let layers: Vec<usize> = c.layers.iter().map(|&w| w as usize).collect();
     Ok(Checkpoint {
@@ -676,7 +680,11 @@ impl Workspace {
         let layered = layout.hidden_layers > 0;
         Workspace {
             grads: (0..threads).map(|_| LineAligned::zeros(len)).collect(),
-            scratch: if layered { Vec::new() } else { vec![Scratch::new(hidden); threads] },
+            scratch: if layered {
+                Vec::new()
+            } else {
+                vec![Scratch::new(hidden); threads]
+            },
             general: if layered {
                 (0..threads).map(|_| Buffers::new(&layout)).collect()
             } else {

@@ -145,7 +145,10 @@ fn version_5_loads_as_a_model_without_hidden_layers_and_version_6_keeps_them() {
     assert!(same(&back, &c));
     assert!(back.model.layers.is_empty());
     // Written again it is version 6, and the same checkpoint.
-    assert!(same(&Checkpoint::from_bytes(&back.to_bytes().unwrap()).unwrap(), &c));
+    assert!(same(
+        &Checkpoint::from_bytes(&back.to_bytes().unwrap()).unwrap(),
+        &c
+    ));
     // A model with hidden layers round trips with them, and exports them.
     let arch: nnue::Arch = "(768x2 -> 32)x2 -> (16 -> 8 -> 1)x8".parse().unwrap();
     let mut layered = Checkpoint::new(c.config.clone(), Model::random_arch(&arch, 5));

@@ -62,7 +62,10 @@ fn a_net_with_hidden_layers_trains_exports_and_the_engine_runs_it_exactly() {
         let last = trained.history.last().unwrap().0;
         assert!(last < first, "{text}: the loss went from {first} to {last}");
         let saved = Checkpoint::load(&dir.join("checkpoint.bin")).unwrap();
-        assert_eq!(saved.model, trained.model, "the checkpoint keeps the model and its layers");
+        assert_eq!(
+            saved.model, trained.model,
+            "the checkpoint keeps the model and its layers"
+        );
         assert_eq!(saved.model.arch(), arch);
         let net = trained.model.to_network().unwrap();
         let loaded = Arc::new(nnue::Network::from_bytes(&net.to_bytes()).unwrap());
@@ -84,8 +87,15 @@ fn a_net_with_hidden_layers_trains_exports_and_the_engine_runs_it_exactly() {
             sum += error;
             count += 1;
         }
-        eprintln!("{text}: quantisation error mean {:.2} cp, worst {worst:.1} cp", sum / count as f32);
-        assert!(sum / (count as f32) < 10.0 && worst < 60.0, "{text}: mean {} worst {worst}", sum / count as f32);
+        eprintln!(
+            "{text}: quantisation error mean {:.2} cp, worst {worst:.1} cp",
+            sum / count as f32
+        );
+        assert!(
+            sum / (count as f32) < 10.0 && worst < 60.0,
+            "{text}: mean {} worst {worst}",
+            sum / count as f32
+        );
         for seed in 0..40 {
             let line = random_line(seed, 100);
             let incremental = evaluator.evaluate_line(&Board::startpos(), &line);
@@ -169,18 +179,40 @@ fn trainer_train_takes_both_spellings_of_the_issue_exports_and_the_net_loads() {
         assert_eq!(code, 0, "{said}");
         let net = nnue::Network::load(&exported).unwrap();
         assert_eq!(net.arch(), expected);
-        assert_eq!(net, nnue::Network::load(&dir.join(name).join("final.nnue")).unwrap());
+        assert_eq!(
+            net,
+            nnue::Network::load(&dir.join(name).join("final.nnue")).unwrap()
+        );
         let mut evaluator = Evaluator::new(Arc::new(net.clone()));
-        let board = Board::from_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3").unwrap();
+        let board =
+            Board::from_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3").unwrap();
         assert_eq!(evaluator.evaluate(&board), net.evaluate(&board));
     }
     // Refused with a reason: --arch with a shorthand, a layer wider than the engine runs,
     // and --init from a plain net into a layered run.
     let out = dir.join("x").display().to_string();
-    let (code, err) = trainer(&["train", "--data", &data, "--out", &out, "--hidden", "32", "--arch", "(768 -> 64)x2 -> 1x8"]);
+    let (code, err) = trainer(&[
+        "train",
+        "--data",
+        &data,
+        "--out",
+        &out,
+        "--hidden",
+        "32",
+        "--arch",
+        "(768 -> 64)x2 -> 1x8",
+    ]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("cannot be used with"), "{err}");
-    let (code, err) = trainer(&["train", "--data", &data, "--out", &out, "--arch", "(768 -> 64)x2 -> (512 -> 1)x8"]);
+    let (code, err) = trainer(&[
+        "train",
+        "--data",
+        &data,
+        "--out",
+        &out,
+        "--arch",
+        "(768 -> 64)x2 -> (512 -> 1)x8",
+    ]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("512 wide"), "{err}");
     let plain = dir.join("bucketed.nnue").display().to_string();
