@@ -847,12 +847,9 @@ mod tests {
         let out = lines_of(b"y\n".repeat(1000), 100);
         assert!(matches!(out.last(), Some(Output::Flood)), "no flood marker");
         assert_eq!(out.len(), 101, "100 lines, then the marker");
-        // The production limit takes what `yes` prints in a moment, too.
-        let out = lines_of(
-            b"y\n".repeat(MAX_LINES_PER_SECOND as usize + 10),
-            MAX_LINES_PER_SECOND,
-        );
-        assert!(matches!(out.last(), Some(Output::Flood)), "no flood marker");
+        // (The production limit, MAX_LINES_PER_SECOND, is not checked here: whether 100,000
+        // lines pass through the channel within one second depends on the machine's load,
+        // and a loaded CI machine made that check fail.)
         // Under the limit, nothing is lost.
         assert_eq!(lines_of(b"y\n".repeat(100), 100).len(), 100);
         // A line without end counts once per MAX_LINE_BYTES.

@@ -17,7 +17,6 @@
 use crate::cli::SprtConfig;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use std::sync::OnceLock;
 
 /// The picture's size, in pixels (PNG) or user units (SVG).
 pub const SIZE: (u32, u32) = (960, 720);
@@ -53,18 +52,6 @@ pub struct SprtPlot<'a> {
     pub bounds: (f64, f64),
     /// The picture's title.
     pub title: String,
-}
-
-/// Registers the embedded DejaVu Sans as plotters' `sans-serif` font (once a process; also
-/// for `spsa_plot`).
-pub(crate) fn register_font() -> Result<(), String> {
-    static REGISTERED: OnceLock<Result<(), String>> = OnceLock::new();
-    REGISTERED
-        .get_or_init(|| {
-            plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
-                .map_err(|_| "the embedded DejaVu Sans font does not parse".to_string())
-        })
-        .clone()
 }
 
 /// A range from `lo` to `hi` with some air, never empty.
@@ -250,47 +237,29 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &SprtPlot) -> R
     root.present().map_err(err)
 }
 
+impl picture::Picture for SprtPlot<'_> {
+    fn size(&self) -> (u32, u32) {
+        SIZE
+    }
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        draw(root, self)
+    }
+}
+
 /// The picture as PNG bytes.
 pub fn render_png(plot: &SprtPlot) -> Result<Vec<u8>, String> {
-    register_font()?;
-    let mut rgb = vec![0u8; SIZE.0 as usize * SIZE.1 as usize * 3];
-    {
-        let root = BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area();
-        draw(&root, plot)?;
-    }
-    let mut out = Vec::new();
-    {
-        let mut encoder = png::Encoder::new(&mut out, SIZE.0, SIZE.1);
-        encoder.set_color(png::ColorType::Rgb);
-        encoder.set_depth(png::BitDepth::Eight);
-        let mut writer = encoder.write_header().map_err(|e| format!("PNG: {e}"))?;
-        writer.write_image_data(&rgb).map_err(|e| format!("PNG: {e}"))?;
-        writer.finish().map_err(|e| format!("PNG: {e}"))?;
-    }
-    Ok(out)
+    picture::png(plot)
 }
 
 /// The picture as SVG text.
 pub fn render_svg(plot: &SprtPlot) -> Result<String, String> {
-    register_font()?;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        draw(&root, plot)?;
-    }
-    Ok(svg)
+    picture::svg(plot)
 }
 
-/// Draws the picture into `path` (SVG when it ends in `.svg`, else PNG), by the
-/// workspace's rule for output files (`output`: a temporary file and a rename for a
-/// regular file, a link kept, a device or FIFO written through).
+/// Draws the picture into `path` (SVG when it ends in `.svg`, else PNG) by the workspace's
+/// rule for output files (`picture::write`).
 pub fn write(path: &str, plot: &SprtPlot) -> Result<(), String> {
-    let bytes = if path.to_ascii_lowercase().ends_with(".svg") {
-        render_svg(plot)?.into_bytes()
-    } else {
-        render_png(plot)?
-    };
-    output::write(std::path::Path::new(path), &[], &bytes).map_err(|e| format!("the SPRT plot: {e}"))
+    picture::write(std::path::Path::new(path), plot).map_err(|e| format!("the SPRT plot: {e}"))
 }
 
 #[cfg(test)]

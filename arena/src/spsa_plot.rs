@@ -9,7 +9,7 @@
 //! text), and written through a temporary name and a rename, so a reader never sees half a
 //! picture.
 
-use crate::sprt_plot::{padded, register_font};
+use crate::sprt_plot::padded;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -115,53 +115,30 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &SpsaPlot) -> R
     root.present().map_err(err)
 }
 
+impl picture::Picture for SpsaPlot<'_> {
+    fn size(&self) -> (u32, u32) {
+        size(self.names.len())
+    }
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        draw(root, self)
+    }
+}
+
 /// The picture as PNG bytes.
 pub fn render_png(plot: &SpsaPlot) -> Result<Vec<u8>, String> {
-    register_font()?;
-    let (w, h) = size(plot.names.len());
-    let mut rgb = vec![0u8; w as usize * h as usize * 3];
-    {
-        let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
-        draw(&root, plot)?;
-    }
-    let mut out = Vec::new();
-    {
-        let mut encoder = png::Encoder::new(&mut out, w, h);
-        encoder.set_color(png::ColorType::Rgb);
-        encoder.set_depth(png::BitDepth::Eight);
-        let mut writer = encoder.write_header().map_err(|e| format!("PNG: {e}"))?;
-        writer.write_image_data(&rgb).map_err(|e| format!("PNG: {e}"))?;
-        writer.finish().map_err(|e| format!("PNG: {e}"))?;
-    }
-    Ok(out)
+    picture::png(plot)
 }
 
 /// The picture as SVG text.
 pub fn render_svg(plot: &SpsaPlot) -> Result<String, String> {
-    register_font()?;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, size(plot.names.len())).into_drawing_area();
-        draw(&root, plot)?;
-    }
-    Ok(svg)
+    picture::svg(plot)
 }
 
-/// Draws the picture into `path` (SVG when it ends in `.svg`, else PNG), through a
-/// temporary file and a rename.
+/// Draws the picture into `path` (SVG when it ends in `.svg`, else PNG) by the workspace's
+/// rule for output files (`picture::write`; this plot used to write a `.partial` file of
+/// its own and rename it, replacing a link or a device).
 pub fn write(path: &str, plot: &SpsaPlot) -> Result<(), String> {
-    let bytes = if path.to_ascii_lowercase().ends_with(".svg") {
-        render_svg(plot)?.into_bytes()
-    } else {
-        render_png(plot)?
-    };
-    let tmp = format!("{path}.partial");
-    std::fs::write(&tmp, &bytes)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            format!("cannot write the SPSA plot {path}: {e}")
-        })
+    picture::write(std::path::Path::new(path), plot).map_err(|e| format!("the SPSA plot: {e}"))
 }
 
 #[cfg(test)]
@@ -248,8 +225,9 @@ mod tests {
         };
         let bad = dir.join("taken.png");
         let e = write(bad.to_str().unwrap(), &plot).unwrap_err();
-        assert!(e.starts_with("cannot write the SPSA plot"), "{e}");
-        assert!(!dir.join("taken.png.partial").exists());
+        assert!(e.starts_with("the SPSA plot: ") && e.contains("taken.png"), "{e}");
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, ["taken.png"], "nothing but the directory stays behind");
         let good = dir.join("path.png");
         write(good.to_str().unwrap(), &plot).unwrap();
         assert!(std::fs::read(&good).unwrap().starts_with(b"\x89PNG"));

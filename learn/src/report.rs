@@ -6,6 +6,7 @@
 use crate::journal::{now, read, Stage, State};
 use crate::run::{scan_data, RunDir};
 use anyhow::{anyhow, Result};
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -261,44 +262,55 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
     Ok(path)
 }
 
-fn plot(path: &Path, title: &str, x: &str, y: &str, points: &[(f64, f64)]) -> Result<()> {
-    let (w, h) = (720u32, 420u32);
-    let mut buf = vec![0u8; (w * h * 3) as usize];
-    {
-        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
-        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());
-        root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
+/// A line plot of points with a title and axis names (the report's Elo chain and
+/// positions over time), 720 x 420.
+struct LinePlot<'a> {
+    title: &'a str,
+    x: &'a str,
+    y: &'a str,
+    points: &'a [(f64, f64)],
+}
+
+impl picture::Picture for LinePlot<'_> {
+    fn size(&self) -> (u32, u32) {
+        (720, 420)
+    }
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> std::result::Result<(), String> {
+        use picture::err;
+        let points = self.points;
+        root.fill(&WHITE).map_err(err)?;
         let xmax = points.iter().map(|p| p.0).fold(1.0, f64::max);
         let ymin = points.iter().map(|p| p.1).fold(0.0, f64::min);
         let ymax = points.iter().map(|p| p.1).fold(1.0, f64::max);
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 20))
+        let mut chart = ChartBuilder::on(root)
+            .caption(self.title, ("sans-serif", 20))
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(70)
             .build_cartesian_2d(0.0..xmax.max(1.0), ymin..ymax * 1.05 + 1e-9)
-            .map_err(|e| anyhow!("{e}"))?;
+            .map_err(err)?;
         chart
             .configure_mesh()
-            .x_desc(x)
-            .y_desc(y)
+            .x_desc(self.x)
+            .y_desc(self.y)
             .draw()
-            .map_err(|e| anyhow!("{e}"))?;
+            .map_err(err)?;
         chart
             .draw_series(LineSeries::new(points.iter().copied(), &BLUE))
-            .map_err(|e| anyhow!("{e}"))?;
+            .map_err(err)?;
         chart
             .draw_series(points.iter().map(|&p| Circle::new(p, 3, BLUE.filled())))
-            .map_err(|e| anyhow!("{e}"))?;
-        root.present().map_err(|e| anyhow!("{e}"))?;
+            .map_err(err)?;
+        root.present().map_err(err)
     }
-    let mut bytes = Vec::new();
-    {
-        let mut encoder = png::Encoder::new(&mut bytes, w, h);
-        encoder.set_color(png::ColorType::Rgb);
-        encoder.set_depth(png::BitDepth::Eight);
-        encoder.write_header()?.write_image_data(&buf)?;
-    }
-    output::write(path, &[], &bytes)?;
-    Ok(())
+}
+
+fn plot(path: &Path, title: &str, x: &str, y: &str, points: &[(f64, f64)]) -> Result<()> {
+    let picture = LinePlot {
+        title,
+        x,
+        y,
+        points,
+    };
+    picture::write(path, &picture).map_err(|e| anyhow!("the report's plot: {e}"))
 }

@@ -3,12 +3,8 @@
 //! (a run's loss falls by orders of magnitude early and by per mille late, and a log axis
 //! shows both), labelled axes, a title and a legend that carries each curve's last value.
 //!
-//! plotters is used without its default features, which find fonts through fontconfig and
-//! so need system libraries and fonts a bare build machine lacks: text is drawn with
-//! `ab_glyph` from the DejaVu Sans font the `dejavu` crate embeds, so the plot looks the
-//! same on every machine and the build needs only the Rust toolchain. The bitmap backend
-//! draws into a buffer that is encoded here with the `png` crate, so the caller writes the
-//! file atomically (plotters' own encoder writes to the final path directly).
+//! Rendering (the embedded font, PNG encoding) is the `picture` crate's; the caller writes
+//! the bytes by the workspace's output rule.
 //!
 //! A value that is not finite (no validation set, a diverged run) or not positive (a log
 //! axis has no place for it) is left out, and its curve is broken there rather than drawn
@@ -17,7 +13,6 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::fmt;
-use std::sync::OnceLock;
 
 /// The size of the plot, in pixels (PNG) or user units (SVG).
 pub const SIZE: (u32, u32) = (900, 560);
@@ -38,35 +33,6 @@ impl fmt::Display for PlotError {
 }
 
 impl std::error::Error for PlotError {}
-
-/// Makes the embedded font plotters' "sans-serif" (once per process).
-pub fn register_font() -> Result<(), PlotError> {
-    static REGISTERED: OnceLock<Result<(), PlotError>> = OnceLock::new();
-    REGISTERED
-        .get_or_init(|| {
-            plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
-                .map_err(|_| PlotError("the embedded DejaVu Sans font does not parse".into()))
-        })
-        .clone()
-}
-
-/// Encodes an RGB buffer of `size` as PNG.
-pub fn encode_png(size: (u32, u32), rgb: &[u8]) -> Result<Vec<u8>, PlotError> {
-    let mut out = Vec::new();
-    {
-        let mut encoder = png::Encoder::new(&mut out, size.0, size.1);
-        encoder.set_color(png::ColorType::Rgb);
-        encoder.set_depth(png::BitDepth::Eight);
-        let mut writer = encoder
-            .write_header()
-            .map_err(|e| PlotError(format!("PNG header: {e}")))?;
-        writer
-            .write_image_data(rgb)
-            .map_err(|e| PlotError(format!("PNG data: {e}")))?;
-        writer.finish().map_err(|e| PlotError(format!("PNG end: {e}")))?;
-    }
-    Ok(out)
-}
 
 /// A number with three significant digits, for the log axis (0.0312, 0.5, 1.25, 12.5).
 pub fn significant(v: f64) -> String {
@@ -256,26 +222,28 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, history: &[(f64, f64)
     root.present().map_err(err)
 }
 
+/// The loss plot of a history of `(training, validation)` losses per superbatch, as a
+/// picture for `picture`'s renderers.
+#[derive(Clone, Copy, Debug)]
+pub struct LossPlot<'a>(pub &'a [(f64, f64)]);
+
+impl picture::Picture for LossPlot<'_> {
+    fn size(&self) -> (u32, u32) {
+        SIZE
+    }
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        draw(root, self.0).map_err(|e| e.0)
+    }
+}
+
 /// The loss plot of `(training, validation)` losses per superbatch, as PNG.
 pub fn loss_plot(history: &[(f64, f64)]) -> Result<Vec<u8>, PlotError> {
-    register_font()?;
-    let mut rgb = vec![0u8; SIZE.0 as usize * SIZE.1 as usize * 3];
-    {
-        let root = BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area();
-        draw(&root, history)?;
-    }
-    encode_png(SIZE, &rgb)
+    picture::png(&LossPlot(history)).map_err(PlotError)
 }
 
 /// The same plot as SVG.
 pub fn loss_plot_svg(history: &[(f64, f64)]) -> Result<String, PlotError> {
-    register_font()?;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        draw(&root, history)?;
-    }
-    Ok(svg)
+    picture::svg(&LossPlot(history)).map_err(PlotError)
 }
 
 #[cfg(test)]
