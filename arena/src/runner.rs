@@ -199,7 +199,7 @@ impl Plan {
         let within = index % games;
         let per_round = self.pairings.len() as u64;
         let (first, second) = self.pairings[(encounter % per_round) as usize];
-        let first_is_white = (within % 2 == 0 || self.config.noswap) != self.config.reverse;
+        let first_is_white = (within.is_multiple_of(2) || self.config.noswap) != self.config.reverse;
         GameJob {
             number: index + 1,
             encounter,

@@ -622,7 +622,7 @@ fn play_games(
         }
         let opening_index = ((k - 1) * pairs + g / 2) % plan.book.len() as u64;
         let opening = &plan.book[opening_index as usize];
-        let plus_white = g % 2 == 0;
+        let plus_white = g.is_multiple_of(2);
         for (side, side_values) in values.iter().enumerate() {
             if let Err(e) = ready_engine(plan, slot, side, side_values) {
                 lock().error.get_or_insert(e);

@@ -177,7 +177,7 @@ impl Clock {
         self.left_ms = self.left_ms.saturating_sub(elapsed_ms) + self.control.inc_ms;
         self.moves_made += 1;
         if let Some(n) = self.control.moves {
-            if self.moves_made % n == 0 {
+            if self.moves_made.is_multiple_of(n) {
                 self.left_ms += self.control.base_ms;
             }
         }

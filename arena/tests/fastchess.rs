@@ -201,7 +201,7 @@ fn check_clock(record: &[(u64, u64)], base: u64, inc: u64, moves: u64) {
     let mut left = base;
     for (k, &(elapsed, tl)) in record.iter().enumerate() {
         left = left.saturating_sub(elapsed) + inc;
-        if (k as u64 + 1) % moves == 0 {
+        if (k as u64 + 1).is_multiple_of(moves) {
             left += base;
         }
         assert_eq!(tl, left, "move {k}: {record:?}");

@@ -589,7 +589,7 @@ unsafe fn update_avx2(child: &mut [i16], parent: &[i16], adds: &[&[i16]], subs: 
 #[inline(always)]
 fn avx512_rows_ok(child: &[i16], parent: &[i16], adds: &[&[i16]], subs: &[&[i16]]) -> bool {
     let n = child.len();
-    n % 32 == 0 && parent.len() == n && adds.iter().chain(subs).all(|row| row.len() == n)
+    n.is_multiple_of(32) && parent.len() == n && adds.iter().chain(subs).all(|row| row.len() == n)
 }
 
 /// `child = parent + Σ adds - Σ subs` with AVX-512: 32 lanes at a time, each loaded from
@@ -646,13 +646,13 @@ unsafe fn update_avx512<const A: usize, const S: usize>(
 #[inline(always)]
 fn simd_shape_ok(us: &[i16], them: &[i16], w_us: &[i16], w_them: &[i16]) -> bool {
     let n = us.len();
-    n % 16 == 0 && them.len() == n && w_us.len() == n && w_them.len() == n
+    n.is_multiple_of(16) && them.len() == n && w_us.len() == n && w_them.len() == n
 }
 
 #[inline]
 fn forward_sum(backend: Backend, us: &[i16], them: &[i16], w_us: &[i16], w_them: &[i16]) -> i32 {
     #[cfg(target_arch = "x86_64")]
-    if backend.is_avx512() && simd_shape_ok(us, them, w_us, w_them) && us.len() % 32 == 0 {
+    if backend.is_avx512() && simd_shape_ok(us, them, w_us, w_them) && us.len().is_multiple_of(32) {
         // SAFETY: an AVX-512 `Backend` exists only when the CPU reports AVX-512 F and BW;
         // the lengths were just checked to be equal multiples of 32.
         return unsafe { forward_sum_avx512(us, them, w_us, w_them) };

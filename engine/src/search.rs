@@ -448,7 +448,7 @@ impl Worker {
         if !self.is_main() {
             return;
         }
-        if self.nodes % 1024 == 0 && self.time.as_ref().is_some_and(|t| t.hard_limit_reached()) {
+        if self.nodes.is_multiple_of(1024) && self.time.as_ref().is_some_and(|t| t.hard_limit_reached()) {
             self.shared.stop.store(true, Ordering::Relaxed);
         }
     }

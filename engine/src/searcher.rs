@@ -62,7 +62,7 @@ impl Searcher {
 
     /// Searches `board`, whose game so far had the positions with keys `history` (for
     /// repetitions; empty for none), within `limits`, and returns the answer. It is the
-    /// engine's search of one thread (`threads::run`, with [`SearchSettings::default`] and
+    /// engine's search of one thread (`threads::run`, with `SearchSettings::default()` and
     /// a listener that hears nothing): one line (no MultiPV), no WDL, hard node limits;
     /// `infinite` and `ponder` are ignored, and `clock` is read with no move overhead.
     /// Unlike the engine it does not age its table from one call to the next. Give some

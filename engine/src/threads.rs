@@ -103,7 +103,7 @@ fn call<T>(f: impl FnOnce() -> T) -> T {
 }
 
 /// What a search runs with besides its [`Limits`]: the engine's options
-/// (`crate::Engine`), or a [`crate::Searcher`]'s fixed ones ([`SearchSettings::default`]:
+/// (`crate::Engine`), or a [`crate::Searcher`]'s fixed ones (`SearchSettings::default()`:
 /// one line, no move overhead, hard node limits, no WDL, no strength limit, no tables).
 #[derive(Clone, Debug, Default)]
 pub struct SearchSettings {

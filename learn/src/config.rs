@@ -228,7 +228,7 @@ impl Settings {
         if !(t.lr > 0.0 && t.lr < 1.0 && (0.0..=1.0).contains(&t.wdl)) {
             bail!("[train] lr must lie in (0, 1) and wdl in [0, 1]");
         }
-        if t.hidden % 16 != 0 {
+        if !t.hidden.is_multiple_of(16) {
             bail!("[train] hidden must be a multiple of 16 (0: the best net's)");
         }
         if !t.arch.trim().is_empty() {

@@ -453,7 +453,7 @@ impl Arch {
         if self.quantisation != Quantisation::STANDARD {
             return refuse("a non-standard quantisation".to_string());
         }
-        if self.width % 16 != 0 {
+        if !self.width.is_multiple_of(16) {
             return refuse(format!("width {} (not a multiple of 16)", self.width));
         }
         Ok(())

@@ -211,7 +211,7 @@ impl std::fmt::Debug for Network {
 /// Checks a hidden width and an output bucket count: the width a multiple of 16 (one AVX2
 /// register of i16) from 16 to [`MAX_HIDDEN`], the buckets from 1 to [`MAX_OUTPUT_BUCKETS`].
 pub(crate) fn check_shape(hidden: usize, output_buckets: usize) -> Result<(), NetError> {
-    if hidden == 0 || hidden > MAX_HIDDEN || hidden % 16 != 0 {
+    if hidden == 0 || hidden > MAX_HIDDEN || !hidden.is_multiple_of(16) {
         return Err(NetError::UnsupportedArchitecture(format!(
             "hidden width {hidden} (must be a multiple of 16 up to {MAX_HIDDEN})"
         )));

@@ -667,7 +667,7 @@ impl Kernel {
     ) -> f64 {
         let h = layout.hidden;
         assert!(
-            h > 0 && h % LANES == 0,
+            h > 0 && h.is_multiple_of(LANES),
             "hidden width {h} is no positive multiple of {LANES}"
         );
         assert!(

@@ -572,7 +572,7 @@ pub fn split<T>(positions: Vec<T>, seed: u64) -> (Vec<T>, Vec<T>) {
     let mut train = Vec::with_capacity(positions.len());
     let mut validation = Vec::with_capacity(positions.len() / 100 + 1);
     for (i, p) in positions.into_iter().enumerate() {
-        if mix(seed ^ 0x5EED ^ i as u64) % 100 == 0 {
+        if mix(seed ^ 0x5EED ^ i as u64).is_multiple_of(100) {
             validation.push(p);
         } else {
             train.push(p);
