@@ -7,7 +7,7 @@
 //! need system libraries a bare build machine lacks: text is drawn by `ab_glyph` from the
 //! DejaVu Sans font the `dejavu` crate embeds ([`register_font`], once per process), so a
 //! picture looks the same on every machine. The bitmap backend draws into a buffer that is
-//! encoded here with the `png` crate, and [`write`] goes through `output::write` (a
+//! encoded here with the `png` crate, and [`write()`] goes through `output::write` (a
 //! temporary file and a rename for a regular file, a link kept, a device or FIFO written
 //! through), never through plotters' own encoder, which writes to the final path directly.
 
