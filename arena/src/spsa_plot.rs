@@ -226,7 +226,10 @@ mod tests {
         let bad = dir.join("taken.png");
         let e = write(bad.to_str().unwrap(), &plot).unwrap_err();
         assert!(e.starts_with("the SPSA plot: ") && e.contains("taken.png"), "{e}");
-        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(left, ["taken.png"], "nothing but the directory stays behind");
         let good = dir.join("path.png");
         write(good.to_str().unwrap(), &plot).unwrap();

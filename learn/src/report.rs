@@ -306,11 +306,6 @@ impl picture::Picture for LinePlot<'_> {
 }
 
 fn plot(path: &Path, title: &str, x: &str, y: &str, points: &[(f64, f64)]) -> Result<()> {
-    let picture = LinePlot {
-        title,
-        x,
-        y,
-        points,
-    };
+    let picture = LinePlot { title, x, y, points };
     picture::write(path, &picture).map_err(|e| anyhow!("the report's plot: {e}"))
 }

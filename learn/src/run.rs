@@ -63,6 +63,10 @@ impl RunDir {
     pub fn data(&self) -> PathBuf {
         self.root.join("data")
     }
+    /// Each finished segment packed (`datagen pack`), the form a run's data travels in.
+    pub fn packs(&self) -> PathBuf {
+        self.root.join("packs")
+    }
     /// Candidates' trainer directories and nets.
     pub fn candidates(&self) -> PathBuf {
         self.root.join("candidates")
@@ -352,6 +356,8 @@ pub struct Runner {
     trainer: Option<Running>,
     gate: Option<Running>,
     failures: u32,
+    /// Segments whose packing failed in this process (not tried again until a restart).
+    pack_failed: Vec<u64>,
     stop: Arc<AtomicBool>,
     until: Until,
     _lock: File,
@@ -418,6 +424,7 @@ impl Runner {
             trainer: None,
             gate: None,
             failures: 0,
+            pack_failed: Vec::new(),
             stop,
             until,
             _lock: lock,
@@ -524,7 +531,10 @@ impl Runner {
                 return Ok("interrupted".into());
             }
             match self.until {
-                Until::At(t) if Instant::now() >= t => return Ok("the set time was reached".into()),
+                Until::At(t) if Instant::now() >= t => {
+                    self.pack_segments();
+                    return Ok("the set time was reached".into());
+                }
                 Until::Candidates(n)
                     if self
                         .state
@@ -534,6 +544,7 @@ impl Runner {
                         .count()
                         >= n =>
                 {
+                    self.pack_segments();
                     return Ok(format!("{n} candidates were decided"));
                 }
                 _ => {}
@@ -541,6 +552,7 @@ impl Runner {
             self.reload_settings()?;
             self.step_candidate()?;
             self.step_selfplay()?;
+            self.pack_segments();
             std::thread::sleep(POLL);
         }
     }
@@ -1163,6 +1175,70 @@ impl Runner {
             seed: s.seed + index,
         };
         self.record(r)
+    }
+
+    /// Packs every finished segment that has no pack yet into `DIR/packs/NAME.pack`
+    /// (`datagen pack`, which writes through a temporary file and a rename, so a pack that
+    /// exists is whole; a kill mid-pack leaves none and the next pass packs again). The
+    /// segment's data files stay: the pack is a copy to carry. A failed pack is said once
+    /// and tried again after a restart; it never stops the loop.
+    fn pack_segments(&mut self) {
+        let todo: Vec<crate::journal::Segment> = self
+            .state
+            .segments
+            .iter()
+            .filter(|s| s.done.is_some_and(|d| d.1 > 0) && !self.pack_failed.contains(&s.index))
+            .filter(|s| !self.pack_path(s).exists())
+            .cloned()
+            .collect();
+        for seg in todo {
+            if self.stop.load(Ordering::Relaxed) {
+                return;
+            }
+            let out = self.pack_path(&seg);
+            let result = std::fs::create_dir_all(self.run.packs())
+                .map_err(anyhow::Error::from)
+                .and_then(|()| {
+                    let status = Command::new(&self.tools.datagen)
+                        .arg("pack")
+                        .arg(&seg.dir)
+                        .arg("--out")
+                        .arg(&out)
+                        .stdin(Stdio::null())
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::piped())
+                        .output()
+                        .with_context(|| format!("cannot start {}", self.tools.datagen.display()))?;
+                    if status.status.success() {
+                        Ok(())
+                    } else {
+                        bail!("{}", String::from_utf8_lossy(&status.stderr).trim())
+                    }
+                });
+            match result {
+                Ok(()) => say(&format!(
+                    "learn: segment {} packed into {}",
+                    seg.index,
+                    out.display()
+                )),
+                Err(e) => {
+                    say(&format!(
+                        "learn: segment {} not packed (the data files stay): {e:#}",
+                        seg.index
+                    ));
+                    self.pack_failed.push(seg.index);
+                }
+            }
+        }
+    }
+
+    /// Where segment `seg`'s pack goes: `DIR/packs/` and the segment directory's name.
+    fn pack_path(&self, seg: &crate::journal::Segment) -> PathBuf {
+        let name = seg.dir.file_name().map_or_else(
+            || format!("s{:03}", seg.index),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        self.run.packs().join(format!("{name}.pack"))
     }
 
     fn end_segment(&mut self, seg: &crate::journal::Segment) -> Result<()> {

@@ -50,7 +50,9 @@ pub fn encode_png(size: (u32, u32), rgb: &[u8]) -> Result<Vec<u8>, String> {
         encoder.set_color(png::ColorType::Rgb);
         encoder.set_depth(png::BitDepth::Eight);
         let mut writer = encoder.write_header().map_err(|e| format!("PNG header: {e}"))?;
-        writer.write_image_data(rgb).map_err(|e| format!("PNG data: {e}"))?;
+        writer
+            .write_image_data(rgb)
+            .map_err(|e| format!("PNG data: {e}"))?;
         writer.finish().map_err(|e| format!("PNG end: {e}"))?;
     }
     Ok(out)
@@ -122,7 +124,10 @@ mod tests {
         assert_eq!((info.width, info.height), (40, 30));
         assert_eq!(&buf[..3], &[10, 200, 30]);
         let text = svg(&Square).unwrap();
-        assert!(text.starts_with("<svg") && text.contains("width=\"40\""), "{text}");
+        assert!(
+            text.starts_with("<svg") && text.contains("width=\"40\""),
+            "{text}"
+        );
 
         let dir = std::env::temp_dir().join(format!("picture-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

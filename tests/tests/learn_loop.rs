@@ -177,6 +177,37 @@ fn two_generations_then_kill_9_in_every_stage_resumes_to_the_same_run() {
     assert!(report.status.success());
     assert!(whole.join("report.md").exists() && whole.join("report-elo.png").exists());
     assert!(whole.join("candidates.json").exists());
+    // Every finished segment is packed, and the pack verifies.
+    let packs = |d: &Path| {
+        let mut names: Vec<String> = std::fs::read_dir(d.join("packs"))
+            .map(|r| {
+                r.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    let done = reference
+        .iter()
+        .filter(|r| r.contains("\"kind\":\"segment_done\""))
+        .count();
+    let packed = packs(&whole);
+    assert!(
+        done >= 1 && packed.len() == done,
+        "{packed:?}, {done} segments done"
+    );
+    for name in &packed {
+        let verify = Command::new(binary("datagen"))
+            .args(["verify", whole.join("packs").join(name).to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(
+            verify.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&verify.stderr)
+        );
+    }
 
     // The same run, killed with -9 at every few records until it is done.
     let dir = temp("kill9"); // as long a name as "whole": data headers hold paths
@@ -236,6 +267,11 @@ fn two_generations_then_kill_9_in_every_stage_resumes_to_the_same_run() {
         );
     }
     assert_eq!(decisions(&dir), reference);
+    assert_eq!(
+        packs(&dir),
+        packed,
+        "a kill in any stage leaves every segment packed"
+    );
     assert_eq!(files_under(&dir, "nets"), files_under(&whole, "nets"));
     let nets = |d: &Path| {
         files_under(d, "candidates")
