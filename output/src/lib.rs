@@ -482,3 +482,20 @@ pub fn closed_pipe() -> io::Result<std::process::Stdio> {
         "every pipe made still had a reader (another process held its reading end)".into(),
     ))
 }
+
+/// What was wrong, if anything, with how a program ended when its standard output was a
+/// [`closed_pipe`]: it must exit with [`CLOSED_PIPE_STATUS`] and print neither a panic nor
+/// the broken pipe on stderr. `None` when it ended quietly; otherwise the exit code and
+/// stderr, for the test's message. The one check behind every binary's closed-stdout test.
+pub fn closed_stdout_fault(out: &std::process::Output) -> Option<String> {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let quiet = out.status.code() == Some(CLOSED_PIPE_STATUS)
+        && !stderr.contains("panicked")
+        && !stderr.contains("Broken pipe");
+    (!quiet).then(|| {
+        format!(
+            "exit {:?} (not {CLOSED_PIPE_STATUS}), stderr: {stderr}",
+            out.status.code()
+        )
+    })
+}
