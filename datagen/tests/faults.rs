@@ -7,70 +7,14 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::{base_run, copy_of_base, datagen, games_of, gen_args, run, temp_dir, text};
 use datagen::store::DirLock;
 use nnue::record::scan;
 use std::os::unix::fs::FileTypeExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::OnceLock;
-
-fn datagen() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_datagen"));
-    c.env_remove("LUFT_DATA");
-    c
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("luft-faults-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn gen_args(dir: &Path, threads: usize, games: u64) -> Vec<String> {
-    let (threads, games) = (threads.to_string(), games.to_string());
-    let dir = dir.display().to_string();
-    [
-        "--threads",
-        &threads,
-        "--games",
-        &games,
-        "--nodes",
-        "200",
-        "--seed",
-        "5",
-        "--out",
-        &dir,
-    ]
-    .map(String::from)
-    .to_vec()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn run(args: &[&str], extra: &[&Path]) -> Output {
-    datagen().args(args).args(extra).output().unwrap()
-}
-
-/// A finished 4-game run with one thread, made once.
-fn base_run() -> &'static Path {
-    static BASE: OnceLock<PathBuf> = OnceLock::new();
-    BASE.get_or_init(|| {
-        let dir = temp_dir("base");
-        let out = datagen().args(gen_args(&dir, 1, 4)).output().unwrap();
-        assert!(out.status.success(), "{}", text(&out.stderr));
-        dir
-    })
-}
-
-fn copy_of_base(name: &str) -> PathBuf {
-    let dir = temp_dir(name);
-    std::fs::copy(base_run().join("games-0.bin"), dir.join("games-0.bin")).unwrap();
-    dir
-}
+use std::path::Path;
+use std::process::Command;
 
 #[test]
 fn a_half_written_last_chunk_is_the_game_in_flight_while_the_writer_holds_the_lock() {
@@ -85,11 +29,11 @@ fn a_half_written_last_chunk_is_the_game_in_flight_while_the_writer_holds_the_lo
     torn.extend_from_slice(half);
     std::fs::write(&file, &torn).unwrap();
     let lock = DirLock::acquire(&dir).unwrap();
-    let out = run(&["verify"], &[&dir]);
+    let out = run(&["verify".as_ref(), dir.as_os_str()]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     assert!(stdout.starts_with("ok   "), "{stdout}");
-    assert!(stdout.contains("4 games"), "{stdout}");
+    assert!(stdout.contains("12 games"), "{stdout}");
     assert!(
         stdout.contains(&format!(
             "a datagen is writing this directory now: the {} bytes from byte {} are the game being written",
@@ -98,18 +42,18 @@ fn a_half_written_last_chunk_is_the_game_in_flight_while_the_writer_holds_the_lo
         )),
         "{stdout}"
     );
-    // stats counts the four games and notes the fifth in flight, without a warning.
-    let out = run(&["stats"], &[&dir]);
+    // stats counts the twelve games and notes the thirteenth in flight, without a warning.
+    let out = run(&["stats".as_ref(), dir.as_os_str()]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(text(&out.stdout).contains("games: 4"), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("games: 12"), "{}", text(&out.stdout));
     assert!(
         stderr.contains("note: ") && !stderr.contains("warning"),
         "{stderr}"
     );
     // Once the writer is gone the same bytes are damage: BAD, exit 1.
     drop(lock);
-    let out = run(&["verify"], &[&dir]);
+    let out = run(&["verify".as_ref(), dir.as_os_str()]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
     assert!(text(&out.stdout).starts_with("BAD  "), "{}", text(&out.stdout));
     // Damage before the end is damage even under the lock.
@@ -117,7 +61,7 @@ fn a_half_written_last_chunk_is_the_game_in_flight_while_the_writer_holds_the_lo
     middle[chunks[1].offset as usize + 30] ^= 0xFF;
     std::fs::write(&file, &middle).unwrap();
     let _lock = DirLock::acquire(&dir).unwrap();
-    let out = run(&["verify"], &[&dir]);
+    let out = run(&["verify".as_ref(), dir.as_os_str()]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -142,13 +86,13 @@ fn a_full_disk_under_two_threads_tells_both_errors_and_resumes_clean() {
         assert!(stderr.contains(&line), "{line}\n{stderr}");
     }
     // With room again, the run resumes (cutting the torn ends) to its six games.
-    let out = datagen().args(gen_args(&dir, 2, 6)).output().unwrap();
+    let out = run(&gen_args(&dir, 2, 6));
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let out = run(&["verify"], &[&dir]);
+    let out = run(&["verify".as_ref(), dir.as_os_str()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     let games: usize = ["games-0.bin", "games-1.bin"]
         .iter()
-        .map(|n| scan(&std::fs::read(dir.join(n)).unwrap()).games.len())
+        .map(|n| games_of(&dir.join(n)))
         .sum();
     assert_eq!(games, 6);
     std::fs::remove_dir_all(&dir).ok();
@@ -160,7 +104,11 @@ fn convert_of_a_file_that_is_no_data_file_is_an_error() {
     let notes = dir.join("notes.bin");
     std::fs::write(&notes, "these are notes, not games\n".repeat(20)).unwrap();
     let target = dir.join("out.txt");
-    let out = run(&["convert", "--to", "text", "--out"], &[&target, &notes]);
+    let out = datagen()
+        .args(["convert", "--to", "text", "--out"])
+        .args([&target, &notes])
+        .output()
+        .unwrap();
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
@@ -171,7 +119,11 @@ fn convert_of_a_file_that_is_no_data_file_is_an_error() {
     assert!(!dir.join("out.txt.partial").exists());
     // A real data file beside it still converts.
     let data = base_run().join("games-0.bin");
-    let out = run(&["convert", "--to", "text", "--out"], &[&target, &data]);
+    let out = datagen()
+        .args(["convert", "--to", "text", "--out"])
+        .args([&target, &data])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -188,7 +140,11 @@ fn convert_and_pack_write_through_devices_and_fifos_keep_links_and_refuse_inputs
         output::Plan::Through { .. }
     ));
     for args in [&["convert", "--to", "text", "--out"][..], &["pack", "--out"][..]] {
-        let out = run(args, &[null, &data]);
+        let out = datagen()
+            .args(args)
+            .args([null, data.as_path()])
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out.stderr));
         assert!(std::fs::metadata(null).unwrap().file_type().is_char_device());
     }
@@ -199,7 +155,11 @@ fn convert_and_pack_write_through_devices_and_fifos_keep_links_and_refuse_inputs
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read_to_string(&fifo).unwrap())
     };
-    let out = run(&["convert", "--to", "text", "--all", "--out"], &[&fifo, &data]);
+    let out = datagen()
+        .args(["convert", "--to", "text", "--all", "--out"])
+        .args([&fifo, &data])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let lines = reader.join().unwrap();
     assert!(lines.lines().count() > 10 && lines.contains(" | "), "{lines}");
@@ -208,7 +168,11 @@ fn convert_and_pack_write_through_devices_and_fifos_keep_links_and_refuse_inputs
     std::fs::write(dir.join("old.txt"), b"old").unwrap();
     let link = dir.join("latest.txt");
     std::os::unix::fs::symlink("old.txt", &link).unwrap();
-    let out = run(&["convert", "--to", "text", "--out"], &[&link, &data]);
+    let out = datagen()
+        .args(["convert", "--to", "text", "--out"])
+        .args([&link, &data])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
     assert!(std::fs::read_to_string(dir.join("old.txt"))
@@ -218,7 +182,7 @@ fn convert_and_pack_write_through_devices_and_fifos_keep_links_and_refuse_inputs
     // the input untouched.
     for extra in [[data.as_path(), data.as_path()], [data.as_path(), dir.as_path()]] {
         for args in [&["convert", "--to", "text", "--out"][..], &["pack", "--out"][..]] {
-            let out = run(args, &extra);
+            let out = datagen().args(args).args(extra).output().unwrap();
             assert_eq!(out.status.code(), Some(2), "{args:?}");
             assert!(
                 text(&out.stderr).contains("is one of the inputs"),
@@ -230,7 +194,11 @@ fn convert_and_pack_write_through_devices_and_fifos_keep_links_and_refuse_inputs
     assert_eq!(std::fs::read(&data).unwrap(), before);
     // A missing directory is named.
     let deep = dir.join("missing/dir/x.txt");
-    let out = run(&["convert", "--to", "text", "--out"], &[&deep, &data]);
+    let out = datagen()
+        .args(["convert", "--to", "text", "--out"])
+        .args([&deep, &data])
+        .output()
+        .unwrap();
     assert!(
         text(&out.stderr).contains(&format!(
             "the directory {} does not exist",
@@ -289,7 +257,7 @@ fn a_book_goes_through_the_one_cleaning_step_with_notes() {
     let out_dir = dir.join("gen");
     let mut args = gen_args(&out_dir, 1, 2);
     args.extend(["--book".to_string(), book.display().to_string()]);
-    let out = datagen().args(&args).output().unwrap();
+    let out = run(&args);
     let stderr = text(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(
@@ -299,12 +267,7 @@ fn a_book_goes_through_the_one_cleaning_step_with_notes() {
         )),
         "{stderr}"
     );
-    assert_eq!(
-        scan(&std::fs::read(out_dir.join("games-0.bin")).unwrap())
-            .games
-            .len(),
-        2
-    );
+    assert_eq!(games_of(&out_dir.join("games-0.bin")), 2);
     // A line that cannot be cleaned is still an error, by its number.
     std::fs::write(
         &book,

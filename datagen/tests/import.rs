@@ -7,10 +7,12 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::{run, temp_dir, text};
 use nnue::record::{GameRecord, Wdl, NO_SCORE};
 use nnue::source::{DataSource, SourceItem};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 const MATE: i16 = 31_000;
 
@@ -18,26 +20,6 @@ fn pgn(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/pgn")
         .join(name)
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("luft-import-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn datagen(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_datagen"))
-        .env_remove("LUFT_DATA")
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// The games of a data file, and its chunks' node counts.
@@ -71,8 +53,7 @@ fn pgns_of_arena_openbench_and_fastchess_become_data_files() {
     let mut args: Vec<std::ffi::OsString> = vec!["import-pgn".into()];
     args.extend(files.iter().map(|f| pgn(f).into_os_string()));
     args.extend(["--out".into(), out.clone().into_os_string()]);
-    let refs: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
-    let o = datagen(&refs);
+    let o = run(&args);
     let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
     assert!(o.status.success(), "{stdout}{stderr}");
     assert!(
@@ -87,9 +68,9 @@ fn pgns_of_arena_openbench_and_fastchess_become_data_files() {
     assert!(stdout.contains("imported 17 games"), "{stdout}");
 
     // The files verify, and stats counts every game (Chess960 ones as such).
-    let o = datagen(&["verify".as_ref(), out.as_os_str()]);
+    let o = run(&["verify".as_ref(), out.as_os_str()]);
     assert!(o.status.success(), "{}{}", text(&o.stdout), text(&o.stderr));
-    let o = datagen(&["stats".as_ref(), out.as_os_str()]);
+    let o = run(&["stats".as_ref(), out.as_os_str()]);
     let stats = text(&o.stdout);
     assert!(o.status.success(), "{stats}{}", text(&o.stderr));
     assert!(stats.contains("games: 17\n"), "{stats}");
@@ -157,7 +138,7 @@ fn pgns_of_arena_openbench_and_fastchess_become_data_files() {
 
     // The training filter's positions never hold a scoreless ply (convert keeps those only).
     let positions = dir.join("positions.txt");
-    let o = datagen(&[
+    let o = run(&[
         "convert".as_ref(),
         "--to".as_ref(),
         "text".as_ref(),
@@ -170,7 +151,7 @@ fn pgns_of_arena_openbench_and_fastchess_become_data_files() {
     assert!(lines.lines().count() > 50, "{lines}");
     assert!(!lines.contains(&format!("| {NO_SCORE} |")), "{lines}");
     // Text files of positions are no games: stats says so.
-    let o = datagen(&["stats".as_ref(), positions.as_os_str()]);
+    let o = run(&["stats".as_ref(), positions.as_os_str()]);
     assert!(!o.status.success());
     assert!(
         text(&o.stderr).contains("holds text positions without their games"),
@@ -179,7 +160,7 @@ fn pgns_of_arena_openbench_and_fastchess_become_data_files() {
     );
 
     // A new import of a PGN replaces its file; the same name twice in one run is refused.
-    let o = datagen(&[
+    let o = run(&[
         "import-pgn".as_ref(),
         pgn("arena.pgn").as_os_str(),
         "--out".as_ref(),
@@ -187,7 +168,7 @@ fn pgns_of_arena_openbench_and_fastchess_become_data_files() {
     ]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(games(&out.join("import-arena.bin")).0, arena);
-    let o = datagen(&[
+    let o = run(&[
         "import-pgn".as_ref(),
         pgn("arena.pgn").as_os_str(),
         pgn("arena.pgn").as_os_str(),
@@ -207,10 +188,10 @@ fn pgns_of_arena_openbench_and_fastchess_become_data_files() {
 fn bad_inputs_are_refused_with_a_reason() {
     let dir = temp_dir("bad");
     let out = dir.join("out");
-    let o = datagen(&["import-pgn".as_ref(), "--out".as_ref(), out.as_os_str()]);
+    let o = run(&["import-pgn".as_ref(), "--out".as_ref(), out.as_os_str()]);
     assert!(!o.status.success());
     let missing = dir.join("missing.pgn");
-    let o = datagen(&[
+    let o = run(&[
         "import-pgn".as_ref(),
         missing.as_os_str(),
         "--out".as_ref(),
@@ -220,7 +201,7 @@ fn bad_inputs_are_refused_with_a_reason() {
     assert!(text(&o.stderr).contains("cannot read"), "{}", text(&o.stderr));
     let packed = dir.join("games.pgn.bz2");
     std::fs::write(&packed, [0x42, 0x5a, 0x68, 0x39, 0xff, 0xfe]).unwrap();
-    let o = datagen(&[
+    let o = run(&[
         "import-pgn".as_ref(),
         packed.as_os_str(),
         "--out".as_ref(),
@@ -238,7 +219,7 @@ fn bad_inputs_are_refused_with_a_reason() {
         "[Event \"x\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 1-0\n",
     )
     .unwrap();
-    let o = datagen(&[
+    let o = run(&[
         "import-pgn".as_ref(),
         plain.as_os_str(),
         "--out".as_ref(),
@@ -251,7 +232,7 @@ fn bad_inputs_are_refused_with_a_reason() {
         text(&o.stderr)
     );
     assert!(!out.join("import-plain.bin").exists());
-    let o = datagen(&["import-pgn".as_ref(), plain.as_os_str()]);
+    let o = run(&["import-pgn".as_ref(), plain.as_os_str()]);
     assert!(
         text(&o.stderr).contains("give --out DIR or --gen NAME"),
         "{}",

@@ -8,32 +8,12 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::{games_of, run, shared_selfplay, temp_dir, text};
 use nnue::pack::{PackItem, PackReader};
 use nnue::record::{scan, DataReader, Item};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn datagen() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_datagen"));
-    c.env_remove("LUFT_DATA");
-    c
-}
-
-/// A fresh directory under cargo's scratch space for integration tests (target/tmp).
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("luft-pack-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn run(args: &[&Path]) -> Output {
-    datagen().args(args).output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use std::path::Path;
 
 /// Runs datagen and checks it succeeded; returns stdout.
 fn ok(args: &[&Path]) -> String {
@@ -50,9 +30,7 @@ fn ok(args: &[&Path]) -> String {
 /// The header and the first `games` chunks of a shared self-play file, cut at a chunk's
 /// end; `None` when the file is absent.
 fn shared_slice(name: &str, games: usize) -> Option<Vec<u8>> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data/selfplay")
-        .join(name);
+    let path = shared_selfplay(name);
     let Ok(bytes) = std::fs::read(&path) else {
         eprintln!("skipped: {} is absent", path.display());
         return None;
@@ -83,11 +61,6 @@ fn stats_numbers(out: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// The games of a data file, by a fresh read.
-fn games_of(path: &Path) -> usize {
-    scan(&std::fs::read(path).unwrap()).games.len()
 }
 
 /// Pack, verify, stats, unpack, convert: the same games everywhere; the unpacked files are

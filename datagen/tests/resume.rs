@@ -5,54 +5,23 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::{base_run, copy_of_base, datagen, gen_args, run, shared_selfplay, temp_dir, text};
 use movegen::openings::StartPositions;
 use nnue::record::{encode_chunk_v1, encode_header_v1, encode_header_v2, scan, Header, CHUNK_HEADER};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::OnceLock;
+use std::path::Path;
+use std::process::Output;
 use std::time::{Duration, Instant};
 
-fn datagen() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_datagen"));
-    c.env_remove("LUFT_DATA");
-    c
-}
-
-/// A fresh directory under cargo's scratch space for integration tests (target/tmp).
-fn temp_dir(name: &str) -> PathBuf {
-    let dir =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("luft-datagen-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-fn gen_args(dir: &Path, threads: usize, games: u64) -> Vec<String> {
-    [
-        "--threads",
-        &threads.to_string(),
-        "--games",
-        &games.to_string(),
-        "--nodes",
-        "200",
-        "--seed",
-        "9",
-        "--out",
-        &dir.display().to_string(),
-    ]
-    .map(String::from)
-    .to_vec()
-}
-
-fn run(args: &[String]) -> Output {
-    datagen().args(args).output().unwrap()
-}
-
+/// A run's stderr as text.
 fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    text(&out.stderr)
 }
 
+/// A run's stdout as text.
 fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    text(&out.stdout)
 }
 
 /// Every game in the directory's stream files, as its encoded bytes (sorted), after
@@ -93,25 +62,6 @@ fn keeps_all(before: &[Vec<u8>], after: &[Vec<u8>]) -> bool {
 fn verify_ok(dir: &Path) -> bool {
     let out = datagen().arg("verify").arg(dir).output().unwrap();
     out.status.success()
-}
-
-/// A finished 12-game run with one thread, made once and copied by the tests that damage it
-/// (left in target/tmp when the tests end).
-fn base_run() -> &'static Path {
-    static BASE: OnceLock<PathBuf> = OnceLock::new();
-    BASE.get_or_init(|| {
-        let dir = temp_dir("base");
-        let out = run(&gen_args(&dir, 1, 12));
-        assert!(out.status.success(), "{}", stderr(&out));
-        dir
-    })
-}
-
-fn copy_of_base(name: &str) -> PathBuf {
-    let dir = temp_dir(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(base_run().join("games-0.bin"), dir.join("games-0.bin")).unwrap();
-    dir
 }
 
 /// The byte offsets of the chunks of a clean file.
@@ -163,7 +113,6 @@ fn killed_then_resumed_keeps_every_game() {
 
     // Conversion: text lines are "FEN | cp | result"; bullet records are 32 bytes.
     let conv_dir = temp_dir("kill-convert");
-    std::fs::create_dir_all(&conv_dir).unwrap();
     let txt = conv_dir.join("out.txt");
     let conv = datagen()
         .args(["convert", "--to", "text", "--out"])
@@ -401,7 +350,6 @@ fn fewer_threads_count_every_file() {
 #[test]
 fn a_format_1_directory_resumes_into_new_files() {
     let dir = temp_dir("v1");
-    std::fs::create_dir_all(&dir).unwrap();
     let net = engine::default_net();
     let settings = format!(
         "format=luft-games-1\nnodes=200\nrandom_plies=8\nnet={:016x}\nhidden={}\nadjudicate=true\nbook=none\nseed=9\n",
@@ -437,7 +385,6 @@ fn a_format_1_directory_resumes_into_new_files() {
 #[test]
 fn a_format_2_directory_resumes_and_keeps_its_header() {
     let dir = temp_dir("v2");
-    std::fs::create_dir_all(&dir).unwrap();
     // The base run's file with its settings written as a format 2 header instead.
     let base = std::fs::read(base_run().join("games-0.bin")).unwrap();
     let s = scan(&base);
@@ -603,7 +550,7 @@ fn the_store_holds_generations() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(games_in(&store.join("g1")).len(), 3);
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/selfplay/gen3-b.bin");
+    let shared = shared_selfplay("gen3-b.bin");
     let with_v1 = shared.exists();
     if with_v1 {
         std::fs::create_dir_all(store.join("gen3")).unwrap();
@@ -664,7 +611,6 @@ fn bad_arguments_are_refused() {
 #[test]
 fn a_book_with_a_byte_order_mark_keeps_its_first_line_and_bad_lines_are_errors() {
     let dir = temp_dir("bom-book");
-    std::fs::create_dir_all(&dir).unwrap();
     let book = dir.join("book.epd");
     // One opening only, on the first line, behind a BOM: before the shared reader it was
     // dropped and datagen refused the book as empty.
@@ -696,7 +642,6 @@ fn a_book_with_a_byte_order_mark_keeps_its_first_line_and_bad_lines_are_errors()
 fn convert_refuses_a_directory_and_leaves_no_partial_file() {
     let dir = temp_dir("convert-dir");
     let data = copy_of_base("convert-dir-data");
-    std::fs::create_dir_all(&dir).unwrap();
     let out = datagen()
         .args(["convert", "--to", "text", "--out"])
         .arg(&dir)

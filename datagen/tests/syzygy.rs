@@ -4,10 +4,11 @@
 
 #![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a failure
 
+mod common;
+
+use common::{datagen, temp_dir, text};
 use movegen::{Board, Color, Game};
 use nnue::record::{scan, Header, Wdl};
-use std::path::Path;
-use std::process::Command;
 use tablebase::Tablebases;
 
 #[test]
@@ -16,9 +17,7 @@ fn games_end_with_the_tables_result_and_the_header_records_them() {
         eprintln!("tables absent: skipped (set LUFT_SYZYGY or provide ../shared/data/syzygy)");
         return;
     };
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("luft-datagen-tb-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("tb");
     // Five- and six-piece endings that trade down into the tables.
     let book = dir.join("book.epd");
     std::fs::write(
@@ -27,8 +26,7 @@ fn games_end_with_the_tables_result_and_the_header_records_them() {
     )
     .unwrap();
     let out = dir.join("games");
-    let status = Command::new(env!("CARGO_BIN_EXE_datagen"))
-        .env_remove("LUFT_DATA")
+    let status = datagen()
         .args([
             "--threads",
             "1",
@@ -48,11 +46,7 @@ fn games_end_with_the_tables_result_and_the_header_records_them() {
         .args(["--syzygy", &path])
         .output()
         .unwrap();
-    assert!(
-        status.status.success(),
-        "{}",
-        String::from_utf8_lossy(&status.stderr)
-    );
+    assert!(status.status.success(), "{}", text(&status.stderr));
 
     let tables = Tablebases::open(&path).unwrap();
     let covered = |b: &Board| b.halfmove_clock() == 0 && tables.covers(b);

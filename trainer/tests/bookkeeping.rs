@@ -10,42 +10,16 @@
 
 #![allow(clippy::unwrap_used)]
 
-use movegen::Board;
+mod common;
+
+use common::{data_file, playouts, positions, temp_dir, trainer};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
-use trainer::data::Position;
 use trainer::model::Model;
 use trainer::train::{
     continue_csv, superbatches_for_epochs, train, write_atomic, Checkpoint, TrainConfig, CSV_HEADER,
 };
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("luft-trainer-books-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Positions along a few fixed playouts (first and last legal moves in turn).
-fn positions(count: usize) -> Vec<Position> {
-    let mut out = Vec::new();
-    let mut game = 0;
-    while out.len() < count {
-        let mut board = Board::startpos();
-        for ply in 0..60 {
-            let moves = board.legal_moves();
-            if moves.is_empty() || out.len() >= count {
-                break;
-            }
-            board.play(moves[(ply * 7 + game) % moves.len()]);
-            let result = if ply % 3 == 0 { 1.0 } else { 0.5 };
-            out.push(Position::from_board(&board, (ply as f32 - 30.0) * 10.0, result));
-        }
-        game += 1;
-    }
-    out
-}
 
 fn config(superbatches: u32) -> TrainConfig {
     TrainConfig {
@@ -81,7 +55,7 @@ fn files_in(dir: &Path) -> Vec<String> {
 
 #[test]
 fn resume_continues_loss_csv_without_repeated_rows() {
-    let data = positions(800);
+    let data = positions(800, 3, false);
     let dir = temp_dir("resume");
     let stop = AtomicBool::new(false);
     let interrupt = AtomicBool::new(false);
@@ -168,18 +142,6 @@ fn atomic_writes_refuse_directories_and_leave_nothing_behind() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-fn trainer(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_trainer"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 #[test]
 fn export_to_a_directory_is_refused_without_a_partial_file() {
     let dir = temp_dir("export");
@@ -214,34 +176,9 @@ fn export_to_a_directory_is_refused_without_a_partial_file() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// A data file of a few random playouts (datagen's container format).
+/// A data file of 12 random playouts of 80 plies (datagen's container format).
 fn write_games(path: &Path) {
-    use nnue::record::{encode_chunk, encode_header, GameRecord, GenHeader, Wdl};
-    let mut bytes = encode_header(&GenHeader::default());
-    let mut state = 5u64;
-    for i in 0..12u64 {
-        let start = Board::startpos();
-        let mut board = start;
-        let mut moves = Vec::new();
-        for ply in 0..80 {
-            let legal = board.legal_moves();
-            if legal.is_empty() {
-                break;
-            }
-            state = movegen::rng::hash(state);
-            let mv = legal[(state % legal.len() as u64) as usize];
-            moves.push((mv, (state >> 40) as i16 % 300 - 150 + ply));
-            board.play(mv);
-        }
-        let game = GameRecord {
-            start,
-            start_eval: 0,
-            result: [Wdl::BlackWins, Wdl::Draw, Wdl::WhiteWins][i as usize % 3],
-            moves,
-        };
-        encode_chunk(std::slice::from_ref(&game), i, 0, &mut bytes);
-    }
-    std::fs::write(path, bytes).unwrap();
+    std::fs::write(path, data_file(&playouts(80, 5).take(12).collect::<Vec<_>>())).unwrap();
 }
 
 #[test]

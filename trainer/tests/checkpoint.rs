@@ -10,6 +10,9 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::temp_dir;
 use nnue::file::fnv1a;
 use trainer::model::Model;
 use trainer::train::{Checkpoint, TrainConfig, CHECKPOINT_VERSION};
@@ -227,9 +230,7 @@ fn a_version_2_file_of_an_earlier_build_loads_and_exports_the_same_net() {
     assert_eq!(net.fingerprint(), V2_NET_FINGERPRINT);
 
     // Saved again, it is the current version and holds the same checkpoint.
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("luft-checkpoint-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("v2");
     let path = dir.join("checkpoint.bin");
     c.save(&path).unwrap();
     let saved = std::fs::read(&path).unwrap();

@@ -7,22 +7,17 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::{boards, random_line, selfplay_slice, temp_dir};
 use engine::Evaluator;
-use movegen::{Board, Move, PieceType};
+use movegen::Board;
 use nnue::FeatureSet;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use trainer::data::{load_packed, Position};
+use trainer::data::Position;
 use trainer::model::{Kernel, Model};
 use trainer::train::{gradient, train, Checkpoint, TrainConfig, Workspace};
-
-fn boards(count: usize) -> Vec<Board> {
-    include_str!("../../movegen/tests/data/valid.fens")
-        .lines()
-        .take(count)
-        .map(|f| Board::from_fen(f).unwrap())
-        .collect()
-}
 
 #[test]
 fn a_plain_net_copied_into_every_king_bucket_keeps_its_output_and_gradient() {
@@ -84,41 +79,11 @@ fn a_plain_net_copied_into_every_king_bucket_keeps_its_output_and_gradient() {
     }
 }
 
-/// A random game from the start position, king moves preferred half of the time.
-fn random_line(seed: u64, plies: usize) -> Vec<Move> {
-    let mut rng = movegen::rng::SplitMix64(seed);
-    let mut board = Board::startpos();
-    let mut line = Vec::new();
-    for _ in 0..plies {
-        let moves = board.legal_moves();
-        if moves.is_empty() {
-            break;
-        }
-        let kings: Vec<Move> = moves
-            .iter()
-            .copied()
-            .filter(|m| board.piece_type_on(m.from()) == Some(PieceType::King))
-            .collect();
-        let mv = if !kings.is_empty() && rng.below(2) == 0 {
-            kings[rng.below(kings.len())]
-        } else {
-            moves[rng.below(moves.len())]
-        };
-        board.play(mv);
-        line.push(mv);
-    }
-    line
-}
-
 #[test]
 fn a_king_bucketed_net_trains_on_selfplay_data_and_the_engine_runs_it_exactly() {
-    let data = std::path::Path::new("/work/shared/data/selfplay/gen13-a.bin");
-    if !data.exists() {
-        eprintln!("skipped: {} is not here", data.display());
+    let Some(slice) = selfplay_slice() else {
         return;
-    }
-    let (positions, _) = load_packed(&[data.to_path_buf()]).unwrap();
-    let slice = &positions[..positions.len().min(40_000)];
+    };
     let features = FeatureSet::default_buckets(4, true).unwrap();
     let config = TrainConfig {
         hidden: 32,
@@ -130,10 +95,19 @@ fn a_king_bucketed_net_trains_on_selfplay_data_and_the_engine_runs_it_exactly() 
         lr: 0.01,
         seed: 3,
     };
-    let dir = std::env::temp_dir().join(format!("luft-king-buckets-{}", std::process::id()));
+    let dir = temp_dir("train");
     let stop = AtomicBool::new(false);
     let model = Model::random_with(features, 32, 8, 3);
-    let trained = train(Checkpoint::new(config, model), slice, &[], 1, &dir, &stop, |_| {}).unwrap();
+    let trained = train(
+        Checkpoint::new(config, model),
+        &slice,
+        &[],
+        1,
+        &dir,
+        &stop,
+        |_| {},
+    )
+    .unwrap();
     let first = trained.history[0].0;
     let last = trained.history.last().unwrap().0;
     assert!(last < first, "the loss went from {first} to {last}");
@@ -157,7 +131,7 @@ fn a_king_bucketed_net_trains_on_selfplay_data_and_the_engine_runs_it_exactly() 
     // Incremental equals from scratch along random games.
     let (mut plies, mut changes) = (0, 0);
     for seed in 0..60 {
-        let line = random_line(seed, 100);
+        let line = random_line(seed, 100, true);
         let incremental = evaluator.evaluate_line(&Board::startpos(), &line);
         let mut board = Board::startpos();
         for (mv, eval) in line.iter().zip(incremental) {

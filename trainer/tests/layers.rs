@@ -6,39 +6,21 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::{boards, playouts, random_line, selfplay_slice, temp_dir, text_positions};
 use engine::Evaluator;
-use movegen::{Board, Move};
+use movegen::Board;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use trainer::data::load_packed;
 use trainer::model::Model;
 use trainer::train::{train, Checkpoint, TrainConfig};
 
-fn random_line(seed: u64, plies: usize) -> Vec<Move> {
-    let mut rng = movegen::rng::SplitMix64(seed);
-    let mut board = Board::startpos();
-    let mut line = Vec::new();
-    for _ in 0..plies {
-        let moves = board.legal_moves();
-        if moves.is_empty() {
-            break;
-        }
-        let mv = moves[rng.below(moves.len())];
-        board.play(mv);
-        line.push(mv);
-    }
-    line
-}
-
 #[test]
 fn a_net_with_hidden_layers_trains_exports_and_the_engine_runs_it_exactly() {
-    let data = std::path::Path::new("/work/shared/data/selfplay/gen13-a.bin");
-    if !data.exists() {
-        eprintln!("skipped: {} is not here", data.display());
+    let Some(slice) = selfplay_slice() else {
         return;
-    }
-    let (positions, _) = load_packed(&[data.to_path_buf()]).unwrap();
-    let slice = &positions[..positions.len().min(40_000)];
+    };
     for (text, seed) in [
         ("(768 -> 32 screlu)x2 -> (16 -> 32 -> 1)x8", 3),
         ("(768x4hm -> 32 screlu)x2 -> (8 -> 1)x8", 4),
@@ -54,10 +36,19 @@ fn a_net_with_hidden_layers_trains_exports_and_the_engine_runs_it_exactly() {
             lr: 0.01,
             seed,
         };
-        let dir = std::env::temp_dir().join(format!("luft-layers-{}-{seed}", std::process::id()));
+        let dir = temp_dir(&format!("train-{seed}"));
         let stop = AtomicBool::new(false);
         let model = Model::random_arch(&arch, seed);
-        let trained = train(Checkpoint::new(config, model), slice, &[], 1, &dir, &stop, |_| {}).unwrap();
+        let trained = train(
+            Checkpoint::new(config, model),
+            &slice,
+            &[],
+            1,
+            &dir,
+            &stop,
+            |_| {},
+        )
+        .unwrap();
         let first = trained.history[0].0;
         let last = trained.history.last().unwrap().0;
         assert!(last < first, "{text}: the loss went from {first} to {last}");
@@ -76,11 +67,9 @@ fn a_net_with_hidden_layers_trains_exports_and_the_engine_runs_it_exactly() {
         assert_eq!(back.arch(), arch);
         let mut evaluator = Evaluator::new(loaded.clone());
         let (mut worst, mut sum, mut count) = (0.0f32, 0.0f32, 0);
-        let fens = include_str!("../../movegen/tests/data/valid.fens");
-        for fen in fens.lines().take(1000) {
-            let board = Board::from_fen(fen).unwrap();
+        for board in boards(1000) {
             let engine_eval = evaluator.evaluate(&board);
-            assert_eq!(engine_eval, loaded.evaluate(&board), "{text} {fen}");
+            assert_eq!(engine_eval, loaded.evaluate(&board), "{text} {}", board.to_fen());
             let float = trained.model.output(&trained.model.position(&board)) * nnue::SCALE as f32;
             let error = (float - engine_eval as f32).abs();
             worst = worst.max(error);
@@ -97,7 +86,7 @@ fn a_net_with_hidden_layers_trains_exports_and_the_engine_runs_it_exactly() {
             sum / count as f32
         );
         for seed in 0..40 {
-            let line = random_line(seed, 100);
+            let line = random_line(seed, 100, false);
             let incremental = evaluator.evaluate_line(&Board::startpos(), &line);
             let mut board = Board::startpos();
             for (mv, eval) in line.iter().zip(incremental) {
@@ -111,39 +100,14 @@ fn a_net_with_hidden_layers_trains_exports_and_the_engine_runs_it_exactly() {
 
 #[test]
 fn trainer_train_takes_both_spellings_of_the_issue_exports_and_the_net_loads() {
-    use nnue::positions::text_line;
-    use nnue::record::Wdl;
-    let dir = std::env::temp_dir().join(format!("luft-layers-cli-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut text = String::new();
-    let mut state = 5u64;
-    for game in 0..30 {
-        let mut board = Board::startpos();
-        for _ in 0..60 {
-            let moves = board.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            state = movegen::rng::hash(state);
-            board.play(moves[(state % moves.len() as u64) as usize]);
-            let score = (state >> 40) as i16 % 400 - 200;
-            let result = [Wdl::BlackWins, Wdl::Draw, Wdl::WhiteWins][game % 3];
-            text.push_str(&text_line(&board, score, result));
-            text.push('\n');
-        }
-    }
+    let dir = temp_dir("cli");
+    let games: Vec<_> = playouts(60, 5).take(30).collect();
     let data = dir.join("p.txt");
-    std::fs::write(&data, &text).unwrap();
+    std::fs::write(&data, text_positions(&games)).unwrap();
+    // The exit code, and stdout and stderr together.
     let trainer = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_trainer"))
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
-        )
+        let (code, out, err) = common::trainer(args);
+        (code, out + &err)
     };
     let data = data.display().to_string();
     for (arch, name) in [

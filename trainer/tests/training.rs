@@ -6,8 +6,10 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::{boards, bullet_positions, playouts, positions, temp_dir, text_positions, trainer};
 use engine::Evaluator;
-use movegen::Board;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use trainer::data::{sigmoid, Position};
@@ -15,57 +17,10 @@ use trainer::model::{Kernel, Model};
 use trainer::plain::{PlainGrad, PlainNet};
 use trainer::train::{gradient, train, Checkpoint, TrainConfig, Workspace};
 
-/// Positions from random playouts, labelled by a fixed material rule (something learnable).
-fn positions(count: usize, seed: u64) -> Vec<Position> {
-    positions_for(count, seed, false)
-}
-
-/// [`positions`] with the features of a net with horizontal mirroring (`mirrored`) or without.
-fn positions_for(count: usize, seed: u64, mirrored: bool) -> Vec<Position> {
-    let mut out = Vec::new();
-    let mut state = seed;
-    while out.len() < count {
-        let mut board = Board::startpos();
-        for _ in 0..80 {
-            let moves = board.legal_moves();
-            if moves.is_empty() || out.len() >= count {
-                break;
-            }
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            board.play(moves[(state >> 33) as usize % moves.len()]);
-            let material: i32 = [1, 3, 3, 5, 9]
-                .iter()
-                .enumerate()
-                .map(|(k, v)| {
-                    let kind = movegen::PieceType::from_index(k).unwrap();
-                    v * (board.colored_pieces(board.side_to_move(), kind).len() as i32
-                        - board.colored_pieces(!board.side_to_move(), kind).len() as i32)
-                })
-                .sum();
-            let score = (material * 100) as f32;
-            out.push(Position::from_board_mirroring(
-                &board,
-                score,
-                if material > 0 {
-                    1.0
-                } else if material < 0 {
-                    0.0
-                } else {
-                    0.5
-                },
-                mirrored,
-            ));
-        }
-    }
-    out
-}
-
 #[test]
 fn gradients_match_finite_differences() {
     let model = Model::random(32, 9);
-    let batch = positions(64, 3);
+    let batch = positions(64, 3, false);
     let wdl = 0.3;
     let mut ws = Workspace::new(32, 1, Kernel::detect());
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
@@ -149,7 +104,7 @@ fn assert_close(what: &str, a: &[f32], b: &[f32]) {
 
 fn kernel_matches_the_plain_implementation(kernel: Kernel) {
     let model = Model::random(64, 4);
-    let batch = positions(500, 8);
+    let batch = positions(500, 8, false);
     let mut ws = Workspace::new(64, 1, kernel);
     let loss_fast = gradient(&model, &batch, 0.5, &mut ws);
     let (loss_plain, plain) = plain_gradient::<64>(kernel, &model, &batch, 0.5);
@@ -166,7 +121,7 @@ fn the_plain_implementation_gives_the_same_gradients_whatever_it_is_built_for() 
     // Built with AVX2 + FMA or AVX-512 enabled, the plain code still computes what its
     // portable build does: the CPU features change the speed, never the result.
     let model = Model::random(128, 6);
-    let batch = positions(300, 2);
+    let batch = positions(300, 2, false);
     let (loss, portable) = plain_gradient::<128>(Kernel::portable(), &model, &batch, 0.4);
     for kernel in Kernel::available() {
         let (l, g) = plain_gradient::<128>(kernel, &model, &batch, 0.4);
@@ -190,9 +145,9 @@ fn config(superbatches: u32) -> TrainConfig {
 
 #[test]
 fn smoke_training_lowers_the_loss_and_resume_continues_the_curve() {
-    let data = positions(6000, 21);
+    let data = positions(6000, 21, false);
     let (train_set, validation) = trainer::train::split(data, 5);
-    let dir = std::env::temp_dir().join(format!("luft-trainer-{}", std::process::id()));
+    let dir = temp_dir("smoke");
     let stop = AtomicBool::new(false);
     let straight = train(
         Checkpoint::new(config(6), Model::random(32, 5)),
@@ -265,9 +220,9 @@ fn smoke_training_lowers_the_loss_and_resume_continues_the_curve() {
 #[test]
 fn exported_net_runs_in_the_engine_exactly() {
     // A trained-looking model: random, then a few AdamW steps on real positions.
-    let data = positions(3000, 77);
+    let data = positions(3000, 77, false);
     let stop = AtomicBool::new(false);
-    let dir = std::env::temp_dir().join(format!("luft-export-{}", std::process::id()));
+    let dir = temp_dir("export");
     let c = TrainConfig {
         hidden: 64,
         buckets: 1,
@@ -292,12 +247,10 @@ fn exported_net_runs_in_the_engine_exactly() {
     let bytes = net.to_bytes();
     let loaded = Arc::new(nnue::Network::from_bytes(&bytes).unwrap());
     let mut evaluator = Evaluator::new(loaded.clone());
-    let fens = include_str!("../../movegen/tests/data/valid.fens");
     let mut worst = 0.0f32;
-    for fen in fens.lines().take(2000) {
-        let board = Board::from_fen(fen).unwrap();
+    for board in boards(2000) {
         let engine_eval = evaluator.evaluate(&board);
-        assert_eq!(engine_eval, loaded.evaluate(&board), "{fen}");
+        assert_eq!(engine_eval, loaded.evaluate(&board), "{}", board.to_fen());
         let float = trained.model.output(&Position::from_board(&board, 0.0, 0.5)) * nnue::SCALE as f32;
         worst = worst.max((float - engine_eval as f32).abs());
     }
@@ -307,9 +260,9 @@ fn exported_net_runs_in_the_engine_exactly() {
 
 #[test]
 fn a_mirrored_run_exports_a_mirrored_net_the_engine_runs_exactly() {
-    let data = positions_for(3000, 78, true);
+    let data = positions(3000, 78, true);
     let stop = AtomicBool::new(false);
-    let dir = std::env::temp_dir().join(format!("luft-export-mirrored-{}", std::process::id()));
+    let dir = temp_dir("export-mirrored");
     let c = TrainConfig {
         hidden: 32,
         buckets: 2,
@@ -329,12 +282,10 @@ fn a_mirrored_run_exports_a_mirrored_net_the_engine_runs_exactly() {
     assert!(loaded.mirrored());
     assert_eq!(*loaded, net);
     let mut evaluator = Evaluator::new(loaded.clone());
-    let fens = include_str!("../../movegen/tests/data/valid.fens");
     let (mut worst, mut worst_unmirrored) = (0.0f32, 0.0f32);
-    for fen in fens.lines().take(2000) {
-        let board = Board::from_fen(fen).unwrap();
+    for board in boards(2000) {
         let engine_eval = evaluator.evaluate(&board);
-        assert_eq!(engine_eval, loaded.evaluate(&board), "{fen}");
+        assert_eq!(engine_eval, loaded.evaluate(&board), "{}", board.to_fen());
         let float = trained.model.output(&trained.model.position(&board)) * nnue::SCALE as f32;
         worst = worst.max((float - engine_eval as f32).abs());
         // The same weights read without mirroring: far off wherever a king is on e-h.
@@ -358,7 +309,7 @@ fn export_refuses_values_that_overflow() {
 #[test]
 fn bucketed_gradients_match_finite_differences() {
     let model = Model::random_bucketed(32, 8, 19);
-    let batch = positions(96, 5);
+    let batch = positions(96, 5, false);
     let wdl = 0.4;
     let mut ws = Workspace::bucketed(32, 8, 1, Kernel::detect());
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
@@ -420,9 +371,8 @@ fn a_grown_net_keeps_its_output_and_exports_with_buckets() {
     assert_eq!(exported.output_buckets(), 8);
     let loaded = Arc::new(nnue::Network::from_bytes(&exported.to_bytes()).unwrap());
     let mut evaluator = Evaluator::new(loaded.clone());
-    let fens = include_str!("../../movegen/tests/data/valid.fens");
-    for fen in fens.lines().take(500) {
-        let board = Board::from_fen(fen).unwrap();
+    for board in boards(500) {
+        let fen = board.to_fen();
         let pos = Position::from_board(&board, 0.0, 0.5);
         let (a, b) = (small.output(&pos), grown.output(&pos));
         assert!((a - b).abs() < 0.02, "{fen}: {a} vs {b}");
@@ -438,7 +388,7 @@ fn a_grown_net_keeps_its_output_and_exports_with_buckets() {
 #[test]
 fn decoded_positions_of_the_other_mirroring_are_refused() {
     let stop = AtomicBool::new(false);
-    let dir = std::env::temp_dir().join(format!("luft-mirror-mismatch-{}", std::process::id()));
+    let dir = temp_dir("mirror-mismatch");
     let c = TrainConfig {
         hidden: 16,
         buckets: 1,
@@ -449,8 +399,8 @@ fn decoded_positions_of_the_other_mirroring_are_refused() {
         lr: 0.01,
         seed: 3,
     };
-    let plain = positions_for(200, 5, false);
-    let mirrored = positions_for(200, 5, true);
+    let plain = positions(200, 5, false);
+    let mirrored = positions(200, 5, true);
     for (model_mirrored, data, validation, wrong_set) in [
         (true, &plain, &mirrored[..10], "training"),
         (false, &mirrored, &plain[..10], "training"),
@@ -492,30 +442,10 @@ fn decoded_positions_of_the_other_mirroring_are_refused() {
 /// (`nnue::positions`), by file name or as `--data-format` says, and says what it read.
 #[test]
 fn trains_on_text_and_bulletformat_positions() {
-    use nnue::positions::{bullet_record, text_line};
-    use nnue::record::Wdl;
-    let dir = std::env::temp_dir().join(format!("luft-trainer-lone-e2e-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let (mut text, mut bullet) = (String::new(), Vec::new());
-    let mut state = 17u64;
-    for game in 0..20 {
-        let mut board = Board::startpos();
-        for _ in 0..60 {
-            let moves = board.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            state = movegen::rng::hash(state);
-            board.play(moves[(state % moves.len() as u64) as usize]);
-            let score = (state >> 40) as i16 % 400 - 200;
-            let result = [Wdl::BlackWins, Wdl::Draw, Wdl::WhiteWins][game % 3];
-            text.push_str(&text_line(&board, score, result));
-            text.push('\n');
-            bullet.extend_from_slice(&bullet_record(&board, score, result));
-        }
-    }
-    std::fs::write(dir.join("p.txt"), &text).unwrap();
+    let dir = temp_dir("lone-e2e");
+    let games: Vec<_> = playouts(60, 17).take(20).collect();
+    let bullet = bullet_positions(&games);
+    std::fs::write(dir.join("p.txt"), text_positions(&games)).unwrap();
     std::fs::write(dir.join("p.bullet"), &bullet).unwrap();
     std::fs::write(dir.join("p.positions"), &bullet).unwrap();
     let train = |data: &str, out: &str, extra: &[&str]| {
@@ -535,14 +465,8 @@ fn trains_on_text_and_bulletformat_positions() {
             dir.join(out).display().to_string(),
         ];
         args.extend(extra.iter().map(|s| s.to_string()));
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_trainer"))
-            .args(&args)
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        let (code, _, err) = trainer(&args);
+        (code, err)
     };
     let counts = |err: &str| -> String {
         err.lines()
