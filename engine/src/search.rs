@@ -111,6 +111,21 @@ pub enum Progress<'a> {
     },
 }
 
+/// A per-thread counter alone on its cache lines (128 bytes: two 64-byte lines, as
+/// adjacent-line prefetchers fetch pairs), so one thread's count at every node never
+/// evicts another thread's: without it, Threads > 1 ping-pongs one line between cores at
+/// every node (false sharing).
+#[derive(Debug, Default)]
+#[repr(align(128))]
+pub struct ThreadCounter(pub AtomicU64);
+
+impl std::ops::Deref for ThreadCounter {
+    type Target = AtomicU64;
+    fn deref(&self) -> &AtomicU64 {
+        &self.0
+    }
+}
+
 /// State shared by every thread of one search.
 #[derive(Debug)]
 pub struct Shared {
@@ -118,10 +133,10 @@ pub struct Shared {
     pub tt: Arc<TranspositionTable>,
     /// Set to stop every thread.
     pub stop: AtomicBool,
-    /// Node counters, one per thread.
-    pub nodes: Vec<AtomicU64>,
-    /// Tablebase hits, one counter per thread.
-    pub tbhits: Vec<AtomicU64>,
+    /// Node counters, one per thread, each on its own cache lines.
+    pub nodes: Vec<ThreadCounter>,
+    /// Tablebase hits, one counter per thread, each on its own cache lines.
+    pub tbhits: Vec<ThreadCounter>,
     /// How many threads the last search that could not start them all said it ran on
     /// (the count of threads before that): a shortfall is told once (`crate::threads`).
     pub started_reported: AtomicUsize,
@@ -133,8 +148,8 @@ impl Shared {
         Shared {
             tt,
             stop: AtomicBool::new(false),
-            nodes: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
-            tbhits: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
+            nodes: (0..threads.max(1)).map(|_| ThreadCounter::default()).collect(),
+            tbhits: (0..threads.max(1)).map(|_| ThreadCounter::default()).collect(),
             started_reported: AtomicUsize::new(threads.max(1)),
         }
     }
@@ -1145,6 +1160,18 @@ mod tests {
         let root = ROOT.with(Cell::get);
         if root > here {
             PER_PLY.with(|p| p.set(p.get().max((root - here) / ply)));
+        }
+    }
+
+    /// Each thread's counters lie on cache lines of their own.
+    #[test]
+    fn per_thread_counters_share_no_cache_line() {
+        let tt = std::sync::Arc::new(crate::tt::TranspositionTable::new(1));
+        let shared = super::Shared::new(tt, 3);
+        for counters in [&shared.nodes, &shared.tbhits] {
+            let addresses: Vec<usize> = counters.iter().map(|c| &c.0 as *const _ as usize).collect();
+            assert!(addresses.iter().all(|a| a % 128 == 0), "{addresses:x?}");
+            assert!(addresses.windows(2).all(|w| w[1] - w[0] >= 128), "{addresses:x?}");
         }
     }
 
