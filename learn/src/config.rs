@@ -17,6 +17,8 @@ pub struct Settings {
     pub train: Train,
     /// The gate: how a candidate is judged against the best net.
     pub gate: Gate,
+    /// Gauntlets: promoted nets against independent engines, rated together.
+    pub gauntlet: Gauntlet,
     /// Where the tools are (empty: next to the `learn` binary).
     pub tools: Tools,
 }
@@ -176,6 +178,127 @@ impl Default for Gate {
     }
 }
 
+/// Gauntlet settings: every `every`-th promoted net plays `games` games against each
+/// opponent (one `arena -tournament gauntlet` match, colours reversed over the book's
+/// openings), rated in one joint fit by `arena rate` with `anchor`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Gauntlet {
+    /// Every this many promotions, a gauntlet (0: none).
+    pub every: u32,
+    /// Time control, fastchess's form (`5+0.05`); ignored when `nodes` is set.
+    pub tc: String,
+    /// Fixed nodes per move instead of a clock (0: use `tc`), for tests.
+    pub nodes: u64,
+    /// Games against each opponent (even).
+    pub games: u64,
+    /// Games at once.
+    pub concurrency: usize,
+    /// The promoted net's hash (MiB); opponents set theirs in their `engine` settings.
+    pub hash: u32,
+    /// arena's `-each timemargin=MS`: how far past its clock a move may come before it
+    /// loses on time (a loaded machine's scheduling delays).
+    pub time_margin: u64,
+    /// `NAME=ELO` for `arena rate --anchor` (empty: the fit's mean is 0).
+    pub anchor: String,
+    /// The opponents.
+    pub opponents: Vec<Opponent>,
+}
+
+/// One gauntlet opponent: a name and arena's engine settings for it (`cmd=PATH` and any
+/// `args=`, `option.NAME=VALUE`, ...: the `-engine` words, one a string).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Opponent {
+    /// The player's name in the PGN and the ratings.
+    pub name: String,
+    /// arena `-engine` settings, `cmd=PATH` among them.
+    pub engine: Vec<String>,
+}
+
+impl Default for Gauntlet {
+    fn default() -> Self {
+        Gauntlet {
+            every: 0,
+            tc: "5+0.05".into(),
+            nodes: 0,
+            games: 20,
+            concurrency: 1,
+            hash: 16,
+            time_margin: 100,
+            anchor: String::new(),
+            opponents: Vec::new(),
+        }
+    }
+}
+
+impl Gauntlet {
+    /// The independent engines of `scripts/gauntlet.sh` installed here (Debian's
+    /// packages, in `/usr/games` or on PATH): Stockfish at UCI_Elo 2200, Glaurung 2.2 and
+    /// Toga II, with the script's options (1 thread, 16 MB, no own book), and the anchor
+    /// `sf2200=2200` when Stockfish is there; `every` 0, so a run plays none until set.
+    pub fn installed() -> Gauntlet {
+        let find = |bin: &str| -> Option<String> {
+            let games = Path::new("/usr/games").join(bin);
+            if games.is_file() {
+                return Some(games.display().to_string());
+            }
+            std::env::var_os("PATH").and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .map(|dir| dir.join(bin))
+                    .find(|p| p.is_file())
+                    .map(|p| p.display().to_string())
+            })
+        };
+        let mut g = Gauntlet::default();
+        let known: [(&str, &str, &[&str]); 3] = [
+            (
+                "sf2200",
+                "stockfish",
+                &[
+                    "option.Hash=16",
+                    "option.Threads=1",
+                    "option.UCI_LimitStrength=true",
+                    "option.UCI_Elo=2200",
+                ],
+            ),
+            (
+                "glaurung",
+                "glaurung",
+                &[
+                    "option.Hash=16",
+                    "option.Threads=1",
+                    "option.OwnBook=false",
+                    "option.Ponder=false",
+                ],
+            ),
+            (
+                "toga",
+                "toga2",
+                &[
+                    "option.Hash=16",
+                    "option.Number of Threads=1",
+                    "option.OwnBook=false",
+                ],
+            ),
+        ];
+        for (name, bin, options) in known {
+            if let Some(cmd) = find(bin) {
+                let mut engine = vec![format!("cmd={cmd}")];
+                engine.extend(options.iter().map(|o| o.to_string()));
+                g.opponents.push(Opponent {
+                    name: name.into(),
+                    engine,
+                });
+            }
+        }
+        if g.opponents.iter().any(|o| o.name == "sf2200") {
+            g.anchor = "sf2200=2200".into();
+        }
+        g
+    }
+}
+
 /// Paths of the tools (empty: the binary of that name next to `learn`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -194,7 +317,9 @@ pub struct Tools {
 const HEADER: &str = "\
 # learn.toml: the settings of one `learn run` directory (see docs/learn.md).
 # Every key is shown at its default. A change applies from the next stage and is logged in
-# the journal. [selfplay] goes to datagen, [train] to trainer train, [gate] to arena's SPRT.
+# the journal. [selfplay] goes to datagen, [train] to trainer train, [gate] to arena's SPRT,
+# [gauntlet] to an arena gauntlet of every `every`-th promoted net (0: none) against the
+# opponents listed (arena -engine settings; `learn init` lists the installed ones).
 ";
 
 impl Settings {
@@ -249,6 +374,33 @@ impl Settings {
         if g.nodes == 0 && g.tc.trim().is_empty() {
             bail!("[gate] needs a tc or nodes");
         }
+        let g = &self.gauntlet;
+        if g.every > 0 {
+            if g.opponents.is_empty() {
+                bail!("[gauntlet] every is set but no opponents are listed");
+            }
+            if g.games < 2 || !g.games.is_multiple_of(2) || g.concurrency == 0 {
+                bail!("[gauntlet] needs an even number of games (at least 2) and concurrency >= 1");
+            }
+            if g.nodes == 0 && g.tc.trim().is_empty() {
+                bail!("[gauntlet] needs a tc or nodes");
+            }
+        }
+        for o in &g.opponents {
+            if o.name.trim().is_empty() || !o.engine.iter().any(|e| e.starts_with("cmd=")) {
+                bail!("[gauntlet] every opponent needs a name and a cmd= among its engine settings");
+            }
+        }
+        if !g.anchor.is_empty()
+            && g.anchor
+                .split_once('=')
+                .is_none_or(|(_, elo)| elo.trim().parse::<f64>().is_err())
+        {
+            bail!(
+                "[gauntlet] anchor must read NAME=ELO (or be empty), not {:?}",
+                g.anchor
+            );
+        }
         Ok(())
     }
 
@@ -301,5 +453,33 @@ mod tests {
         let mut bad = Settings::default();
         bad.gate.elo1 = -1.0;
         assert!(bad.check().is_err());
+    }
+
+    #[test]
+    fn gauntlet_opponents_round_trip_and_bad_ones_are_refused() {
+        let mut s = Settings::default();
+        s.gauntlet.every = 1;
+        s.gauntlet.anchor = "sf2200=2200".into();
+        s.gauntlet.opponents = vec![Opponent {
+            name: "sf2200".into(),
+            engine: vec!["cmd=/usr/games/stockfish".into(), "option.UCI_Elo=2200".into()],
+        }];
+        s.check().unwrap();
+        let back: Settings = toml::from_str(&s.to_toml().unwrap()).unwrap();
+        assert_eq!(back, s);
+        let mut t = s.clone();
+        t.gauntlet.opponents.clear();
+        assert!(t.check().unwrap_err().to_string().contains("no opponents"));
+        let mut t = s.clone();
+        t.gauntlet.games = 3;
+        assert!(t.check().is_err());
+        let mut t = s.clone();
+        t.gauntlet.anchor = "sf2200".into();
+        assert!(t.check().unwrap_err().to_string().contains("NAME=ELO"));
+        let mut t = s.clone();
+        t.gauntlet.opponents[0].engine = vec!["option.UCI_Elo=2200".into()];
+        assert!(t.check().unwrap_err().to_string().contains("cmd="));
+        // Off by default, so a run without opponents is valid.
+        Settings::default().check().unwrap();
     }
 }

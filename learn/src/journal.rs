@@ -164,6 +164,33 @@ pub enum Record {
         /// Why.
         why: String,
     },
+    /// A promoted net's gauntlet started.
+    GauntletStarted {
+        /// Unix time.
+        t: u64,
+        /// The net's name (`gen15-128`).
+        net: String,
+        /// arena's command line (without the program).
+        args: Vec<String>,
+        /// Games it plays in all.
+        games: u64,
+    },
+    /// The gauntlet was played out and rated.
+    GauntletDone {
+        /// Unix time.
+        t: u64,
+        /// The net's name.
+        net: String,
+        /// Games played.
+        games: u64,
+        /// The net's rating in the joint fit (`arena rate`, against the anchor), and the
+        /// half-width of its 95% interval.
+        elo: Option<f64>,
+        /// Half-width of the interval.
+        elo_error: Option<f64>,
+        /// `arena rate`'s table, as printed.
+        ratings: String,
+    },
     /// The run stopped (a signal, `--for`, or an error), for the record.
     Stopped {
         /// Unix time.
@@ -368,6 +395,23 @@ pub struct Candidate {
     pub gate_started: Option<u64>,
 }
 
+/// A gauntlet as the journal knows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Gauntlet {
+    /// The promoted net's name.
+    pub net: String,
+    /// arena's arguments.
+    pub args: Vec<String>,
+    /// Games it plays in all.
+    pub games: u64,
+    /// Unix time it started.
+    pub started: u64,
+    /// Once rated: (games, Elo, its interval, the ratings table).
+    pub done: Option<(u64, Option<f64>, Option<f64>, String)>,
+    /// Seconds it took.
+    pub secs: u64,
+}
+
 /// The run's state, folded from the journal.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct State {
@@ -380,6 +424,8 @@ pub struct State {
     pub segments: Vec<Segment>,
     /// Candidates in order.
     pub candidates: Vec<Candidate>,
+    /// Gauntlets in order.
+    pub gauntlets: Vec<Gauntlet>,
     /// Settings changes, in order: (time, lines).
     pub settings: Vec<(u64, Vec<String>)>,
     /// Start time of the run.
@@ -507,10 +553,61 @@ impl State {
                         c.stage = Stage::Rejected(why.clone());
                     }
                 }
+                Record::GauntletStarted { t, net, args, games } => {
+                    // A gauntlet started again (settings changed before it began) replaces
+                    // its unfinished record.
+                    s.gauntlets.retain(|g| !(g.net == *net && g.done.is_none()));
+                    s.gauntlets.push(Gauntlet {
+                        net: net.clone(),
+                        args: args.clone(),
+                        games: *games,
+                        started: *t,
+                        done: None,
+                        secs: 0,
+                    });
+                }
+                Record::GauntletDone {
+                    t,
+                    net,
+                    games,
+                    elo,
+                    elo_error,
+                    ratings,
+                } => {
+                    if let Some(g) = s
+                        .gauntlets
+                        .iter_mut()
+                        .rev()
+                        .find(|g| g.net == *net && g.done.is_none())
+                    {
+                        g.done = Some((*games, *elo, *elo_error, ratings.clone()));
+                        g.secs = t.saturating_sub(g.started);
+                    }
+                }
                 Record::Stopped { .. } => {}
             }
         }
         s
+    }
+
+    /// The gauntlet started and not yet rated, if any.
+    pub fn open_gauntlet(&self) -> Option<&Gauntlet> {
+        self.gauntlets.iter().find(|g| g.done.is_none())
+    }
+
+    /// The first promoted net due a gauntlet (every `every`-th promotion, counted from the
+    /// run's first) that has none started: (name, net file).
+    pub fn due_gauntlet(&self, every: u32) -> Option<(String, PathBuf)> {
+        if every == 0 {
+            return None;
+        }
+        self.chain
+            .iter()
+            .skip(1)
+            .enumerate()
+            .filter(|(i, _)| (*i as u64 + 1).is_multiple_of(u64::from(every)))
+            .map(|(_, (name, net, _))| (name.clone(), net.clone()))
+            .find(|(name, _)| !self.gauntlets.iter().any(|g| &g.net == name))
     }
 
     fn candidate_mut(&mut self, cand: u32) -> Option<&mut Candidate> {

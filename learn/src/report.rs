@@ -22,6 +22,15 @@ fn stage_name(stage: &Stage) -> String {
     }
 }
 
+/// `2412.3 +- 80.1` (no interval for an anchor; `no rating` when the fit has none).
+fn gauntlet_elo(elo: Option<f64>, err: Option<f64>) -> String {
+    match (elo, err) {
+        (Some(e), Some(x)) => format!("{e:.1} +- {x:.1}"),
+        (Some(e), None) => format!("{e:.1}"),
+        _ => "no rating".into(),
+    }
+}
+
 fn hours(secs: u64) -> String {
     format!("{:.2} h", secs as f64 / 3600.0)
 }
@@ -130,14 +139,50 @@ pub fn status(dir: &Path) -> Result<String> {
         }
         writeln!(out, "{line}")?;
     }
-    let cores = settings
-        .selfplay
-        .threads_idle
-        .max(settings.selfplay.threads_busy + settings.train.threads.max(settings.gate.concurrency));
+    if !s.gauntlets.is_empty() || settings.gauntlet.every > 0 {
+        writeln!(
+            out,
+            "gauntlets (every {} promotions; 0: none):",
+            settings.gauntlet.every
+        )?;
+    }
+    for g in &s.gauntlets {
+        match &g.done {
+            Some((games, elo, err, _)) => writeln!(
+                out,
+                "  {}: rated after {games} games: {}",
+                g.net,
+                gauntlet_elo(*elo, *err)
+            )?,
+            None => {
+                let path = run.root.join("gauntlets").join(&g.net).join("state.json");
+                let played = arena::state::load(&path.display().to_string())
+                    .map_or(0, |saved| saved.games.len() + saved.pending.len());
+                writeln!(out, "  {}: playing, {played} of {} games", g.net, g.games)?;
+            }
+        }
+    }
+    let cores = settings.selfplay.threads_idle.max(
+        settings.selfplay.threads_busy
+            + settings.train.threads.max(settings.gate.concurrency)
+            + if settings.gauntlet.every > 0 {
+                settings.gauntlet.concurrency
+            } else {
+                0
+            },
+    );
     writeln!(
         out,
-        "core budget: self-play {} threads alone, {} beside a training ({} threads) or a gate ({} games at once): at most {cores} cores",
-        settings.selfplay.threads_idle, settings.selfplay.threads_busy, settings.train.threads, settings.gate.concurrency
+        "core budget: self-play {} threads alone, {} beside a training ({} threads) or a gate ({} games at once){}: at most {cores} cores",
+        settings.selfplay.threads_idle,
+        settings.selfplay.threads_busy,
+        settings.train.threads,
+        settings.gate.concurrency,
+        if settings.gauntlet.every > 0 {
+            format!(", and a gauntlet ({} games at once) beside them", settings.gauntlet.concurrency)
+        } else {
+            String::new()
+        }
     )?;
     Ok(out)
 }
@@ -164,6 +209,28 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
         sum += elo;
         chain_points.push((i as f64, sum));
         writeln!(md, "| {name} | {elo:+.1} | {sum:+.1} |")?;
+    }
+    if !s.gauntlets.is_empty() {
+        writeln!(md, "\n## Gauntlets (Elo against independent engines)\n")?;
+        writeln!(md, "| net | games | Elo (joint fit) | time |")?;
+        writeln!(md, "|---|---|---|---|")?;
+        for g in &s.gauntlets {
+            match &g.done {
+                Some((games, elo, err, _)) => writeln!(
+                    md,
+                    "| {} | {games} | {} | {} |",
+                    g.net,
+                    gauntlet_elo(*elo, *err),
+                    hours(g.secs)
+                )?,
+                None => writeln!(md, "| {} | playing | - | - |", g.net)?,
+            }
+        }
+        for g in s.gauntlets.iter().filter(|g| g.done.is_some()) {
+            if let Some((_, _, _, table)) = &g.done {
+                writeln!(md, "\n{}'s fit (`arena rate`):\n\n```\n{}```", g.net, table)?;
+            }
+        }
     }
     writeln!(md, "\n## Candidates\n")?;
     writeln!(

@@ -158,7 +158,10 @@ pub fn init(dir: &Path, net: &Path, name: Option<&str>, extra_data: &[PathBuf]) 
     let copy = run.nets().join(format!("{name}.nnue"));
     output::write(&copy, &[], &network.to_bytes())?;
     output::write(&run.book(), &[], GATE_BOOK.as_bytes())?;
-    let mut settings = Settings::default();
+    let mut settings = Settings {
+        gauntlet: crate::config::Gauntlet::installed(),
+        ..Settings::default()
+    };
     settings.train.extra_data = extra_data
         .iter()
         .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
@@ -355,6 +358,7 @@ pub struct Runner {
     selfplay: Option<Running>,
     trainer: Option<Running>,
     gate: Option<Running>,
+    gauntlet: Option<Running>,
     failures: u32,
     /// Segments whose packing failed in this process (not tried again until a restart).
     pack_failed: Vec<u64>,
@@ -423,6 +427,7 @@ impl Runner {
             selfplay: None,
             trainer: None,
             gate: None,
+            gauntlet: None,
             failures: 0,
             pack_failed: Vec::new(),
             stop,
@@ -551,6 +556,7 @@ impl Runner {
             }
             self.reload_settings()?;
             self.step_candidate()?;
+            self.step_gauntlet()?;
             self.step_selfplay()?;
             self.pack_segments();
             std::thread::sleep(POLL);
@@ -600,7 +606,10 @@ impl Runner {
 
     fn step_candidate(&mut self) -> Result<()> {
         let Some(cand) = self.state.open_candidate().cloned() else {
-            if self.new_positions() >= self.settings.train.every_positions {
+            // A promoted net's gauntlet comes before the next candidate.
+            let gauntlet_waits = self.state.open_gauntlet().is_some()
+                || self.state.due_gauntlet(self.settings.gauntlet.every).is_some();
+            if !gauntlet_waits && self.new_positions() >= self.settings.train.every_positions {
                 self.start_training()?;
             }
             return Ok(());
@@ -1033,10 +1042,204 @@ impl Runner {
         })
     }
 
+    fn gauntlet_dir(&self, net: &str) -> PathBuf {
+        self.run.root.join("gauntlets").join(net)
+    }
+
+    /// arena's arguments for `net`'s gauntlet: the net (through EvalFile, on the run's
+    /// luft) as the seed against every opponent, `games` games each over the gate's book.
+    fn gauntlet_args(&self, name: &str, net: &Path) -> Vec<String> {
+        let g = &self.settings.gauntlet;
+        let dir = self.gauntlet_dir(name);
+        let book = if self.settings.gate.openings.as_os_str().is_empty() {
+            self.run.book()
+        } else {
+            self.settings.gate.openings.clone()
+        };
+        let mut args: Vec<String> = vec![
+            "-tournament".into(),
+            "gauntlet".into(),
+            "-seeds".into(),
+            "1".into(),
+            "-engine".into(),
+            format!("cmd={}", self.tools.luft.display()),
+            format!("name={name}"),
+            format!("option.EvalFile={}", net.display()),
+            format!("option.Hash={}", g.hash),
+            "option.Threads=1".into(),
+        ];
+        for o in &g.opponents {
+            args.push("-engine".into());
+            args.push(format!("name={}", o.name));
+            args.extend(o.engine.iter().cloned());
+        }
+        args.push("-each".into());
+        if g.nodes > 0 {
+            args.extend(["tc=inf".to_string(), format!("nodes={}", g.nodes)]);
+        } else {
+            args.push(format!("tc={}", g.tc));
+        }
+        args.push(format!("timemargin={}", g.time_margin));
+        let seed = self
+            .state
+            .chain
+            .iter()
+            .position(|(n, _, _)| n == name)
+            .unwrap_or(0) as u64;
+        args.extend([
+            "-openings".into(),
+            format!("file={}", book.display()),
+            "format=epd".into(),
+            "order=random".into(),
+            "-srand".into(),
+            (seed * 104_729 + 17).to_string(),
+            "-rounds".into(),
+            (g.games / 2).to_string(),
+            "-games".into(),
+            "2".into(),
+            "-concurrency".into(),
+            g.concurrency.to_string(),
+            "-recover".into(),
+            "-ratinginterval".into(),
+            "0".into(),
+            "-pgnout".into(),
+            format!("file={}", dir.join("games.pgn").display()),
+            "-config".into(),
+            format!("outname={}", dir.join("state.json").display()),
+        ]);
+        args
+    }
+
+    /// The gauntlet stage: a promoted net due one (`[gauntlet] every`) plays it right after
+    /// its promotion, before the next candidate trains (self-play runs `threads_busy`
+    /// meanwhile); once arena has played it out, `arena rate` fits the ratings and the
+    /// result is journaled. A kill resumes it from arena's saved state (a game cut short is
+    /// played again).
+    fn step_gauntlet(&mut self) -> Result<()> {
+        if self.gauntlet.is_some() {
+            let Some(status) = self.poll(|r| &mut r.gauntlet)? else {
+                return Ok(());
+            };
+            let Some(open) = self.state.open_gauntlet().cloned() else {
+                return Ok(());
+            };
+            if status.success() {
+                self.failures = 0;
+                return self.rate_gauntlet(&open);
+            }
+            if status.code() != Some(2) {
+                self.failed(&format!(
+                    "arena for the gauntlet of {} failed ({status}); see its log",
+                    open.net
+                ))?;
+            }
+            return Ok(());
+        }
+        if let Some(open) = self.state.open_gauntlet().cloned() {
+            return self.spawn_gauntlet(&open);
+        }
+        if self.state.open_candidate().is_some() {
+            // A gauntlet starts between candidates (right after a promotion).
+            return Ok(());
+        }
+        let Some((name, net)) = self.state.due_gauntlet(self.settings.gauntlet.every) else {
+            return Ok(());
+        };
+        let args = self.gauntlet_args(&name, &net);
+        std::fs::create_dir_all(self.gauntlet_dir(&name))?;
+        let games = self.settings.gauntlet.games * self.settings.gauntlet.opponents.len() as u64;
+        self.record(Record::GauntletStarted {
+            t: now(),
+            net: name,
+            args,
+            games,
+        })?;
+        let open = self
+            .state
+            .open_gauntlet()
+            .cloned()
+            .ok_or_else(|| anyhow!("the gauntlet vanished"))?;
+        self.spawn_gauntlet(&open)
+    }
+
+    fn spawn_gauntlet(&mut self, g: &crate::journal::Gauntlet) -> Result<()> {
+        let state_file = self.gauntlet_dir(&g.net).join("state.json");
+        let args = if state_file.exists() {
+            vec!["-config".into(), format!("file={}", state_file.display())]
+        } else {
+            g.args.clone()
+        };
+        say(&format!(
+            "learn: gauntlet of {} ({} games; {})",
+            g.net,
+            g.games,
+            if state_file.exists() { "resumed" } else { "started" }
+        ));
+        let program = self.tools.arena.clone();
+        let child = self.spawn_child(
+            &program,
+            &args,
+            &self.run.logs().join(format!("gauntlet-{}.log", g.net)),
+        )?;
+        self.gauntlet = Some(Running {
+            child,
+            tag: 0,
+            threads: self.settings.gauntlet.concurrency,
+            started: Instant::now(),
+            stopping: false,
+        });
+        Ok(())
+    }
+
+    /// `arena rate` over the gauntlet's PGN (with `[gauntlet] anchor`), written to
+    /// `ratings.txt` beside it and journaled with the net's own rating.
+    fn rate_gauntlet(&mut self, g: &crate::journal::Gauntlet) -> Result<()> {
+        let dir = self.gauntlet_dir(&g.net);
+        let pgn = dir.join("games.pgn");
+        let mut cmd = std::process::Command::new(&self.tools.arena);
+        cmd.arg("rate");
+        let anchor = self.settings.gauntlet.anchor.trim().to_string();
+        if !anchor.is_empty() {
+            cmd.args(["--anchor", &anchor]);
+        }
+        let out = cmd
+            .arg(&pgn)
+            .stdin(Stdio::null())
+            .output()
+            .with_context(|| format!("cannot run {} rate", self.tools.arena.display()))?;
+        if !out.status.success() {
+            return self.failed(&format!(
+                "arena rate on {} failed: {}",
+                pgn.display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        let ratings = String::from_utf8_lossy(&out.stdout).into_owned();
+        output::write(&dir.join("ratings.txt"), &[], ratings.as_bytes())?;
+        let (games, elo, elo_error) = rating_of(&ratings, &g.net);
+        say(&format!(
+            "learn: gauntlet of {} rated: {} ({games} games)",
+            g.net,
+            match (elo, elo_error) {
+                (Some(e), Some(err)) => format!("{e:.1} +- {err:.1}"),
+                (Some(e), None) => format!("{e:.1}"),
+                _ => "no rating".into(),
+            }
+        ));
+        self.record(Record::GauntletDone {
+            t: now(),
+            net: g.net.clone(),
+            games,
+            elo,
+            elo_error,
+            ratings,
+        })
+    }
+
     fn step_selfplay(&mut self) -> Result<()> {
         // Busy from a candidate's first record to its decision, whatever its child is doing,
         // so the thread count does not depend on timing.
-        let busy = self.state.open_candidate().is_some();
+        let busy = self.state.open_candidate().is_some() || self.state.open_gauntlet().is_some();
         let s = self.settings.selfplay.clone();
         let want = if busy { s.threads_busy } else { s.threads_idle };
         let (best_name, _, _) = self.best();
@@ -1259,10 +1462,15 @@ impl Runner {
 
     /// Stops every child with SIGINT (each saves its state), waiting for each.
     fn stop_children(&mut self) {
-        let mut all: Vec<Running> = [self.selfplay.take(), self.trainer.take(), self.gate.take()]
-            .into_iter()
-            .flatten()
-            .collect();
+        let mut all: Vec<Running> = [
+            self.selfplay.take(),
+            self.trainer.take(),
+            self.gate.take(),
+            self.gauntlet.take(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         for r in &all {
             interrupt(&r.child);
         }
@@ -1282,6 +1490,21 @@ impl Runner {
             let _ = (r.tag, r.threads);
         }
     }
+}
+
+/// A player's games, rating and interval in `arena rate`'s table (`Rank Name Elo +/- Games
+/// Score Draws`); zeros and None when it is not there. The anchor's interval is None.
+pub fn rating_of(table: &str, name: &str) -> (u64, Option<f64>, Option<f64>) {
+    for line in table.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.len() >= 5 && words[1] == name && words[0].parse::<u32>().is_ok() {
+            let elo = words[2].parse::<f64>().ok();
+            let err = words[3].parse::<f64>().ok().filter(|e| *e > 0.0);
+            let games = words[4].parse::<u64>().unwrap_or(0);
+            return (games, elo, err);
+        }
+    }
+    (0, None, None)
 }
 
 /// The trainer's arguments to resume from `checkpoint`: the same data and output, the

@@ -4,7 +4,8 @@
 //! killed with `kill -9` again and again in every stage and resumed, whose journal (times
 //! aside), data and nets must be exactly the uninterrupted run's; a second `learn run` on a
 //! directory in use is refused. `threads_busy = 0` makes the run one stage at a time, so
-//! every record is repeatable.
+//! every record is repeatable. Every promoted net plays a gauntlet (4 games against luft
+//! with the start net) before the next candidate, rated by `arena rate`.
 //!
 //! The binaries are the ones the workspace test command builds (see full_loop.rs).
 
@@ -56,6 +57,11 @@ elo1 = 100.0
 alpha = 0.45
 beta = 0.45
 max_moves = 120
+[gauntlet]
+every = 1
+nodes = 300
+games = 4
+anchor = "random16=0"
 "#;
 
 /// A run directory started from a 16-wide net of random weights (`gen0-16`), which any
@@ -84,6 +90,12 @@ fn init(dir: &Path) {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let tools = binary("learn").parent().unwrap().to_path_buf();
     let mut text = SETTINGS.to_string();
+    // The gauntlet's one opponent: luft with the start net.
+    text.push_str(&format!(
+        "[[gauntlet.opponents]]\nname = \"random16\"\nengine = [\"cmd={}/luft\", \"option.EvalFile={}\", \"option.Hash=4\"]\n",
+        tools.display(),
+        net.display()
+    ));
     text.push_str(&format!(
         "[tools]\nluft = \"{0}/luft\"\ndatagen = \"{0}/datagen\"\ntrainer = \"{0}/trainer\"\narena = \"{0}/arena\"\n",
         tools.display()
@@ -163,6 +175,40 @@ fn two_generations_then_kill_9_in_every_stage_resumes_to_the_same_run() {
         "{reference:#?}"
     );
     assert!(reference.iter().any(|r| r.contains("\"kind\":\"gate_done\"")));
+    // A promotion before the last decision is followed by its gauntlet, rated, before the
+    // next candidate trains.
+    let kind_at = |i: usize| {
+        reference[i]
+            .split("\"kind\":\"")
+            .nth(1)
+            .unwrap_or("")
+            .split('"')
+            .next()
+            .unwrap_or("")
+            .to_string()
+    };
+    let first_promotion = (0..reference.len()).find(|&i| kind_at(i) == "promoted").unwrap();
+    let last_decision = (0..reference.len())
+        .rev()
+        .find(|&i| matches!(kind_at(i).as_str(), "promoted" | "rejected"))
+        .unwrap();
+    if first_promotion < last_decision {
+        let after: Vec<String> = (first_promotion + 1..reference.len()).map(kind_at).collect();
+        let rated = after.iter().position(|k| k == "gauntlet_done");
+        let trained = after.iter().position(|k| k == "train_started");
+        assert!(rated.is_some() && rated < trained, "{reference:#?}");
+        let done = &reference[first_promotion + 1 + rated.unwrap()];
+        assert!(
+            done.contains("\"games\":4") && done.contains("random16"),
+            "{done}"
+        );
+        let dir_of = |d: &Path| d.join("gauntlets");
+        assert!(std::fs::read_dir(dir_of(&whole)).unwrap().any(|e| e
+            .unwrap()
+            .path()
+            .join("ratings.txt")
+            .exists()));
+    }
     // status and report read the run.
     let status = Command::new(binary("learn"))
         .args(["status", whole.to_str().unwrap()])
@@ -224,13 +270,15 @@ fn two_generations_then_kill_9_in_every_stage_resumes_to_the_same_run() {
             .count()
     };
     // Each stage in turn: kill -9 a moment after its next record appears.
-    let stages = [
-        "segment_started",
-        "train_started",
-        "exported",
-        "gate_started",
-        "segment_done",
-    ];
+    // (The first promotion's gauntlet starts right after its gate: it comes next.)
+    let mut stages = vec!["segment_started", "train_started", "exported", "gate_started"];
+    if reference
+        .iter()
+        .any(|r| r.contains("\"kind\":\"gauntlet_started\""))
+    {
+        stages.push("gauntlet_started");
+    }
+    stages.push("segment_done");
     loop {
         let target = stages[(kills as usize) % stages.len()];
         let before = kind_count(target);
@@ -260,7 +308,7 @@ fn two_generations_then_kill_9_in_every_stage_resumes_to_the_same_run() {
         assert!(start.elapsed() < Duration::from_secs(600), "too slow");
     }
     assert!(kills >= 5, "{kills} kills");
-    for stage in stages {
+    for stage in &stages {
         assert!(
             kinds_killed_in.contains(stage),
             "never killed after {stage}: {kinds_killed_in:?}"
