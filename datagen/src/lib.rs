@@ -53,7 +53,8 @@ pub const DRAW_MIN_PLY: usize = 40;
 pub const MAX_PLIES: usize = 400;
 
 /// The adjudication rules a data file's games were played under, as one line for `datagen
-/// stats`: the thresholds a format 2 or 3 header records, or, for a format 1 file (which
+/// stats`: the thresholds a format 2 to 4 header records (and the Syzygy tables a format 4
+/// header names, which end games by their result), or, for a format 1 file (which
 /// records only whether adjudication was on), the defaults above, which every format 1
 /// writer used.
 pub fn adjudication_text(header: &Header) -> String {
@@ -70,12 +71,22 @@ pub fn adjudication_text(header: &Header) -> String {
         }
     };
     match header {
-        Header::V2(h) | Header::V3(h) | Header::V4(h) => rules(
-            h.adjudicate,
-            (h.win_score, h.win_plies),
-            (h.draw_score, h.draw_plies, h.draw_min_ply),
-            h.max_plies,
-        ),
+        Header::V2(h) | Header::V3(h) | Header::V4(h) => {
+            let text = rules(
+                h.adjudicate,
+                (h.win_score, h.win_plies),
+                (h.draw_score, h.draw_plies, h.draw_min_ply),
+                h.max_plies,
+            );
+            if h.syzygy.is_empty() {
+                text
+            } else {
+                format!(
+                    "{text}, games end at the first position of at most {} pieces with the Syzygy tables' result ({})",
+                    h.syzygy_pieces, h.syzygy
+                )
+            }
+        }
         Header::V1 { settings } => {
             let on = !settings.lines().any(|l| l.trim() == "adjudicate=false");
             let text = rules(

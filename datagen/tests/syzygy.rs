@@ -1,5 +1,6 @@
 //! `datagen --syzygy DIR`: games end as soon as they reach a position the tables cover, with
-//! the tables' result, and the file header (version 4) records the tables. The tables come
+//! the tables' result, and the file header (version 4) records the tables, which `datagen
+//! stats` names. The tables come
 //! from `tablebase::tables_for_tests`; without them the test says so and checks nothing.
 
 #![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a failure
@@ -93,5 +94,16 @@ fn games_end_with_the_tables_result_and_the_header_records_them() {
     assert_eq!(files, 1);
     eprintln!("{by_tables} of 6 games ended by the tables");
     assert!(by_tables >= 3, "only {by_tables} of 6 games ended by the tables");
+    // `datagen stats` names the tables among the settings.
+    let stats = datagen().arg("stats").arg(&out).output().unwrap();
+    let said = text(&stats.stdout);
+    assert!(
+        stats.status.success()
+            && said.contains(&format!(
+                "games end at the first position of at most 4 pieces with the Syzygy tables' result ({})",
+                tables.path()
+            )),
+        "{said}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
