@@ -1,5 +1,5 @@
 //! `datagen pack` and `datagen unpack` end to end, on slices of Luft's own self-play
-//! (`/work/shared/data/selfplay`, read-only: the slices are copied to a scratch directory;
+//! (`../shared/data/selfplay` beside the checkout, read-only: the slices are copied to a scratch directory;
 //! the tests that need them are skipped where it is absent): the round trip gives back the
 //! same files byte for byte, `stats`, `verify` and `convert` agree on the data files, the
 //! pack and the unpacked files, a pack takes at most 3 bytes a position, a flipped byte in

@@ -140,9 +140,11 @@ pub fn boards(count: usize) -> Vec<Board> {
 }
 
 /// The first 40,000 training positions of a file of Luft's own self-play
-/// (`/work/shared/data/selfplay/gen13-a.bin`); `None`, said on stderr, where it is absent.
+/// (`gen13-a.bin` in the shared data beside the checkout, `../shared/data/selfplay`);
+/// `None`, said on stderr, where it is absent.
 pub fn selfplay_slice() -> Option<Vec<PackedPosition>> {
-    let data = Path::new("/work/shared/data/selfplay/gen13-a.bin");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/selfplay/gen13-a.bin");
+    let data = path.as_path();
     if !data.exists() {
         eprintln!("skipped: {} is not here", data.display());
         return None;
