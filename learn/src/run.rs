@@ -879,11 +879,6 @@ impl Runner {
             .clone()
             .ok_or_else(|| anyhow!("{} has no net", cand.name))?;
         let dir = self.gate_dir(cand);
-        let book = if g.openings.as_os_str().is_empty() {
-            self.run.book()
-        } else {
-            g.openings.clone()
-        };
         let luft = self.tools.luft.display().to_string();
         let mut args: Vec<String> = vec![
             "-engine".into(),
@@ -900,39 +895,17 @@ impl Runner {
         // narrower, bucketed or layered candidate plays at the time control, where its
         // speed counts.
         let same_speed = same_architecture(&net, &best_net);
-        if g.nodes > 0 && same_speed {
-            args.extend(["tc=inf".to_string(), format!("nodes={}", g.nodes)]);
-        } else {
-            args.push(format!("tc={}", g.tc));
-        }
+        args.extend(limit_args(if same_speed { g.nodes } else { 0 }, &g.tc));
+        args.extend([format!("option.Hash={}", g.hash), "option.Threads=1".into()]);
+        args.extend(self.openings_args(u64::from(cand.cand) * 7919 + 13));
         args.extend([
-            format!("option.Hash={}", g.hash),
-            "option.Threads=1".into(),
-            "-openings".into(),
-            format!("file={}", book.display()),
-            "format=epd".into(),
-            "order=random".into(),
-            "-srand".into(),
-            (u64::from(cand.cand) * 7919 + 13).to_string(),
             "-sprt".into(),
             format!("elo0={}", g.elo0),
             format!("elo1={}", g.elo1),
             format!("alpha={}", g.alpha),
             format!("beta={}", g.beta),
-            "-rounds".into(),
-            g.max_games.div_ceil(2).to_string(),
-            "-games".into(),
-            "2".into(),
-            "-concurrency".into(),
-            g.concurrency.to_string(),
-            "-recover".into(),
-            "-ratinginterval".into(),
-            "50".into(),
-            "-pgnout".into(),
-            format!("file={}", dir.join("games.pgn").display()),
-            "-config".into(),
-            format!("outname={}", dir.join("state.json").display()),
         ]);
+        args.extend(match_args(g.max_games.div_ceil(2), g.concurrency, 50, &dir));
         if g.max_moves > 0 {
             args.extend(["-maxmoves".into(), g.max_moves.to_string()]);
         }
@@ -1051,11 +1024,6 @@ impl Runner {
     fn gauntlet_args(&self, name: &str, net: &Path) -> Vec<String> {
         let g = &self.settings.gauntlet;
         let dir = self.gauntlet_dir(name);
-        let book = if self.settings.gate.openings.as_os_str().is_empty() {
-            self.run.book()
-        } else {
-            self.settings.gate.openings.clone()
-        };
         let mut args: Vec<String> = vec![
             "-tournament".into(),
             "gauntlet".into(),
@@ -1074,11 +1042,7 @@ impl Runner {
             args.extend(o.engine.iter().cloned());
         }
         args.push("-each".into());
-        if g.nodes > 0 {
-            args.extend(["tc=inf".to_string(), format!("nodes={}", g.nodes)]);
-        } else {
-            args.push(format!("tc={}", g.tc));
-        }
+        args.extend(limit_args(g.nodes, &g.tc));
         args.push(format!("timemargin={}", g.time_margin));
         let seed = self
             .state
@@ -1086,28 +1050,27 @@ impl Runner {
             .iter()
             .position(|(n, _, _)| n == name)
             .unwrap_or(0) as u64;
-        args.extend([
+        args.extend(self.openings_args(seed * 104_729 + 17));
+        args.extend(match_args(g.games / 2, g.concurrency, 0, &dir));
+        args
+    }
+
+    /// arena's openings for gates and gauntlets: `[gate] openings`, or the book arena ships
+    /// (written into the run directory), in random order from `seed`.
+    fn openings_args(&self, seed: u64) -> Vec<String> {
+        let book = if self.settings.gate.openings.as_os_str().is_empty() {
+            self.run.book()
+        } else {
+            self.settings.gate.openings.clone()
+        };
+        vec![
             "-openings".into(),
             format!("file={}", book.display()),
             "format=epd".into(),
             "order=random".into(),
             "-srand".into(),
-            (seed * 104_729 + 17).to_string(),
-            "-rounds".into(),
-            (g.games / 2).to_string(),
-            "-games".into(),
-            "2".into(),
-            "-concurrency".into(),
-            g.concurrency.to_string(),
-            "-recover".into(),
-            "-ratinginterval".into(),
-            "0".into(),
-            "-pgnout".into(),
-            format!("file={}", dir.join("games.pgn").display()),
-            "-config".into(),
-            format!("outname={}", dir.join("state.json").display()),
-        ]);
-        args
+            seed.to_string(),
+        ]
     }
 
     /// The gauntlet stage: a promoted net due one (`[gauntlet] every`) plays it right after
@@ -1490,6 +1453,36 @@ impl Runner {
             let _ = (r.tag, r.threads);
         }
     }
+}
+
+/// An arena `-each` limit: `nodes` a move (and no clock) when above 0, else the clock `tc`.
+fn limit_args(nodes: u64, tc: &str) -> Vec<String> {
+    if nodes > 0 {
+        vec!["tc=inf".into(), format!("nodes={nodes}")]
+    } else {
+        vec![format!("tc={tc}")]
+    }
+}
+
+/// The end of a gate's or gauntlet's arena command line: `rounds` encounters of two games,
+/// `concurrency` at once, engines restarted after a fault, a report every `rating_interval`
+/// pairs, the PGN and the saved state in `dir`.
+fn match_args(rounds: u64, concurrency: usize, rating_interval: u32, dir: &Path) -> Vec<String> {
+    vec![
+        "-rounds".into(),
+        rounds.to_string(),
+        "-games".into(),
+        "2".into(),
+        "-concurrency".into(),
+        concurrency.to_string(),
+        "-recover".into(),
+        "-ratinginterval".into(),
+        rating_interval.to_string(),
+        "-pgnout".into(),
+        format!("file={}", dir.join("games.pgn").display()),
+        "-config".into(),
+        format!("outname={}", dir.join("state.json").display()),
+    ]
 }
 
 /// A player's games, rating and interval in `arena rate`'s table (`Rank Name Elo +/- Games
