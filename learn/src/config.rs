@@ -148,7 +148,8 @@ pub struct Gate {
     pub alpha: f64,
     /// Error rate of accepting H0 when H1 holds.
     pub beta: f64,
-    /// Game cap: a gate that has not decided by then is a rejection.
+    /// Game cap: a gate that has not decided by then is a rejection. A change applies to
+    /// the gate in flight too (its saved rounds are fitted to it; docs/learn.md).
     pub max_games: u64,
     /// Games at once.
     pub concurrency: usize,

@@ -574,6 +574,14 @@ impl Runner {
         match Settings::load(&self.run.settings()) {
             Ok(new) => {
                 let changes = self.settings.changes(&new);
+                // A new cap for the gate in flight: its arena stops (saving its state) and
+                // the next step resumes it with the new cap (`spawn_gate`).
+                if new.gate.max_games != self.settings.gate.max_games {
+                    if let Some(r) = self.gate.as_mut().filter(|r| !r.stopping) {
+                        interrupt(&r.child);
+                        r.stopping = true;
+                    }
+                }
                 if !changes.is_empty() {
                     say(&format!("learn: settings changed: {}", changes.join("; ")));
                     self.settings = new;
@@ -943,6 +951,17 @@ impl Runner {
                 .ok_or_else(|| anyhow!("no gate record for {}", cand.name))?
         };
         if state_file.exists() {
+            // The cap is learn.toml's now: a gate resumes with its saved rounds fitted to
+            // `max_games`, raised or lowered (a raised cap plays on past the old one).
+            let rounds = self.settings.gate.max_games.div_ceil(2);
+            if let Some(old) = fit_gate_rounds(&state_file, rounds)? {
+                say(&format!(
+                    "learn: gate of {}: at most {} games now (was {}), as learn.toml says",
+                    cand.name,
+                    rounds * 2,
+                    old * 2
+                ));
+            }
             // A gate that decided before the stop is read, not played on.
             if self.gate_result(cand)?.is_some() {
                 self.gate = None;
@@ -1539,6 +1558,29 @@ fn last_validation_loss(path: &Path) -> Option<f64> {
         .find_map(|l| l.split(',').nth(2)?.trim().parse().ok())
 }
 
+/// Sets the `-rounds` of the arena state at `path` (a gate's) to `rounds` encounters of two
+/// games; the old count when it changed, None when it already was `rounds`. Errors: a
+/// state that cannot be read or written, or one without `-rounds N`.
+pub fn fit_gate_rounds(path: &Path, rounds: u64) -> Result<Option<u64>> {
+    let file = path.display().to_string();
+    let mut saved = arena::state::load(&file).map_err(|e| anyhow!(e))?;
+    let at = saved
+        .args
+        .iter()
+        .position(|a| a == "-rounds")
+        .filter(|&i| i + 1 < saved.args.len())
+        .ok_or_else(|| anyhow!("{file}: the gate's command line has no -rounds"))?;
+    let old: u64 = saved.args[at + 1]
+        .parse()
+        .map_err(|_| anyhow!("{file}: -rounds {:?} is not a count", saved.args[at + 1]))?;
+    if old == rounds {
+        return Ok(None);
+    }
+    saved.args[at + 1] = rounds.to_string();
+    arena::state::save(&file, &saved).map_err(|e| anyhow!(e))?;
+    Ok(Some(old))
+}
+
 /// What a gate's saved arena state says now: the candidate's pentanomial counts (pair 0
 /// against 1), its Elo and the LLR, with the verdict `H1` or `H0` (an LLR bound crossed),
 /// `undecided` (the cap of `max_games`, rounded up to whole pairs, reached first) or
@@ -1619,6 +1661,58 @@ fn openings_args(index: u64, openings: &str) -> Result<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gate_in_flight_takes_the_cap_learn_toml_gives() {
+        let dir = std::env::temp_dir().join(format!("learn-gate-cap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("state.json");
+        let tally = arena::runner::Tally {
+            penta: [40, 100, 200, 110, 50],
+            tri: [300, 380, 320],
+            wl: 50,
+        };
+        let saved = arena::state::SavedState {
+            args: ["-engine", "cmd=a", "-rounds", "600", "-games", "2", "-recover"]
+                .map(String::from)
+                .to_vec(),
+            done: vec![(0, 499)],
+            pairs: vec![(0, 1, tally)],
+            ..Default::default()
+        };
+        arena::state::save(&path.display().to_string(), &saved).unwrap();
+        let rounds_now = || {
+            let s = arena::state::load(&path.display().to_string()).unwrap();
+            let at = s.args.iter().position(|a| a == "-rounds").unwrap();
+            (s.args[at + 1].clone(), s.done.clone(), s.pairs.len())
+        };
+        // Raised: 1,200 games -> 3,000; the games played stay.
+        assert_eq!(fit_gate_rounds(&path, 1500).unwrap(), Some(600));
+        assert_eq!(rounds_now(), ("1500".to_string(), vec![(0, 499)], 1));
+        // The same cap again changes nothing.
+        assert_eq!(fit_gate_rounds(&path, 1500).unwrap(), None);
+        // With 1,000 games played, the raised cap reads as playing, a lowered one as
+        // undecided at once.
+        let saved = arena::state::load(&path.display().to_string()).unwrap();
+        assert_eq!(
+            gate_reading(&saved, 0.0, 15.0, 0.05, 0.05, 3000).verdict,
+            "playing"
+        );
+        assert_eq!(fit_gate_rounds(&path, 400).unwrap(), Some(1500));
+        let saved = arena::state::load(&path.display().to_string()).unwrap();
+        assert_eq!(
+            gate_reading(&saved, 0.0, 15.0, 0.05, 0.05, 800).verdict,
+            "undecided"
+        );
+        // A state without -rounds is an error, not a guess.
+        let bare = arena::state::SavedState {
+            args: vec!["-engine".into(), "cmd=a".into()],
+            ..Default::default()
+        };
+        arena::state::save(&path.display().to_string(), &bare).unwrap();
+        assert!(fit_gate_rounds(&path, 1500).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn candidates_grow_from_the_best_net_only_where_the_trainer_can() {
