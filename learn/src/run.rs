@@ -913,7 +913,7 @@ impl Runner {
             format!("alpha={}", g.alpha),
             format!("beta={}", g.beta),
         ]);
-        args.extend(match_args(g.max_games.div_ceil(2), g.concurrency, 50, &dir));
+        args.extend(match_args(gate_rounds(g.max_games), g.concurrency, 50, &dir));
         if g.max_moves > 0 {
             args.extend(["-maxmoves".into(), g.max_moves.to_string()]);
         }
@@ -953,7 +953,7 @@ impl Runner {
         if state_file.exists() {
             // The cap is learn.toml's now: a gate resumes with its saved rounds fitted to
             // `max_games`, raised or lowered (a raised cap plays on past the old one).
-            let rounds = self.settings.gate.max_games.div_ceil(2);
+            let rounds = gate_rounds(self.settings.gate.max_games);
             if let Some(old) = fit_gate_rounds(&state_file, rounds)? {
                 say(&format!(
                     "learn: gate of {}: at most {} games now (was {}), as learn.toml says",
@@ -963,11 +963,8 @@ impl Runner {
                 ));
             }
             // A gate that decided before the stop is read, not played on.
-            if self.gate_result(cand)?.is_some() {
+            if let Some(result) = self.gate_result(cand)? {
                 self.gate = None;
-                let result = self
-                    .gate_result(cand)?
-                    .ok_or_else(|| anyhow!("the gate result vanished"))?;
                 let gate_secs = now().saturating_sub(cand.gate_started.unwrap_or(now()));
                 return self.record(Record::GateDone {
                     t: now(),
@@ -1581,6 +1578,13 @@ pub fn fit_gate_rounds(path: &Path, rounds: u64) -> Result<Option<u64>> {
     Ok(Some(old))
 }
 
+/// The rounds (game pairs) a gate plays at most: `max_games` rounded up to whole pairs.
+/// One definition for the gate's arena (`-rounds`), the fit of a resumed gate to a changed
+/// cap, and the verdict `undecided`.
+pub fn gate_rounds(max_games: u64) -> u64 {
+    max_games.div_ceil(2)
+}
+
 /// What a gate's saved arena state says now: the candidate's pentanomial counts (pair 0
 /// against 1), its Elo and the LLR, with the verdict `H1` or `H0` (an LLR bound crossed),
 /// `undecided` (the cap of `max_games`, rounded up to whole pairs, reached first) or
@@ -1613,7 +1617,7 @@ pub fn gate_reading(
         "H1"
     } else if llr <= lower {
         "H0"
-    } else if games >= max_games.div_ceil(2) * 2 {
+    } else if games >= gate_rounds(max_games) * 2 {
         "undecided"
     } else {
         "playing"
