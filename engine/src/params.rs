@@ -148,13 +148,13 @@ macro_rules! tunables {
 tunables! {
     // Step 0. Aspiration windows.
     /// Depth from which iterations start with a window around the previous score.
-    aspiration_min_depth = 4, min 1, max 10, step 1;
+    aspiration_min_depth = 5, min 1, max 10, step 1;
     /// Half-width of the first window (centipawns).
-    aspiration_initial_window = 15, min 5, max 60, step 3;
+    aspiration_initial_window = 22, min 5, max 60, step 3;
     /// Growth of the half-width after each fail, in percent of itself.
-    aspiration_widening_percent = 50, min 10, max 200, step 10;
+    aspiration_widening_percent = 57, min 10, max 200, step 10;
     /// A half-width beyond this searches the full window.
-    aspiration_max_window = 1000, min 200, max 4000, step 150;
+    aspiration_max_window = 948, min 200, max 4000, step 150;
 
     // Step 8. Reverse futility pruning.
     /// Deepest depth where it prunes.
@@ -164,30 +164,30 @@ tunables! {
 
     // Step 9. Null move pruning.
     /// Shallowest depth where it is tried.
-    nmp_min_depth = 3, min 1, max 8, step 1;
+    nmp_min_depth = 5, min 1, max 8, step 1;
     /// Reduction at any depth.
     nmp_base_reduction = 3, min 1, max 6, step 1;
     /// One more ply of reduction per this many plies of depth.
-    nmp_depth_divisor = 3, min 1, max 8, step 1;
+    nmp_depth_divisor = 4, min 1, max 8, step 1;
 
     // Step 11. Futility pruning of quiet moves.
     /// Deepest depth where it prunes.
-    fp_max_depth = 8, min 2, max 16, step 1;
+    fp_max_depth = 7, min 2, max 16, step 1;
     /// Margin at depth 0.
-    fp_base = 80, min 0, max 250, step 10;
+    fp_base = 81, min 0, max 250, step 10;
     /// Margin added per ply of depth.
     fp_per_depth = 90, min 30, max 200, step 8;
 
     // Step 11. Late move pruning: quiet moves are skipped after (base + depth²) / (2 -
     // improving) of them.
     /// The base of the move count.
-    lmp_base = 3, min 0, max 12, step 1;
+    lmp_base = 2, min 0, max 12, step 1;
 
     // Step 11. SEE pruning in the main search.
     /// Threshold per ply of depth for quiet moves.
-    see_quiet_margin = -60, min -150, max -10, step 6;
+    see_quiet_margin = -61, min -150, max -10, step 6;
     /// Threshold per depth² for captures and promotions.
-    see_noisy_margin = -25, min -100, max -5, step 3;
+    see_noisy_margin = -22, min -100, max -5, step 3;
     /// Deepest depth where it prunes.
     see_prune_max_depth = 8, min 2, max 16, step 1;
 
@@ -196,68 +196,68 @@ tunables! {
     /// Shallowest depth where the verification search is tried.
     se_min_depth = 7, min 4, max 12, step 1;
     /// The TT entry may be at most this many plies shallower than the node.
-    se_tt_depth_margin = 3, min 1, max 6, step 1;
+    se_tt_depth_margin = 2, min 1, max 6, step 1;
     /// The bound is the TT score less this many sixteenths of a centipawn per ply of depth.
     se_beta_margin = 24, min 8, max 64, step 3;
     /// A non-PV TT move whose alternatives fail low by this much more is extended twice.
-    se_double_margin = 20, min 0, max 100, step 5;
+    se_double_margin = 22, min 0, max 100, step 5;
     /// The most double extensions on one path from the root.
     se_max_double_extensions = 6, min 0, max 16, step 1;
 
     // Step 13. Late move reductions: the table holds
     // base + ln(depth) · ln(move number) / divisor.
     /// Shallowest depth where moves are reduced.
-    lmr_min_depth = 3, min 1, max 6, step 1;
+    lmr_min_depth = 4, min 1, max 6, step 1;
     /// The table's constant term, in hundredths of a ply.
-    lmr_base = 75, min 0, max 200, step 8;
+    lmr_base = 76, min 0, max 200, step 8;
     /// The table's divisor, in hundredths.
-    lmr_divisor = 225, min 100, max 400, step 12;
+    lmr_divisor = 213, min 100, max 400, step 12;
     /// One ply less (more) reduction per this much quiet history (negative history).
-    lmr_history_divisor = 8192, min 2048, max 32768, step 512;
+    lmr_history_divisor = 8301, min 2048, max 32768, step 512;
 
     // Step 7. Internal iterative reduction.
     /// Shallowest depth where a node without a hash move is searched one ply shallower.
-    iir_min_depth = 4, min 2, max 10, step 1;
+    iir_min_depth = 5, min 2, max 10, step 1;
 
     // Quiescence search.
     /// Delta pruning: a capture that cannot lift the evaluation to within this of alpha
     /// is skipped.
-    qs_delta_margin = 200, min 50, max 500, step 20;
+    qs_delta_margin = 223, min 50, max 500, step 20;
     /// Captures that lose more than this by SEE are skipped (0: any loss).
-    qs_see_margin = 0, min -150, max 150, step 10;
+    qs_see_margin = 15, min -150, max 150, step 10;
 
     // History (Step 16): cutoffs add bonus(depth) = clamp(mul · depth - offset, 0, max),
     // the moves tried before lose it.
     /// The bound of every history entry (the "gravity" divisor).
-    history_max = 16384, min 4096, max 32000, step 1024;
+    history_max = 16186, min 4096, max 32000, step 1024;
     /// The bonus per ply of depth.
-    history_bonus_mul = 160, min 50, max 400, step 16;
+    history_bonus_mul = 168, min 50, max 400, step 16;
     /// The bonus's offset.
-    history_bonus_offset = 80, min 0, max 300, step 16;
+    history_bonus_offset = 77, min 0, max 300, step 16;
     /// The largest bonus.
-    history_bonus_max = 1600, min 400, max 4000, step 100;
+    history_bonus_max = 1569, min 400, max 4000, step 100;
 
     // Move ordering (the staged move picker).
     /// MVV: the captured piece's SEE value is multiplied by this.
-    mp_mvv_multiplier = 16, min 1, max 64, step 2;
+    mp_mvv_multiplier = 15, min 1, max 64, step 2;
     /// Score of a queen promotion among the noisy moves.
-    mp_queen_promotion = 8000, min 0, max 20000, step 500;
+    mp_queen_promotion = 7989, min 0, max 20000, step 500;
     /// Score of an under-promotion among the noisy moves.
-    mp_under_promotion = -8000, min -20000, max 0, step 500;
+    mp_under_promotion = -8316, min -20000, max 0, step 500;
     /// A noisy move is a good one when SEE wins at least this.
-    mp_good_noisy_see_margin = 0, min -200, max 200, step 10;
+    mp_good_noisy_see_margin = -13, min -200, max 200, step 10;
 
     // Static exchange evaluation: piece values (the king's is 0).
     /// Pawn.
-    see_value_pawn = 100, min 50, max 200, step 5;
+    see_value_pawn = 101, min 50, max 200, step 5;
     /// Knight.
-    see_value_knight = 320, min 200, max 500, step 15;
+    see_value_knight = 289, min 200, max 500, step 15;
     /// Bishop.
-    see_value_bishop = 330, min 200, max 500, step 15;
+    see_value_bishop = 355, min 200, max 500, step 15;
     /// Rook.
-    see_value_rook = 500, min 350, max 750, step 25;
+    see_value_rook = 522, min 350, max 750, step 25;
     /// Queen.
-    see_value_queen = 950, min 700, max 1400, step 40;
+    see_value_queen = 972, min 700, max 1400, step 40;
 
     // Transposition table replacement.
     /// An entry of the same position and search is kept against a non-exact result this
@@ -267,13 +267,13 @@ tunables! {
     // Correction history: the correction is the weighted sum of the entries over
     // CORR_WEIGHT_SCALE; each entry is an average in 1 / CORR_GRAIN centipawns.
     /// The largest entry, in centipawns.
-    corr_max = 96, min 16, max 256, step 8;
+    corr_max = 102, min 16, max 256, step 8;
     /// Weight of the pawn-structure table.
-    corr_pawn_weight = 32, min 0, max 64, step 3;
+    corr_pawn_weight = 31, min 0, max 64, step 3;
     /// Weight of each side's non-pawn table.
     corr_non_pawn_weight = 20, min 0, max 64, step 3;
     /// Weight of the previous-moves table.
-    corr_continuation_weight = 20, min 0, max 64, step 3;
+    corr_continuation_weight = 21, min 0, max 64, step 3;
     /// An update moves an entry by min((depth + 1)², this) / 256 of the way.
     corr_update_max_weight = 128, min 16, max 256, step 8;
 
@@ -384,10 +384,21 @@ mod tests {
             let t = TUNABLES.iter().find(|t| t.name == name).unwrap();
             assert!(t.min > 0, "{name}");
         }
-        // The accessors read the table's values.
-        assert_eq!(rfp_margin(), 75);
-        assert_eq!(lmr_divisor(), 225);
-        assert_eq!(PieceType::ALL.map(see_value), [100, 320, 330, 500, 950, 0]);
+        // The accessors read the table's values (whatever the defaults are now).
+        let default = |name: &str| TUNABLES.iter().find(|t| t.name == name).unwrap().default;
+        assert_eq!(rfp_margin(), default("rfp_margin"));
+        assert_eq!(lmr_divisor(), default("lmr_divisor"));
+        assert_eq!(
+            PieceType::ALL.map(see_value),
+            [
+                default("see_value_pawn"),
+                default("see_value_knight"),
+                default("see_value_bishop"),
+                default("see_value_rook"),
+                default("see_value_queen"),
+                0
+            ]
+        );
     }
 
     #[test]
@@ -395,7 +406,7 @@ mod tests {
         let lines = spsa_lines();
         assert_eq!(lines.len(), TUNABLES.len());
         assert!(lines.contains(&"rfp_margin, int, 75, 30, 150, 6, 0.002".to_string()));
-        assert!(lines.contains(&"see_quiet_margin, int, -60, -150, -10, 6, 0.002".to_string()));
+        assert!(lines.contains(&"see_quiet_margin, int, -61, -150, -10, 6, 0.002".to_string()));
         for line in &lines {
             // name, int|float, start, min, max, c_end, r_end
             let fields: Vec<&str> = line.split(',').map(str::trim).collect();

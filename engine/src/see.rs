@@ -87,80 +87,77 @@ mod tests {
     use super::*;
 
     /// Known exchanges: (FEN, move in UCI, the exchange's value for the side to move in
-    /// centipawns with the SEE values pawn 100, knight 320, bishop 330, rook 500, queen 950).
+    /// centipawns, written in the SEE values `p`, `n`, `b`, `r`, `q` of [`see_value`] (the tuned
+    /// defaults of `params`), so a retune changes the numbers, not the sequences asserted.
     /// Each side may stop capturing when going on would lose more; pins are not looked at
     /// (a pinned piece still recaptures), a king only captures onto a square the other side
     /// no longer attacks, and castling is worth 0.
-    const EXCHANGES: &[(&str, &str, i32)] = &[
-        // A free pawn.
-        ("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1", "e4d5", 100),
-        // Pawn for pawn.
-        ("4k3/8/2p5/3p4/4P3/8/8/4K3 w - - 0 1", "e4d5", 0),
-        // A knight for a defended pawn.
-        ("4k3/8/2p5/3p4/8/4N3/8/4K3 w - - 0 1", "e3d5", 100 - 320),
-        // A bishop for a knight defended by a pawn.
-        ("4k3/8/2p5/3n4/8/8/6B1/4K3 w - - 0 1", "g2d5", 320 - 330),
-        // A rook for a pawn defended by a rook...
-        ("3rk3/8/8/3p4/8/8/3R4/4K3 w - - 0 1", "d2d5", 100 - 500),
-        // ...but with a second rook behind (x-ray) the pawn is won: Black does not recapture.
-        ("3rk3/8/8/3p4/8/8/3R4/3RK3 w - - 0 1", "d2d5", 100),
-        // X-ray through the capturing bishop: Bxf6 gxf6 Qxf6 nets a pawn for a bishop.
-        ("4k3/6p1/5p2/8/3B4/2Q5/8/4K3 w - - 0 1", "d4f6", 100 - 330 + 100),
-        // A long sequence with x-rays on both sides (Nxe5 Nxe5 Rxe5 Bxe5 Qxe5 Qxe5): Black
-        // stops after Nxe5, a knight for a pawn.
-        (
-            "1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1",
-            "d3e5",
-            100 - 320,
-        ),
-        // A queen for a rook defended by a rook (and the king).
-        ("3rk3/3r4/8/8/8/8/8/3QK3 w - - 0 1", "d1d7", 500 - 950),
-        // En passant wins the pawn...
-        ("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1", "e5d6", 100),
-        // ...or trades it...
-        ("4k3/2p5/8/3pP3/8/8/8/4K3 w - d6 0 1", "e5d6", 0),
-        // ...and the pawn taken leaves the file: the d1 rook now defends d6, so Black's
-        // rook does not recapture.
-        ("3rk3/8/8/3pP3/8/8/8/3RK3 w - d6 0 1", "e5d6", 100),
-        // Promotions gain the new piece less the pawn.
-        ("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8q", 950 - 100),
-        ("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8n", 320 - 100),
-        // A promotion onto a defended square loses the queen.
-        ("2r1k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8q", 950 - 100 - 950),
-        // Capturing and promoting, then losing the new piece.
-        (
-            "1r2k3/P2n4/8/8/8/8/8/4K3 w - - 0 1",
-            "a7b8q",
-            500 + 950 - 100 - 950,
-        ),
-        (
-            "1r2k3/P2n4/8/8/8/8/8/4K3 w - - 0 1",
-            "a7b8n",
-            500 + 320 - 100 - 320,
-        ),
-        // The king takes a free pawn.
-        ("4k3/8/8/8/8/8/3p4/4K3 w - - 0 1", "e1d2", 100),
-        // The king recaptures a lone rook...
-        ("4k3/4p3/8/8/8/8/8/4RK2 w - - 0 1", "e1e7", 100 - 500),
-        // ...but may not when a second rook defends it: the pawn is won.
-        ("4k3/4p3/8/8/8/8/4R3/4RK2 w - - 0 1", "e2e7", 100),
-        // A queen for a pawn that only the king defends.
-        ("4k3/3p4/8/8/8/8/8/3QK3 w - - 0 1", "d1d7", 100 - 950),
-        // The c6 pawn is pinned to its king by the a4 bishop, but SEE ignores pins: it
-        // recaptures, and the rook is lost for the knight.
-        ("4k3/8/2p5/3n4/B7/8/8/3RK3 w - - 0 1", "d1d5", 320 - 500),
-        // A quiet move onto a square a pawn attacks, and onto a safe one.
-        ("4k3/8/8/2p5/8/3P4/8/4K3 w - - 0 1", "d3d4", -100),
-        ("4k3/8/8/8/8/3P4/8/4K3 w - - 0 1", "d3d4", 0),
-        // Black to move: the same exchanges from the other side.
-        ("4k3/8/8/3p4/4P3/5P2/8/4K3 b - - 0 1", "d5e4", 0),
-        ("4k3/8/8/3q4/4P3/8/8/4K3 b - - 0 1", "d5e4", 100),
-    ];
+    fn exchanges() -> Vec<(&'static str, &'static str, i32)> {
+        let [p, n, b, r, q, _] = PieceType::ALL.map(see_value);
+        vec![
+            // A free pawn.
+            ("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1", "e4d5", p),
+            // Pawn for pawn.
+            ("4k3/8/2p5/3p4/4P3/8/8/4K3 w - - 0 1", "e4d5", 0),
+            // A knight for a defended pawn.
+            ("4k3/8/2p5/3p4/8/4N3/8/4K3 w - - 0 1", "e3d5", p - n),
+            // A bishop for a knight defended by a pawn.
+            ("4k3/8/2p5/3n4/8/8/6B1/4K3 w - - 0 1", "g2d5", n - b),
+            // A rook for a pawn defended by a rook...
+            ("3rk3/8/8/3p4/8/8/3R4/4K3 w - - 0 1", "d2d5", p - r),
+            // ...but with a second rook behind (x-ray) the pawn is won: Black does not recapture.
+            ("3rk3/8/8/3p4/8/8/3R4/3RK3 w - - 0 1", "d2d5", p),
+            // X-ray through the capturing bishop: Bxf6 gxf6 Qxf6 nets a pawn for a bishop.
+            ("4k3/6p1/5p2/8/3B4/2Q5/8/4K3 w - - 0 1", "d4f6", p - b + p),
+            // A long sequence with x-rays on both sides (Nxe5 Nxe5 Rxe5 Bxe5 Qxe5 Qxe5): Black
+            // stops after Nxe5, a knight for a pawn.
+            (
+                "1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1",
+                "d3e5",
+                p - n,
+            ),
+            // A queen for a rook defended by a rook (and the king).
+            ("3rk3/3r4/8/8/8/8/8/3QK3 w - - 0 1", "d1d7", r - q),
+            // En passant wins the pawn...
+            ("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1", "e5d6", p),
+            // ...or trades it...
+            ("4k3/2p5/8/3pP3/8/8/8/4K3 w - d6 0 1", "e5d6", 0),
+            // ...and the pawn taken leaves the file: the d1 rook now defends d6, so Black's
+            // rook does not recapture.
+            ("3rk3/8/8/3pP3/8/8/8/3RK3 w - d6 0 1", "e5d6", p),
+            // Promotions gain the new piece less the pawn.
+            ("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8q", q - p),
+            ("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8n", n - p),
+            // A promotion onto a defended square loses the queen.
+            ("2r1k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8q", q - p - q),
+            // Capturing and promoting, then losing the new piece.
+            ("1r2k3/P2n4/8/8/8/8/8/4K3 w - - 0 1", "a7b8q", r + q - p - q),
+            ("1r2k3/P2n4/8/8/8/8/8/4K3 w - - 0 1", "a7b8n", r + n - p - n),
+            // The king takes a free pawn.
+            ("4k3/8/8/8/8/8/3p4/4K3 w - - 0 1", "e1d2", p),
+            // The king recaptures a lone rook...
+            ("4k3/4p3/8/8/8/8/8/4RK2 w - - 0 1", "e1e7", p - r),
+            // ...but may not when a second rook defends it: the pawn is won.
+            ("4k3/4p3/8/8/8/8/4R3/4RK2 w - - 0 1", "e2e7", p),
+            // A queen for a pawn that only the king defends.
+            ("4k3/3p4/8/8/8/8/8/3QK3 w - - 0 1", "d1d7", p - q),
+            // The c6 pawn is pinned to its king by the a4 bishop, but SEE ignores pins: it
+            // recaptures, and the rook is lost for the knight.
+            ("4k3/8/2p5/3n4/B7/8/8/3RK3 w - - 0 1", "d1d5", n - r),
+            // A quiet move onto a square a pawn attacks, and onto a safe one.
+            ("4k3/8/8/2p5/8/3P4/8/4K3 w - - 0 1", "d3d4", -p),
+            ("4k3/8/8/8/8/3P4/8/4K3 w - - 0 1", "d3d4", 0),
+            // Black to move: the same exchanges from the other side.
+            ("4k3/8/8/3p4/4P3/5P2/8/4K3 b - - 0 1", "d5e4", 0),
+            ("4k3/8/8/3q4/4P3/8/8/4K3 b - - 0 1", "d5e4", p),
+        ]
+    }
 
     #[test]
     fn known_exchanges_have_their_exact_values() {
-        assert!(EXCHANGES.len() >= 15);
-        for &(fen, uci, value) in EXCHANGES {
+        let exchanges = exchanges();
+        assert!(exchanges.len() >= 15);
+        for (fen, uci, value) in exchanges {
             let board = Board::from_fen(fen).unwrap();
             let mv = board.parse_uci(uci).unwrap();
             assert!(board.is_legal(mv), "{fen} {uci}");
@@ -192,8 +189,9 @@ mod tests {
             assert_eq!(gain(&board, mv), 0);
         }
         let board = Board::from_fen("1r2k3/P2n4/8/8/8/8/8/4K3 w - - 0 1").unwrap();
-        assert_eq!(gain(&board, board.parse_uci("a7b8q").unwrap()), 500 + 950 - 100);
+        let [p, _, _, r, q, _] = PieceType::ALL.map(see_value);
+        assert_eq!(gain(&board, board.parse_uci("a7b8q").unwrap()), r + q - p);
         let board = Board::from_fen("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1").unwrap();
-        assert_eq!(gain(&board, board.parse_uci("e5d6").unwrap()), 100);
+        assert_eq!(gain(&board, board.parse_uci("e5d6").unwrap()), p);
     }
 }
