@@ -10,6 +10,12 @@ name is given twice. Prints one line per changed value (old -> new).
     python3 scripts/adopt-tuned.py docs/tuning/spsa-s16/tuned-options.txt
     python3 scripts/adopt-tuned.py --params engine/src/params.rs FILE
     python3 scripts/adopt-tuned.py --check FILE      # report only, write nothing
+    python3 scripts/adopt-tuned.py --against-spsa SPSA_LIST   # no values: check the reading
+
+`--against-spsa` takes what a tune build's `luft spsa` prints (`NAME, int, DEFAULT, MIN, MAX,
+C_END, R_END` a line) and refuses unless this script's reading of params.rs finds exactly
+those tunables with those defaults and ranges: the macro is the grammar's one definition,
+and CI runs this check so a change to the line format cannot leave a tunable unread.
 
 Then rebuild and take the new `luft bench` signature for the commit's `Bench:` line.
 """
@@ -43,12 +49,43 @@ def parse_values(text):
     return values
 
 
+def check_against_spsa(declared, path):
+    """Compare the tunables read from params.rs with a `luft spsa` listing; exit 1 on a mismatch."""
+    listed = {}
+    for number, line in enumerate(open(path).read().splitlines(), 1):
+        if not line.strip():
+            continue
+        fields = [f.strip() for f in line.split(",")]
+        if len(fields) != 7 or fields[1] != "int":
+            raise SystemExit(f"adopt-tuned: {path}:{number}: not a `NAME, int, DEFAULT, MIN, MAX, "
+                             f"C_END, R_END` line: {line!r}")
+        listed[fields[0]] = tuple(int(v) for v in fields[2:5])
+    read = {name: (int(m["default"]), int(m["min"]), int(m["max"])) for name, m in declared.items()}
+    problems = [f"{n}: listed by luft spsa, not read from params.rs" for n in sorted(set(listed) - set(read))]
+    problems += [f"{n}: read from params.rs, not listed by luft spsa" for n in sorted(set(read) - set(listed))]
+    problems += [f"{n}: params.rs reads (default, min, max) = {read[n]}, luft spsa lists {listed[n]}"
+                 for n in sorted(set(read) & set(listed)) if read[n] != listed[n]]
+    if problems:
+        raise SystemExit("adopt-tuned: the reading of params.rs disagrees with luft spsa:\n  "
+                         + "\n  ".join(problems))
+    print(f"adopt-tuned: params.rs reads as luft spsa lists it ({len(read)} tunables)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("values", nargs="?", help="file of option.NAME=VALUE pairs (default: stdin)")
     ap.add_argument("--params", default="engine/src/params.rs", help="the params file to rewrite")
     ap.add_argument("--check", action="store_true", help="report the changes, write nothing")
+    ap.add_argument("--against-spsa", metavar="SPSA_LIST",
+                    help="check the reading of params.rs against `luft spsa` output; no values")
     args = ap.parse_args()
+
+    if args.against_spsa:
+        if args.values:
+            raise SystemExit("adopt-tuned: --against-spsa takes no values file")
+        check_against_spsa({m["name"]: m for m in LINE.finditer(open(args.params).read())},
+                           args.against_spsa)
+        return
 
     text = open(args.values).read() if args.values else sys.stdin.read()
     values = parse_values(text)
