@@ -14,7 +14,7 @@ name is given twice. Prints one line per changed value (old -> new).
 
 `--against-spsa` takes what a tune build's `luft spsa` prints (`NAME, int, DEFAULT, MIN, MAX,
 C_END, R_END` a line) and refuses unless this script's reading of params.rs finds exactly
-those tunables with those defaults and ranges: the macro is the grammar's one definition,
+those tunables with those defaults, ranges and steps: the macro is the grammar's one definition,
 and CI runs this check so a change to the line format cannot leave a tunable unread.
 
 Then rebuild and take the new `luft bench` signature for the commit's `Bench:` line.
@@ -49,21 +49,36 @@ def parse_values(text):
     return values
 
 
-def check_against_spsa(declared, path):
-    """Compare the tunables read from params.rs with a `luft spsa` listing; exit 1 on a mismatch."""
-    listed = {}
+def check_against_spsa(matches, path):
+    """Compare the tunables read from params.rs (`matches` of LINE) with a `luft spsa`
+    listing (`NAME, int, DEFAULT, MIN, MAX, C_END, R_END` a line, C_END the step); exit 1 on
+    any difference, an empty side or a name given twice."""
+    listed, problems = {}, []
     for number, line in enumerate(open(path).read().splitlines(), 1):
         if not line.strip():
             continue
         fields = [f.strip() for f in line.split(",")]
-        if len(fields) != 7 or fields[1] != "int":
+        if len(fields) == 7 and fields[1] == "float":
+            raise SystemExit(f"adopt-tuned: {path}:{number}: {fields[0]} is a float tunable; "
+                             "params.rs declares integers only, and this script reads only those")
+        if (len(fields) != 7 or fields[1] != "int"
+                or not all(re.fullmatch(r"-?\d+", v) for v in fields[2:6])):
             raise SystemExit(f"adopt-tuned: {path}:{number}: not a `NAME, int, DEFAULT, MIN, MAX, "
-                             f"C_END, R_END` line: {line!r}")
-        listed[fields[0]] = tuple(int(v) for v in fields[2:5])
-    read = {name: (int(m["default"]), int(m["min"]), int(m["max"])) for name, m in declared.items()}
-    problems = [f"{n}: listed by luft spsa, not read from params.rs" for n in sorted(set(listed) - set(read))]
+                             f"C_END, R_END` line with integers: {line!r}")
+        if fields[0] in listed:
+            problems.append(f"{fields[0]}: listed twice by luft spsa")
+        listed[fields[0]] = tuple(int(v) for v in fields[2:6])
+    read = {}
+    for m in matches:
+        if m["name"] in read:
+            problems.append(f"{m['name']}: declared twice in params.rs")
+        read[m["name"]] = tuple(int(m[k]) for k in ("default", "min", "max", "step"))
+    if not listed or not read:
+        raise SystemExit(f"adopt-tuned: nothing to compare ({len(read)} tunables read from "
+                         f"params.rs, {len(listed)} listed in {path})")
+    problems += [f"{n}: listed by luft spsa, not read from params.rs" for n in sorted(set(listed) - set(read))]
     problems += [f"{n}: read from params.rs, not listed by luft spsa" for n in sorted(set(read) - set(listed))]
-    problems += [f"{n}: params.rs reads (default, min, max) = {read[n]}, luft spsa lists {listed[n]}"
+    problems += [f"{n}: params.rs reads (default, min, max, step) = {read[n]}, luft spsa lists {listed[n]}"
                  for n in sorted(set(read) & set(listed)) if read[n] != listed[n]]
     if problems:
         raise SystemExit("adopt-tuned: the reading of params.rs disagrees with luft spsa:\n  "
@@ -80,11 +95,10 @@ def main():
                     help="check the reading of params.rs against `luft spsa` output; no values")
     args = ap.parse_args()
 
-    if args.against_spsa:
-        if args.values:
-            raise SystemExit("adopt-tuned: --against-spsa takes no values file")
-        check_against_spsa({m["name"]: m for m in LINE.finditer(open(args.params).read())},
-                           args.against_spsa)
+    if args.against_spsa is not None:
+        if args.values or args.check:
+            raise SystemExit("adopt-tuned: --against-spsa takes no values file and no --check")
+        check_against_spsa(list(LINE.finditer(open(args.params).read())), args.against_spsa)
         return
 
     text = open(args.values).read() if args.values else sys.stdin.read()
