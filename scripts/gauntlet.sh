@@ -18,7 +18,8 @@
 #   --no-install       never run apt-get (the engines must be installed)
 #   --extra "ARGS"     more arena arguments, e.g. "--resign movecount=3 score=600"
 # Missing engines are installed with apt-get (as root, or with sudo). Resumable: a pairing
-# whose PGN holds N finished games is skipped, a shorter one is completed. Environment: ARENA
+# whose PGN holds N finished games is skipped, a shorter one is completed (a pair cut in half
+# first: its missing game alone, colours reversed, then the next openings). Environment: ARENA
 # (the arena binary; by default target/release/arena, built when missing or out of date).
 # Exit code: 0 when every pairing was played and rated, 3 on an error or an interruption.
 set -uo pipefail
