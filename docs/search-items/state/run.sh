@@ -9,6 +9,7 @@ for p in "$@"; do
     -openings file=/work/main/arena/openings/luft-8ply.epd format=epd order=random \
     -rounds 1500 -games 2 -concurrency 1 -seed $seed -sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 \
     -pgnout file=$p.pgn -config outname=state.json -recover > arena.log 2>&1
-  echo "[$(date +%T)] end $p rc=$? $(grep -E 'LLR|H0|H1' arena.log | tail -2 | tr '\n' ' ')" >> /work/sprt25/seq.log
+  rc=$?  # taken at once: a $(...) in the echo below would reset $?
+  echo "[$(date +%T)] end $p rc=$rc $(grep -E 'LLR|H0|H1' arena.log | tail -2 | tr '\n' ' ')" >> /work/sprt25/seq.log
   seed=$((seed+1))
 done
