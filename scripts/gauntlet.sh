@@ -205,6 +205,25 @@ else
 fi
 "$arena" rate --help >/dev/null 2>&1 || die "$arena has no 'rate' subcommand (rebuild it)"
 
+# One arena run of the current pairing (luft, engine, pgn, log): START ROUNDS GAMES_A_ROUND
+# [more arena arguments], the openings from START of the same order; exits on a failure.
+play_part() {
+    local cmd=("$arena" --engine "${luft[@]}" --engine "${engine[@]}" --each "$limit"
+        --openings file="$openings" format=epd order=random start="$1"
+        --rounds "$2" --games "$3" --concurrency "$concurrency" --seed "$seed"
+        --pgnout "$pgn" --recover --ratinginterval 0 "${@:4}")
+    # shellcheck disable=SC2206 # --extra is split into words on purpose
+    [ -n "$extra" ] && cmd+=($extra)
+    printf '%q ' "${cmd[@]}" >>"$out/commands.txt"
+    echo >>"$out/commands.txt"
+    echo "$name vs $opp: $(($2 * $3)) games (log $log)"
+    "${cmd[@]}" >>"$log" 2>&1
+    local rc=$?
+    [ "$interrupted" = 0 ] || die "interrupted; run the same command again to go on"
+    # 0 is a match played out (arena has no SPRT here); 2 an interruption, 3 an error.
+    [ "$rc" = 0 ] || die "arena failed on $name vs $opp (exit code $rc); see $log"
+}
+
 interrupted=0
 trap 'interrupted=1' INT TERM
 echo "gauntlet: ${luft_names[*]} against ${opponents[*]}: $games games each at $limit, 1 thread, 16 MB, into $out"
@@ -228,31 +247,12 @@ for i in "${!luft_names[@]}"; do
         # Complete a partial pairing with the next openings of the same order. An odd count
         # is a pair cut in half: its missing game (the same opening, colours reversed) is
         # played alone first, so no opening is played twice with the same colours.
-        parts=()
         if [ $((done_games % 2)) = 1 ]; then
-            parts+=("$((done_games / 2 + 1)) 1 1 --reverse")
+            play_part $((done_games / 2 + 1)) 1 1 --reverse
             done_games=$((done_games + 1))
         fi
-        rounds=$(((games - done_games + 1) / 2)) start=$((done_games / 2 + 1))
-        [ "$rounds" -gt 0 ] && parts+=("$start $rounds 2")
-        for part in "${parts[@]}"; do
-            read -r start rounds per_round reverse <<<"$part"
-            cmd=("$arena" --engine "${luft[@]}" --engine "${engine[@]}" --each "$limit"
-                --openings file="$openings" format=epd order=random start="$start"
-                --rounds "$rounds" --games "$per_round" --concurrency "$concurrency" --seed "$seed"
-                --pgnout "$pgn" --recover --ratinginterval 0)
-            [ -n "$reverse" ] && cmd+=("$reverse")
-            # shellcheck disable=SC2206 # --extra is split into words on purpose
-            [ -n "$extra" ] && cmd+=($extra)
-            printf '%q ' "${cmd[@]}" >>"$out/commands.txt"
-            echo >>"$out/commands.txt"
-            echo "$name vs $opp: $((rounds * per_round)) games (log $log)"
-            "${cmd[@]}" >>"$log" 2>&1
-            rc=$?
-            [ "$interrupted" = 0 ] || die "interrupted; run the same command again to go on"
-            # 0 is a match played out (arena has no SPRT here); 2 an interruption, 3 an error.
-            [ "$rc" = 0 ] || die "arena failed on $name vs $opp (exit code $rc); see $log"
-        done
+        rounds=$(((games - done_games + 1) / 2))
+        [ "$rounds" -gt 0 ] && play_part $((done_games / 2 + 1)) "$rounds" 2
         grep '^Games:' "$log" | tail -n 1 | sed "s/^/    /"
     done
 done
