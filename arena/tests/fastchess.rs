@@ -820,7 +820,10 @@ fn pgn_extras_notation_epd_and_tags() {
         (games[0].tags["Event"].as_str(), games[0].tags["Site"].as_str()),
         ("Luft Test", "The Lab")
     );
-    assert_eq!(games[0].tags["EngineWhiteName"], "Luft 0.1.0");
+    assert_eq!(
+        games[0].tags["EngineWhiteName"],
+        concat!("Luft ", env!("CARGO_PKG_VERSION"))
+    );
     let c = &comments(&games[0].moves)[0];
     for key in [
         "tl=",

@@ -103,7 +103,7 @@ pub fn adjudication_text(header: &Header) -> String {
 /// Settings of one generation run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GenSettings {
-    /// Soft node limit per move (no new iteration past half of it).
+    /// Soft node limit per move (`engine::Limits::soft_nodes`).
     pub nodes: u64,
     /// Hard node limit per move.
     pub hard_nodes: u64,

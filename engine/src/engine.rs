@@ -742,10 +742,13 @@ mod tests {
                 },
             );
             assert_eq!(soft, explicit, "{n}");
-            // No iteration starts once half the budget is spent.
+            // No iteration starts once half the budget, at its largest scale, is spent.
             let (_, total, depths) = &soft;
+            let most = n as f64 * crate::time_manager::TM_MAX_SCALE / crate::SOFT_NODES_MEAN_SCALE;
             assert!(
-                depths[..depths.len() - 1].iter().all(|&(_, k)| 2 * k < n),
+                depths[..depths.len() - 1]
+                    .iter()
+                    .all(|&(_, k)| 2.0 * (k as f64) < most),
                 "{n}: {depths:?}"
             );
             assert!(*total <= hard_nodes_for(n));
@@ -754,6 +757,40 @@ mod tests {
             assert!(hard.iter().all(|&(_, k)| k <= n), "{n}: {hard:?}");
             assert!(hard_total <= n, "{n}: {hard_total}");
         }
+    }
+
+    #[test]
+    fn a_soft_node_budget_follows_the_search() {
+        // The budget is scaled as the clock's soft limit is: over the first bench positions
+        // some searches start no new iteration though less than half the budget is spent (a
+        // clear best move), others start one past half of it (a contested one); the
+        // unscaled rule did neither.
+        let n = 4000;
+        let (mut stopped_early, mut went_on) = (0, 0);
+        for fen in crate::bench::BENCH_FENS
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .take(16)
+        {
+            let mut engine = Engine::new();
+            engine.set_position(Board::from_fen(fen).unwrap(), &[]).unwrap();
+            let mut seen = Collect::default();
+            let limits = Limits {
+                nodes: Some(hard_nodes_for(n)),
+                soft_nodes: Some(n),
+                ..Limits::default()
+            };
+            engine.go(limits, &mut seen).unwrap();
+            let nodes: Vec<u64> = seen.iterations.iter().map(|i| i.nodes).collect();
+            let last = *nodes.last().unwrap();
+            if 2 * last < n && nodes.len() < 64 {
+                stopped_early += 1;
+            }
+            if nodes[..nodes.len() - 1].iter().any(|&k| 2 * k >= n) {
+                went_on += 1;
+            }
+        }
+        assert!(stopped_early > 0 && went_on > 0, "{stopped_early} {went_on}");
     }
 
     #[test]

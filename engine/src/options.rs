@@ -47,9 +47,9 @@ pub struct Options {
     pub elo: i32,
     /// `Strength Seed`: 0 for a different choice each time, else reproducible choices.
     pub strength_seed: u64,
-    /// `UseSoftNodes`: `go nodes N` is a soft budget (no new iteration once N/2 nodes are
-    /// spent) with a hard limit of [`crate::SOFT_NODES_HARD_FACTOR`] times N, as datagen
-    /// searches; for OpenBench-style datagen presets.
+    /// `UseSoftNodes`: `go nodes N` is a soft budget ([`crate::Limits::soft_nodes`]) with a
+    /// hard limit of [`crate::SOFT_NODES_HARD_FACTOR`] times N, as datagen searches; for
+    /// OpenBench-style datagen presets.
     pub use_soft_nodes: bool,
     /// `Minimal`: the front end prints only the last report's `info` line(s) before
     /// `bestmove`, none during the search.

@@ -21,9 +21,12 @@ pub struct Limits {
     pub depth: Option<i32>,
     /// Hard node limit over all threads: the search stops as soon as it is reached.
     pub nodes: Option<u64>,
-    /// Soft node limit (datagen's budget): no new iteration once half of it is spent, so
-    /// moves average about this many nodes. Combine with `nodes` as a hard cap (datagen and
-    /// `UseSoftNodes` use [`hard_nodes_for`]).
+    /// Soft node limit (datagen's budget): no new iteration once half of it is spent, the
+    /// budget scaled from `tm_min_depth` on as the clock's soft limit is
+    /// ([`crate::search_scale`] over [`crate::SOFT_NODES_MEAN_SCALE`]:
+    /// fewer nodes on a clear move, more on a contested one), so moves average about this
+    /// many nodes. Combine with `nodes` as a hard cap (datagen and `UseSoftNodes` use
+    /// [`hard_nodes_for`]).
     pub soft_nodes: Option<u64>,
     /// Stop once a mate in this many moves (or fewer) is found.
     pub mate: Option<i32>,

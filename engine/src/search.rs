@@ -11,7 +11,7 @@ use crate::move_picker::MovePicker;
 use crate::params::*;
 use crate::root_moves::RootMoves;
 use crate::see::{gain, see};
-use crate::time_manager::TimeManager;
+use crate::time_manager::{search_scale, TimeManager, SOFT_NODES_MEAN_SCALE};
 use crate::tt::{Bound, TranspositionTable};
 use movegen::{Bitboard, Board, Move, PieceType};
 use std::collections::TryReserveError;
@@ -54,7 +54,7 @@ pub struct ResolvedLimits {
     pub depth: Option<i32>,
     /// Hard node limit over all threads.
     pub nodes: Option<u64>,
-    /// Datagen's soft node budget: no new iteration once half of it is spent.
+    /// Datagen's soft node budget ([`crate::Limits::soft_nodes`]).
     pub soft_nodes: Option<u64>,
     /// Stop once a mate in this many moves (or fewer) is found.
     pub mate: Option<i32>,
@@ -222,6 +222,9 @@ pub struct Worker {
     root_move_nodes: Box<[[u64; 64]; 64]>,
     /// Consecutive completed iterations whose best move was the same (0 after a change).
     best_move_stability: u32,
+    /// The factor of both soft limits (clock and soft nodes) that the last iteration set
+    /// ([`search_scale`]; none before `tm_min_depth`). Main thread only.
+    soft_scale: Option<f64>,
     /// The last completed iteration.
     pub completed: IterationReport,
 }
@@ -295,6 +298,7 @@ impl Worker {
             time: None,
             root_move_nodes: Box::new([[0; 64]; 64]),
             best_move_stability: 0,
+            soft_scale: None,
             completed: IterationReport::default(),
         })
     }
@@ -325,6 +329,7 @@ impl Worker {
             row.fill(0);
         }
         self.best_move_stability = 0;
+        self.soft_scale = None;
         self.keys.clear();
         self.keys.extend_from_slice(history);
         self.root_keys = self.keys.len();
@@ -387,10 +392,14 @@ impl Worker {
             };
             previous_score = lines[0].score;
             if self.is_main() && depth >= tm_min_depth() {
-                if let (Some(time), Some(&best)) = (self.time.as_mut(), lines[0].pv.first()) {
+                if let Some(&best) = lines[0].pv.first() {
                     let fraction = self.root_move_nodes[best.from().index()][best.to().index()] as f64
                         / self.nodes.max(1) as f64;
-                    time.scale_soft(fraction, self.best_move_stability, score_drop);
+                    let scale = search_scale(fraction, self.best_move_stability, score_drop);
+                    self.soft_scale = Some(scale);
+                    if let Some(time) = self.time.as_mut() {
+                        time.scale_soft(scale);
+                    }
                 }
             }
             self.completed = IterationReport {
@@ -422,11 +431,14 @@ impl Worker {
         }
         // A new iteration usually costs about as much as all before it: start one only
         // while at most half the soft node budget is spent, so moves average about the
-        // budget instead of overshooting it.
+        // budget instead of overshooting it. From `tm_min_depth` on the budget is scaled
+        // as the clock's soft limit is: less on a clear move, more on a contested one, over
+        // the scale's mean so that moves still average about the budget.
+        let node_scale = self.soft_scale.map_or(1.0, |s| s / SOFT_NODES_MEAN_SCALE);
         if self
             .limits
             .soft_nodes
-            .is_some_and(|n| self.nodes.saturating_mul(2) >= n)
+            .is_some_and(|n| self.nodes.saturating_mul(2) as f64 >= n as f64 * node_scale)
         {
             return true;
         }

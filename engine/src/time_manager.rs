@@ -25,6 +25,30 @@ pub const TM_MIN_SCALE: f64 = 0.4;
 /// See [`TM_MIN_SCALE`].
 pub const TM_MAX_SCALE: f64 = 2.5;
 
+/// How much of its base soft limit a search should use, from what its last iteration
+/// showed: `best_fraction`, the share (0 to 1) of the search's nodes spent below the best
+/// move (a move that takes most of the effort is clear: less; a contested one: more);
+/// `stability`, how many iterations in a row kept the best move; `score_drop`, how many
+/// centipawns the best score fell since the previous iteration. The product of the three
+/// factors (the `tm_*` tunables), within `TM_MIN_SCALE` (0.4) to `TM_MAX_SCALE` (2.5). The
+/// one rule for both soft limits: a clock's (`TimeManager::scale_soft`) and a soft node
+/// budget's (datagen, `UseSoftNodes`: [`crate::Limits::soft_nodes`]).
+pub fn search_scale(best_fraction: f64, stability: u32, score_drop: i32) -> f64 {
+    let per_mille = |v: i32| f64::from(v) / 1000.0;
+    let nodes = per_mille(tm_nodes_base()) - per_mille(tm_nodes_scale()) * best_fraction.clamp(0.0, 1.0);
+    let stable =
+        per_mille(tm_stability_base()) - per_mille(tm_stability_step()) * f64::from(stability.min(8));
+    let drop = (1.0 + per_mille(tm_score_drop_scale()) * f64::from(score_drop.max(0))).clamp(0.8, 1.5);
+    (nodes * stable * drop).clamp(TM_MIN_SCALE, TM_MAX_SCALE)
+}
+
+/// The mean of [`search_scale`] over self-play moves at datagen's budgets: a soft node budget
+/// is scaled by `search_scale / SOFT_NODES_MEAN_SCALE`, so `datagen --nodes N` still
+/// averages about N nodes a position. Measured with gen20-128 at 5000 soft nodes (datagen,
+/// 20,000 positions, one seed): 6,366 nodes a position scaled by `search_scale` alone,
+/// 5,164 unscaled; and 5,308 at 4,050 scaled, so 1.23 to 1.27.
+pub const SOFT_NODES_MEAN_SCALE: f64 = 1.25;
+
 /// The time left assumed when a `go` has clock fields but no time for either side.
 pub const ASSUMED_TIME_MS: u64 = 1000;
 
@@ -110,23 +134,12 @@ impl TimeManager {
         Some(self.start.elapsed().saturating_sub(hit))
     }
 
-    /// Rescales the soft limit by what the last iteration showed: `best_fraction`, the share
-    /// (0 to 1) of the search's nodes spent below the best move (a move that takes most of
-    /// the effort is clear: less time; a contested one: more); `stability`, how many
-    /// iterations in a row kept the best move; `score_drop`, how many centipawns the best
-    /// score fell since the previous iteration. The result stays within
-    /// [`TM_MIN_SCALE`, `TM_MAX_SCALE`] of the base soft limit and never passes the hard
-    /// limit. A `movetime` search (soft equal to hard) is left as it is.
-    pub fn scale_soft(&mut self, best_fraction: f64, stability: u32, score_drop: i32) {
+    /// Rescales the soft limit by [`search_scale`] of what the last iteration showed, never
+    /// past the hard limit. A `movetime` search (soft equal to hard) is left as it is.
+    pub fn scale_soft(&mut self, scale: f64) {
         if self.base_soft >= self.hard {
             return;
         }
-        let per_mille = |v: i32| f64::from(v) / 1000.0;
-        let nodes = per_mille(tm_nodes_base()) - per_mille(tm_nodes_scale()) * best_fraction.clamp(0.0, 1.0);
-        let stable =
-            per_mille(tm_stability_base()) - per_mille(tm_stability_step()) * f64::from(stability.min(8));
-        let drop = (1.0 + per_mille(tm_score_drop_scale()) * f64::from(score_drop.max(0))).clamp(0.8, 1.5);
-        let scale = (nodes * stable * drop).clamp(TM_MIN_SCALE, TM_MAX_SCALE);
         self.soft = self.base_soft.mul_f64(scale).min(self.hard);
     }
 
@@ -169,9 +182,9 @@ mod tests {
         let base = manager(clock, 10).soft_limit();
         // A clear, stable best move: less time; a contested, new one with a falling score: more.
         let mut clear = manager(clock, 10);
-        clear.scale_soft(0.95, 8, 0);
+        clear.scale_soft(search_scale(0.95, 8, 0));
         let mut contested = manager(clock, 10);
-        contested.scale_soft(0.2, 0, 40);
+        contested.scale_soft(search_scale(0.2, 0, 40));
         assert!(clear.soft_limit() < base, "{:?} {:?}", clear.soft_limit(), base);
         assert!(contested.soft_limit() > base);
         assert!(contested.soft_limit() <= contested.hard_limit());
@@ -184,7 +197,7 @@ mod tests {
             },
             10,
         );
-        fixed.scale_soft(0.1, 0, 100);
+        fixed.scale_soft(search_scale(0.1, 0, 100));
         assert_eq!(fixed.soft_limit(), fixed.hard_limit());
     }
 

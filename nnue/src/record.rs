@@ -478,7 +478,8 @@ pub struct GenHeader {
     /// The run's seed: each game's randomness depends only on it, the stream and the game's
     /// number.
     pub seed: u64,
-    /// Soft node limit per move (no new iteration past half of it).
+    /// Soft node limit per move (no new iteration past half of it, scaled by the search
+    /// from datagen 0.2.0 on: `engine::Limits::soft_nodes`).
     pub soft_nodes: u64,
     /// Hard node limit per move.
     pub hard_nodes: u64,
