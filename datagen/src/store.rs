@@ -437,6 +437,20 @@ pub fn prepare(
         for line in scan.report() {
             log(format!("{}: {line}", path.display()));
         }
+        // Another version's games belong to the run (`same_run`), but the header keeps the
+        // first writer's name: say that the games appended now are this version's.
+        if let Ok(Header::V2(h) | Header::V3(h) | Header::V4(h)) = &scan.header {
+            if h.generator != settings.generator {
+                log(format!(
+                    "{}: written by {}, resumed by {}: the games added now are {}'s (the header keeps {})",
+                    path.display(),
+                    h.generator,
+                    settings.generator,
+                    settings.generator,
+                    h.generator
+                ));
+            }
+        }
         let replacement = match &scan.header {
             Ok(_) => None,
             Err(_) if !scan.chunks.is_empty() && scan.chunks.iter().all(|c| c.seq.is_none()) => {
@@ -727,6 +741,18 @@ mod tests {
         let streams: Vec<u32> = p.writers.iter().map(|w| w.stream).collect();
         assert_eq!(streams, vec![0, 1, 2, 3, 4, 5, 6]);
         assert!(dir.join("games-6.bin").exists());
+        drop(p);
+        // Another generator version resumes the run, and says so.
+        let mut newer = settings();
+        newer.generator = "test 2".into();
+        let mut lines = Vec::new();
+        let p = prepare(&dir, &newer, "", 1, |l| lines.push(l)).unwrap();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("written by test, resumed by test 2")),
+            "{lines:?}"
+        );
         drop(p);
         // Other settings are refused, naming the difference.
         let mut other = settings();

@@ -744,7 +744,7 @@ mod tests {
             assert_eq!(soft, explicit, "{n}");
             // No iteration starts once half the budget, at its largest scale, is spent.
             let (_, total, depths) = &soft;
-            let most = n as f64 * crate::time_manager::TM_MAX_SCALE / crate::SOFT_NODES_MEAN_SCALE;
+            let most = n as f64 * crate::TM_MAX_SCALE / crate::SOFT_NODES_MEAN_SCALE;
             assert!(
                 depths[..depths.len() - 1]
                     .iter()
@@ -764,9 +764,10 @@ mod tests {
         // The budget is scaled as the clock's soft limit is: over the first bench positions
         // some searches start no new iteration though less than half the budget is spent (a
         // clear best move), others start one past half of it (a contested one); the
-        // unscaled rule did neither.
+        // unscaled rule did neither. And over the scale's mean the searches still average
+        // about the budget.
         let n = 4000;
-        let (mut stopped_early, mut went_on) = (0, 0);
+        let (mut stopped_early, mut went_on, mut total) = (0, 0, 0);
         for fen in crate::bench::BENCH_FENS
             .lines()
             .filter(|l| !l.trim().is_empty())
@@ -780,10 +781,10 @@ mod tests {
                 soft_nodes: Some(n),
                 ..Limits::default()
             };
-            engine.go(limits, &mut seen).unwrap();
+            total += engine.go(limits, &mut seen).unwrap().nodes;
             let nodes: Vec<u64> = seen.iterations.iter().map(|i| i.nodes).collect();
             let last = *nodes.last().unwrap();
-            if 2 * last < n && nodes.len() < 64 {
+            if 2 * last < n && nodes.len() < crate::MAX_DEPTH as usize {
                 stopped_early += 1;
             }
             if nodes[..nodes.len() - 1].iter().any(|&k| 2 * k >= n) {
@@ -791,6 +792,11 @@ mod tests {
             }
         }
         assert!(stopped_early > 0 && went_on > 0, "{stopped_early} {went_on}");
+        let mean = total / 16;
+        assert!(
+            (n * 3 / 5..=n * 3 / 2).contains(&mean),
+            "{mean} nodes a search on average"
+        );
     }
 
     #[test]

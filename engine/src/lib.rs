@@ -66,7 +66,7 @@ pub use report::{
     SOFT_NODES_HARD_FACTOR,
 };
 pub use searcher::Searcher;
-pub use time_manager::{search_scale, SOFT_NODES_MEAN_SCALE};
+pub use time_manager::{search_scale, SOFT_NODES_MEAN_SCALE, TM_MAX_SCALE, TM_MIN_SCALE};
 
 /// Whether this build has the `tune` feature: the search tunables are UCI options and
 /// `luft spsa` prints them.

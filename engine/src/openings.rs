@@ -26,7 +26,8 @@ pub const CHECK_MAX_SCORE: i32 = 1000;
 /// A short search that must score an opening within `±max_score` centipawns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OpeningCheck {
-    /// Soft node budget (no new iteration once half is spent).
+    /// Soft node budget ([`crate::Limits::soft_nodes`]: scaled by the search as every soft
+    /// budget is).
     pub soft_nodes: u64,
     /// Hard node limit.
     pub hard_nodes: u64,

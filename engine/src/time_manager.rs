@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 /// years; larger values are clamped to it.
 pub const MAX_TIME_MS: u64 = 1_000_000_000_000;
 
-/// The least and the most the search may scale the soft limit by ([`TimeManager::scale_soft`]).
+/// The least and the most the search may scale a soft limit by ([`search_scale`]).
 pub const TM_MIN_SCALE: f64 = 0.4;
 /// See [`TM_MIN_SCALE`].
 pub const TM_MAX_SCALE: f64 = 2.5;
@@ -30,7 +30,7 @@ pub const TM_MAX_SCALE: f64 = 2.5;
 /// move (a move that takes most of the effort is clear: less; a contested one: more);
 /// `stability`, how many iterations in a row kept the best move; `score_drop`, how many
 /// centipawns the best score fell since the previous iteration. The product of the three
-/// factors (the `tm_*` tunables), within `TM_MIN_SCALE` (0.4) to `TM_MAX_SCALE` (2.5). The
+/// factors (the `tm_*` tunables), within [[`TM_MIN_SCALE`], [`TM_MAX_SCALE`]]. The
 /// one rule for both soft limits: a clock's (`TimeManager::scale_soft`) and a soft node
 /// budget's (datagen, `UseSoftNodes`: [`crate::Limits::soft_nodes`]).
 pub fn search_scale(best_fraction: f64, stability: u32, score_drop: i32) -> f64 {

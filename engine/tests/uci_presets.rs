@@ -1,19 +1,19 @@
 //! The UCI options datagen presets for other engines use (OpenBench's distributed datagen
 //! sets them on every engine it drives), through the real `luft` binary: `UseSoftNodes`
 //! makes `go nodes N` datagen's soft budget (no new iteration once N/2 nodes are spent,
-//! a hard cap of 8 N), and `Minimal` leaves only the last report's `info` line(s) before
-//! `bestmove`.
+//! that budget scaled by the search, a hard cap of 8 N), and `Minimal` leaves only the last
+//! report's `info` line(s) before `bestmove`.
 //!
 //! Searches on one thread from a fresh process are deterministic, so the soft search is
 //! checked against the hard search at 8 N: the same iterations, cut where the soft rule
-//! cuts.
+//! can cut (its scale is the search's, within `TM_MIN_SCALE` to `TM_MAX_SCALE`).
 
 #![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a failure
 
 mod common;
 
 use common::{Engine, SECOND};
-use engine::hard_nodes_for;
+use engine::{hard_nodes_for, SOFT_NODES_MEAN_SCALE, TM_MAX_SCALE, TM_MIN_SCALE};
 
 /// A middlegame position with plenty to search.
 const FEN: &str = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1B1PPP/R2QKB1R w KQ - 2 9";
@@ -122,13 +122,27 @@ fn use_soft_nodes_turns_go_nodes_into_a_soft_budget() {
     for n in budgets {
         let (soft, soft_best) = search(&[("UseSoftNodes", "true")], &format!("go nodes {n}"));
         // The same search with the hard cap as its only limit, cut where the soft rule
-        // stops: after the first iteration that ends with half the budget spent.
+        // stops: after the first iteration that ends with half the budget spent, the budget
+        // scaled by the search (by 1 before `tm_min_depth`, else by `search_scale` over its
+        // mean: from TM_MIN_SCALE to TM_MAX_SCALE of that), so the cut lies between the
+        // first iteration past the least scaled half and the first past the largest.
         let (hard8, _) = search(&[], &format!("go nodes {}", hard_nodes_for(n)));
-        let cut = hard8
-            .iter()
-            .position(|l| 2 * nodes_of(l) >= n)
-            .map_or(hard8.len(), |i| i + 1);
-        assert_eq!(soft, hard8[..cut], "go nodes {n} with UseSoftNodes");
+        let scaled = |scale: f64| (n as f64 * scale / SOFT_NODES_MEAN_SCALE).min(n as f64);
+        let (least, most) = (
+            scaled(TM_MIN_SCALE),
+            n as f64 * TM_MAX_SCALE / SOFT_NODES_MEAN_SCALE,
+        );
+        let first_past = |half: f64| {
+            hard8
+                .iter()
+                .position(|l| 2.0 * nodes_of(l) as f64 >= half)
+                .map_or(hard8.len(), |i| i + 1)
+        };
+        let (earliest, latest) = (first_past(least), first_past(most));
+        assert!(
+            (earliest..=latest).contains(&soft.len()) && soft == hard8[..soft.len()],
+            "go nodes {n} with UseSoftNodes: {soft:?} is not hard8 cut between {earliest} and {latest}: {hard8:?}"
+        );
         assert_eq!(
             Some(soft_best.as_str()),
             soft.last()

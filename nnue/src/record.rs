@@ -471,7 +471,8 @@ pub(crate) fn fnv_extend(mut hash: u64, bytes: &[u8]) -> u64 {
 /// version 3 encoding: changing a field needs a new version.
 #[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct GenHeader {
-    /// The program that wrote the file, e.g. `luft-datagen 0.1.0`.
+    /// The program that wrote the file, e.g. `luft-datagen 0.2.0` (from 0.2.0 the soft node
+    /// budget is scaled by the search: `engine::Limits::soft_nodes`).
     pub generator: String,
     /// The writer's stream (thread) number; games are numbered per stream.
     pub stream: u32,
