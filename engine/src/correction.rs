@@ -1,6 +1,7 @@
 //! Correction history: what searches found about the static evaluation of similar
 //! positions, used to correct the evaluation of the next one. Each table maps a key of the
-//! position (the pawn structure; each side's non-pawn pieces; the two previous moves) to an
+//! position (the pawn structure; each side's non-pawn pieces; both sides' minor pieces and
+//! kings; both sides' major pieces and kings; the two previous moves) to an
 //! exponential moving average of `search score - static eval`, in units of
 //! `1 / CORR_GRAIN` centipawns. The corrected evaluation is the raw one plus a weighted sum
 //! of the matching entries; every pruning decision that reads the static evaluation reads
@@ -9,8 +10,8 @@
 use crate::history::PieceTo;
 use crate::memory::try_vec;
 use crate::params::{
-    corr_continuation_weight, corr_max, corr_non_pawn_weight, corr_pawn_weight, corr_update_max_weight,
-    CORR_GRAIN, CORR_SIZE, CORR_WEIGHT_SCALE,
+    corr_continuation_weight, corr_major_weight, corr_max, corr_minor_weight, corr_non_pawn_weight,
+    corr_pawn_weight, corr_update_max_weight, CORR_GRAIN, CORR_SIZE, CORR_WEIGHT_SCALE,
 };
 use movegen::{Board, Color, PieceType};
 
@@ -27,6 +28,8 @@ fn mix(mut x: u64) -> u64 {
 pub struct CorrectionKeys {
     pawn: usize,
     non_pawn: [usize; 2],
+    minor: usize,
+    major: usize,
 }
 
 impl CorrectionKeys {
@@ -47,9 +50,20 @@ impl CorrectionKeys {
             }
             key as usize % CORR_SIZE
         });
+        let placement = |kinds: [PieceType; 3]| {
+            let mut key = 0x9e37_79b9_7f4a_7c15u64;
+            for color in [Color::White, Color::Black] {
+                for kind in kinds {
+                    key = mix(key ^ board.colored_pieces(color, kind).0);
+                }
+            }
+            key as usize % CORR_SIZE
+        };
         CorrectionKeys {
             pawn: pawn as usize % CORR_SIZE,
             non_pawn,
+            minor: placement([PieceType::Knight, PieceType::Bishop, PieceType::King]),
+            major: placement([PieceType::Rook, PieceType::Queen, PieceType::King]),
         }
     }
 }
@@ -58,6 +72,8 @@ impl CorrectionKeys {
 pub struct Correction {
     pawn: Vec<i32>,
     non_pawn: [Vec<i32>; 2],
+    minor: Vec<i32>,
+    major: Vec<i32>,
     continuation: Vec<i32>,
 }
 
@@ -82,6 +98,8 @@ impl Correction {
         Ok(Correction {
             pawn: try_vec(2 * CORR_SIZE, 0)?,
             non_pawn: [try_vec(2 * CORR_SIZE, 0)?, try_vec(2 * CORR_SIZE, 0)?],
+            minor: try_vec(2 * CORR_SIZE, 0)?,
+            major: try_vec(2 * CORR_SIZE, 0)?,
             continuation: try_vec(2 * PieceTo::COUNT * PieceTo::COUNT, 0)?,
         })
     }
@@ -90,6 +108,8 @@ impl Correction {
     pub fn clear(&mut self) {
         self.pawn.fill(0);
         self.non_pawn.iter_mut().for_each(|t| t.fill(0));
+        self.minor.fill(0);
+        self.major.fill(0);
         self.continuation.fill(0);
     }
 }
@@ -113,7 +133,9 @@ impl Correction {
         let s = stm.index() * CORR_SIZE;
         let mut sum = corr_pawn_weight() * self.pawn[s + keys.pawn]
             + corr_non_pawn_weight() * self.non_pawn[0][s + keys.non_pawn[0]]
-            + corr_non_pawn_weight() * self.non_pawn[1][s + keys.non_pawn[1]];
+            + corr_non_pawn_weight() * self.non_pawn[1][s + keys.non_pawn[1]]
+            + corr_minor_weight() * self.minor[s + keys.minor]
+            + corr_major_weight() * self.major[s + keys.major];
         if let Some(i) = continuation_index(stm, previous) {
             sum += corr_continuation_weight() * self.continuation[i];
         }
@@ -138,6 +160,8 @@ impl Correction {
         blend(&mut self.pawn[s + keys.pawn], target, weight);
         blend(&mut self.non_pawn[0][s + keys.non_pawn[0]], target, weight);
         blend(&mut self.non_pawn[1][s + keys.non_pawn[1]], target, weight);
+        blend(&mut self.minor[s + keys.minor], target, weight);
+        blend(&mut self.major[s + keys.major], target, weight);
         if let Some(i) = continuation_index(stm, previous) {
             blend(&mut self.continuation[i], target, weight);
         }
@@ -159,7 +183,9 @@ mod tests {
         }
         let w = c.correction(Color::White, &keys, [PieceTo::NONE; 2]);
         // Three tables at full strength, weighted, out of the weight scale.
-        let expected = 80 * (corr_pawn_weight() + 2 * corr_non_pawn_weight()) / CORR_WEIGHT_SCALE;
+        let weights =
+            corr_pawn_weight() + 2 * corr_non_pawn_weight() + corr_minor_weight() + corr_major_weight();
+        let expected = 80 * weights / CORR_WEIGHT_SCALE;
         assert!((w - expected).abs() <= 1, "{w} vs {expected}");
         // The other side to move is untouched.
         assert_eq!(c.correction(Color::Black, &keys, [PieceTo::NONE; 2]), 0);
@@ -167,10 +193,7 @@ mod tests {
             c.update(Color::White, &keys, [PieceTo::NONE; 2], 20, 30000, -30000);
         }
         let max = c.correction(Color::White, &keys, [PieceTo::NONE; 2]);
-        assert!(
-            max <= corr_max() * CORR_GRAIN * (corr_pawn_weight() + 2 * corr_non_pawn_weight())
-                / (CORR_WEIGHT_SCALE * CORR_GRAIN)
-        );
+        assert!(max <= corr_max() * CORR_GRAIN * weights / (CORR_WEIGHT_SCALE * CORR_GRAIN));
     }
 
     #[test]
@@ -183,8 +206,19 @@ mod tests {
             CorrectionKeys::of(&b),
             CorrectionKeys::of(&c),
         );
-        assert_eq!((ka.pawn, ka.non_pawn), (kb.pawn, kb.non_pawn));
+        assert_eq!(
+            (ka.pawn, ka.non_pawn, ka.minor, ka.major),
+            (kb.pawn, kb.non_pawn, kb.minor, kb.major)
+        );
         assert_ne!(ka.pawn, kc.pawn);
-        assert_eq!(ka.non_pawn, kc.non_pawn);
+        assert_eq!(
+            (ka.non_pawn, ka.minor, ka.major),
+            (kc.non_pawn, kc.minor, kc.major)
+        );
+        // A rook moved changes the major key, not the minor one.
+        let d = Board::from_fen("4k3/pp6/8/8/8/8/PP6/4K1R1 w - - 0 1").unwrap();
+        let kd = CorrectionKeys::of(&d);
+        assert_eq!(kd.minor, ka.minor);
+        assert_ne!(kd.major, ka.major);
     }
 }

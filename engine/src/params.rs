@@ -274,6 +274,10 @@ tunables! {
     corr_non_pawn_weight = 20, min 0, max 64, step 3;
     /// Weight of the previous-moves table.
     corr_continuation_weight = 21, min 0, max 64, step 3;
+    /// Weight of the minor-piece table (both sides' knights, bishops and kings).
+    corr_minor_weight = 16, min 0, max 64, step 3;
+    /// Weight of the major-piece table (both sides' rooks, queens and kings).
+    corr_major_weight = 16, min 0, max 64, step 3;
     /// An update moves an entry by min((depth + 1)², this) / 256 of the way.
     corr_update_max_weight = 128, min 16, max 256, step 8;
 
