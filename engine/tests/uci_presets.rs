@@ -63,8 +63,11 @@ fn nodes_of(line: &str) -> u64 {
     tokens.next().unwrap().parse().unwrap()
 }
 
-/// Node budgets at which a soft and a hard budget must search differently, from the node
-/// counts `c` of one long search's completed iterations (one `info` line each). Where an
+/// Node budgets at which a soft and a hard budget would search differently under the
+/// unscaled soft rule, from the node counts `c` of one long search's completed iterations
+/// (one `info` line each); the search's scale of the soft budget (from `tm_min_depth` on)
+/// can move either cut by an iteration, so at a given budget the two may still agree, and
+/// the test asks only that some budget tells them apart. Where an
 /// iteration costs at most about twice the one before (`c[k+1] + 16 <= 2 c[k]`), at
 /// `n = c[k+1] + 16` the hard limit completes iteration k+1 while the soft budget stops after
 /// iteration k at the latest (`c[k] >= n / 2`); where it costs more than twice
@@ -117,9 +120,10 @@ fn use_soft_nodes_turns_go_nodes_into_a_soft_budget() {
         .filter(|l| !l.contains("lowerbound") && !l.contains("upperbound"))
         .map(|l| nodes_of(l))
         .collect();
-    let budgets = distinguishing_budgets(&counts, 3);
+    let budgets = distinguishing_budgets(&counts, 6);
     assert!(!budgets.is_empty(), "no budget to test in {counts:?}");
-    for n in budgets {
+    let mut differing = Vec::new();
+    for &n in &budgets {
         let (soft, soft_best) = search(&[("UseSoftNodes", "true")], &format!("go nodes {n}"));
         // The same search with the hard cap as its only limit, cut where the soft rule
         // stops: after the first iteration that ends with half the budget spent, the budget
@@ -150,15 +154,17 @@ fn use_soft_nodes_turns_go_nodes_into_a_soft_budget() {
                 .and_then(|pv| pv.split(' ').next()),
             "{n}"
         );
-        // Without the option the limit stays hard, and at this budget it searches
-        // differently (see `distinguishing_budgets`).
+        // Without the option the limit stays hard (see `distinguishing_budgets`).
         let (hard, _) = search(&[], &format!("go nodes {n}"));
         assert!(hard.iter().all(|l| nodes_of(l) <= n), "{n}: {hard:?}");
-        assert_ne!(
-            hard, soft,
-            "go nodes {n}: a soft budget searches differently from a hard one"
-        );
+        if hard != soft {
+            differing.push(n);
+        }
     }
+    assert!(
+        !differing.is_empty(),
+        "no budget of {budgets:?} searched differently with UseSoftNodes than without"
+    );
 }
 
 #[test]
