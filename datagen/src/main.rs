@@ -166,7 +166,34 @@ enum Command {
     /// position, positions passing the training filter, game lengths.
     Stats { paths: Vec<PathBuf> },
     /// Checks every chunk's checksum, repeated chunks and headers; exit code 1 on a problem.
-    Verify { paths: Vec<PathBuf> },
+    /// With `--manifest DIR`, also checks the corpus folder DIR against its manifest (every
+    /// listed pack present with its size, checksum, games and positions; none unlisted) and
+    /// verifies every pack it lists.
+    Verify {
+        /// A corpus folder whose `manifest.toml` to check the folder against.
+        #[arg(long, value_name = "DIR")]
+        manifest: Option<PathBuf>,
+        paths: Vec<PathBuf>,
+    },
+    /// Adds to corpus folder DIR's manifest (`DIR/manifest.toml`, made when missing) every
+    /// pack of DIR it does not list yet, read whole for its games, positions and settings;
+    /// listed packs are kept as they are (`verify --manifest` checks them).
+    Manifest {
+        /// The corpus folder.
+        dir: PathBuf,
+        /// The date the new packs joined the corpus, `YYYY-MM-DD` (default: today, UTC).
+        #[arg(long)]
+        date: Option<String>,
+        /// A folder of nets (e.g. `nets/`): a pack played by an engine's embedded net is
+        /// described by the name of the net file with the same fingerprint.
+        #[arg(long, value_name = "DIR")]
+        nets: Option<PathBuf>,
+        /// Packs to copy into the corpus first, each under its corpus name
+        /// (`genN-OPENINGS-NNN.pack`: the generation of the net that played, the start
+        /// positions, the next free counter); the originals are left as they are.
+        #[arg(long, value_name = "PACK", num_args = 1..)]
+        add: Vec<PathBuf>,
+    },
     /// Writes positions as text (`FEN | cp | result`, White's view) or bulletformat.
     Convert {
         #[arg(long, value_parser = ["text", "bullet"])]
@@ -251,7 +278,10 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Stats { paths }) => stats(&paths),
-        Some(Command::Verify { paths }) => verify(&paths),
+        Some(Command::Verify { manifest, paths }) => verify_all(manifest.as_deref(), &paths),
+        Some(Command::Manifest { dir, date, nets, add }) => {
+            add_to_manifest(&dir, date.as_deref(), nets.as_deref(), &add)
+        }
         Some(Command::Convert { to, out, all, paths }) => convert(&to, &out, all, &paths),
         Some(Command::Pack { out, paths }) => archive::pack(&paths, &out),
         Some(Command::Unpack { pack, out }) => archive::unpack(&pack, &out),
@@ -856,6 +886,162 @@ fn stats(paths: &[PathBuf]) -> Result<i32> {
         );
     }
     Ok(0)
+}
+
+/// `verify`, with `--manifest DIR` first checking the folder against its manifest and then
+/// verifying the packs it lists besides `paths`.
+fn verify_all(manifest: Option<&Path>, paths: &[PathBuf]) -> Result<i32> {
+    let Some(dir) = manifest else {
+        if paths.is_empty() {
+            bail!("nothing to verify: give data files, directories or packs, or --manifest DIR");
+        }
+        return verify(paths);
+    };
+    let found = nnue::manifest::check(dir, true)?;
+    for d in &found {
+        output::outln!("BAD  {d}");
+    }
+    let listed = nnue::manifest::Manifest::read(dir)?.unwrap_or_default();
+    let (games, positions) = listed.totals();
+    if found.is_empty() {
+        output::outln!(
+            "ok   {}: {} packs, {games} games, {positions} positions, as its manifest lists",
+            dir.display(),
+            listed.packs.len()
+        );
+    }
+    let mut all = listed.files(dir);
+    all.retain(|f| f.is_file());
+    all.extend(paths.iter().cloned());
+    let code = if all.is_empty() { 0 } else { verify(&all)? };
+    Ok(if found.is_empty() { code } else { 1 })
+}
+
+/// `datagen manifest DIR`: lists DIR's unlisted packs in its manifest.
+fn add_to_manifest(dir: &Path, date: Option<&str>, nets: Option<&Path>, add: &[PathBuf]) -> Result<i32> {
+    let date = match date {
+        Some(d) => {
+            let ok = d.len() == 10
+                && d.bytes().enumerate().all(|(i, b)| {
+                    if i == 4 || i == 7 {
+                        b == b'-'
+                    } else {
+                        b.is_ascii_digit()
+                    }
+                });
+            if !ok {
+                bail!("--date {d:?}: expected YYYY-MM-DD");
+            }
+            d.to_string()
+        }
+        None => today_utc(),
+    };
+    if !dir.is_dir() {
+        bail!("{}: not a directory", dir.display());
+    }
+    let mut manifest = nnue::manifest::Manifest::read(dir)?.unwrap_or_default();
+    let named = nets_by_fingerprint(nets)?;
+    let name_nets = |settings: &mut [nnue::manifest::SourceSettings]| {
+        for s in settings {
+            if s.net == "embedded" {
+                if let Some(name) = named.get(&s.net_fingerprint) {
+                    s.net = format!("{name} (embedded)");
+                }
+            }
+        }
+    };
+    // `--add`: each pack copied in under its corpus name (read whole first: a damaged pack
+    // is refused before anything is copied).
+    for pack in add {
+        let mut entry = nnue::manifest::describe(pack, &date)?;
+        name_nets(&mut entry.settings);
+        let mut taken: Vec<String> = manifest.packs.iter().map(|p| p.file.clone()).collect();
+        if let Ok(rd) = std::fs::read_dir(dir) {
+            taken.extend(
+                rd.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned()),
+            );
+        }
+        let name = nnue::manifest::corpus_name(&entry.settings, taken.iter().map(String::as_str))
+            .with_context(|| format!("{}", pack.display()))?;
+        let to = dir.join(&name);
+        let partial = dir.join(format!(".{name}.partial"));
+        std::fs::copy(pack, &partial)
+            .with_context(|| format!("cannot copy {} into {}", pack.display(), dir.display()))?;
+        std::fs::rename(&partial, &to).with_context(|| format!("cannot write {}", to.display()))?;
+        output::outln!("copied {} to {}", pack.display(), to.display());
+    }
+    let mut new: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "pack") && p.is_file())
+        .filter(|p| {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            !manifest.packs.iter().any(|e| e.file == name)
+        })
+        .collect();
+    new.sort();
+    for pack in &new {
+        let mut entry = nnue::manifest::describe(pack, &date)?;
+        name_nets(&mut entry.settings);
+        output::outln!(
+            "added {}: {} games, {} positions, {} bytes",
+            entry.file,
+            entry.games,
+            entry.positions,
+            entry.bytes
+        );
+        manifest.packs.push(entry);
+    }
+    manifest.write(dir)?;
+    let (games, positions) = manifest.totals();
+    output::outln!(
+        "{}: {} packs ({} added), {games} games, {positions} positions",
+        dir.join(nnue::manifest::MANIFEST_NAME).display(),
+        manifest.packs.len(),
+        new.len()
+    );
+    Ok(0)
+}
+
+/// Fingerprint (16 hex digits) -> file stem of every net in folder `nets`.
+fn nets_by_fingerprint(nets: Option<&Path>) -> Result<std::collections::HashMap<String, String>> {
+    let mut named = std::collections::HashMap::new();
+    let Some(nets) = nets else { return Ok(named) };
+    for e in std::fs::read_dir(nets).with_context(|| format!("cannot read {}", nets.display()))? {
+        let p = e?.path();
+        if p.extension().is_some_and(|x| x == "nnue") {
+            let net = Network::load(&p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+            let stem = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            named.insert(format!("{:016x}", net.fingerprint()), stem);
+        }
+    }
+    Ok(named)
+}
+
+/// Today's date, UTC, as `YYYY-MM-DD` (the civil calendar from days since 1970-01-01).
+fn today_utc() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let days = (secs / 86_400) as i64;
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
 }
 
 fn verify(paths: &[PathBuf]) -> Result<i32> {

@@ -25,12 +25,14 @@
 //! and a hand-written layout) stay readable. `pack` is the compact archive of such files
 //! (`datagen pack`, about 2.5 bytes a position), `positions` the lone scored positions of
 //! text and bulletformat files (`datagen convert`'s exports), and `source` the one input
-//! interface every reader uses, whichever of these it is given.
+//! interface every reader uses, whichever of these it is given; `manifest` lists a corpus
+//! folder's packs (`data/selfplay/manifest.toml`).
 
 #![warn(missing_docs)]
 
 pub mod arch;
 pub mod file;
+pub mod manifest;
 pub mod network;
 pub mod pack;
 pub mod positions;

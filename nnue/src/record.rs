@@ -1469,12 +1469,33 @@ pub fn scan_reader(src: impl Read, keep_games: bool) -> std::io::Result<DataScan
     Ok(s)
 }
 
-/// The data files `path` names: a file is itself; a directory (a data store or one
-/// generation in it) gives its `*.bin` files at any depth, sorted by path. Symbolic links to
+/// The data files `path` names: a file is itself; a corpus folder (a directory with a
+/// `manifest.toml`, [`crate::manifest`]) gives the packs its manifest lists, in its order (a
+/// listed file missing, or a manifest that does not read, is an error); any other directory
+/// (a data store or one generation in it) gives its `*.bin` files at any depth, sorted by path. Symbolic links to
 /// directories are not followed (no cycles); other files (quarantine, lock, logs) are left.
 pub fn data_files(path: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
     if !std::fs::metadata(path)?.is_dir() {
         return Ok(vec![path.to_path_buf()]);
+    }
+    match crate::manifest::Manifest::read(path) {
+        Ok(Some(manifest)) => {
+            let files = manifest.files(path);
+            if let Some(missing) = files.iter().find(|f| !f.is_file()) {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    format!("{}: listed in the corpus manifest, not found", missing.display()),
+                ));
+            }
+            return Ok(files);
+        }
+        Ok(None) => {}
+        Err(e) => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                e.to_string(),
+            ))
+        }
     }
     let mut out = Vec::new();
     let mut dirs = vec![path.to_path_buf()];

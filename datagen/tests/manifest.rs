@@ -1,0 +1,203 @@
+//! The corpus manifest end to end: the repository's corpus (`data/selfplay/`) agrees with
+//! its `manifest.toml`; `datagen manifest` lists a folder's packs, `datagen verify
+//! --manifest` finds a pack missing, unlisted or changed, and every reader of a folder
+//! (`datagen stats`, the trainer, `learn`) takes the packs the manifest lists.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{base_run, run, temp_dir, text};
+use nnue::manifest::{check, Disagreement, Manifest};
+use std::path::{Path, PathBuf};
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/selfplay")
+}
+
+/// Every pack of the corpus is listed with its size and checksum, and none is unlisted.
+#[test]
+fn the_corpus_agrees_with_its_manifest() {
+    let dir = corpus();
+    let manifest = Manifest::read(&dir)
+        .unwrap()
+        .expect("data/selfplay/manifest.toml is missing");
+    assert!(manifest.packs.len() >= 50, "{} packs", manifest.packs.len());
+    let found = check(&dir, false).unwrap();
+    assert!(
+        found.is_empty(),
+        "{}",
+        found
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    for p in &manifest.packs {
+        assert!(
+            p.file.starts_with("gen") && p.file.ends_with(".pack"),
+            "{}: named by generation, openings and counter",
+            p.file
+        );
+        assert!(!p.settings.is_empty(), "{}: no settings", p.file);
+    }
+    let (games, positions) = manifest.totals();
+    assert!(
+        games > 280_000 && positions > 34_000_000,
+        "{games} games, {positions} positions"
+    );
+}
+
+/// The same, each pack read whole: its games and positions are the manifest's (about 20 s
+/// in release on one core; `cargo test --release -p datagen --test manifest -- --ignored`).
+#[test]
+#[ignore = "reads the whole corpus (85 MB)"]
+fn the_corpus_reads_to_its_manifest() {
+    let found = check(&corpus(), true).unwrap();
+    assert!(
+        found.is_empty(),
+        "{}",
+        found
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+fn pack_of_base(out: &Path) {
+    let o = run(&[
+        "pack".as_ref(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        base_run().join("games-0.bin").as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}
+
+#[test]
+fn verify_finds_packs_missing_unlisted_or_changed() {
+    let dir = temp_dir("manifest");
+    pack_of_base(&dir.join("gen1-classical-001.pack"));
+    pack_of_base(&dir.join("gen1-classical-002.pack"));
+    let d = dir.display().to_string();
+    let o = run(&["manifest", &d, "--date", "2026-12-06"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let m = Manifest::read(&dir).unwrap().unwrap();
+    assert_eq!(m.packs.len(), 2);
+    assert_eq!(m.packs[0].games, 12);
+    assert_eq!(m.packs[0].date, "2026-12-06");
+    assert_eq!(m.packs[0].settings[0].soft_nodes, 200);
+    let o = run(&["verify", "--manifest", &d]);
+    assert!(o.status.success(), "{}{}", text(&o.stdout), text(&o.stderr));
+
+    // A folder is read as the packs its manifest lists: stats counts both.
+    let o = run(&["stats", &d]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("24"), "{}", text(&o.stdout));
+
+    // Running it again adds nothing and keeps what is listed.
+    let o = run(&["manifest", &d, "--date", "2026-12-07"]);
+    assert!(o.status.success());
+    assert_eq!(Manifest::read(&dir).unwrap().unwrap(), m);
+
+    // One byte changed: the checksum differs, and verify says so and exits 1.
+    let p = dir.join("gen1-classical-001.pack");
+    let mut bytes = std::fs::read(&p).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x40;
+    std::fs::write(&p, &bytes).unwrap();
+    let found = check(&dir, false).unwrap();
+    assert!(
+        matches!(&found[..], [Disagreement::Differs(f, "fnv1a64", ..)] if f == "gen1-classical-001.pack"),
+        "{found:?}"
+    );
+    let o = run(&["verify", "--manifest", &d]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stdout));
+    assert!(text(&o.stdout).contains("fnv1a64"), "{}", text(&o.stdout));
+
+    // A pack gone and one not listed.
+    std::fs::remove_file(dir.join("gen1-classical-002.pack")).unwrap();
+    pack_of_base(&dir.join("gen1-classical-003.pack"));
+    let found = check(&dir, false).unwrap();
+    assert!(
+        found.contains(&Disagreement::Missing("gen1-classical-002.pack".into())),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&Disagreement::Unlisted("gen1-classical-003.pack".into())),
+        "{found:?}"
+    );
+    // A reader of the folder refuses it rather than train on part of it.
+    let o = run(&["stats", &d]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("gen1-classical-002.pack"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn a_manifest_naming_a_path_outside_its_folder_is_refused() {
+    let dir = temp_dir("manifest-escape");
+    std::fs::write(
+        dir.join("manifest.toml"),
+        "[[pack]]\nfile = \"../x.pack\"\nbytes = 1\nfnv1a64 = \"0000000000000000\"\ngames = 1\npositions = 1\ndate = \"2026-12-06\"\n",
+    )
+    .unwrap();
+    let o = run(&["stats", &dir.display().to_string()]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("not a plain file name"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = run(&["manifest", &dir.display().to_string(), "--date", "12/06/2026"]);
+    assert!(!o.status.success());
+    assert!(text(&o.stderr).contains("YYYY-MM-DD"), "{}", text(&o.stderr));
+}
+
+#[test]
+fn add_copies_a_pack_in_under_its_corpus_name() {
+    let dir = temp_dir("manifest-add");
+    let corpus = dir.join("corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    let pack = dir.join("s000-run-segment.pack");
+    pack_of_base(&pack);
+    let c = corpus.display().to_string();
+    let p = pack.display().to_string();
+    // The embedded net has no name of its own: refused, nothing copied.
+    let o = run(&["manifest", &c, "--add", &p]);
+    assert!(!o.status.success());
+    assert!(text(&o.stderr).contains("genN"), "{}", text(&o.stderr));
+    assert_eq!(std::fs::read_dir(&corpus).unwrap().count(), 0);
+    // Named by the nets folder: genN of the embedded net, classical, 001 then 002.
+    let nets = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../nets")
+        .display()
+        .to_string();
+    for n in ["001", "002"] {
+        let o = run(&[
+            "manifest",
+            &c,
+            "--nets",
+            &nets,
+            "--date",
+            "2026-12-06",
+            "--add",
+            &p,
+        ]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let m = Manifest::read(&corpus).unwrap().unwrap();
+        let last = &m.packs.last().unwrap().file;
+        assert!(
+            last.starts_with("gen") && last.ends_with(&format!("-classical-{n}.pack")),
+            "{last}"
+        );
+        assert!(m.packs.last().unwrap().settings[0].net.ends_with("(embedded)"));
+    }
+    assert!(pack.is_file(), "the original stays");
+    let o = run(&["verify", "--manifest", &c]);
+    assert!(o.status.success(), "{}", text(&o.stdout));
+}
