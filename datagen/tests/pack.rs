@@ -1,6 +1,6 @@
-//! `datagen pack` and `datagen unpack` end to end, on slices of Luft's own self-play
-//! (`../shared/data/selfplay` beside the checkout, read-only: the slices are copied to a scratch directory;
-//! the tests that need them are skipped where it is absent): the round trip gives back the
+//! `datagen pack` and `datagen unpack` end to end, on slices of Luft's own self-play (the
+//! data files of two generation-13 packs of the corpus, `data/selfplay`, unpacked into a
+//! scratch directory): the round trip gives back the
 //! same files byte for byte, `stats`, `verify` and `convert` agree on the data files, the
 //! pack and the unpacked files, a pack takes at most 3 bytes a position, a flipped byte in
 //! a pack costs at most one game, a damaged input is reported and the rest packed, and an
@@ -10,10 +10,11 @@
 
 mod common;
 
-use common::{games_of, run, shared_selfplay, temp_dir, text};
+use common::{games_of, run, temp_dir, text};
 use nnue::pack::{PackItem, PackReader};
 use nnue::record::{scan, DataReader, Item};
 use std::path::Path;
+use std::sync::Mutex;
 
 /// Runs datagen and checks it succeeded; returns stdout.
 fn ok(args: &[&Path]) -> String {
@@ -27,14 +28,25 @@ fn ok(args: &[&Path]) -> String {
     text(&out.stdout)
 }
 
-/// The header and the first `games` chunks of a shared self-play file, cut at a chunk's
-/// end; `None` when the file is absent.
-fn shared_slice(name: &str, games: usize) -> Option<Vec<u8>> {
-    let path = shared_selfplay(name);
-    let Ok(bytes) = std::fs::read(&path) else {
-        eprintln!("skipped: {} is absent", path.display());
-        return None;
-    };
+/// The header and the first `games` chunks of the data file packed in a pack of the corpus
+/// (`data/selfplay/NAME`, in the repository), cut at a chunk's end: the pack is unpacked
+/// (byte for byte the file it was made from) into a scratch directory once per test binary.
+fn corpus_slice(name: &str, games: usize) -> Vec<u8> {
+    static UNPACKED: Mutex<Vec<(String, Vec<u8>)>> = Mutex::new(Vec::new());
+    let mut cache = UNPACKED.lock().unwrap();
+    if !cache.iter().any(|(n, _)| n == name) {
+        let pack = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../data/selfplay")
+            .join(name);
+        assert!(pack.is_file(), "{} is missing", pack.display());
+        let out = temp_dir(&format!("unpacked-{name}"));
+        std::fs::remove_dir_all(&out).unwrap();
+        ok(&[Path::new("unpack"), &pack, Path::new("--out"), &out]);
+        let files = nnue::record::data_files(&out).unwrap();
+        assert_eq!(files.len(), 1, "{files:?}");
+        cache.push((name.to_string(), std::fs::read(&files[0]).unwrap()));
+    }
+    let bytes = &cache.iter().find(|(n, _)| n == name).unwrap().1;
     let mut reader = DataReader::new(&bytes[..]).unwrap();
     let mut end = reader.header_len();
     for _ in 0..games {
@@ -43,7 +55,7 @@ fn shared_slice(name: &str, games: usize) -> Option<Vec<u8>> {
             other => panic!("{other:?}"),
         }
     }
-    Some(bytes[..end as usize].to_vec())
+    bytes[..end as usize].to_vec()
 }
 
 fn write(path: &Path, bytes: &[u8]) {
@@ -67,12 +79,10 @@ fn stats_numbers(out: &str) -> String {
 /// the inputs byte for byte; at most 3 bytes a position.
 #[test]
 fn pack_then_unpack_gives_back_the_same_files() {
-    let (Some(a), Some(b)) = (
-        shared_slice("gen13-a.bin", 1500),
-        shared_slice("gen13-dfrc-a.bin", 500),
-    ) else {
-        return;
-    };
+    let (a, b) = (
+        corpus_slice("gen13-classical-001.pack", 1500),
+        corpus_slice("gen13-dfrc-001.pack", 500),
+    );
     let dir = temp_dir("round-trip");
     let input = dir.join("store");
     let (file_a, file_b) = (
@@ -161,9 +171,7 @@ fn pack_then_unpack_gives_back_the_same_files() {
 /// (exit 1), `stats` and `unpack` read every other game, nothing panics.
 #[test]
 fn a_flipped_byte_in_a_pack_costs_at_most_one_game() {
-    let Some(slice) = shared_slice("gen13-a.bin", 40) else {
-        return;
-    };
+    let slice = corpus_slice("gen13-classical-001.pack", 40);
     let dir = temp_dir("flip");
     let input = dir.join("gen/games-0.bin");
     write(&input, &slice);
@@ -224,9 +232,7 @@ fn a_flipped_byte_in_a_pack_costs_at_most_one_game() {
 /// left behind.
 #[test]
 fn damaged_inputs_are_reported_and_bad_outputs_refused() {
-    let Some(slice) = shared_slice("gen13-dfrc-a.bin", 10) else {
-        return;
-    };
+    let slice = corpus_slice("gen13-dfrc-001.pack", 10);
     let dir = temp_dir("refuse");
     let input = dir.join("gen/games-0.bin");
     let mut damaged = slice.clone();

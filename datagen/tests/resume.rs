@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{base_run, copy_of_base, datagen, gen_args, run, shared_selfplay, temp_dir, text};
+use common::{base_run, copy_of_base, datagen, gen_args, run, temp_dir, text};
 use movegen::openings::StartPositions;
 use nnue::record::{encode_chunk_v1, encode_header_v1, encode_header_v2, scan, Header, CHUNK_HEADER};
 use std::path::Path;
@@ -550,12 +550,11 @@ fn the_store_holds_generations() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(games_in(&store.join("g1")).len(), 3);
-    let shared = shared_selfplay("gen3-b.bin");
-    let with_v1 = shared.exists();
-    if with_v1 {
-        std::fs::create_dir_all(store.join("gen3")).unwrap();
-        std::os::unix::fs::symlink(&shared, store.join("gen3/games-0.bin")).unwrap();
-    }
+    // A format 1 file (the first 120 games of a generation-3 file, committed).
+    let v1 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/selfplay/gen3-b-v1.bin");
+    assert!(v1.is_file(), "{} is missing", v1.display());
+    std::fs::create_dir_all(store.join("gen3")).unwrap();
+    std::os::unix::fs::symlink(&v1, store.join("gen3/games-0.bin")).unwrap();
     let out = datagen().arg("stats").arg(&store).output().unwrap();
     let text = stdout(&out);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -573,19 +572,15 @@ fn the_store_holds_generations() {
     );
     assert!(text.contains("  games 3, positions "), "{text}");
     assert!(text.contains(" nodes per position"), "{text}");
-    if with_v1 {
-        assert!(
-            text.contains("  games 8329, positions 1317989 (837552 pass the training filter)"),
-            "{text}"
-        );
-        assert!(text.contains("total: 2 generations"), "{text}");
-        assert!(
-            text.contains("draw at 400 plies (format 1 records no thresholds: the defaults)"),
-            "{text}"
-        );
-    } else {
-        eprintln!("skipped the format 1 part: {} is absent", shared.display());
-    }
+    assert!(
+        text.contains("  games 120, positions 18213 (11476 pass the training filter)"),
+        "{text}"
+    );
+    assert!(text.contains("total: 2 generations"), "{text}");
+    assert!(
+        text.contains("draw at 400 plies (format 1 records no thresholds: the defaults)"),
+        "{text}"
+    );
     std::fs::remove_dir_all(&store).ok();
 }
 

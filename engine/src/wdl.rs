@@ -123,7 +123,7 @@ impl WdlModel {
 /// The model of Luft's own games, fitted by
 ///
 /// ```text
-/// datagen wdl-fit /work/shared/data/selfplay/gen3-a.bin /work/shared/data/selfplay/gen3-b.bin
+/// datagen wdl-fit gen3-a.bin gen3-b.bin
 /// ```
 /// on the generation-3 self-play data (28,517 games of the embedded net `gen3-32` at 5000
 /// soft nodes a move; 4,477,220 positions, every one whose score is outside the mate band):

@@ -1342,37 +1342,35 @@ mod tests {
         assert!(srcs.is_none());
         assert_eq!(chunks(&items), expected(&content));
     }
-    /// The first `n` chunks of a shared self-play file and its header, or `None` when the
-    /// file is absent.
-    fn shared_slice(name: &str, n: usize) -> Option<(Vec<u8>, Vec<Chunk>)> {
+    /// The first `n` chunks of the first data file packed in a pack of the corpus
+    /// (`data/selfplay/NAME`, in the repository) and that file's header.
+    fn corpus_slice(name: &str, n: usize) -> (Vec<u8>, Vec<Chunk>) {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../shared/data/selfplay")
+            .join("../data/selfplay")
             .join(name);
-        let Ok(file) = std::fs::File::open(&path) else {
-            eprintln!("skipped: {} is absent", path.display());
-            return None;
-        };
-        let mut r = DataReader::new(std::io::BufReader::new(file)).unwrap();
-        let header = r.header_bytes().to_vec();
+        let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut r = PackReader::new(std::io::BufReader::new(file)).unwrap();
         let mut out = Vec::new();
         while out.len() < n {
             match r.next_item().unwrap() {
-                Some(crate::record::Item::Chunk(c)) => out.push(c),
+                Some(PackItem::Chunk { source: 0, chunk }) => out.push(chunk),
+                Some(PackItem::Chunk { .. }) => {}
                 Some(other) => panic!("{other:?}"),
                 None => break,
             }
         }
-        Some((header, out))
+        let header = r.sources().expect("the pack's source table")[0]
+            .header_bytes
+            .clone();
+        (header, out)
     }
 
     /// Luft's own self-play (the first 2000 games of generation 13, classical and double
     /// Chess960) packs in at most 3 bytes a position, and reads back exactly.
     #[test]
     fn real_self_play_packs_under_3_bytes_a_position_and_round_trips() {
-        for name in ["gen13-a.bin", "gen13-dfrc-a.bin"] {
-            let Some((header, real)) = shared_slice(name, 2000) else {
-                continue;
-            };
+        for name in ["gen13-classical-001.pack", "gen13-dfrc-001.pack"] {
+            let (header, real) = corpus_slice(name, 2000);
             let sources = [PackSource {
                 name: format!("selfplay/{name}"),
                 header_bytes: header,
@@ -1409,9 +1407,7 @@ mod tests {
     /// The flipped-byte guarantee on real games: every byte of a pack of 6 real games.
     #[test]
     fn a_flipped_byte_in_real_games_costs_at_most_that_game() {
-        let Some((header, real)) = shared_slice("gen13-dfrc-a.bin", 6) else {
-            return;
-        };
+        let (header, real) = corpus_slice("gen13-dfrc-001.pack", 6);
         let sources = [PackSource {
             name: "selfplay/gen13-dfrc-a.bin".into(),
             header_bytes: header,

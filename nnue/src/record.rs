@@ -1976,23 +1976,16 @@ mod tests {
         assert_eq!(whole.damage[1].len, 3);
     }
 
-    /// Version 1 stores (the shared generation-3 files) still read, every game.
+    /// Version 1 files still read, every game: the first 120 games of a generation-3 file,
+    /// committed as `testdata/selfplay/gen3-b-v1.bin`.
     #[test]
-    fn shared_v1_files_still_read() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/selfplay");
-        for (name, games, positions) in [
-            ("gen3-a.bin", 20_188, 3_195_041u64),
-            ("gen3-b.bin", 8_329, 1_317_989),
-        ] {
-            let path = dir.join(name);
-            let Ok(file) = std::fs::File::open(&path) else {
-                eprintln!("skipped: {} is absent", path.display());
-                continue;
-            };
-            let s = scan_reader(std::io::BufReader::new(file), false).unwrap();
-            assert_eq!(s.header.as_ref().map(Header::version), Ok(1));
-            assert!(s.is_clean(), "{:?}", s.report());
-            assert_eq!((s.game_count, s.positions), (games, positions));
-        }
+    fn v1_files_still_read() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/selfplay/gen3-b-v1.bin");
+        let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let s = scan_reader(std::io::BufReader::new(file), false).unwrap();
+        assert_eq!(s.header.as_ref().map(Header::version), Ok(1));
+        assert!(s.is_clean(), "{:?}", s.report());
+        assert_eq!((s.game_count, s.positions), (120, 18_213));
     }
 }

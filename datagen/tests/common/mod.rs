@@ -83,11 +83,3 @@ pub fn copy_of_base(name: &str) -> PathBuf {
 pub fn games_of(path: &Path) -> usize {
     scan(&std::fs::read(path).unwrap()).games.len()
 }
-
-/// A file of Luft's own self-play in the shared data beside the checkout (`../shared/data/selfplay`,
-/// read-only; absent on some machines).
-pub fn shared_selfplay(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data/selfplay")
-        .join(name)
-}

@@ -139,19 +139,15 @@ pub fn boards(count: usize) -> Vec<Board> {
         .collect()
 }
 
-/// The first 40,000 training positions of a file of Luft's own self-play
-/// (`gen13-a.bin` in the shared data beside the checkout, `../shared/data/selfplay`);
-/// `None`, said on stderr, where it is absent.
-pub fn selfplay_slice() -> Option<Vec<PackedPosition>> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/selfplay/gen13-a.bin");
-    let data = path.as_path();
-    if !data.exists() {
-        eprintln!("skipped: {} is not here", data.display());
-        return None;
-    }
-    let (mut positions, _) = load_packed(&[data]).unwrap();
+/// The first 40,000 training positions of a pack of Luft's own self-play in the corpus
+/// (`data/selfplay/gen13-classical-001.pack`, in the repository); a missing pack fails the
+/// test.
+pub fn selfplay_slice() -> Vec<PackedPosition> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/selfplay/gen13-classical-001.pack");
+    assert!(path.is_file(), "{} is missing", path.display());
+    let (mut positions, _) = load_packed(&[path.as_path()]).unwrap();
     positions.truncate(40_000);
-    Some(positions)
+    positions
 }
 
 /// A random game from the start position of up to `plies` plies, each move drawn by
