@@ -1,6 +1,6 @@
 #!/bin/bash
-# issue 23, item 6: the 10+0.1 field for the final default (gen19-128, the tuned search of 570c91a),
-# gen13-128 on the same binary, gen17's round-10 games in the same fit; resumable (a shorter PGN is completed)
+# the 10+0.1 field for the default (gen19-128, the tuned search of 570c91a),
+# gen13-128 on the same binary, gen17's games of 2026-12-03 in the same fit; resumable (a shorter PGN is completed)
 cd .
 B=<bin>/luft-main
 run() { ARENA=<bin>/tools/arena nice -n 5 scripts/gauntlet.sh --no-install --tc 10+0.1 --concurrency 1 --out <gauntlet> --extra "--each timemargin=100" "$@"; }

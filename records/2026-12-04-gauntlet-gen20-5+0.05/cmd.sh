@@ -1,5 +1,5 @@
 #!/bin/bash
-# short round for gen20-128 (session 27): 20 games a pairing at 5+0.05, the candidate through EvalFile on the main binary of aa8a727
+# short gauntlet for gen20-128 (2026-12-04): 20 games a pairing at 5+0.05, the candidate through EvalFile on the main binary of aa8a727
 while pgrep -f "arena -config file=state.json" > /dev/null; do sleep 10; done
 cd .
 ARENA=<bin>/tools/arena exec nice -n 5 scripts/gauntlet.sh --no-install --luft gen20-128=<bin>/luft-main-aa8:<gauntlet>/gen20-128-c1.nnue \

@@ -1,5 +1,5 @@
 #!/bin/bash
-# issue 23 item 5: the layered net against the plain one, same data and schedule, both from scratch
+# the layered net against the plain one, same data and schedule, both from scratch
 cd <exp>
 while [ ! -f layered/done ]; do sleep 30; done
 mkdir -p sprt; cd sprt

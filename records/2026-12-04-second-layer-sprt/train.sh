@@ -1,5 +1,5 @@
 #!/bin/bash
-# issue 23 item 5: a second layer against none, both from scratch on one data set and schedule
+# a second layer against none, both from scratch on one data set and schedule
 cd <exp>
 data="data/selfplay/*.pack <reference>/data/selfplay/gen13-a.bin <reference>/data/selfplay/gen13-dfrc-a.bin"
 for a in plain layered; do

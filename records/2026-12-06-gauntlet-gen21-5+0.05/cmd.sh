@@ -1,5 +1,5 @@
 #!/bin/bash
-# short round for gen21-128 (session 28): 20 games a pairing at 5+0.05, the candidate through
+# short gauntlet for gen21-128 (2026-12-06): 20 games a pairing at 5+0.05, the candidate through
 # EvalFile on the main binary with corrmm merged (3858fd2: the scaled soft budget and the
 # minor/major correction history; bench 32,041,137 with gen20 built in)
 cd .

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 25 item 4: each search item alone against main, 40,000 nodes a move, [0, 10], at most
+# Each search item alone against main, 40,000 nodes a move, [0, 10], at most
 # 3,000 games (1,500 pairs), one game at a time at nice 5, beside the `learn` run.
 #
 #   run.sh [--base NAME] [--seed N] [--adjudicate] ITEM...
@@ -7,7 +7,7 @@
 # ITEM is a patch's name (s-ITEM.patch); its build is <bin>/luft-ITEM, the base's
 # <bin>/luft-NAME (default: main). --seed is the first opening seed (default 2501, one
 # more for each further ITEM). --adjudicate adds draw, resign and Syzygy adjudication
-# (shorter games; the corrmm test of sessions 27-28 ran with it). Each test runs in
+# (shorter games; the corrmm test of 2026-12-04 to 12-06 ran with it). Each test runs in
 # <sprt>/ITEM and saves arena's state there (state.json): a cut test resumes with
 # `arena -config file=state.json` in that folder, not with this script.
 set -u
