@@ -24,12 +24,15 @@ Two binary names that named a working period are renamed by what they were: the 
 build of 1c0ba2d -> luft-1c0ba2d, the build before the tuning -> luft-start.
 
 Usage:
-    python3 scripts/relativize-records.py [--check] [--pack-renames FILE] [DIR...]
+    python3 scripts/relativize-records.py [--check] [--pack-renames FILE]
+        [--pack-renames-git OLD NEW] [DIR...]
 
 DIR defaults to records/. Text files only (a file with a NUL byte, a .gz or a .png is left
 alone). --check rewrites nothing and exits 1 if a file would change. --pack-renames FILE
 also rewrites data/selfplay/OLD into data/selfplay/NEW for each line "OLD NEW" of FILE
-(for the corpus's renaming). Exits 2 on an absolute path no rule knows (listed on stderr,
+(for the corpus's renaming); --pack-renames-git OLD NEW takes the same pairs from the renames
+git finds under data/selfplay between two commits (`git diff -M --name-status OLD NEW`), so
+that the old names need not be written anywhere. Exits 2 on an absolute path no rule knows (listed on stderr,
 nothing written), so that no machine path is left behind silently.
 """
 
@@ -37,6 +40,7 @@ import argparse
 import os
 import re
 import shutil
+import subprocess
 import sys
 
 # The machine's root folders, built so that this file does not name them as paths itself.
@@ -99,13 +103,35 @@ def read_renames(path):
     return renames
 
 
+def git_renames(old, new):
+    """The (old name, new name) pairs of the packs git sees renamed under data/selfplay."""
+    out = subprocess.run(
+        ["git", "diff", "-M", "--name-status", old, new, "--", "data/selfplay"],
+        capture_output=True, text=True,
+    )
+    if out.returncode != 0:
+        sys.exit(f"git diff {old} {new} failed: {out.stderr.strip()}")
+    renames = []
+    for line in out.stdout.splitlines():
+        parts = line.split("\t")
+        if parts[0].startswith("R") and len(parts) == 3:
+            renames.append((os.path.basename(parts[1]), os.path.basename(parts[2])))
+    if not renames:
+        sys.exit(f"git finds no renames under data/selfplay between {old} and {new}")
+    return renames
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dirs", nargs="*", default=["records"])
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file would change")
     parser.add_argument("--pack-renames", metavar="FILE", help='lines "OLD NEW" of pack names in data/selfplay')
+    parser.add_argument("--pack-renames-git", nargs=2, metavar=("OLD", "NEW"),
+                        help="the packs git sees renamed under data/selfplay between two commits")
     args = parser.parse_args()
     renames = read_renames(args.pack_renames) if args.pack_renames else []
+    if args.pack_renames_git:
+        renames += git_renames(*args.pack_renames_git)
 
     changes = []
     unknown = []
