@@ -7,7 +7,7 @@ in the `tunables!` block with the new default. Refuses, changing nothing, when a
 not a tunable, a value is not an integer or lies outside the tunable's [min, max], or a
 name is given twice. Prints one line per changed value (old -> new).
 
-    python3 scripts/adopt-tuned.py docs/tuning/spsa-s16/tuned-options.txt
+    python3 scripts/adopt-tuned.py records/2026-12-01-spsa-search/tuned-options.txt
     python3 scripts/adopt-tuned.py --params engine/src/params.rs FILE
     python3 scripts/adopt-tuned.py --check FILE      # report only, write nothing
     python3 scripts/adopt-tuned.py --against-spsa SPSA_LIST   # no values: check the reading

@@ -1,4 +1,4 @@
-//! Where arena writes (issue 27): the state file of `-config outname=` by the workspace's
+//! Where arena writes: the state file of `-config outname=` by the workspace's
 //! rule for output files (a link stays a link, `/dev/null` stays a device), a book named as
 //! one of the match's outputs refused before anything is written, and a closed stdout
 //! ending arena quietly, whatever it was printing (`-help`, `-version`, `sprt-calc`,

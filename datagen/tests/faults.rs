@@ -1,4 +1,4 @@
-//! datagen against the faults of issue 27, on the real binary: a file being written is no
+//! datagen against faults, on the real binary: a file being written is no
 //! problem to `verify` and `stats` while its writer holds the directory's lock (and is one
 //! once it is gone); a full disk under two threads tells both threads' errors and resumes to
 //! a clean directory; `convert` of a file that is no data file is an error; `convert` and

@@ -125,7 +125,8 @@ impl WdlModel {
 /// ```text
 /// datagen wdl-fit gen3-a.bin gen3-b.bin
 /// ```
-/// on the generation-3 self-play data (28,517 games of the embedded net `gen3-32` at 5000
+/// on the generation-3 self-play data (the two files of the reference data beside the
+/// repository, not in it; 28,517 games of the embedded net `gen3-32` at 5000
 /// soft nodes a move; 4,477,220 positions, every one whose score is outside the mate band):
 /// 0.658 nats a position against 1.097 for the score-blind W/D/L rates. `a` runs from 158
 /// (full board) through 201 (40 material) to 648 (8 and less): with little material a

@@ -1,4 +1,4 @@
-//! The limits of the machine (issue 27): under an address-space limit (`ulimit -v
+//! The limits of the machine: under an address-space limit (`ulimit -v
 //! 300000`), `Hash 256` with `Threads 2` still answers a legal move in the start position,
 //! `Threads 8` does not abort (refused with `info string error` and the old count kept, or
 //! taken), and search threads that cannot start leave the search to those that did, said

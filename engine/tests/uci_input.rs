@@ -1,4 +1,4 @@
-//! Input that GUIs and libraries really send (issue 27), through the `luft` binary: a FEN of
+//! Input that GUIs and libraries really send, through the `luft` binary: a FEN of
 //! only the placement and side fields, a castling right whose king or rook is not in place
 //! (dropped, with an `info string` warning), an impossible en passant square (ignored, with
 //! a warning), boolean option values in any case, and runs of spaces inside an option value

@@ -1,4 +1,4 @@
-//! `clean_fen`, the one cleaning step for positions from GUIs and books (issue 27): a FEN
+//! `clean_fen`, the one cleaning step for positions from GUIs and books: a FEN
 //! of only the placement and side fields takes Stockfish's defaults, a castling right the
 //! board does not back is dropped and an impossible en passant square ignored, each with a
 //! warning, while everything else is refused as `Board::from_fen` refuses it, and

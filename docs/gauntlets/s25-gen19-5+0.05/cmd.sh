@@ -1,6 +1,0 @@
-#!/bin/bash
-# short round for gen19-128 (session 25): 20 games a pairing at 5+0.05, gen19 through EvalFile on the main binary of 570c91a
-cd /work/main
-ARENA=/work/bin/tools/arena exec nice -n 5 scripts/gauntlet.sh --no-install --luft gen19-128=/work/bin/luft-main:/work/main/nets/gen19-128.nnue \
-    --opponents sf2200,glaurung,toga --games 20 --tc 5+0.05 --concurrency 1 --out /work/gauntlet-gen19/out \
-    --extra "--each timemargin=100"

@@ -1,7 +1,0 @@
-#!/bin/bash
-# short round for gen20-128 (session 27): 20 games a pairing at 5+0.05, the candidate through EvalFile on the main binary of aa8a727
-while pgrep -f "arena -config file=state.json" > /dev/null; do sleep 10; done
-cd /work/main
-ARENA=/work/bin/tools/arena exec nice -n 5 scripts/gauntlet.sh --no-install --luft gen20-128=/work/bin/luft-main-aa8:/work/gauntlet-gen20/gen20-128-c1.nnue \
-    --opponents sf2200,glaurung,toga --games 20 --tc 5+0.05 --concurrency 1 --out /work/gauntlet-gen20/out \
-    --extra "--each timemargin=100"
