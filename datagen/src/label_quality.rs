@@ -1,7 +1,7 @@
 //! Label quality against positions per hour: how much a training label (the score datagen's
 //! search gives a position at its soft node budget) loses against a much deeper search, and
-//! what each budget costs. `datagen label-quality` drives it; nets/README.md records the
-//! figures that chose datagen's nodes per move.
+//! what each budget costs. `datagen label-quality` drives it;
+//! `records/2026-11-30-label-quality` holds the figures that chose datagen's nodes per move.
 //!
 //! The method. [`Reservoir`] draws a uniform sample of the positions that pass the training
 //! filter (`nnue::record::keep_for_training`: the positions that become labels) from data

@@ -148,10 +148,10 @@ fn parse_lr(text: &str) -> Result<f32, String> {
     }
 }
 
-/// The schedule Luft's nets were trained with (`nets/README.md` has each net's command), shown
+/// The schedule Luft's nets were trained with (`nets/catalogue.toml` has each net's recipe), shown
 /// after `trainer train --help`.
 const TRAIN_SCHEDULE: &str = "\
-The schedule Luft's nets were trained with (nets/README.md gives each net's command):
+The schedule Luft's nets were trained with (nets/catalogue.toml gives each net's recipe):
   every run: AdamW (weight decay 0.01), batches of 16384, the learning rate falling from --lr
   to --lr x 0.3^5 on a cosine over the whole run, weights clipped to +-1.98, the target
   wdl x result + (1 - wdl) x sigmoid(score / 400) (--wdl 0.3 since gen2; gen1 used 0.0, as
