@@ -188,15 +188,9 @@ impl fmt::Display for NetError {
 
 impl std::error::Error for NetError {}
 
-/// FNV-1a, 64 bit.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xCBF2_9CE4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01B3);
-    }
-    h
-}
+/// FNV-1a 64 ([`crate::checksum`], the workspace's one definition), under the name the
+/// net file code and its callers have always used.
+pub use crate::checksum::fnv1a;
 
 fn padded(len: usize) -> usize {
     len.div_ceil(64) * 64

@@ -31,6 +31,7 @@
 #![warn(missing_docs)]
 
 pub mod arch;
+pub mod checksum;
 pub mod file;
 pub mod manifest;
 pub mod network;

@@ -452,18 +452,7 @@ pub fn keep_lone_for_training(board: &Board, score: i16) -> bool {
     !board.in_check() && score.unsigned_abs() < MATE_BAND.unsigned_abs() && board.occupied().len() >= 4
 }
 
-pub(crate) const FNV_OFFSET: u64 = 0xCBF2_9CE4_8422_2325;
-
-/// FNV-1a 64 continued from `hash` over `bytes` (`fnv_extend(FNV_OFFSET, b)` is
-/// `nnue::file::fnv1a(b)`). Every step is a bijection of the state, so any one changed byte
-/// changes the result.
-pub(crate) fn fnv_extend(mut hash: u64, bytes: &[u8]) -> u64 {
-    for &b in bytes {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01B3);
-    }
-    hash
-}
+pub(crate) use crate::checksum::{fnv1a_extend as fnv_extend, FNV_OFFSET};
 
 /// The generator's settings, stored in a data file's header (version 3: this structure in
 /// postcard; version 2: a fixed layout without `start_positions`) so that resuming and
