@@ -154,10 +154,6 @@ pub fn init(dir: &Path, net: &Path, name: Option<&str>, extra_data: &[PathBuf]) 
             .ok_or_else(|| anyhow!("{}: no file name", net.display()))?,
     };
     let gen = parse_gen(&name).map_or(0, |g| g.0);
-    std::fs::create_dir_all(run.nets()).with_context(|| format!("cannot create {}", run.nets().display()))?;
-    let copy = run.nets().join(format!("{name}.nnue"));
-    output::write(&copy, &[], &network.to_bytes())?;
-    output::write(&run.book(), &[], GATE_BOOK.as_bytes())?;
     let mut settings = Settings {
         gauntlet: crate::config::Gauntlet::installed(),
         ..Settings::default()
@@ -166,6 +162,13 @@ pub fn init(dir: &Path, net: &Path, name: Option<&str>, extra_data: &[PathBuf]) 
         .iter()
         .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
         .collect();
+    // The settings as written are checked before anything is.
+    settings.check()?;
+    settings.check_paths(&run.root)?;
+    std::fs::create_dir_all(run.nets()).with_context(|| format!("cannot create {}", run.nets().display()))?;
+    let copy = run.nets().join(format!("{name}.nnue"));
+    output::write(&copy, &[], &network.to_bytes())?;
+    output::write(&run.book(), &[], GATE_BOOK.as_bytes())?;
     output::write(&run.settings(), &[], settings.to_toml()?.as_bytes())?;
     let (mut journal, _) = Journal::open(&run.journal())?;
     journal.append(&Record::Init {
@@ -777,7 +780,15 @@ impl Runner {
         // the cap.
         let mut data = Vec::new();
         for extra in &t.extra_data {
-            data.extend(scan_data(extra)?);
+            let path = crate::config::resolve(&self.run.root, extra);
+            if !path.exists() {
+                bail!(
+                    "[train] extra_data: {} is gone (read from {})",
+                    extra.display(),
+                    self.run.root.display()
+                );
+            }
+            data.extend(scan_data(&path)?);
         }
         let mut segments = Vec::new();
         let mut own = 0u64;
@@ -1327,10 +1338,14 @@ impl Runner {
             s.random_plies.to_string(),
         ];
         args.extend(openings_args(seg.index, &seg.openings)?);
-        // Tablebases, when the machine has them.
-        let dirs: Vec<&str> = s.syzygy.split(':').filter(|d| !d.trim().is_empty()).collect();
-        if !dirs.is_empty() && dirs.iter().all(|d| std::path::Path::new(d.trim()).is_dir()) {
-            args.extend(["--syzygy".into(), s.syzygy.clone()]);
+        // Tablebases (the settings check found every directory).
+        let dirs: Vec<String> = s
+            .syzygy_dirs()
+            .iter()
+            .map(|d| crate::config::resolve(&self.run.root, d).display().to_string())
+            .collect();
+        if !dirs.is_empty() {
+            args.extend(["--syzygy".into(), dirs.join(":")]);
         }
         Ok(args)
     }

@@ -22,16 +22,14 @@ fn net() -> PathBuf {
 }
 
 fn learn(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_learn")).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_learn"))
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn init(run: &Path) {
-    let out = learn(&[
-        "init",
-        run.to_str().unwrap(),
-        "--net",
-        net().to_str().unwrap(),
-    ]);
+    let out = learn(&["init", run.to_str().unwrap(), "--net", net().to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
@@ -55,23 +53,30 @@ fn every_bad_setting_is_refused_at_start_naming_its_key_and_value() {
         ("gate", "beta = 0.5", "[gate] beta = 0.5"),
         ("gate", "hash = 0", "[gate] hash = 0"),
         ("train", "batch_size = 0", "[train] batch_size = 0"),
-        ("train", "batches_per_superbatch = 0", "[train] batches_per_superbatch = 0"),
+        (
+            "train",
+            "batches_per_superbatch = 0",
+            "[train] batches_per_superbatch = 0",
+        ),
         ("train", "threads = 0", "[train] threads = 0"),
         ("train", "buckets = 1000", "[train] buckets = 1000"),
         ("train", "hidden = 8", "[train] hidden = 8"),
         ("selfplay", "random_plies = 100", "[selfplay] random_plies = 100"),
-        ("selfplay", "threads_idle = 1000", "[selfplay] threads_idle = 1000"),
+        (
+            "selfplay",
+            "threads_idle = 1000",
+            "[selfplay] threads_idle = 1000",
+        ),
         ("gauntlet", "games = 3", "[gauntlet] games = 3"),
     ] {
-        std::fs::write(
-            run.join("learn.toml"),
-            format!("[{section}]\n{line}\n{NO_TOOLS}"),
-        )
-        .unwrap();
+        std::fs::write(run.join("learn.toml"), format!("[{section}]\n{line}\n{NO_TOOLS}")).unwrap();
         let out = learn(&["run", run.to_str().unwrap(), "--candidates", "1"]);
         let err = String::from_utf8_lossy(&out.stderr).into_owned();
         assert_eq!(out.status.code(), Some(1), "{line}: {err}");
-        assert!(err.contains(named), "{line}: the error names the key and value: {err}");
+        assert!(
+            err.contains(named),
+            "{line}: the error names the key and value: {err}"
+        );
         assert_eq!(
             std::fs::read(run.join("journal")).unwrap(),
             journal,
@@ -115,7 +120,10 @@ fn extra_data_that_is_not_there_is_an_error_not_a_silent_skip() {
     ]);
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("extra_data") && err.contains("no-such-data"), "{err}");
+    assert!(
+        err.contains("extra_data") && err.contains("no-such-data"),
+        "{err}"
+    );
     assert!(!run.join("journal").exists() && !run.join("learn.toml").exists());
     // At run: a relative path is read from the settings file's directory.
     init(&run);
