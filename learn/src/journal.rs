@@ -108,7 +108,10 @@ pub enum Record {
         data: Vec<DataSlice>,
         /// Segments the data includes (numbers).
         segments: Vec<u64>,
-        /// The trainer's command line (without the program).
+        /// The trainer's command line as journals before 2026-12-06 froze it (read for the
+        /// report, never run: a training started from scratch takes the settings of then,
+        /// so a setting mended after a failure applies). Empty, and not written, since.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         args: Vec<String>,
     },
     /// Training finished; the net is exported.
@@ -132,7 +135,10 @@ pub enum Record {
         t: u64,
         /// Candidate number.
         cand: u32,
-        /// arena's command line (without the program).
+        /// arena's command line as journals before 2026-12-06 froze it (never run: a gate
+        /// not yet under way takes the settings of when it starts; one under way resumes
+        /// from arena's saved state). Empty, and not written, since.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         args: Vec<String>,
     },
     /// The gate decided.
@@ -170,7 +176,9 @@ pub enum Record {
         t: u64,
         /// The net's name (`gen15-128`).
         net: String,
-        /// arena's command line (without the program).
+        /// arena's command line as journals before 2026-12-06 froze it (never run, as for
+        /// the gate). Empty, and not written, since.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         args: Vec<String>,
         /// Games it plays in all.
         games: u64,
@@ -371,7 +379,8 @@ pub struct Candidate {
     pub data: Vec<DataSlice>,
     /// Segments in its data.
     pub segments: Vec<u64>,
-    /// Trainer arguments.
+    /// Trainer arguments as a journal before 2026-12-06 froze them (empty since: see
+    /// `DIR/candidates/cK/command.json`).
     pub args: Vec<String>,
     /// The best net it was trained from and gated against.
     pub parent: String,
@@ -400,7 +409,7 @@ pub struct Candidate {
 pub struct Gauntlet {
     /// The promoted net's name.
     pub net: String,
-    /// arena's arguments.
+    /// arena's arguments as a journal before 2026-12-06 froze them (empty since).
     pub args: Vec<String>,
     /// Games it plays in all.
     pub games: u64,

@@ -269,7 +269,7 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
             "fingerprint": c.fingerprint,
             "data": c.data,
             "segments": c.segments,
-            "trainer_args": c.args,
+            "trainer_args": trainer_args(&run, c),
             "validation_loss": c.val_loss,
             "gate": c.gate,
             "train_secs": c.train_secs,
@@ -327,6 +327,16 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
     let path = run.root.join("report.md");
     output::write(&path, &[], md.as_bytes())?;
     Ok(path)
+}
+
+/// The trainer's command line of candidate `c`: the one learn last started it from scratch
+/// with (`DIR/candidates/cK/command.json`), or the one a journal before 2026-12-06 froze
+/// (empty when neither is there).
+fn trainer_args(run: &RunDir, c: &crate::journal::Candidate) -> Vec<String> {
+    std::fs::read_to_string(run.root.join(&c.dir).join(crate::run::COMMAND_FILE))
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_else(|| c.args.clone())
 }
 
 /// A line plot of points with a title and axis names (the report's Elo chain and

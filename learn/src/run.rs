@@ -28,6 +28,10 @@ use std::time::{Duration, Instant};
 /// The openings book arena ships, written into a run directory for its gates.
 const GATE_BOOK: &str = include_str!("../../arena/openings/luft-8ply.epd");
 
+/// The trainer's command line of a candidate started from scratch, as JSON, in its
+/// directory (`DIR/candidates/cK/command.json`): what `learn report` gives as its provenance.
+pub const COMMAND_FILE: &str = "command.json";
+
 /// How often the loop looks at its children.
 const POLL: Duration = Duration::from_millis(200);
 
@@ -633,10 +637,21 @@ impl Runner {
                     if final_net.exists() {
                         return self.export(&cand);
                     }
+                    // The settings of now (a journal's frozen command line is never run):
+                    // a training stopped by a setting is retried with the mended one. A
+                    // checkpoint keeps its own shape and schedule.
+                    let (args, _) = self.trainer_args(cand.cand, &cand.data, &cand.dir)?;
                     let args = if checkpoint.exists() {
-                        resume_args(&cand.args, &checkpoint)
+                        resume_args(&args, &checkpoint)
                     } else {
-                        cand.args.clone()
+                        std::fs::create_dir_all(&cand.dir)
+                            .with_context(|| format!("cannot create {}", cand.dir.display()))?;
+                        output::write(
+                            &cand.dir.join(COMMAND_FILE),
+                            &[],
+                            serde_json::to_string(&args)?.as_bytes(),
+                        )?;
+                        args
                     };
                     say(&format!(
                         "learn: training {} on {} positions ({})",
@@ -668,7 +683,12 @@ impl Runner {
                         self.failures = 0;
                         return self.export(&cand);
                     }
-                    self.failed(&format!("trainer for {} exited with {status}", cand.name))?;
+                    let log = self.run.logs().join(format!("train-c{}.log", cand.cand));
+                    self.failed(&format!(
+                        "trainer for {} exited with {status}{}",
+                        cand.name,
+                        log_tail(&log)
+                    ))?;
                 }
             }
             Stage::Exported => self.start_gate(&cand)?,
@@ -696,13 +716,16 @@ impl Runner {
                                 gate_secs,
                             })?;
                         }
-                        None if status.code() == Some(3) => {
+                        // It ended by itself before it decided (the loop's own stops
+                        // report nothing): a failure, resumed on the next step.
+                        None => {
+                            let log = self.run.logs().join(format!("gate-c{}.log", cand.cand));
                             self.failed(&format!(
-                                "arena for the gate of {} failed ({status}); see its log",
-                                cand.name
+                                "arena for the gate of {} failed ({status}){}",
+                                cand.name,
+                                log_tail(&log)
                             ))?;
                         }
-                        None => {} // stopped before it decided: resumed on the next step
                     }
                 }
             }
@@ -770,9 +793,7 @@ impl Runner {
         let (best_name, best_net, best_gen) = self.best();
         let t = self.settings.train.clone();
         let best = nnue::Network::load(&best_net).map_err(|e| anyhow!("{}: {e}", best_net.display()))?;
-        let target = candidate_arch(&best, &t)?;
-        let hidden = target.width;
-        let fine_tune = can_grow_into(&best.arch(), &target);
+        let hidden = candidate_arch(&best, &t)?.width;
         let cand = self.state.candidates.last().map_or(1, |c| c.cand + 1);
         let name = format!("gen{}-{hidden}-c{cand}", best_gen + 1);
         let dir = self.run.candidates().join(format!("c{cand}"));
@@ -808,11 +829,44 @@ impl Runner {
         if data.is_empty() {
             bail!("no data to train on");
         }
+        let (_, fine_tune) = self.trainer_args(cand, &data, &dir)?;
+        say(&format!(
+            "learn: candidate {name}: {} from {best_name} on {} positions ({} of the run's own, {} segments)",
+            if fine_tune {
+                "fine-tuned"
+            } else {
+                "trained from scratch"
+            },
+            data.iter().map(|d| d.positions).sum::<u64>(),
+            own,
+            segments.len()
+        ));
+        self.record(Record::TrainStarted {
+            t: now(),
+            cand,
+            name,
+            dir,
+            data,
+            segments,
+            args: Vec::new(),
+        })
+    }
+
+    /// `trainer train`'s command line for candidate `cand` (trained on `data` into `dir`)
+    /// from the settings of now and the best net, and whether it fine-tunes the best net
+    /// (`--init`; otherwise it trains from scratch for `epochs_scratch`). Errors: a best
+    /// net that does not load, a `[train] arch` that does not parse.
+    fn trainer_args(&self, cand: u32, data: &[DataSlice], dir: &Path) -> Result<(Vec<String>, bool)> {
+        let (_, best_net, _) = self.best();
+        let t = &self.settings.train;
+        let best = nnue::Network::load(&best_net).map_err(|e| anyhow!("{}: {e}", best_net.display()))?;
+        let target = candidate_arch(&best, t)?;
+        let fine_tune = can_grow_into(&best.arch(), &target);
         let mut args: Vec<String> = vec!["train".into(), "--data".into()];
         args.extend(data.iter().map(|d| d.file.display().to_string()));
         if t.arch.trim().is_empty() {
             for (k, v) in [
-                ("--hidden", hidden.to_string()),
+                ("--hidden", target.width.to_string()),
                 ("--buckets", target.output_buckets.to_string()),
             ] {
                 args.push(k.into());
@@ -842,26 +896,7 @@ impl Runner {
             args.push("--init".into());
             args.push(best_net.display().to_string());
         }
-        say(&format!(
-            "learn: candidate {name}: {} from {best_name} on {} positions ({} of the run's own, {} segments)",
-            if fine_tune {
-                "fine-tuned"
-            } else {
-                "trained from scratch"
-            },
-            data.iter().map(|d| d.positions).sum::<u64>(),
-            own,
-            segments.len()
-        ));
-        self.record(Record::TrainStarted {
-            t: now(),
-            cand,
-            name,
-            dir,
-            data,
-            segments,
-            args,
-        })
+        Ok((args, fine_tune))
     }
 
     fn export(&mut self, cand: &crate::journal::Candidate) -> Result<()> {
@@ -932,12 +967,13 @@ impl Runner {
     }
 
     fn start_gate(&mut self, cand: &crate::journal::Candidate) -> Result<()> {
-        let args = self.gate_args(cand)?;
+        // The command line is checked here, made when arena starts (`spawn_gate`).
+        self.gate_args(cand)?;
         std::fs::create_dir_all(self.gate_dir(cand))?;
         self.record(Record::GateStarted {
             t: now(),
             cand: cand.cand,
-            args,
+            args: Vec::new(),
         })?;
         let cand = self
             .state
@@ -949,17 +985,14 @@ impl Runner {
 
     fn spawn_gate(&mut self, cand: &crate::journal::Candidate) -> Result<()> {
         let state_file = self.gate_dir(cand).join("state.json");
+        // A gate under way resumes from arena's saved state (written once a game has
+        // finished); one not yet under way takes the settings of now (a journal's frozen
+        // command line is never run), so a gate stopped by a setting is retried with the
+        // mended one.
         let args: Vec<String> = if state_file.exists() {
             vec!["-config".into(), format!("file={}", state_file.display())]
         } else {
-            self.records
-                .iter()
-                .rev()
-                .find_map(|r| match r {
-                    Record::GateStarted { cand: c, args, .. } if *c == cand.cand => Some(args.clone()),
-                    _ => None,
-                })
-                .ok_or_else(|| anyhow!("no gate record for {}", cand.name))?
+            self.gate_args(cand)?
         };
         if state_file.exists() {
             // The cap is learn.toml's now: a gate resumes with its saved rounds fitted to
@@ -1117,12 +1150,14 @@ impl Runner {
                 self.failures = 0;
                 return self.rate_gauntlet(&open);
             }
-            if status.code() != Some(2) {
-                self.failed(&format!(
-                    "arena for the gauntlet of {} failed ({status}); see its log",
-                    open.net
-                ))?;
-            }
+            // It ended by itself before it was played out (the loop's own stops report
+            // nothing): a failure, resumed on the next step.
+            let log = self.run.logs().join(format!("gauntlet-{}.log", open.net));
+            self.failed(&format!(
+                "arena for the gauntlet of {} failed ({status}){}",
+                open.net,
+                log_tail(&log)
+            ))?;
             return Ok(());
         }
         if let Some(open) = self.state.open_gauntlet().cloned() {
@@ -1132,16 +1167,15 @@ impl Runner {
             // A gauntlet starts between candidates (right after a promotion).
             return Ok(());
         }
-        let Some((name, net)) = self.state.due_gauntlet(self.settings.gauntlet.every) else {
+        let Some((name, _)) = self.state.due_gauntlet(self.settings.gauntlet.every) else {
             return Ok(());
         };
-        let args = self.gauntlet_args(&name, &net);
         std::fs::create_dir_all(self.gauntlet_dir(&name))?;
         let games = self.settings.gauntlet.games * self.settings.gauntlet.opponents.len() as u64;
         self.record(Record::GauntletStarted {
             t: now(),
             net: name,
-            args,
+            args: Vec::new(),
             games,
         })?;
         let open = self
@@ -1154,10 +1188,18 @@ impl Runner {
 
     fn spawn_gauntlet(&mut self, g: &crate::journal::Gauntlet) -> Result<()> {
         let state_file = self.gauntlet_dir(&g.net).join("state.json");
+        // As for the gate: the saved state once under way, else the settings of now.
         let args = if state_file.exists() {
             vec!["-config".into(), format!("file={}", state_file.display())]
         } else {
-            g.args.clone()
+            let net = self
+                .state
+                .chain
+                .iter()
+                .find(|(name, _, _)| *name == g.net)
+                .map(|(_, net, _)| net.clone())
+                .ok_or_else(|| anyhow!("the gauntlet's net {} is not a promoted net", g.net))?;
+            self.gauntlet_args(&g.net, &net)
         };
         say(&format!(
             "learn: gauntlet of {} ({} games; {})",
@@ -1560,6 +1602,17 @@ fn resume_args(args: &[String], checkpoint: &Path) -> Vec<String> {
     out.push("--resume".into());
     out.push(checkpoint.display().to_string());
     out
+}
+
+/// `: LAST LINE` of a child's log (its last words, often why it stopped), or nothing when
+/// the log is empty or unreadable; at most 300 characters of it.
+fn log_tail(log: &Path) -> String {
+    let text = std::fs::read(log).unwrap_or_default();
+    let text = String::from_utf8_lossy(&text[text.len().saturating_sub(4096)..]).into_owned();
+    match text.lines().rev().map(str::trim).find(|l| !l.is_empty()) {
+        Some(line) => format!(": {}", line.chars().take(300).collect::<String>()),
+        None => String::new(),
+    }
 }
 
 /// The last validation loss in a trainer's `loss.csv`.
