@@ -140,7 +140,12 @@ pub fn parse_gen(name: &str) -> Option<(u32, usize)> {
 }
 
 /// `learn init DIR --net NET`: a new run directory with every setting at its default.
-pub fn init(dir: &Path, net: &Path, name: Option<&str>, extra_data: &[PathBuf]) -> Result<()> {
+/// Errors (before anything is written): a directory that holds a run (a journal), a name
+/// that is not a plain name ([`output::is_plain_name`], as `datagen --gen` takes: it names
+/// `DIR/nets/NAME.nnue`), a net that does not load, settings that do not check, and,
+/// without `force`, a `learn.toml`, `openings.epd` or `nets/NAME.nnue` already there (the
+/// user's own: `force` replaces them).
+pub fn init(dir: &Path, net: &Path, name: Option<&str>, extra_data: &[PathBuf], force: bool) -> Result<()> {
     let run = RunDir::new(dir)?;
     if run.journal().exists() {
         bail!(
@@ -149,14 +154,45 @@ pub fn init(dir: &Path, net: &Path, name: Option<&str>, extra_data: &[PathBuf]) 
             dir.display()
         );
     }
-    let network = nnue::Network::load(net).map_err(|e| anyhow!("{}: {e}", net.display()))?;
     let name = match name {
-        Some(n) => n.to_string(),
-        None => net
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .ok_or_else(|| anyhow!("{}: no file name", net.display()))?,
+        Some(n) => {
+            if !output::is_plain_name(n) {
+                bail!(
+                    "--name {n:?}: a net name is {} (it names DIR/nets/NAME.nnue)",
+                    output::PLAIN_NAME
+                );
+            }
+            n.to_string()
+        }
+        None => {
+            let stem = net
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .ok_or_else(|| anyhow!("{}: no file name", net.display()))?;
+            if !output::is_plain_name(&stem) {
+                bail!(
+                    "{}: its name {stem:?} is not a net name ({}); give one with --name",
+                    net.display(),
+                    output::PLAIN_NAME
+                );
+            }
+            stem
+        }
     };
+    let network = nnue::Network::load(net).map_err(|e| anyhow!("{}: {e}", net.display()))?;
+    let copy = run.nets().join(format!("{name}.nnue"));
+    let taken: Vec<String> = [run.settings(), run.book(), copy.clone()]
+        .iter()
+        .filter(|p| p.exists())
+        .map(|p| p.strip_prefix(&run.root).unwrap_or(p).display().to_string())
+        .collect();
+    if !taken.is_empty() && !force {
+        bail!(
+            "{} already holds {}: learn init replaces no file that is there (--force replaces them)",
+            dir.display(),
+            taken.join(", ")
+        );
+    }
     let gen = parse_gen(&name).map_or(0, |g| g.0);
     let mut settings = Settings {
         gauntlet: crate::config::Gauntlet::installed(),
@@ -171,7 +207,7 @@ pub fn init(dir: &Path, net: &Path, name: Option<&str>, extra_data: &[PathBuf]) 
     settings.check_paths(&run.root)?;
     std::fs::create_dir_all(run.nets()).with_context(|| format!("cannot create {}", run.nets().display()))?;
     let copy = run.nets().join(format!("{name}.nnue"));
-    output::write(&copy, &[], &network.to_bytes())?;
+    output::write(&copy, &[net], &network.to_bytes())?;
     output::write(&run.book(), &[], GATE_BOOK.as_bytes())?;
     output::write(&run.settings(), &[], settings.to_toml()?.as_bytes())?;
     let (mut journal, _) = Journal::open(&run.journal())?;

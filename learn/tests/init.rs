@@ -83,7 +83,11 @@ fn init_refuses_the_users_files_and_replaces_them_only_with_force() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let copied = nnue::Network::load(&run.join("nets/gen1-32.nnue")).unwrap();
     let start = nnue::Network::load(&net()).unwrap();
-    assert_eq!(copied.fingerprint(), start.fingerprint(), "--force replaced the net");
+    assert_eq!(
+        copied.fingerprint(),
+        start.fingerprint(),
+        "--force replaced the net"
+    );
     assert!(std::fs::read_to_string(run.join("learn.toml"))
         .unwrap()
         .contains("[gate]"));
