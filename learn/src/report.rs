@@ -79,7 +79,7 @@ pub fn status(dir: &Path) -> Result<String> {
         let (games, positions) = match seg.done {
             Some(d) => d,
             None => {
-                let slices = scan_data(&seg.dir)?;
+                let slices = scan_data(&run.root, &seg.dir)?;
                 (
                     slices.iter().map(|d| d.games).sum(),
                     slices.iter().map(|d| d.positions).sum(),
@@ -194,7 +194,12 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
     let (records, _) = read(&run.journal())?;
     let s = State::replay(&records);
     let mut md = String::new();
-    writeln!(md, "# learn run {}\n", run.root.display())?;
+    // The run's name, not where it is: the report travels with the directory.
+    let title = run.root.file_name().map_or_else(
+        || run.root.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    writeln!(md, "# learn run {title}\n")?;
     let (best, _, gen) = s.best.clone().unwrap_or_default();
     writeln!(md, "Best net: **{best}** (generation {gen}).\n")?;
     writeln!(md, "## Promotions (Elo along the SPRT chain)\n")?;
@@ -283,7 +288,7 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
     let mut total = 0u64;
     for seg in &s.segments {
         let (games, positions) = seg.done.unwrap_or_else(|| {
-            let slices = scan_data(&seg.dir).unwrap_or_default();
+            let slices = scan_data(&run.root, &seg.dir).unwrap_or_default();
             (
                 slices.iter().map(|d| d.games).sum(),
                 slices.iter().map(|d| d.positions).sum(),

@@ -38,7 +38,10 @@ const POLL: Duration = Duration::from_millis(200);
 /// How long a child has to stop after SIGINT before it is killed.
 const STOP_WAIT: Duration = Duration::from_secs(120);
 
-/// Paths inside a run directory.
+/// Paths inside a run directory. `learn` reads and writes the run's files by their absolute
+/// paths (these methods), but records them, and hands them to its children (which run in
+/// the run directory), relative to it ([`RunDir::NETS`], ...): a copied directory is a run
+/// of its own, a moved one resumes.
 #[derive(Clone, Debug)]
 pub struct RunDir {
     /// The directory (absolute).
@@ -46,10 +49,30 @@ pub struct RunDir {
 }
 
 impl RunDir {
+    /// The promoted nets, relative to the run directory.
+    pub const NETS: &'static str = "nets";
+    /// Self-play segments.
+    pub const DATA: &'static str = "data";
+    /// Packs of finished segments.
+    pub const PACKS: &'static str = "packs";
+    /// Candidates' trainer directories and nets.
+    pub const CANDIDATES: &'static str = "candidates";
+    /// Gates' arena state and PGN.
+    pub const GATES: &'static str = "gates";
+    /// Gauntlets' arena state, PGN and ratings.
+    pub const GAUNTLETS: &'static str = "gauntlets";
+    /// The gate book written at init.
+    pub const BOOK: &'static str = "openings.epd";
+
     /// `dir`, made absolute.
     pub fn new(dir: &Path) -> Result<RunDir> {
         let root = std::path::absolute(dir).with_context(|| format!("{}", dir.display()))?;
         Ok(RunDir { root })
+    }
+    /// A path of the run as learn reads it: one relative to the run directory (as records
+    /// give them) joined to it, an absolute one as it is.
+    pub fn path(&self, path: &Path) -> PathBuf {
+        crate::config::resolve(&self.root, path)
     }
     /// `learn.toml`.
     pub fn settings(&self) -> PathBuf {
@@ -61,23 +84,23 @@ impl RunDir {
     }
     /// The promoted nets.
     pub fn nets(&self) -> PathBuf {
-        self.root.join("nets")
+        self.root.join(Self::NETS)
     }
     /// Self-play segments.
     pub fn data(&self) -> PathBuf {
-        self.root.join("data")
+        self.root.join(Self::DATA)
     }
     /// Each finished segment packed (`datagen pack`), the form a run's data travels in.
     pub fn packs(&self) -> PathBuf {
-        self.root.join("packs")
+        self.root.join(Self::PACKS)
     }
     /// Candidates' trainer directories and nets.
     pub fn candidates(&self) -> PathBuf {
-        self.root.join("candidates")
+        self.root.join(Self::CANDIDATES)
     }
     /// Gates' arena state and PGN.
     pub fn gates(&self) -> PathBuf {
-        self.root.join("gates")
+        self.root.join(Self::GATES)
     }
     /// Logs of the children.
     pub fn logs(&self) -> PathBuf {
@@ -85,7 +108,7 @@ impl RunDir {
     }
     /// The gate book written at init.
     pub fn book(&self) -> PathBuf {
-        self.root.join("openings.epd")
+        self.root.join(Self::BOOK)
     }
 }
 
@@ -180,7 +203,8 @@ pub fn init(dir: &Path, net: &Path, name: Option<&str>, extra_data: &[PathBuf], 
         }
     };
     let network = nnue::Network::load(net).map_err(|e| anyhow!("{}: {e}", net.display()))?;
-    let copy = run.nets().join(format!("{name}.nnue"));
+    let net_file = Path::new(RunDir::NETS).join(format!("{name}.nnue"));
+    let copy = run.path(&net_file);
     let taken: Vec<String> = [run.settings(), run.book(), copy.clone()]
         .iter()
         .filter(|p| p.exists())
@@ -198,22 +222,29 @@ pub fn init(dir: &Path, net: &Path, name: Option<&str>, extra_data: &[PathBuf], 
         gauntlet: crate::config::Gauntlet::installed(),
         ..Settings::default()
     };
+    // As given when absolute; a relative path (from here) made relative to the run
+    // directory, where settings paths are read from.
     settings.train.extra_data = extra_data
         .iter()
-        .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
-        .collect();
+        .map(|p| {
+            if p.is_absolute() {
+                Ok(p.clone())
+            } else {
+                Ok(relative_path(&run.root, &std::path::absolute(p)?))
+            }
+        })
+        .collect::<Result<_>>()?;
     // The settings as written are checked before anything is.
     settings.check()?;
     settings.check_paths(&run.root)?;
     std::fs::create_dir_all(run.nets()).with_context(|| format!("cannot create {}", run.nets().display()))?;
-    let copy = run.nets().join(format!("{name}.nnue"));
     output::write(&copy, &[net], &network.to_bytes())?;
     output::write(&run.book(), &[], GATE_BOOK.as_bytes())?;
     output::write(&run.settings(), &[], settings.to_toml()?.as_bytes())?;
     let (mut journal, _) = Journal::open(&run.journal())?;
     journal.append(&Record::Init {
         t: now(),
-        net: copy,
+        net: net_file,
         name: name.clone(),
         gen,
     })?;
@@ -236,7 +267,9 @@ struct ToolPaths {
     arena: PathBuf,
 }
 
-fn tool_paths(settings: &Settings) -> Result<ToolPaths> {
+/// The tools of `settings`, whose relative `[tools]` paths are read from `base` (the settings
+/// file's directory). Errors: a tool that is not there.
+fn tool_paths(settings: &Settings, base: &Path) -> Result<ToolPaths> {
     let here = std::env::current_exe()?
         .parent()
         .map(Path::to_path_buf)
@@ -245,7 +278,7 @@ fn tool_paths(settings: &Settings) -> Result<ToolPaths> {
         let p = if set.as_os_str().is_empty() {
             here.join(name)
         } else {
-            set.to_path_buf()
+            crate::config::resolve(base, set)
         };
         if !p.exists() {
             bail!(
@@ -277,9 +310,10 @@ struct Running {
     stopping: bool,
 }
 
-/// Starts `program` in a process group of its own, with SIGINT when `learn` dies, its
-/// output appended to `log`.
-fn spawn(program: &Path, args: &[String], log: &Path) -> Result<Child> {
+/// Starts `program` in `cwd` (the run directory, which the run's relative paths are read
+/// from) in a process group of its own, with SIGINT when `learn` dies, its output appended
+/// to `log`.
+fn spawn(program: &Path, args: &[String], cwd: &Path, log: &Path) -> Result<Child> {
     if let Some(dir) = log.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -291,6 +325,7 @@ fn spawn(program: &Path, args: &[String], log: &Path) -> Result<Child> {
     let mut command = Command::new(program);
     command
         .args(args)
+        .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(out.try_clone()?)
         .stderr(out);
@@ -315,16 +350,32 @@ fn spawn(program: &Path, args: &[String], log: &Path) -> Result<Child> {
 /// Waits for the children of an earlier `learn run` of this directory (listed in
 /// `DIR/lock.children`) to exit: a run killed with `kill -9` left them SIGINT (by
 /// `PR_SET_PDEATHSIG`), and each is saving its state; a new child on the same files must
-/// not start before. Gives up on a child after [`STOP_WAIT`].
-fn wait_for_orphans(list: &Path) {
+/// not start before. A listed process counts only while it runs the listed program on this
+/// run: in `root` (children run in the run directory) or, a child of the code before
+/// 2026-12-06, with `root` on its command line; so a copy of a directory whose run is
+/// going on does not wait for that run's children. Gives up on a child after
+/// [`STOP_WAIT`].
+fn wait_for_orphans(list: &Path, root: &Path) {
     let text = std::fs::read_to_string(list).unwrap_or_default();
     let deadline = Instant::now() + STOP_WAIT;
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let ours = |pid: &str, exe: &str| -> bool {
+        let proc = Path::new("/proc").join(pid);
+        if !std::fs::read_link(proc.join("exe")).is_ok_and(|p| p.to_string_lossy().starts_with(exe)) {
+            return false;
+        }
+        if std::fs::read_link(proc.join("cwd")).is_ok_and(|cwd| cwd == root) {
+            return true;
+        }
+        let cmdline = std::fs::read(proc.join("cmdline")).unwrap_or_default();
+        let needle = root.as_os_str().as_encoded_bytes();
+        !needle.is_empty() && cmdline.windows(needle.len()).any(|w| w == needle)
+    };
     for line in text.lines() {
         let Some((pid, exe)) = line.split_once(' ') else {
             continue;
         };
-        let proc_exe = Path::new("/proc").join(pid).join("exe");
-        while std::fs::read_link(&proc_exe).is_ok_and(|p| p.to_string_lossy().starts_with(exe)) {
+        while ours(pid, exe) {
             if Instant::now() >= deadline {
                 break;
             }
@@ -344,16 +395,23 @@ fn interrupt(child: &Child) {
 }
 
 /// The data files (`*.bin` under a directory) or the one file (a data file or a pack) at
-/// `path`, each with its games, positions and length: through `nnue::source`, the one reader
-/// of data files and packs.
-pub fn scan_data(path: &Path) -> Result<Vec<DataSlice>> {
-    if !path.exists() {
+/// `path` (relative to `root`, the run directory, or absolute), each with its games,
+/// positions and length, named as `path` is (relative, or absolute): through
+/// `nnue::source`, the one reader of data files and packs. Nothing when `path` is not there
+/// (a segment whose datagen has not started). Errors: a file that cannot be read.
+pub fn scan_data(root: &Path, path: &Path) -> Result<Vec<DataSlice>> {
+    let full = crate::config::resolve(root, path);
+    if !full.exists() {
         return Ok(Vec::new());
     }
     let mut out = Vec::new();
-    let mut files = nnue::record::data_files(path).with_context(|| format!("{}", path.display()))?;
+    let mut files = nnue::record::data_files(&full).with_context(|| format!("{}", full.display()))?;
     files.sort();
     for file in files {
+        let named = match file.strip_prefix(&full) {
+            Ok(rest) if !rest.as_os_str().is_empty() => path.join(rest),
+            _ => path.to_path_buf(),
+        };
         let mut source = nnue::source::DataSource::open(&file)
             .with_context(|| format!("cannot open {}", file.display()))?;
         let (mut games, mut positions) = (0u64, 0u64);
@@ -368,7 +426,7 @@ pub fn scan_data(path: &Path) -> Result<Vec<DataSlice>> {
         }
         let bytes = std::fs::metadata(&file).map_or(0, |m| m.len());
         out.push(DataSlice {
-            file,
+            file: named,
             games,
             positions,
             bytes,
@@ -450,10 +508,10 @@ impl Runner {
             Err(fs4::TryLockError::Error(e)) => return Err(e).context("cannot lock the run directory"),
         }
         std::fs::write(run.root.join("lock.pid"), std::process::id().to_string())?;
-        wait_for_orphans(&run.root.join("lock.children"));
+        wait_for_orphans(&run.root.join("lock.children"), &run.root);
         let settings_text = std::fs::read_to_string(run.settings()).unwrap_or_default();
         let settings = Settings::load(&run.settings())?;
-        let tools = tool_paths(&settings)?;
+        let tools = tool_paths(&settings, &run.root)?;
         let (journal, records) = Journal::open(&run.journal())?;
         let state = State::replay(&records);
         if state.best.is_none() {
@@ -509,7 +567,7 @@ impl Runner {
 
     /// [`spawn`], and the child listed in `DIR/lock.children` for a later run to wait on.
     fn spawn_child(&self, program: &Path, args: &[String], log: &Path) -> Result<Child> {
-        let child = spawn(program, args, log)?;
+        let child = spawn(program, args, &self.run.root, log)?;
         let exe = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf());
         let mut list = std::fs::OpenOptions::new()
             .create(true)
@@ -628,7 +686,7 @@ impl Runner {
                 if !changes.is_empty() {
                     say(&format!("learn: settings changed: {}", changes.join("; ")));
                     self.settings = new;
-                    self.tools = tool_paths(&self.settings)?;
+                    self.tools = tool_paths(&self.settings, &self.run.root)?;
                     self.record(Record::Settings { t: now(), changes })?;
                     self.save_settings_snapshot()?;
                 }
@@ -668,22 +726,23 @@ impl Runner {
         match cand.stage {
             Stage::Training => {
                 if self.trainer.is_none() {
+                    let dir = self.run.path(&cand.dir);
                     let checkpoint = cand.dir.join("checkpoint.bin");
-                    let final_net = cand.dir.join("final.nnue");
-                    if final_net.exists() {
+                    let has_checkpoint = dir.join("checkpoint.bin").exists();
+                    if dir.join("final.nnue").exists() {
                         return self.export(&cand);
                     }
                     // The settings of now (a journal's frozen command line is never run):
                     // a training stopped by a setting is retried with the mended one. A
                     // checkpoint keeps its own shape and schedule.
                     let (args, _) = self.trainer_args(cand.cand, &cand.data, &cand.dir)?;
-                    let args = if checkpoint.exists() {
+                    let args = if has_checkpoint {
                         resume_args(&args, &checkpoint)
                     } else {
-                        std::fs::create_dir_all(&cand.dir)
-                            .with_context(|| format!("cannot create {}", cand.dir.display()))?;
+                        std::fs::create_dir_all(&dir)
+                            .with_context(|| format!("cannot create {}", dir.display()))?;
                         output::write(
-                            &cand.dir.join(COMMAND_FILE),
+                            &dir.join(COMMAND_FILE),
                             &[],
                             serde_json::to_string(&args)?.as_bytes(),
                         )?;
@@ -693,7 +752,7 @@ impl Runner {
                         "learn: training {} on {} positions ({})",
                         cand.name,
                         cand.data.iter().map(|d| d.positions).sum::<u64>(),
-                        if checkpoint.exists() {
+                        if has_checkpoint {
                             "resumed from its checkpoint"
                         } else {
                             "from the start"
@@ -715,7 +774,7 @@ impl Runner {
                     return Ok(());
                 }
                 if let Some(status) = self.poll(|r| &mut r.trainer)? {
-                    if status.success() && cand.dir.join("final.nnue").exists() {
+                    if status.success() && self.run.path(&cand.dir).join("final.nnue").exists() {
                         self.failures = 0;
                         return self.export(&cand);
                     }
@@ -828,11 +887,12 @@ impl Runner {
     fn start_training(&mut self) -> Result<()> {
         let (best_name, best_net, best_gen) = self.best();
         let t = self.settings.train.clone();
-        let best = nnue::Network::load(&best_net).map_err(|e| anyhow!("{}: {e}", best_net.display()))?;
+        let best = nnue::Network::load(&self.run.path(&best_net))
+            .map_err(|e| anyhow!("{}: {e}", best_net.display()))?;
         let hidden = candidate_arch(&best, &t)?.width;
         let cand = self.state.candidates.last().map_or(1, |c| c.cand + 1);
         let name = format!("gen{}-{hidden}-c{cand}", best_gen + 1);
-        let dir = self.run.candidates().join(format!("c{cand}"));
+        let dir = Path::new(RunDir::CANDIDATES).join(format!("c{cand}"));
         // The data: every extra source and the run's finished segments, newest first up to
         // the cap.
         let mut data = Vec::new();
@@ -845,13 +905,20 @@ impl Runner {
                     self.run.root.display()
                 );
             }
-            data.extend(scan_data(&path)?);
+            let slices = scan_data(&self.run.root, extra)?;
+            if slices.iter().all(|d| d.games == 0) {
+                say(&format!(
+                    "learn: warning: [train] extra_data {} holds no games",
+                    path.display()
+                ));
+            }
+            data.extend(slices);
         }
         let mut segments = Vec::new();
         let mut own = 0u64;
         let cap = self.settings.selfplay.max_positions;
         for seg in self.state.segments.iter().rev().filter(|s| s.done.is_some()) {
-            let slices = scan_data(&seg.dir)?;
+            let slices = self.segment_data(seg)?;
             let positions: u64 = slices.iter().map(|s| s.positions).sum();
             if cap > 0 && own + positions > cap && !segments.is_empty() {
                 break;
@@ -895,7 +962,8 @@ impl Runner {
     fn trainer_args(&self, cand: u32, data: &[DataSlice], dir: &Path) -> Result<(Vec<String>, bool)> {
         let (_, best_net, _) = self.best();
         let t = &self.settings.train;
-        let best = nnue::Network::load(&best_net).map_err(|e| anyhow!("{}: {e}", best_net.display()))?;
+        let best = nnue::Network::load(&self.run.path(&best_net))
+            .map_err(|e| anyhow!("{}: {e}", best_net.display()))?;
         let target = candidate_arch(&best, t)?;
         let fine_tune = can_grow_into(&best.arch(), &target);
         let mut args: Vec<String> = vec!["train".into(), "--data".into()];
@@ -936,12 +1004,13 @@ impl Runner {
     }
 
     fn export(&mut self, cand: &crate::journal::Candidate) -> Result<()> {
-        let final_net = cand.dir.join("final.nnue");
+        let dir = self.run.path(&cand.dir);
+        let final_net = dir.join("final.nnue");
         let net = nnue::Network::load(&final_net).map_err(|e| anyhow!("{}: {e}", final_net.display()))?;
         std::fs::create_dir_all(self.run.candidates())?;
-        let path = self.run.candidates().join(format!("{}.nnue", cand.name));
-        output::write(&path, &[], &net.to_bytes())?;
-        let val_loss = last_validation_loss(&cand.dir.join("loss.csv"));
+        let path = Path::new(RunDir::CANDIDATES).join(format!("{}.nnue", cand.name));
+        output::write(&self.run.path(&path), &[], &net.to_bytes())?;
+        let val_loss = last_validation_loss(&dir.join("loss.csv"));
         say(&format!(
             "learn: exported {} (validation loss {})",
             path.display(),
@@ -957,8 +1026,9 @@ impl Runner {
         })
     }
 
+    /// The gate's directory, relative to the run directory (`gates/cK`).
     fn gate_dir(&self, cand: &crate::journal::Candidate) -> PathBuf {
-        self.run.gates().join(format!("c{}", cand.cand))
+        Path::new(RunDir::GATES).join(format!("c{}", cand.cand))
     }
 
     fn gate_args(&self, cand: &crate::journal::Candidate) -> Result<Vec<String>> {
@@ -984,7 +1054,7 @@ impl Runner {
         // Fixed nodes only between nets of one architecture (the same speed); a wider,
         // narrower, bucketed or layered candidate plays at the time control, where its
         // speed counts.
-        let same_speed = same_architecture(&net, &best_net);
+        let same_speed = same_architecture(&self.run.path(&net), &self.run.path(&best_net));
         args.extend(limit_args(if same_speed { g.nodes } else { 0 }, &g.tc));
         args.extend([format!("option.Hash={}", g.hash), "option.Threads=1".into()]);
         args.extend(self.openings_args(u64::from(cand.cand) * 7919 + 13));
@@ -1005,7 +1075,7 @@ impl Runner {
     fn start_gate(&mut self, cand: &crate::journal::Candidate) -> Result<()> {
         // The command line is checked here, made when arena starts (`spawn_gate`).
         self.gate_args(cand)?;
-        std::fs::create_dir_all(self.gate_dir(cand))?;
+        std::fs::create_dir_all(self.run.path(&self.gate_dir(cand)))?;
         self.record(Record::GateStarted {
             t: now(),
             cand: cand.cand,
@@ -1020,17 +1090,20 @@ impl Runner {
     }
 
     fn spawn_gate(&mut self, cand: &crate::journal::Candidate) -> Result<()> {
-        let state_file = self.gate_dir(cand).join("state.json");
+        let state_rel = self.gate_dir(cand).join("state.json");
+        let state_file = self.run.path(&state_rel);
         // A gate under way resumes from arena's saved state (written once a game has
         // finished); one not yet under way takes the settings of now (a journal's frozen
         // command line is never run), so a gate stopped by a setting is retried with the
         // mended one.
         let args: Vec<String> = if state_file.exists() {
-            vec!["-config".into(), format!("file={}", state_file.display())]
+            vec!["-config".into(), format!("file={}", state_rel.display())]
         } else {
             self.gate_args(cand)?
         };
         if state_file.exists() {
+            // Both engines are learn's luft.
+            self.relocate_saved_state(&state_file, usize::MAX)?;
             // The cap is learn.toml's now: a gate resumes with its saved rounds fitted to
             // `max_games`, raised or lowered (a raised cap plays on past the old one).
             let rounds = gate_rounds(self.settings.gate.max_games);
@@ -1076,9 +1149,42 @@ impl Runner {
         Ok(())
     }
 
+    /// Makes arena's saved state at `path` (a gate's or gauntlet's) run in this directory:
+    /// every argument naming a file of the run by an absolute path where the run was (saved
+    /// by the code before 2026-12-06, [`Journal::old_roots`]) is named relative to the run
+    /// directory, where arena runs, and the `cmd=` of the first `own` engines (learn's luft)
+    /// is the luft of `[tools]` now (a tool is not part of the run). Written back only when
+    /// something changed. Errors: a state that cannot be read or written.
+    fn relocate_saved_state(&self, path: &Path, own: usize) -> Result<()> {
+        let file = path.display().to_string();
+        let mut saved = arena::state::load(&file).map_err(|e| anyhow!(e))?;
+        let roots = self.journal.old_roots();
+        let luft = format!("cmd={}", self.tools.luft.display());
+        let mut engines = 0usize;
+        let mut changed = false;
+        for arg in &mut saved.args {
+            if arg == "-engine" || arg == "--engine" {
+                engines += 1;
+            }
+            let new = if (1..=own).contains(&engines) && arg.starts_with("cmd=") {
+                luft.clone()
+            } else {
+                crate::journal::reroot_arg(arg, roots)
+            };
+            if new != *arg {
+                *arg = new;
+                changed = true;
+            }
+        }
+        if changed {
+            arena::state::save(&file, &saved).map_err(|e| anyhow!(e))?;
+        }
+        Ok(())
+    }
+
     /// The gate's outcome from arena's saved state, once it decided or reached the cap.
     fn gate_result(&self, cand: &crate::journal::Candidate) -> Result<Option<GateResult>> {
-        let path = self.gate_dir(cand).join("state.json");
+        let path = self.run.path(&self.gate_dir(cand).join("state.json"));
         if !path.exists() {
             return Ok(None);
         }
@@ -1096,8 +1202,8 @@ impl Runner {
             .name
             .rsplit_once("-c")
             .map_or(cand.name.clone(), |(a, _)| a.to_string());
-        let path = self.run.nets().join(format!("{name}.nnue"));
-        std::fs::copy(&net, &path)
+        let path = Path::new(RunDir::NETS).join(format!("{name}.nnue"));
+        std::fs::copy(self.run.path(&net), self.run.path(&path))
             .with_context(|| format!("cannot copy {} to {}", net.display(), path.display()))?;
         say(&format!(
             "learn: {} promoted: the best net is now {}",
@@ -1111,8 +1217,9 @@ impl Runner {
         })
     }
 
+    /// A gauntlet's directory, relative to the run directory (`gauntlets/NAME`).
     fn gauntlet_dir(&self, net: &str) -> PathBuf {
-        self.run.root.join("gauntlets").join(net)
+        Path::new(RunDir::GAUNTLETS).join(net)
     }
 
     /// arena's arguments for `net`'s gauntlet: the net (through EvalFile, on the run's
@@ -1155,7 +1262,7 @@ impl Runner {
     /// (written into the run directory), in random order from `seed`.
     fn openings_args(&self, seed: u64) -> Vec<String> {
         let book = if self.settings.gate.openings.as_os_str().is_empty() {
-            self.run.book()
+            PathBuf::from(RunDir::BOOK)
         } else {
             self.settings.gate.openings.clone()
         };
@@ -1206,7 +1313,7 @@ impl Runner {
         let Some((name, _)) = self.state.due_gauntlet(self.settings.gauntlet.every) else {
             return Ok(());
         };
-        std::fs::create_dir_all(self.gauntlet_dir(&name))?;
+        std::fs::create_dir_all(self.run.path(&self.gauntlet_dir(&name)))?;
         let games = self.settings.gauntlet.games * self.settings.gauntlet.opponents.len() as u64;
         self.record(Record::GauntletStarted {
             t: now(),
@@ -1223,10 +1330,13 @@ impl Runner {
     }
 
     fn spawn_gauntlet(&mut self, g: &crate::journal::Gauntlet) -> Result<()> {
-        let state_file = self.gauntlet_dir(&g.net).join("state.json");
+        let state_rel = self.gauntlet_dir(&g.net).join("state.json");
+        let state_file = self.run.path(&state_rel);
         // As for the gate: the saved state once under way, else the settings of now.
         let args = if state_file.exists() {
-            vec!["-config".into(), format!("file={}", state_file.display())]
+            // The first engine is learn's luft, the others the opponents.
+            self.relocate_saved_state(&state_file, 1)?;
+            vec!["-config".into(), format!("file={}", state_rel.display())]
         } else {
             let net = self
                 .state
@@ -1265,7 +1375,7 @@ impl Runner {
         let dir = self.gauntlet_dir(&g.net);
         let pgn = dir.join("games.pgn");
         let mut cmd = std::process::Command::new(&self.tools.arena);
-        cmd.arg("rate");
+        cmd.current_dir(&self.run.root).arg("rate");
         let anchor = self.settings.gauntlet.anchor.trim().to_string();
         if !anchor.is_empty() {
             cmd.args(["--anchor", &anchor]);
@@ -1283,7 +1393,7 @@ impl Runner {
             ));
         }
         let ratings = String::from_utf8_lossy(&out.stdout).into_owned();
-        output::write(&dir.join("ratings.txt"), &[], ratings.as_bytes())?;
+        output::write(&self.run.path(&dir).join("ratings.txt"), &[], ratings.as_bytes())?;
         let (games, elo, elo_error) = rating_of(&ratings, &g.net);
         say(&format!(
             "learn: gauntlet of {} rated: {} ({games} games)",
@@ -1376,7 +1486,7 @@ impl Runner {
                     let stopped_by_us = r.stopping;
                     let quick = r.started.elapsed() < Duration::from_secs(10);
                     self.selfplay = None;
-                    let slices = scan_data(&seg.dir)?;
+                    let slices = scan_data(&self.run.root, &seg.dir)?;
                     let positions: u64 = slices.iter().map(|d| d.positions).sum();
                     if positions >= seg.target {
                         self.end_segment(&seg)?;
@@ -1398,7 +1508,7 @@ impl Runner {
 
     fn datagen_args(&self, seg: &crate::journal::Segment, threads: usize) -> Result<Vec<String>> {
         let s = &self.settings.selfplay;
-        let net = self.run.nets().join(format!("{}.nnue", seg.net));
+        let net = Path::new(RunDir::NETS).join(format!("{}.nnue", seg.net));
         let mut args = vec![
             "--threads".to_string(),
             threads.to_string(),
@@ -1416,14 +1526,10 @@ impl Runner {
             s.random_plies.to_string(),
         ];
         args.extend(openings_args(seg.index, &seg.openings)?);
-        // Tablebases (the settings check found every directory).
-        let dirs: Vec<String> = s
-            .syzygy_dirs()
-            .iter()
-            .map(|d| crate::config::resolve(&self.run.root, d).display().to_string())
-            .collect();
-        if !dirs.is_empty() {
-            args.extend(["--syzygy".into(), dirs.join(":")]);
+        // Tablebases (the settings check found every directory; datagen runs in the run
+        // directory, which relative ones are read from).
+        if !s.syzygy_dirs().is_empty() {
+            args.extend(["--syzygy".into(), s.syzygy.clone()]);
         }
         Ok(args)
     }
@@ -1439,7 +1545,7 @@ impl Runner {
         }
         .word();
         let (best, _, _) = self.best();
-        let dir = self.run.data().join(format!("s{index:03}-{best}-{openings}"));
+        let dir = Path::new(RunDir::DATA).join(format!("s{index:03}-{best}-{openings}"));
         let r = Record::SegmentStarted {
             t: now(),
             index,
@@ -1463,7 +1569,7 @@ impl Runner {
             .segments
             .iter()
             .filter(|s| s.done.is_some_and(|d| d.1 > 0) && !self.pack_failed.contains(&s.index))
-            .filter(|s| !self.pack_path(s).exists())
+            .filter(|s| !self.run.path(&self.pack_path(s)).exists())
             .cloned()
             .collect();
         for seg in todo {
@@ -1475,6 +1581,7 @@ impl Runner {
                 .map_err(anyhow::Error::from)
                 .and_then(|()| {
                     let status = Command::new(&self.tools.datagen)
+                        .current_dir(&self.run.root)
                         .arg("pack")
                         .arg(&seg.dir)
                         .arg("--out")
@@ -1507,17 +1614,43 @@ impl Runner {
         }
     }
 
-    /// Where segment `seg`'s pack goes: `DIR/packs/` and the segment directory's name.
+    /// Where segment `seg`'s pack goes, relative to the run directory: `packs/` and the
+    /// segment directory's name.
     fn pack_path(&self, seg: &crate::journal::Segment) -> PathBuf {
         let name = seg.dir.file_name().map_or_else(
             || format!("s{:03}", seg.index),
             |n| n.to_string_lossy().into_owned(),
         );
-        self.run.packs().join(format!("{name}.pack"))
+        Path::new(RunDir::PACKS).join(format!("{name}.pack"))
+    }
+
+    /// A finished segment's training data: its datagen directory, or its pack when the
+    /// directory's files were removed (docs/learn.md: a verified pack restores them), or
+    /// nothing, said as a warning, when neither is there. Errors: a file that cannot be
+    /// read.
+    fn segment_data(&self, seg: &crate::journal::Segment) -> Result<Vec<DataSlice>> {
+        let slices = scan_data(&self.run.root, &seg.dir)?;
+        if slices.iter().any(|d| d.games > 0) {
+            return Ok(slices);
+        }
+        let pack = self.pack_path(seg);
+        if self.run.path(&pack).exists() {
+            return scan_data(&self.run.root, &pack);
+        }
+        if seg.done.is_some_and(|d| d.0 > 0) {
+            say(&format!(
+                "learn: warning: segment {} ({} games) has neither its data files ({}) nor its pack ({}): not trained on",
+                seg.index,
+                seg.done.map_or(0, |d| d.0),
+                seg.dir.display(),
+                pack.display()
+            ));
+        }
+        Ok(slices)
     }
 
     fn end_segment(&mut self, seg: &crate::journal::Segment) -> Result<()> {
-        let slices = scan_data(&seg.dir)?;
+        let slices = scan_data(&self.run.root, &seg.dir)?;
         let games = slices.iter().map(|d| d.games).sum();
         let positions = slices.iter().map(|d| d.positions).sum();
         say(&format!(
@@ -1637,6 +1770,42 @@ fn resume_args(args: &[String], checkpoint: &Path) -> Vec<String> {
     }
     out.push("--resume".into());
     out.push(checkpoint.display().to_string());
+    out
+}
+
+/// `target` relative to `base` (both absolute), by their components alone (`.` dropped,
+/// `..` taken back): `../../shared/data` from `/w/runs/main` to `/w/shared/data`; `target`
+/// itself when they share no root.
+pub fn relative_path(base: &Path, target: &Path) -> PathBuf {
+    use std::path::Component;
+    fn lexical(p: &Path) -> Vec<Component<'_>> {
+        let mut out: Vec<Component<'_>> = Vec::new();
+        for c in p.components() {
+            match c {
+                Component::CurDir => {}
+                Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                    out.pop();
+                }
+                c => out.push(c),
+            }
+        }
+        out
+    }
+    let (b, t) = (lexical(base), lexical(target));
+    if b.first() != t.first() {
+        return target.to_path_buf();
+    }
+    let common = b.iter().zip(&t).take_while(|(x, y)| x == y).count();
+    let mut out = PathBuf::new();
+    for _ in common..b.len() {
+        out.push("..");
+    }
+    for c in &t[common..] {
+        out.push(c.as_os_str());
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
     out
 }
 
