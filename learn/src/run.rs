@@ -222,8 +222,13 @@ pub fn init(dir: &Path, net: &Path, name: Option<&str>, extra_data: &[PathBuf], 
         gauntlet: crate::config::Gauntlet::installed(),
         ..Settings::default()
     };
-    // As given when absolute; a relative path (from here) made relative to the run
-    // directory, where settings paths are read from.
+    // The settings as written are checked before anything is: the extra data as given
+    // (from here; the run directory may not exist yet to read a relative path from).
+    settings.train.extra_data = extra_data.to_vec();
+    settings.check()?;
+    settings.check_paths(Path::new("."))?;
+    // Then written as given when absolute, a relative one made relative to the run
+    // directory, where the settings' paths are read from.
     settings.train.extra_data = extra_data
         .iter()
         .map(|p| {
@@ -234,9 +239,6 @@ pub fn init(dir: &Path, net: &Path, name: Option<&str>, extra_data: &[PathBuf], 
             }
         })
         .collect::<Result<_>>()?;
-    // The settings as written are checked before anything is.
-    settings.check()?;
-    settings.check_paths(&run.root)?;
     std::fs::create_dir_all(run.nets()).with_context(|| format!("cannot create {}", run.nets().display()))?;
     output::write(&copy, &[net], &network.to_bytes())?;
     output::write(&run.book(), &[], GATE_BOOK.as_bytes())?;
@@ -2041,6 +2043,18 @@ mod tests {
             error,
             "segment 7: unknown openings \"960\" in the journal (classical, frc or dfrc)"
         );
+    }
+
+    #[test]
+    fn paths_relative_to_the_run_directory() {
+        let rel = |a: &str, b: &str| relative_path(Path::new(a), Path::new(b));
+        assert_eq!(
+            rel("/w/runs/main", "/w/shared/data"),
+            Path::new("../../shared/data")
+        );
+        assert_eq!(rel("/w/runs/main", "/w/runs/main/x.bin"), Path::new("x.bin"));
+        assert_eq!(rel("/w/runs/./main", "/w/a/../shared"), Path::new("../../shared"));
+        assert_eq!(rel("/w/runs/main", "/w/runs/main"), Path::new("."));
     }
 
     #[test]
