@@ -113,7 +113,9 @@ impl RunDir {
 }
 
 /// The architecture of the next candidate: `[train] arch` when set, otherwise the best
-/// net's with `[train] hidden` and `buckets` applied (0 keeps the best net's).
+/// net's (its feature set, mirroring, king buckets, hidden layers and quantisation) with
+/// `[train] hidden` and `buckets` applied (0 keeps the best net's); the trainer gets it
+/// whole (`--arch`).
 fn candidate_arch(best: &nnue::Network, t: &crate::config::Train) -> Result<nnue::Arch> {
     if !t.arch.trim().is_empty() {
         return t
@@ -970,18 +972,10 @@ impl Runner {
         let fine_tune = can_grow_into(&best.arch(), &target);
         let mut args: Vec<String> = vec!["train".into(), "--data".into()];
         args.extend(data.iter().map(|d| d.file.display().to_string()));
-        if t.arch.trim().is_empty() {
-            for (k, v) in [
-                ("--hidden", target.width.to_string()),
-                ("--buckets", target.output_buckets.to_string()),
-            ] {
-                args.push(k.into());
-                args.push(v);
-            }
-        } else {
-            args.push("--arch".into());
-            args.push(target.to_string());
-        }
+        // The whole shape, always: `--hidden` and `--buckets` alone would drop the best
+        // net's feature set, mirroring, king buckets and hidden layers.
+        args.push("--arch".into());
+        args.push(target.to_string());
         for (k, v) in [
             (
                 "--epochs",
@@ -1745,7 +1739,7 @@ pub fn rating_of(table: &str, name: &str) -> (u64, Option<f64>, Option<f64>) {
 }
 
 /// The trainer's arguments to resume from `checkpoint`: the same data and output, the
-/// checkpoint's own settings (its width, schedule and weights).
+/// checkpoint's own settings (its shape, schedule and weights).
 fn resume_args(args: &[String], checkpoint: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let mut i = 0;
@@ -1754,6 +1748,7 @@ fn resume_args(args: &[String], checkpoint: &Path) -> Vec<String> {
         if [
             "--init",
             "--epochs",
+            "--arch",
             "--hidden",
             "--buckets",
             "--lr",
@@ -2062,7 +2057,7 @@ mod tests {
         assert_eq!(parse_gen("gen13-128"), Some((13, 128)));
         assert_eq!(parse_gen("gen14-256-c3"), Some((14, 256)));
         assert_eq!(parse_gen("material-32"), None);
-        let args: Vec<String> = "train --data a b --hidden 128 --epochs 16 --out o --init n.nnue --threads 1"
+        let args: Vec<String> = "train --data a b --arch (768x4hm->128)x2->1x8 --hidden 128 --epochs 16 --out o --init n.nnue --threads 1"
             .split(' ')
             .map(String::from)
             .collect();
