@@ -9,7 +9,7 @@
 #![allow(clippy::unwrap_used)]
 
 use learn::journal::{read, Record};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 fn binary(name: &str) -> PathBuf {
