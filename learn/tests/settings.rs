@@ -143,3 +143,35 @@ fn extra_data_that_is_not_there_is_an_error_not_a_silent_skip() {
     assert_eq!(std::fs::read(run.join("journal")).unwrap(), journal);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn relative_extra_data_is_written_relative_to_the_run_directory() {
+    let dir = temp("relative");
+    std::fs::create_dir_all(dir.join("shared/data")).unwrap();
+    std::fs::create_dir_all(dir.join("work")).unwrap();
+    // From dir/work: ../shared/data, into a run two levels down.
+    let out = Command::new(env!("CARGO_BIN_EXE_learn"))
+        .current_dir(dir.join("work"))
+        .args([
+            "init",
+            "runs/main",
+            "--net",
+            net().to_str().unwrap(),
+            "--extra-data",
+            "../shared/data",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let run = dir.join("work/runs/main");
+    let text = std::fs::read_to_string(run.join("learn.toml")).unwrap();
+    assert!(text.contains("extra_data = [\"../../../shared/data\"]"), "{text}");
+    // The run finds it (and stops on the missing tools instead).
+    let mut settings = text.replace("[tools]", "[unused]");
+    settings = settings.split("[unused]").next().unwrap().to_string();
+    std::fs::write(run.join("learn.toml"), format!("{settings}{NO_TOOLS}")).unwrap();
+    let out = learn(&["run", run.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains("no-such-luft not found"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
