@@ -2,8 +2,10 @@
 //! `learn.toml` says now: a training or gate started (journaled) but not yet under way takes
 //! the settings of when it is started, not those of its journal record (journals written
 //! before 2026-12-06 hold the whole command line in `train_started` and `gate_started`),
-//! and the journal says why the run stopped, with the tool's own words. The tools are shell
-//! scripts that write down their arguments and fail.
+//! and the journal says why the run stopped, with the tool's own words. A `learn.toml` read
+//! again during a run that names a tool that is not there is reported and the old settings
+//! stay (the run goes on). The tools are shell scripts that write down their arguments and
+//! fail (or play on until stopped).
 
 #![allow(clippy::unwrap_used)]
 #![cfg(unix)]
@@ -221,6 +223,55 @@ fn a_gate_stopped_by_a_setting_is_retried_with_the_mended_setting() {
     assert!(
         why.contains("gen2-32-c1") && why.contains("arena: this setting is refused"),
         "the journal says why the run stopped: {why}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_reread_learn_toml_naming_a_tool_that_is_not_there_keeps_the_old_settings() {
+    let dir = temp("tools");
+    let run = stopped_run(&dir, "[selfplay]\nthreads_idle = 1\n", |_| Vec::new());
+    // A datagen that plays on until stopped.
+    let args = dir.join("args-datagen.txt");
+    std::fs::write(
+        dir.join("fake-datagen"),
+        format!("#!/bin/sh\necho \"$@\" >> '{}'\nexec sleep 60\n", args.display()),
+    )
+    .unwrap();
+    let out = dir.join("out.txt");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_learn"))
+        .args(["run", run.to_str().unwrap()])
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let wait_for = |what: &dyn Fn() -> bool| {
+        let start = std::time::Instant::now();
+        while !what() {
+            assert!(start.elapsed() < std::time::Duration::from_secs(60), "too slow");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+    wait_for(&|| args.exists());
+    let settings = std::fs::read_to_string(run.join("learn.toml")).unwrap();
+    std::fs::write(
+        run.join("learn.toml"),
+        settings.replace("fake-luft", "no-such-luft"),
+    )
+    .unwrap();
+    wait_for(&|| {
+        let text = std::fs::read_to_string(&out).unwrap_or_default();
+        text.contains("not applied") || text.contains("learn: stopped")
+    });
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let status = child.wait().unwrap();
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        status.success() && text.contains("learn.toml not applied") && text.contains("no-such-luft"),
+        "the run goes on with the old tools: {status}\n{text}"
     );
     std::fs::remove_dir_all(&dir).ok();
 }
