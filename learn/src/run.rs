@@ -679,20 +679,30 @@ impl Runner {
         match Settings::load(&self.run.settings()) {
             Ok(new) => {
                 let changes = self.settings.changes(&new);
-                // A new cap for the gate in flight: its arena stops (saving its state) and
-                // the next step resumes it with the new cap (`spawn_gate`).
-                if new.gate.max_games != self.settings.gate.max_games {
-                    if let Some(r) = self.gate.as_mut().filter(|r| !r.stopping) {
-                        interrupt(&r.child);
-                        r.stopping = true;
-                    }
-                }
                 if !changes.is_empty() {
-                    say(&format!("learn: settings changed: {}", changes.join("; ")));
-                    self.settings = new;
-                    self.tools = tool_paths(&self.settings, &self.run.root)?;
-                    self.record(Record::Settings { t: now(), changes })?;
-                    self.save_settings_snapshot()?;
+                    // The tools are checked like the rest: one that is not there keeps the
+                    // old settings.
+                    match tool_paths(&new, &self.run.root) {
+                        Ok(tools) => {
+                            // A new cap for the gate in flight: its arena stops (saving its
+                            // state) and the next step resumes it with the new cap
+                            // (`spawn_gate`).
+                            if new.gate.max_games != self.settings.gate.max_games {
+                                if let Some(r) = self.gate.as_mut().filter(|r| !r.stopping) {
+                                    interrupt(&r.child);
+                                    r.stopping = true;
+                                }
+                            }
+                            say(&format!("learn: settings changed: {}", changes.join("; ")));
+                            self.settings = new;
+                            self.tools = tools;
+                            self.record(Record::Settings { t: now(), changes })?;
+                            self.save_settings_snapshot()?;
+                        }
+                        Err(e) => say(&format!(
+                            "learn: learn.toml not applied, the old settings stay: {e:#}"
+                        )),
+                    }
                 }
             }
             Err(e) => say(&format!(
