@@ -65,16 +65,13 @@ pub fn generation_in(root: &Path, name: &str) -> Result<PathBuf> {
     Ok(root.join(name))
 }
 
+/// A generation name by the workspace's one rule for names ([`output::is_plain_name`], which
+/// `learn init --name` follows too).
 fn check_generation_name(name: &str) -> Result<()> {
-    let ok = !name.is_empty()
-        && !name.starts_with('.')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
-    if !ok {
+    if !output::is_plain_name(name) {
         bail!(
-            "--gen {name:?}: a generation name is ASCII letters, digits, '.', '_' and '-', not \
-             starting with '.' (use --out for a path)"
+            "--gen {name:?}: a generation name is {} (use --out for a path)",
+            output::PLAIN_NAME
         );
     }
     Ok(())

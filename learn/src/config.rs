@@ -3,7 +3,7 @@
 //! stage boundary: a changed setting applies from the next stage, and the change is logged in
 //! the journal. Every key is optional in the file; a missing key takes the default below.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -47,10 +47,23 @@ pub struct Selfplay {
     /// segment would pass the cap, the oldest segments are no longer used for training
     /// (their files stay on disk: nothing is deleted).
     pub max_positions: u64,
-    /// Syzygy tablebase directories (`:` between them) for datagen's `--syzygy`: games end
-    /// at the first position the tables cover, with its true result. Passed on only when
-    /// every directory exists (empty: none).
+    /// Syzygy tablebase directories (`:` between them; relative ones from the settings
+    /// file's directory) for datagen's `--syzygy`: games end at the first position the
+    /// tables cover, with its true result. A directory that is not there is an error of the
+    /// settings check (empty: none).
     pub syzygy: String,
+}
+
+impl Selfplay {
+    /// The `syzygy` directories, in order (none when it is empty).
+    pub fn syzygy_dirs(&self) -> Vec<PathBuf> {
+        self.syzygy
+            .split(':')
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .collect()
+    }
 }
 
 impl Default for Selfplay {
@@ -77,7 +90,8 @@ pub struct Train {
     /// arrived since the last candidate's data.
     pub every_positions: u64,
     /// Data files or directories used in every training besides the run's own segments
-    /// (for example `../shared/data/selfplay`).
+    /// (for example `../shared/data/selfplay`; relative ones from the settings file's
+    /// directory). One that is not there is an error of the settings check.
     pub extra_data: Vec<PathBuf>,
     /// Hidden width of the candidates (0: the best net's width). A width other than the best
     /// net's trains from scratch; the same width fine-tunes the best net (`--init`).
@@ -155,7 +169,8 @@ pub struct Gate {
     pub concurrency: usize,
     /// Engine hash (MiB).
     pub hash: u32,
-    /// EPD openings (empty: the book arena ships, written into the run directory).
+    /// EPD openings (empty: the book arena ships, written into the run directory; a
+    /// relative path from the settings file's directory).
     pub openings: PathBuf,
     /// arena's `-maxmoves` (0: none).
     pub max_moves: u32,
@@ -314,6 +329,20 @@ pub struct Tools {
     pub arena: PathBuf,
 }
 
+/// Refuses a `tc` of `section` that arena's parser refuses or that gives no clock (`inf`).
+fn clock(section: &str, tc: &str) -> Result<()> {
+    match arena::timecontrol::parse(tc) {
+        Ok(Some(_)) => Ok(()),
+        Ok(None) => Err(refuse(
+            section,
+            "tc",
+            tc,
+            "a clock such as 2+0.02 (inf sets no limit)",
+        )),
+        Err(e) => Err(refuse(section, "tc", tc, e)),
+    }
+}
+
 /// The commented header `learn init` writes above the settings.
 const HEADER: &str = "\
 # learn.toml: the settings of one `learn run` directory (see docs/learn.md).
@@ -323,13 +352,69 @@ const HEADER: &str = "\
 # opponents listed (arena -engine settings; `learn init` lists the installed ones).
 ";
 
+/// Largest batch the trainer takes (`trainer train --batch-size`).
+pub const MAX_BATCH_SIZE: u32 = 1 << 24;
+/// Most threads datagen and the trainer take.
+pub const MAX_THREADS: usize = 256;
+/// Most random opening plies datagen takes.
+pub const MAX_RANDOM_PLIES: u32 = 40;
+/// Most games arena plays at once.
+pub const MAX_CONCURRENCY: usize = 1024;
+/// Luft's `Hash` option range, MiB.
+pub const MAX_HASH_MIB: u32 = 1 << 20;
+/// arena's `-maxmoves` range.
+pub const MAX_MOVES: u32 = 100_000;
+
+/// A value as `learn.toml` writes it (`"abc"`, `nan`, `0`), for errors.
+fn shown<T: Serialize + ?Sized>(value: &T) -> String {
+    toml::Value::try_from(value).map_or_else(|_| "?".to_string(), |v| v.to_string())
+}
+
+/// The error for one setting: `[section] key = value: why`.
+fn refuse<T: Serialize + ?Sized>(
+    section: &str,
+    key: &str,
+    value: &T,
+    why: impl std::fmt::Display,
+) -> anyhow::Error {
+    anyhow::anyhow!("[{section}] {key} = {}: {why}", shown(value))
+}
+
+/// `value` within `lo..=hi`, or the error naming the key.
+fn within<T>(section: &str, key: &str, value: T, lo: T, hi: T) -> Result<()>
+where
+    T: Serialize + PartialOrd + std::fmt::Display + Copy,
+{
+    if value < lo || value > hi {
+        return Err(refuse(section, key, &value, format!("must be from {lo} to {hi}")));
+    }
+    Ok(())
+}
+
+/// A path of the settings as a run reads it: an absolute one as it is, a relative one from
+/// `base`, the settings file's directory (the run directory).
+pub fn resolve(base: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        base.join(path)
+    }
+}
+
 impl Settings {
-    /// Reads `path`; a missing key takes its default, an unknown key is an error.
+    /// Reads `path` and checks it ([`Settings::check`], and [`Settings::check_paths`] from
+    /// the file's directory); a missing key takes its default. Errors: a file that cannot
+    /// be read, TOML that does not parse, a value of the wrong type or an unknown key (the
+    /// toml crate's error, with the line), or a value no stage could run with (naming the
+    /// key and the value).
     pub fn load(path: &Path) -> Result<Settings> {
         let text =
             std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
         let s: Settings = toml::from_str(&text).with_context(|| format!("{}", path.display()))?;
-        s.check()?;
+        let context = || format!("{}", path.display());
+        s.check().with_context(context)?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        s.check_paths(base).with_context(context)?;
         Ok(s)
     }
 
@@ -338,58 +423,141 @@ impl Settings {
         Ok(format!("{HEADER}\n{}", toml::to_string(self)?))
     }
 
-    /// Refuses settings no stage could run with.
+    /// Refuses settings no stage could run with, each within what the tool it goes to
+    /// takes (datagen, `trainer train`, arena's SPRT and limits, luft's Hash), before any
+    /// work. Errors: the first value out of range, as `[section] key = value: why`.
     pub fn check(&self) -> Result<()> {
         let s = &self.selfplay;
-        if s.threads_idle == 0 {
-            bail!("[selfplay] threads_idle must be at least 1");
-        }
-        if s.nodes == 0 || s.segment_positions == 0 {
-            bail!("[selfplay] nodes and segment_positions must be at least 1");
-        }
+        within("selfplay", "threads_idle", s.threads_idle, 1, MAX_THREADS)?;
+        within("selfplay", "threads_busy", s.threads_busy, 0, MAX_THREADS)?;
+        // The hard limit is 8x the soft one.
+        within("selfplay", "nodes", s.nodes, 1, u64::MAX / 8)?;
+        within("selfplay", "segment_positions", s.segment_positions, 1, u64::MAX)?;
+        within("selfplay", "random_plies", s.random_plies, 0, MAX_RANDOM_PLIES)?;
         let t = &self.train;
-        if t.every_positions == 0 || t.epochs == 0 || t.epochs_scratch == 0 {
-            bail!("[train] every_positions, epochs and epochs_scratch must be at least 1");
+        within("train", "every_positions", t.every_positions, 1, u64::MAX)?;
+        within("train", "epochs", t.epochs, 1, 1_000_000)?;
+        within("train", "epochs_scratch", t.epochs_scratch, 1, 1_000_000)?;
+        if !(t.lr > 0.0 && t.lr < 1.0) {
+            return Err(refuse("train", "lr", &t.lr, "must lie above 0 and below 1"));
         }
-        if !(t.lr > 0.0 && t.lr < 1.0 && (0.0..=1.0).contains(&t.wdl)) {
-            bail!("[train] lr must lie in (0, 1) and wdl in [0, 1]");
+        if !(0.0..=1.0).contains(&t.wdl) {
+            return Err(refuse("train", "wdl", &t.wdl, "must be from 0 to 1"));
         }
-        if !t.hidden.is_multiple_of(16) {
-            bail!("[train] hidden must be a multiple of 16 (0: the best net's)");
+        if t.hidden != 0 && (!t.hidden.is_multiple_of(16) || t.hidden > nnue::MAX_HIDDEN) {
+            return Err(refuse(
+                "train",
+                "hidden",
+                &t.hidden,
+                format!(
+                    "must be 0 (the best net's) or a multiple of 16 up to {}",
+                    nnue::MAX_HIDDEN
+                ),
+            ));
+        }
+        if t.buckets > nnue::MAX_OUTPUT_BUCKETS {
+            return Err(refuse(
+                "train",
+                "buckets",
+                &t.buckets,
+                format!("must be 0 (the best net's) or 1 to {}", nnue::MAX_OUTPUT_BUCKETS),
+            ));
         }
         if !t.arch.trim().is_empty() {
             if t.hidden != 0 || t.buckets != 0 {
-                bail!("[train] arch conflicts with hidden and buckets (set those to 0)");
+                return Err(refuse(
+                    "train",
+                    "arch",
+                    &t.arch,
+                    "conflicts with hidden and buckets (set those to 0)",
+                ));
             }
-            let arch: nnue::Arch = t
-                .arch
-                .parse()
-                .map_err(|e| anyhow::anyhow!("[train] arch {:?}: {e}", t.arch))?;
-            arch.runnable()
-                .map_err(|e| anyhow::anyhow!("[train] arch {:?}: {e}", t.arch))?;
+            let arch: nnue::Arch = t.arch.parse().map_err(|e| refuse("train", "arch", &t.arch, e))?;
+            arch.runnable().map_err(|e| refuse("train", "arch", &t.arch, e))?;
         }
+        within(
+            "train",
+            "batches_per_superbatch",
+            t.batches_per_superbatch,
+            1,
+            u32::MAX,
+        )?;
+        within("train", "batch_size", t.batch_size, 1, MAX_BATCH_SIZE)?;
+        within("train", "threads", t.threads, 1, MAX_THREADS)?;
         let g = &self.gate;
-        if g.elo1 <= g.elo0 || g.max_games < 2 || g.concurrency == 0 {
-            bail!("[gate] needs elo1 > elo0, max_games >= 2 and concurrency >= 1");
+        // The clock is used whenever the candidate's architecture differs from the best
+        // net's, so it must be one even with `nodes` set.
+        clock("gate", &g.tc)?;
+        for (key, elo) in [("elo0", g.elo0), ("elo1", g.elo1)] {
+            if arena::cli::sprt_elo(key, &elo.to_string()).is_err() {
+                let max = arena::cli::MAX_SPRT_ELO;
+                return Err(refuse(
+                    "gate",
+                    key,
+                    &elo,
+                    format!("must be a number from -{max} to {max} (normalized Elo)"),
+                ));
+            }
         }
-        if g.nodes == 0 && g.tc.trim().is_empty() {
-            bail!("[gate] needs a tc or nodes");
+        if g.elo1 <= g.elo0 {
+            return Err(refuse(
+                "gate",
+                "elo1",
+                &g.elo1,
+                format!("must be above elo0 ({}) for an SPRT", shown(&g.elo0)),
+            ));
         }
+        for (key, p) in [("alpha", g.alpha), ("beta", g.beta)] {
+            if arena::cli::sprt_probability(key, &p.to_string()).is_err() {
+                return Err(refuse(
+                    "gate",
+                    key,
+                    &p,
+                    "must be an error rate above 0 and below 0.5",
+                ));
+            }
+        }
+        within("gate", "max_games", g.max_games, 2, 2 * arena::cli::MAX_ROUNDS)?;
+        within("gate", "concurrency", g.concurrency, 1, MAX_CONCURRENCY)?;
+        within("gate", "hash", g.hash, 1, MAX_HASH_MIB)?;
+        within("gate", "max_moves", g.max_moves, 0, MAX_MOVES)?;
         let g = &self.gauntlet;
-        if g.every > 0 {
-            if g.opponents.is_empty() {
-                bail!("[gauntlet] every is set but no opponents are listed");
-            }
-            if g.games < 2 || !g.games.is_multiple_of(2) || g.concurrency == 0 {
-                bail!("[gauntlet] needs an even number of games (at least 2) and concurrency >= 1");
-            }
-            if g.nodes == 0 && g.tc.trim().is_empty() {
-                bail!("[gauntlet] needs a tc or nodes");
-            }
+        if g.every > 0 && g.opponents.is_empty() {
+            return Err(refuse(
+                "gauntlet",
+                "every",
+                &g.every,
+                "no opponents are listed ([[gauntlet.opponents]])",
+            ));
+        }
+        if g.games < 2 || !g.games.is_multiple_of(2) || g.games > 2 * arena::cli::MAX_ROUNDS {
+            return Err(refuse(
+                "gauntlet",
+                "games",
+                &g.games,
+                "must be an even number of games, at least 2",
+            ));
+        }
+        within("gauntlet", "concurrency", g.concurrency, 1, MAX_CONCURRENCY)?;
+        within("gauntlet", "hash", g.hash, 1, MAX_HASH_MIB)?;
+        within(
+            "gauntlet",
+            "time_margin",
+            g.time_margin,
+            0,
+            arena::cli::MAX_TIME_MARGIN_MS,
+        )?;
+        if g.nodes == 0 {
+            clock("gauntlet", &g.tc)?;
         }
         for o in &g.opponents {
             if o.name.trim().is_empty() || !o.engine.iter().any(|e| e.starts_with("cmd=")) {
-                bail!("[gauntlet] every opponent needs a name and a cmd= among its engine settings");
+                return Err(refuse(
+                    "gauntlet",
+                    "opponents",
+                    o,
+                    "every opponent needs a name and a cmd= among its engine settings",
+                ));
             }
         }
         if !g.anchor.is_empty()
@@ -397,10 +565,56 @@ impl Settings {
                 .split_once('=')
                 .is_none_or(|(_, elo)| elo.trim().parse::<f64>().is_err())
         {
-            bail!(
-                "[gauntlet] anchor must read NAME=ELO (or be empty), not {:?}",
-                g.anchor
-            );
+            return Err(refuse(
+                "gauntlet",
+                "anchor",
+                &g.anchor,
+                "must read NAME=ELO (or be empty)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Refuses paths of the settings that are not there, each read from `base` (the
+    /// settings file's directory) when relative: every `[train] extra_data`, `[gate]
+    /// openings` when set, and every `[selfplay] syzygy` directory. The `[tools]` are found
+    /// when a run starts. Errors: the first one missing, naming its key and value.
+    pub fn check_paths(&self, base: &Path) -> Result<()> {
+        let relative = |p: &Path| {
+            if p.is_relative() {
+                format!(" (read from {})", base.display())
+            } else {
+                String::new()
+            }
+        };
+        for p in &self.train.extra_data {
+            if !resolve(base, p).exists() {
+                return Err(refuse(
+                    "train",
+                    "extra_data",
+                    &self.train.extra_data,
+                    format!("{} is not there{}", p.display(), relative(p)),
+                ));
+            }
+        }
+        let o = &self.gate.openings;
+        if !o.as_os_str().is_empty() && !resolve(base, o).is_file() {
+            return Err(refuse(
+                "gate",
+                "openings",
+                o,
+                format!("no such file{}", relative(o)),
+            ));
+        }
+        for d in self.selfplay.syzygy_dirs() {
+            if !resolve(base, &d).is_dir() {
+                return Err(refuse(
+                    "selfplay",
+                    "syzygy",
+                    &self.selfplay.syzygy,
+                    format!("{} is not a directory{}", d.display(), relative(&d)),
+                ));
+            }
         }
         Ok(())
     }

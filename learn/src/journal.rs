@@ -7,6 +7,13 @@
 //! [`State::replay`] folds the records into the run's state: the best net, the self-play
 //! segments, the candidate in progress and every candidate's outcome. `learn run`, `learn
 //! status` and `learn report` all read the run through it.
+//!
+//! **Paths.** Every path a record gives to a file of the run is relative to the run
+//! directory (`nets/gen14-128.nnue`, `data/s003-gen14-128-classical`), so a copied directory
+//! is a run of its own and a moved one resumes; a path outside it (extra data) is as the
+//! settings give it. Journals written before 2026-12-06 hold absolute paths: [`read`] and
+//! [`Journal::open`] give their records with every path into the run's own tree made
+//! relative ([`relocate`]), wherever the run was then and wherever it is now.
 
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
@@ -16,7 +23,8 @@ use std::path::{Path, PathBuf};
 /// One file of training data and how much of it a training used.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DataSlice {
-    /// The file.
+    /// The file: relative to the run directory for the run's own segments (and for extra
+    /// data given by a relative path, read from the run directory), else absolute.
     pub file: PathBuf,
     /// Its games, from the first (the whole file as it was when the training started: a
     /// finished segment no longer grows).
@@ -52,7 +60,8 @@ pub enum Record {
     Init {
         /// Unix time, seconds.
         t: u64,
-        /// The net file, copied into `DIR/nets/`.
+        /// The net file, copied into the run: `nets/NAME.nnue` (relative to the run
+        /// directory, as every path of the run's own files in a record).
         net: PathBuf,
         /// Its name (`gen13-128`) and generation number.
         name: String,
@@ -72,7 +81,7 @@ pub enum Record {
         t: u64,
         /// Segment number from 0.
         index: u64,
-        /// Its datagen directory.
+        /// Its datagen directory (`data/sNNN-NET-OPENINGS`).
         dir: PathBuf,
         /// The net that plays it (its name).
         net: String,
@@ -102,13 +111,16 @@ pub enum Record {
         cand: u32,
         /// Its name (`gen14-128`).
         name: String,
-        /// The trainer's output directory.
+        /// The trainer's output directory (`candidates/cK`).
         dir: PathBuf,
         /// The data, file by file.
         data: Vec<DataSlice>,
         /// Segments the data includes (numbers).
         segments: Vec<u64>,
-        /// The trainer's command line (without the program).
+        /// The trainer's command line as journals before 2026-12-06 froze it (read for the
+        /// report, never run: a training started from scratch takes the settings of then,
+        /// so a setting mended after a failure applies). Empty, and not written, since.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         args: Vec<String>,
     },
     /// Training finished; the net is exported.
@@ -117,7 +129,7 @@ pub enum Record {
         t: u64,
         /// Candidate number.
         cand: u32,
-        /// The candidate net.
+        /// The candidate net (`candidates/NAME.nnue`).
         net: PathBuf,
         /// Its fingerprint.
         fingerprint: String,
@@ -132,7 +144,10 @@ pub enum Record {
         t: u64,
         /// Candidate number.
         cand: u32,
-        /// arena's command line (without the program).
+        /// arena's command line as journals before 2026-12-06 froze it (never run: a gate
+        /// not yet under way takes the settings of when it starts; one under way resumes
+        /// from arena's saved state). Empty, and not written, since.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         args: Vec<String>,
     },
     /// The gate decided.
@@ -152,7 +167,7 @@ pub enum Record {
         t: u64,
         /// Candidate number.
         cand: u32,
-        /// Its file in `DIR/nets/`.
+        /// Its file (`nets/NAME.nnue`).
         net: PathBuf,
     },
     /// The candidate is not.
@@ -170,7 +185,9 @@ pub enum Record {
         t: u64,
         /// The net's name (`gen15-128`).
         net: String,
-        /// arena's command line (without the program).
+        /// arena's command line as journals before 2026-12-06 froze it (never run, as for
+        /// the gate). Empty, and not written, since.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         args: Vec<String>,
         /// Games it plays in all.
         games: u64,
@@ -247,8 +264,115 @@ pub fn utc(t: u64) -> String {
     )
 }
 
-/// The records of a journal file, and the length of its intact part.
+/// Where a run was, by the absolute paths of its own files in `records` (journals before
+/// 2026-12-06): the directory above `nets/`, `data/` or `candidates/` of each start net,
+/// promoted net, segment, candidate directory and candidate net. Empty for a journal with
+/// relative paths.
+pub fn old_roots(records: &[Record]) -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = Vec::new();
+    let mut add = |path: &Path, under: &str| {
+        if let Some(root) = own_root(path, under) {
+            if !roots.contains(&root) {
+                roots.push(root);
+            }
+        }
+    };
+    for r in records {
+        match r {
+            Record::Init { net, .. } | Record::Promoted { net, .. } => add(net, "nets"),
+            Record::SegmentStarted { dir, .. } => add(dir, "data"),
+            Record::TrainStarted { dir, .. } => add(dir, "candidates"),
+            Record::Exported { net, .. } => add(net, "candidates"),
+            _ => {}
+        }
+    }
+    roots
+}
+
+/// The run directory of `path`, an absolute path of the form `ROOT/under/NAME`.
+fn own_root(path: &Path, under: &str) -> Option<PathBuf> {
+    if !path.is_absolute() {
+        return None;
+    }
+    let parent = path.parent()?;
+    (parent.file_name()? == under).then(|| parent.parent().map(Path::to_path_buf))?
+}
+
+/// `path` relative to the run directory when it is an absolute path into the tree of one of
+/// `roots` (where the run was); otherwise as it is.
+pub fn reroot(path: &Path, roots: &[PathBuf]) -> PathBuf {
+    if path.is_absolute() {
+        for root in roots {
+            if let Ok(rest) = path.strip_prefix(root) {
+                if !rest.as_os_str().is_empty() {
+                    return rest.to_path_buf();
+                }
+            }
+        }
+    }
+    path.to_path_buf()
+}
+
+/// A command-line word with [`reroot`] applied to it, or to its value when it is
+/// `KEY=VALUE` (`option.EvalFile=PATH`, `file=PATH`).
+pub fn reroot_arg(arg: &str, roots: &[PathBuf]) -> String {
+    let moved = reroot(Path::new(arg), roots);
+    if moved != Path::new(arg) {
+        return moved.display().to_string();
+    }
+    if let Some((key, value)) = arg.split_once('=') {
+        let moved = reroot(Path::new(value), roots);
+        if moved != Path::new(value) {
+            return format!("{key}={}", moved.display());
+        }
+    }
+    arg.to_string()
+}
+
+/// Makes every path of `records` into the tree of one of `roots` (see [`old_roots`])
+/// relative to the run directory: the nets, segments and candidates, the training data,
+/// and the command lines journals before 2026-12-06 froze.
+pub fn relocate(records: &mut [Record], roots: &[PathBuf]) {
+    if roots.is_empty() {
+        return;
+    }
+    let args = |args: &mut Vec<String>| {
+        for a in args.iter_mut() {
+            *a = reroot_arg(a, roots);
+        }
+    };
+    for r in records {
+        match r {
+            Record::Init { net, .. } | Record::Promoted { net, .. } | Record::Exported { net, .. } => {
+                *net = reroot(net, roots);
+            }
+            Record::SegmentStarted { dir, .. } => *dir = reroot(dir, roots),
+            Record::TrainStarted {
+                dir, data, args: a, ..
+            } => {
+                *dir = reroot(dir, roots);
+                for d in data.iter_mut() {
+                    d.file = reroot(&d.file, roots);
+                }
+                args(a);
+            }
+            Record::GateStarted { args: a, .. } | Record::GauntletStarted { args: a, .. } => args(a),
+            _ => {}
+        }
+    }
+}
+
+/// The records of a journal file, with the run's own paths relative to the run directory
+/// ([`relocate`]), and the length of its intact part.
 pub fn read(path: &Path) -> Result<(Vec<Record>, u64)> {
+    let (mut records, intact) = read_as_written(path)?;
+    let roots = old_roots(&records);
+    relocate(&mut records, &roots);
+    Ok((records, intact))
+}
+
+/// The records of a journal file as written, and the length of its intact part.
+fn read_as_written(path: &Path) -> Result<(Vec<Record>, u64)> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
@@ -290,12 +414,16 @@ pub fn read(path: &Path) -> Result<(Vec<Record>, u64)> {
 #[derive(Debug)]
 pub struct Journal {
     file: std::fs::File,
+    old_roots: Vec<PathBuf>,
 }
 
 impl Journal {
-    /// Opens `path` (created if missing), cutting off a torn last line.
+    /// Opens `path` (created if missing), cutting off a torn last line; its records as
+    /// [`read`] gives them.
     pub fn open(path: &Path) -> Result<(Journal, Vec<Record>)> {
-        let (records, intact) = read(path)?;
+        let (mut records, intact) = read_as_written(path)?;
+        let old_roots = old_roots(&records);
+        relocate(&mut records, &old_roots);
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -305,7 +433,13 @@ impl Journal {
             file.set_len(intact)
                 .with_context(|| format!("cannot cut the torn end off {}", path.display()))?;
         }
-        Ok((Journal { file }, records))
+        Ok((Journal { file, old_roots }, records))
+    }
+
+    /// Where the run was, by the absolute paths of a journal written before 2026-12-06
+    /// ([`old_roots`]): arena's saved states of such a run name its files under these.
+    pub fn old_roots(&self) -> &[PathBuf] {
+        &self.old_roots
     }
 
     /// Appends a record and syncs it to disk.
@@ -371,7 +505,8 @@ pub struct Candidate {
     pub data: Vec<DataSlice>,
     /// Segments in its data.
     pub segments: Vec<u64>,
-    /// Trainer arguments.
+    /// Trainer arguments as a journal before 2026-12-06 froze them (empty since: see
+    /// `DIR/candidates/cK/command.json`).
     pub args: Vec<String>,
     /// The best net it was trained from and gated against.
     pub parent: String,
@@ -400,7 +535,7 @@ pub struct Candidate {
 pub struct Gauntlet {
     /// The promoted net's name.
     pub net: String,
-    /// arena's arguments.
+    /// arena's arguments as a journal before 2026-12-06 froze them (empty since).
     pub args: Vec<String>,
     /// Games it plays in all.
     pub games: u64,

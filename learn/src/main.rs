@@ -37,6 +37,10 @@ enum Cmd {
         /// Data used in every training besides the run's own self-play ([train] extra_data).
         #[arg(long = "extra-data")]
         extra_data: Vec<PathBuf>,
+        /// Replace a learn.toml, openings.epd or nets/NAME.nnue already in DIR (without it,
+        /// init refuses them; a run, DIR/journal, is never replaced).
+        #[arg(long)]
+        force: bool,
     },
     /// Runs the loop in DIR until stopped (Ctrl-C, SIGTERM) or the set time; resumes where
     /// it was.
@@ -153,7 +157,8 @@ fn run(cli: Cli) -> Result<()> {
             net,
             name,
             extra_data,
-        } => learn::run::init(&dir, &net, name.as_deref(), &extra_data),
+            force,
+        } => learn::run::init(&dir, &net, name.as_deref(), &extra_data, force),
         Cmd::Run {
             dir,
             for_,

@@ -43,8 +43,19 @@ pub fn status(dir: &Path) -> Result<String> {
         return Err(anyhow!("{} holds no run", dir.display()));
     }
     let s = State::replay(&records);
-    let settings = crate::config::Settings::load(&run.settings())?;
     let mut out = String::new();
+    // A learn.toml that does not check is said, and the run shown with the settings last
+    // applied (what a running loop keeps), or the defaults.
+    let settings = match crate::config::Settings::load(&run.settings()) {
+        Ok(settings) => settings,
+        Err(e) => {
+            writeln!(out, "learn.toml is not applied: {e:#}")?;
+            std::fs::read_to_string(run.logs().join("settings.applied.toml"))
+                .ok()
+                .and_then(|text| toml::from_str(&text).ok())
+                .unwrap_or_default()
+        }
+    };
     let (best, net, gen) = s.best.clone().unwrap_or_default();
     writeln!(
         out,
@@ -65,12 +76,13 @@ pub fn status(dir: &Path) -> Result<String> {
             Err(fs4::TryLockError::WouldBlock)
         )
     });
+    let running = if locked { running } else { None };
     writeln!(
         out,
         "learn run: {}",
-        match (locked, running) {
-            (true, Some(pid)) => format!("running (pid {pid})"),
-            _ => "not running".into(),
+        match &running {
+            Some(pid) => format!("running (pid {pid})"),
+            None => "not running".into(),
         }
     )?;
     let mut total = 0;
@@ -79,7 +91,7 @@ pub fn status(dir: &Path) -> Result<String> {
         let (games, positions) = match seg.done {
             Some(d) => d,
             None => {
-                let slices = scan_data(&seg.dir)?;
+                let slices = scan_data(&run.root, &seg.dir)?;
                 (
                     slices.iter().map(|d| d.games).sum(),
                     slices.iter().map(|d| d.positions).sum(),
@@ -89,10 +101,16 @@ pub fn status(dir: &Path) -> Result<String> {
         total += positions;
         let state = if seg.done.is_some() {
             "done".to_string()
+        } else if running.is_none() {
+            "stopped (learn run resumes it)".to_string()
+        } else if positions == 0 {
+            "playing, no position yet".to_string()
         } else {
+            // The segment's average rate since it started (time stopped counts against it:
+            // a rough estimate, never an absurd one).
             let elapsed = now().saturating_sub(seg.started).max(1);
             let rate = positions as f64 / elapsed as f64;
-            let left = seg.target.saturating_sub(positions) as f64 / rate.max(1e-9);
+            let left = seg.target.saturating_sub(positions) as f64 / rate;
             format!(
                 "playing, ETA {} at this segment's average rate",
                 hours(left as u64)
@@ -189,12 +207,26 @@ pub fn status(dir: &Path) -> Result<String> {
 
 /// `learn report DIR`: writes `DIR/report.md`, `DIR/report-elo.png`,
 /// `DIR/report-positions.png` and `DIR/candidates.json`; returns the report's path.
+///
+/// Errors: a directory that holds no run (no journal, or one without its start), before
+/// anything is written; a file that cannot be read or written.
 pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
     let run = RunDir::new(dir)?;
     let (records, _) = read(&run.journal())?;
     let s = State::replay(&records);
+    if s.best.is_none() {
+        return Err(anyhow!(
+            "{} holds no run (no journal with a start net)",
+            dir.display()
+        ));
+    }
     let mut md = String::new();
-    writeln!(md, "# learn run {}\n", run.root.display())?;
+    // The run's name, not where it is: the report travels with the directory.
+    let title = run.root.file_name().map_or_else(
+        || run.root.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    writeln!(md, "# learn run {title}\n")?;
     let (best, _, gen) = s.best.clone().unwrap_or_default();
     writeln!(md, "Best net: **{best}** (generation {gen}).\n")?;
     writeln!(md, "## Promotions (Elo along the SPRT chain)\n")?;
@@ -269,7 +301,7 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
             "fingerprint": c.fingerprint,
             "data": c.data,
             "segments": c.segments,
-            "trainer_args": c.args,
+            "trainer_args": trainer_args(&run, c),
             "validation_loss": c.val_loss,
             "gate": c.gate,
             "train_secs": c.train_secs,
@@ -283,7 +315,7 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
     let mut total = 0u64;
     for seg in &s.segments {
         let (games, positions) = seg.done.unwrap_or_else(|| {
-            let slices = scan_data(&seg.dir).unwrap_or_default();
+            let slices = scan_data(&run.root, &seg.dir).unwrap_or_default();
             (
                 slices.iter().map(|d| d.games).sum(),
                 slices.iter().map(|d| d.positions).sum(),
@@ -327,6 +359,16 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
     let path = run.root.join("report.md");
     output::write(&path, &[], md.as_bytes())?;
     Ok(path)
+}
+
+/// The trainer's command line of candidate `c`: the one learn last started it from scratch
+/// with (`DIR/candidates/cK/command.json`), or the one a journal before 2026-12-06 froze
+/// (empty when neither is there).
+fn trainer_args(run: &RunDir, c: &crate::journal::Candidate) -> Vec<String> {
+    std::fs::read_to_string(run.root.join(&c.dir).join(crate::run::COMMAND_FILE))
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_else(|| c.args.clone())
 }
 
 /// A line plot of points with a title and axis names (the report's Elo chain and

@@ -28,13 +28,20 @@ use std::time::{Duration, Instant};
 /// The openings book arena ships, written into a run directory for its gates.
 const GATE_BOOK: &str = include_str!("../../arena/openings/luft-8ply.epd");
 
+/// The trainer's command line of a candidate started from scratch, as JSON, in its
+/// directory (`DIR/candidates/cK/command.json`): what `learn report` gives as its provenance.
+pub const COMMAND_FILE: &str = "command.json";
+
 /// How often the loop looks at its children.
 const POLL: Duration = Duration::from_millis(200);
 
 /// How long a child has to stop after SIGINT before it is killed.
 const STOP_WAIT: Duration = Duration::from_secs(120);
 
-/// Paths inside a run directory.
+/// Paths inside a run directory. `learn` reads and writes the run's files by their absolute
+/// paths (these methods), but records them, and hands them to its children (which run in
+/// the run directory), relative to it ([`RunDir::NETS`], ...): a copied directory is a run
+/// of its own, a moved one resumes.
 #[derive(Clone, Debug)]
 pub struct RunDir {
     /// The directory (absolute).
@@ -42,10 +49,30 @@ pub struct RunDir {
 }
 
 impl RunDir {
+    /// The promoted nets, relative to the run directory.
+    pub const NETS: &'static str = "nets";
+    /// Self-play segments.
+    pub const DATA: &'static str = "data";
+    /// Packs of finished segments.
+    pub const PACKS: &'static str = "packs";
+    /// Candidates' trainer directories and nets.
+    pub const CANDIDATES: &'static str = "candidates";
+    /// Gates' arena state and PGN.
+    pub const GATES: &'static str = "gates";
+    /// Gauntlets' arena state, PGN and ratings.
+    pub const GAUNTLETS: &'static str = "gauntlets";
+    /// The gate book written at init.
+    pub const BOOK: &'static str = "openings.epd";
+
     /// `dir`, made absolute.
     pub fn new(dir: &Path) -> Result<RunDir> {
         let root = std::path::absolute(dir).with_context(|| format!("{}", dir.display()))?;
         Ok(RunDir { root })
+    }
+    /// A path of the run as learn reads it: one relative to the run directory (as records
+    /// give them) joined to it, an absolute one as it is.
+    pub fn path(&self, path: &Path) -> PathBuf {
+        crate::config::resolve(&self.root, path)
     }
     /// `learn.toml`.
     pub fn settings(&self) -> PathBuf {
@@ -57,23 +84,23 @@ impl RunDir {
     }
     /// The promoted nets.
     pub fn nets(&self) -> PathBuf {
-        self.root.join("nets")
+        self.root.join(Self::NETS)
     }
     /// Self-play segments.
     pub fn data(&self) -> PathBuf {
-        self.root.join("data")
+        self.root.join(Self::DATA)
     }
     /// Each finished segment packed (`datagen pack`), the form a run's data travels in.
     pub fn packs(&self) -> PathBuf {
-        self.root.join("packs")
+        self.root.join(Self::PACKS)
     }
     /// Candidates' trainer directories and nets.
     pub fn candidates(&self) -> PathBuf {
-        self.root.join("candidates")
+        self.root.join(Self::CANDIDATES)
     }
     /// Gates' arena state and PGN.
     pub fn gates(&self) -> PathBuf {
-        self.root.join("gates")
+        self.root.join(Self::GATES)
     }
     /// Logs of the children.
     pub fn logs(&self) -> PathBuf {
@@ -81,12 +108,14 @@ impl RunDir {
     }
     /// The gate book written at init.
     pub fn book(&self) -> PathBuf {
-        self.root.join("openings.epd")
+        self.root.join(Self::BOOK)
     }
 }
 
 /// The architecture of the next candidate: `[train] arch` when set, otherwise the best
-/// net's with `[train] hidden` and `buckets` applied (0 keeps the best net's).
+/// net's (its feature set, mirroring, king buckets, hidden layers and quantisation) with
+/// `[train] hidden` and `buckets` applied (0 keeps the best net's); the trainer gets it
+/// whole (`--arch`).
 fn candidate_arch(best: &nnue::Network, t: &crate::config::Train) -> Result<nnue::Arch> {
     if !t.arch.trim().is_empty() {
         return t
@@ -136,7 +165,12 @@ pub fn parse_gen(name: &str) -> Option<(u32, usize)> {
 }
 
 /// `learn init DIR --net NET`: a new run directory with every setting at its default.
-pub fn init(dir: &Path, net: &Path, name: Option<&str>, extra_data: &[PathBuf]) -> Result<()> {
+/// Errors (before anything is written): a directory that holds a run (a journal), a name
+/// that is not a plain name ([`output::is_plain_name`], as `datagen --gen` takes: it names
+/// `DIR/nets/NAME.nnue`), a net that does not load, settings that do not check, and,
+/// without `force`, a `learn.toml`, `openings.epd` or `nets/NAME.nnue` already there (the
+/// user's own: `force` replaces them).
+pub fn init(dir: &Path, net: &Path, name: Option<&str>, extra_data: &[PathBuf], force: bool) -> Result<()> {
     let run = RunDir::new(dir)?;
     if run.journal().exists() {
         bail!(
@@ -145,32 +179,76 @@ pub fn init(dir: &Path, net: &Path, name: Option<&str>, extra_data: &[PathBuf]) 
             dir.display()
         );
     }
-    let network = nnue::Network::load(net).map_err(|e| anyhow!("{}: {e}", net.display()))?;
     let name = match name {
-        Some(n) => n.to_string(),
-        None => net
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .ok_or_else(|| anyhow!("{}: no file name", net.display()))?,
+        Some(n) => {
+            if !output::is_plain_name(n) {
+                bail!(
+                    "--name {n:?}: a net name is {} (it names DIR/nets/NAME.nnue)",
+                    output::PLAIN_NAME
+                );
+            }
+            n.to_string()
+        }
+        None => {
+            let stem = net
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .ok_or_else(|| anyhow!("{}: no file name", net.display()))?;
+            if !output::is_plain_name(&stem) {
+                bail!(
+                    "{}: its name {stem:?} is not a net name ({}); give one with --name",
+                    net.display(),
+                    output::PLAIN_NAME
+                );
+            }
+            stem
+        }
     };
+    let network = nnue::Network::load(net).map_err(|e| anyhow!("{}: {e}", net.display()))?;
+    let net_file = Path::new(RunDir::NETS).join(format!("{name}.nnue"));
+    let copy = run.path(&net_file);
+    let taken: Vec<String> = [run.settings(), run.book(), copy.clone()]
+        .iter()
+        .filter(|p| p.exists())
+        .map(|p| p.strip_prefix(&run.root).unwrap_or(p).display().to_string())
+        .collect();
+    if !taken.is_empty() && !force {
+        bail!(
+            "{} already holds {}: learn init replaces no file that is there (--force replaces them)",
+            dir.display(),
+            taken.join(", ")
+        );
+    }
     let gen = parse_gen(&name).map_or(0, |g| g.0);
-    std::fs::create_dir_all(run.nets()).with_context(|| format!("cannot create {}", run.nets().display()))?;
-    let copy = run.nets().join(format!("{name}.nnue"));
-    output::write(&copy, &[], &network.to_bytes())?;
-    output::write(&run.book(), &[], GATE_BOOK.as_bytes())?;
     let mut settings = Settings {
         gauntlet: crate::config::Gauntlet::installed(),
         ..Settings::default()
     };
+    // The settings as written are checked before anything is: the extra data as given
+    // (from here; the run directory may not exist yet to read a relative path from).
+    settings.train.extra_data = extra_data.to_vec();
+    settings.check()?;
+    settings.check_paths(Path::new("."))?;
+    // Then written as given when absolute, a relative one made relative to the run
+    // directory, where the settings' paths are read from.
     settings.train.extra_data = extra_data
         .iter()
-        .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
-        .collect();
+        .map(|p| {
+            if p.is_absolute() {
+                Ok(p.clone())
+            } else {
+                Ok(relative_path(&run.root, &std::path::absolute(p)?))
+            }
+        })
+        .collect::<Result<_>>()?;
+    std::fs::create_dir_all(run.nets()).with_context(|| format!("cannot create {}", run.nets().display()))?;
+    output::write(&copy, &[net], &network.to_bytes())?;
+    output::write(&run.book(), &[], GATE_BOOK.as_bytes())?;
     output::write(&run.settings(), &[], settings.to_toml()?.as_bytes())?;
     let (mut journal, _) = Journal::open(&run.journal())?;
     journal.append(&Record::Init {
         t: now(),
-        net: copy,
+        net: net_file,
         name: name.clone(),
         gen,
     })?;
@@ -193,7 +271,9 @@ struct ToolPaths {
     arena: PathBuf,
 }
 
-fn tool_paths(settings: &Settings) -> Result<ToolPaths> {
+/// The tools of `settings`, whose relative `[tools]` paths are read from `base` (the settings
+/// file's directory). Errors: a tool that is not there.
+fn tool_paths(settings: &Settings, base: &Path) -> Result<ToolPaths> {
     let here = std::env::current_exe()?
         .parent()
         .map(Path::to_path_buf)
@@ -202,7 +282,7 @@ fn tool_paths(settings: &Settings) -> Result<ToolPaths> {
         let p = if set.as_os_str().is_empty() {
             here.join(name)
         } else {
-            set.to_path_buf()
+            crate::config::resolve(base, set)
         };
         if !p.exists() {
             bail!(
@@ -234,9 +314,10 @@ struct Running {
     stopping: bool,
 }
 
-/// Starts `program` in a process group of its own, with SIGINT when `learn` dies, its
-/// output appended to `log`.
-fn spawn(program: &Path, args: &[String], log: &Path) -> Result<Child> {
+/// Starts `program` in `cwd` (the run directory, which the run's relative paths are read
+/// from) in a process group of its own, with SIGINT when `learn` dies, its output appended
+/// to `log`.
+fn spawn(program: &Path, args: &[String], cwd: &Path, log: &Path) -> Result<Child> {
     if let Some(dir) = log.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -248,6 +329,7 @@ fn spawn(program: &Path, args: &[String], log: &Path) -> Result<Child> {
     let mut command = Command::new(program);
     command
         .args(args)
+        .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(out.try_clone()?)
         .stderr(out);
@@ -272,16 +354,32 @@ fn spawn(program: &Path, args: &[String], log: &Path) -> Result<Child> {
 /// Waits for the children of an earlier `learn run` of this directory (listed in
 /// `DIR/lock.children`) to exit: a run killed with `kill -9` left them SIGINT (by
 /// `PR_SET_PDEATHSIG`), and each is saving its state; a new child on the same files must
-/// not start before. Gives up on a child after [`STOP_WAIT`].
-fn wait_for_orphans(list: &Path) {
+/// not start before. A listed process counts only while it runs the listed program on this
+/// run: in `root` (children run in the run directory) or, a child of the code before
+/// 2026-12-06, with `root` on its command line; so a copy of a directory whose run is
+/// going on does not wait for that run's children. Gives up on a child after
+/// [`STOP_WAIT`].
+fn wait_for_orphans(list: &Path, root: &Path) {
     let text = std::fs::read_to_string(list).unwrap_or_default();
     let deadline = Instant::now() + STOP_WAIT;
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let ours = |pid: &str, exe: &str| -> bool {
+        let proc = Path::new("/proc").join(pid);
+        if !std::fs::read_link(proc.join("exe")).is_ok_and(|p| p.to_string_lossy().starts_with(exe)) {
+            return false;
+        }
+        if std::fs::read_link(proc.join("cwd")).is_ok_and(|cwd| cwd == root) {
+            return true;
+        }
+        let cmdline = std::fs::read(proc.join("cmdline")).unwrap_or_default();
+        let needle = root.as_os_str().as_encoded_bytes();
+        !needle.is_empty() && cmdline.windows(needle.len()).any(|w| w == needle)
+    };
     for line in text.lines() {
         let Some((pid, exe)) = line.split_once(' ') else {
             continue;
         };
-        let proc_exe = Path::new("/proc").join(pid).join("exe");
-        while std::fs::read_link(&proc_exe).is_ok_and(|p| p.to_string_lossy().starts_with(exe)) {
+        while ours(pid, exe) {
             if Instant::now() >= deadline {
                 break;
             }
@@ -301,16 +399,23 @@ fn interrupt(child: &Child) {
 }
 
 /// The data files (`*.bin` under a directory) or the one file (a data file or a pack) at
-/// `path`, each with its games, positions and length: through `nnue::source`, the one reader
-/// of data files and packs.
-pub fn scan_data(path: &Path) -> Result<Vec<DataSlice>> {
-    if !path.exists() {
+/// `path` (relative to `root`, the run directory, or absolute), each with its games,
+/// positions and length, named as `path` is (relative, or absolute): through
+/// `nnue::source`, the one reader of data files and packs. Nothing when `path` is not there
+/// (a segment whose datagen has not started). Errors: a file that cannot be read.
+pub fn scan_data(root: &Path, path: &Path) -> Result<Vec<DataSlice>> {
+    let full = crate::config::resolve(root, path);
+    if !full.exists() {
         return Ok(Vec::new());
     }
     let mut out = Vec::new();
-    let mut files = nnue::record::data_files(path).with_context(|| format!("{}", path.display()))?;
+    let mut files = nnue::record::data_files(&full).with_context(|| format!("{}", full.display()))?;
     files.sort();
     for file in files {
+        let named = match file.strip_prefix(&full) {
+            Ok(rest) if !rest.as_os_str().is_empty() => path.join(rest),
+            _ => path.to_path_buf(),
+        };
         let mut source = nnue::source::DataSource::open(&file)
             .with_context(|| format!("cannot open {}", file.display()))?;
         let (mut games, mut positions) = (0u64, 0u64);
@@ -325,7 +430,7 @@ pub fn scan_data(path: &Path) -> Result<Vec<DataSlice>> {
         }
         let bytes = std::fs::metadata(&file).map_or(0, |m| m.len());
         out.push(DataSlice {
-            file,
+            file: named,
             games,
             positions,
             bytes,
@@ -407,10 +512,10 @@ impl Runner {
             Err(fs4::TryLockError::Error(e)) => return Err(e).context("cannot lock the run directory"),
         }
         std::fs::write(run.root.join("lock.pid"), std::process::id().to_string())?;
-        wait_for_orphans(&run.root.join("lock.children"));
+        wait_for_orphans(&run.root.join("lock.children"), &run.root);
         let settings_text = std::fs::read_to_string(run.settings()).unwrap_or_default();
         let settings = Settings::load(&run.settings())?;
-        let tools = tool_paths(&settings)?;
+        let tools = tool_paths(&settings, &run.root)?;
         let (journal, records) = Journal::open(&run.journal())?;
         let state = State::replay(&records);
         if state.best.is_none() {
@@ -466,7 +571,7 @@ impl Runner {
 
     /// [`spawn`], and the child listed in `DIR/lock.children` for a later run to wait on.
     fn spawn_child(&self, program: &Path, args: &[String], log: &Path) -> Result<Child> {
-        let child = spawn(program, args, log)?;
+        let child = spawn(program, args, &self.run.root, log)?;
         let exe = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf());
         let mut list = std::fs::OpenOptions::new()
             .create(true)
@@ -574,20 +679,30 @@ impl Runner {
         match Settings::load(&self.run.settings()) {
             Ok(new) => {
                 let changes = self.settings.changes(&new);
-                // A new cap for the gate in flight: its arena stops (saving its state) and
-                // the next step resumes it with the new cap (`spawn_gate`).
-                if new.gate.max_games != self.settings.gate.max_games {
-                    if let Some(r) = self.gate.as_mut().filter(|r| !r.stopping) {
-                        interrupt(&r.child);
-                        r.stopping = true;
-                    }
-                }
                 if !changes.is_empty() {
-                    say(&format!("learn: settings changed: {}", changes.join("; ")));
-                    self.settings = new;
-                    self.tools = tool_paths(&self.settings)?;
-                    self.record(Record::Settings { t: now(), changes })?;
-                    self.save_settings_snapshot()?;
+                    // The tools are checked like the rest: one that is not there keeps the
+                    // old settings.
+                    match tool_paths(&new, &self.run.root) {
+                        Ok(tools) => {
+                            // A new cap for the gate in flight: its arena stops (saving its
+                            // state) and the next step resumes it with the new cap
+                            // (`spawn_gate`).
+                            if new.gate.max_games != self.settings.gate.max_games {
+                                if let Some(r) = self.gate.as_mut().filter(|r| !r.stopping) {
+                                    interrupt(&r.child);
+                                    r.stopping = true;
+                                }
+                            }
+                            say(&format!("learn: settings changed: {}", changes.join("; ")));
+                            self.settings = new;
+                            self.tools = tools;
+                            self.record(Record::Settings { t: now(), changes })?;
+                            self.save_settings_snapshot()?;
+                        }
+                        Err(e) => say(&format!(
+                            "learn: learn.toml not applied, the old settings stay: {e:#}"
+                        )),
+                    }
                 }
             }
             Err(e) => say(&format!(
@@ -625,21 +740,33 @@ impl Runner {
         match cand.stage {
             Stage::Training => {
                 if self.trainer.is_none() {
+                    let dir = self.run.path(&cand.dir);
                     let checkpoint = cand.dir.join("checkpoint.bin");
-                    let final_net = cand.dir.join("final.nnue");
-                    if final_net.exists() {
+                    let has_checkpoint = dir.join("checkpoint.bin").exists();
+                    if dir.join("final.nnue").exists() {
                         return self.export(&cand);
                     }
-                    let args = if checkpoint.exists() {
-                        resume_args(&cand.args, &checkpoint)
+                    // The settings of now (a journal's frozen command line is never run):
+                    // a training stopped by a setting is retried with the mended one. A
+                    // checkpoint keeps its own shape and schedule.
+                    let (args, _) = self.trainer_args(cand.cand, &cand.data, &cand.dir)?;
+                    let args = if has_checkpoint {
+                        resume_args(&args, &checkpoint)
                     } else {
-                        cand.args.clone()
+                        std::fs::create_dir_all(&dir)
+                            .with_context(|| format!("cannot create {}", dir.display()))?;
+                        output::write(
+                            &dir.join(COMMAND_FILE),
+                            &[],
+                            serde_json::to_string(&args)?.as_bytes(),
+                        )?;
+                        args
                     };
                     say(&format!(
                         "learn: training {} on {} positions ({})",
                         cand.name,
                         cand.data.iter().map(|d| d.positions).sum::<u64>(),
-                        if checkpoint.exists() {
+                        if has_checkpoint {
                             "resumed from its checkpoint"
                         } else {
                             "from the start"
@@ -661,11 +788,16 @@ impl Runner {
                     return Ok(());
                 }
                 if let Some(status) = self.poll(|r| &mut r.trainer)? {
-                    if status.success() && cand.dir.join("final.nnue").exists() {
+                    if status.success() && self.run.path(&cand.dir).join("final.nnue").exists() {
                         self.failures = 0;
                         return self.export(&cand);
                     }
-                    self.failed(&format!("trainer for {} exited with {status}", cand.name))?;
+                    let log = self.run.logs().join(format!("train-c{}.log", cand.cand));
+                    self.failed(&format!(
+                        "trainer for {} exited with {status}{}",
+                        cand.name,
+                        log_tail(&log)
+                    ))?;
                 }
             }
             Stage::Exported => self.start_gate(&cand)?,
@@ -693,13 +825,16 @@ impl Runner {
                                 gate_secs,
                             })?;
                         }
-                        None if status.code() == Some(3) => {
+                        // It ended by itself before it decided (the loop's own stops
+                        // report nothing): a failure, resumed on the next step.
+                        None => {
+                            let log = self.run.logs().join(format!("gate-c{}.log", cand.cand));
                             self.failed(&format!(
-                                "arena for the gate of {} failed ({status}); see its log",
-                                cand.name
+                                "arena for the gate of {} failed ({status}){}",
+                                cand.name,
+                                log_tail(&log)
                             ))?;
                         }
-                        None => {} // stopped before it decided: resumed on the next step
                     }
                 }
             }
@@ -766,24 +901,38 @@ impl Runner {
     fn start_training(&mut self) -> Result<()> {
         let (best_name, best_net, best_gen) = self.best();
         let t = self.settings.train.clone();
-        let best = nnue::Network::load(&best_net).map_err(|e| anyhow!("{}: {e}", best_net.display()))?;
-        let target = candidate_arch(&best, &t)?;
-        let hidden = target.width;
-        let fine_tune = can_grow_into(&best.arch(), &target);
+        let best = nnue::Network::load(&self.run.path(&best_net))
+            .map_err(|e| anyhow!("{}: {e}", best_net.display()))?;
+        let hidden = candidate_arch(&best, &t)?.width;
         let cand = self.state.candidates.last().map_or(1, |c| c.cand + 1);
         let name = format!("gen{}-{hidden}-c{cand}", best_gen + 1);
-        let dir = self.run.candidates().join(format!("c{cand}"));
+        let dir = Path::new(RunDir::CANDIDATES).join(format!("c{cand}"));
         // The data: every extra source and the run's finished segments, newest first up to
         // the cap.
         let mut data = Vec::new();
         for extra in &t.extra_data {
-            data.extend(scan_data(extra)?);
+            let path = crate::config::resolve(&self.run.root, extra);
+            if !path.exists() {
+                bail!(
+                    "[train] extra_data: {} is gone (read from {})",
+                    extra.display(),
+                    self.run.root.display()
+                );
+            }
+            let slices = scan_data(&self.run.root, extra)?;
+            if slices.iter().all(|d| d.games == 0) {
+                say(&format!(
+                    "learn: warning: [train] extra_data {} holds no games",
+                    path.display()
+                ));
+            }
+            data.extend(slices);
         }
         let mut segments = Vec::new();
         let mut own = 0u64;
         let cap = self.settings.selfplay.max_positions;
         for seg in self.state.segments.iter().rev().filter(|s| s.done.is_some()) {
-            let slices = scan_data(&seg.dir)?;
+            let slices = self.segment_data(seg)?;
             let positions: u64 = slices.iter().map(|s| s.positions).sum();
             if cap > 0 && own + positions > cap && !segments.is_empty() {
                 break;
@@ -797,20 +946,46 @@ impl Runner {
         if data.is_empty() {
             bail!("no data to train on");
         }
+        let (_, fine_tune) = self.trainer_args(cand, &data, &dir)?;
+        say(&format!(
+            "learn: candidate {name}: {} from {best_name} on {} positions ({} of the run's own, {} segments)",
+            if fine_tune {
+                "fine-tuned"
+            } else {
+                "trained from scratch"
+            },
+            data.iter().map(|d| d.positions).sum::<u64>(),
+            own,
+            segments.len()
+        ));
+        self.record(Record::TrainStarted {
+            t: now(),
+            cand,
+            name,
+            dir,
+            data,
+            segments,
+            args: Vec::new(),
+        })
+    }
+
+    /// `trainer train`'s command line for candidate `cand` (trained on `data` into `dir`)
+    /// from the settings of now and the best net, and whether it fine-tunes the best net
+    /// (`--init`; otherwise it trains from scratch for `epochs_scratch`). Errors: a best
+    /// net that does not load, a `[train] arch` that does not parse.
+    fn trainer_args(&self, cand: u32, data: &[DataSlice], dir: &Path) -> Result<(Vec<String>, bool)> {
+        let (_, best_net, _) = self.best();
+        let t = &self.settings.train;
+        let best = nnue::Network::load(&self.run.path(&best_net))
+            .map_err(|e| anyhow!("{}: {e}", best_net.display()))?;
+        let target = candidate_arch(&best, t)?;
+        let fine_tune = can_grow_into(&best.arch(), &target);
         let mut args: Vec<String> = vec!["train".into(), "--data".into()];
         args.extend(data.iter().map(|d| d.file.display().to_string()));
-        if t.arch.trim().is_empty() {
-            for (k, v) in [
-                ("--hidden", hidden.to_string()),
-                ("--buckets", target.output_buckets.to_string()),
-            ] {
-                args.push(k.into());
-                args.push(v);
-            }
-        } else {
-            args.push("--arch".into());
-            args.push(target.to_string());
-        }
+        // The whole shape, always: `--hidden` and `--buckets` alone would drop the best
+        // net's feature set, mirroring, king buckets and hidden layers.
+        args.push("--arch".into());
+        args.push(target.to_string());
         for (k, v) in [
             (
                 "--epochs",
@@ -831,35 +1006,17 @@ impl Runner {
             args.push("--init".into());
             args.push(best_net.display().to_string());
         }
-        say(&format!(
-            "learn: candidate {name}: {} from {best_name} on {} positions ({} of the run's own, {} segments)",
-            if fine_tune {
-                "fine-tuned"
-            } else {
-                "trained from scratch"
-            },
-            data.iter().map(|d| d.positions).sum::<u64>(),
-            own,
-            segments.len()
-        ));
-        self.record(Record::TrainStarted {
-            t: now(),
-            cand,
-            name,
-            dir,
-            data,
-            segments,
-            args,
-        })
+        Ok((args, fine_tune))
     }
 
     fn export(&mut self, cand: &crate::journal::Candidate) -> Result<()> {
-        let final_net = cand.dir.join("final.nnue");
+        let dir = self.run.path(&cand.dir);
+        let final_net = dir.join("final.nnue");
         let net = nnue::Network::load(&final_net).map_err(|e| anyhow!("{}: {e}", final_net.display()))?;
         std::fs::create_dir_all(self.run.candidates())?;
-        let path = self.run.candidates().join(format!("{}.nnue", cand.name));
-        output::write(&path, &[], &net.to_bytes())?;
-        let val_loss = last_validation_loss(&cand.dir.join("loss.csv"));
+        let path = Path::new(RunDir::CANDIDATES).join(format!("{}.nnue", cand.name));
+        output::write(&self.run.path(&path), &[], &net.to_bytes())?;
+        let val_loss = last_validation_loss(&dir.join("loss.csv"));
         say(&format!(
             "learn: exported {} (validation loss {})",
             path.display(),
@@ -875,8 +1032,9 @@ impl Runner {
         })
     }
 
+    /// The gate's directory, relative to the run directory (`gates/cK`).
     fn gate_dir(&self, cand: &crate::journal::Candidate) -> PathBuf {
-        self.run.gates().join(format!("c{}", cand.cand))
+        Path::new(RunDir::GATES).join(format!("c{}", cand.cand))
     }
 
     fn gate_args(&self, cand: &crate::journal::Candidate) -> Result<Vec<String>> {
@@ -902,7 +1060,7 @@ impl Runner {
         // Fixed nodes only between nets of one architecture (the same speed); a wider,
         // narrower, bucketed or layered candidate plays at the time control, where its
         // speed counts.
-        let same_speed = same_architecture(&net, &best_net);
+        let same_speed = same_architecture(&self.run.path(&net), &self.run.path(&best_net));
         args.extend(limit_args(if same_speed { g.nodes } else { 0 }, &g.tc));
         args.extend([format!("option.Hash={}", g.hash), "option.Threads=1".into()]);
         args.extend(self.openings_args(u64::from(cand.cand) * 7919 + 13));
@@ -921,12 +1079,13 @@ impl Runner {
     }
 
     fn start_gate(&mut self, cand: &crate::journal::Candidate) -> Result<()> {
-        let args = self.gate_args(cand)?;
-        std::fs::create_dir_all(self.gate_dir(cand))?;
+        // The command line is checked here, made when arena starts (`spawn_gate`).
+        self.gate_args(cand)?;
+        std::fs::create_dir_all(self.run.path(&self.gate_dir(cand)))?;
         self.record(Record::GateStarted {
             t: now(),
             cand: cand.cand,
-            args,
+            args: Vec::new(),
         })?;
         let cand = self
             .state
@@ -937,20 +1096,20 @@ impl Runner {
     }
 
     fn spawn_gate(&mut self, cand: &crate::journal::Candidate) -> Result<()> {
-        let state_file = self.gate_dir(cand).join("state.json");
+        let state_rel = self.gate_dir(cand).join("state.json");
+        let state_file = self.run.path(&state_rel);
+        // A gate under way resumes from arena's saved state (written once a game has
+        // finished); one not yet under way takes the settings of now (a journal's frozen
+        // command line is never run), so a gate stopped by a setting is retried with the
+        // mended one.
         let args: Vec<String> = if state_file.exists() {
-            vec!["-config".into(), format!("file={}", state_file.display())]
+            vec!["-config".into(), format!("file={}", state_rel.display())]
         } else {
-            self.records
-                .iter()
-                .rev()
-                .find_map(|r| match r {
-                    Record::GateStarted { cand: c, args, .. } if *c == cand.cand => Some(args.clone()),
-                    _ => None,
-                })
-                .ok_or_else(|| anyhow!("no gate record for {}", cand.name))?
+            self.gate_args(cand)?
         };
         if state_file.exists() {
+            // Both engines are learn's luft.
+            self.relocate_saved_state(&state_file, usize::MAX)?;
             // The cap is learn.toml's now: a gate resumes with its saved rounds fitted to
             // `max_games`, raised or lowered (a raised cap plays on past the old one).
             let rounds = gate_rounds(self.settings.gate.max_games);
@@ -996,9 +1155,42 @@ impl Runner {
         Ok(())
     }
 
+    /// Makes arena's saved state at `path` (a gate's or gauntlet's) run in this directory:
+    /// every argument naming a file of the run by an absolute path where the run was (saved
+    /// by the code before 2026-12-06, [`Journal::old_roots`]) is named relative to the run
+    /// directory, where arena runs, and the `cmd=` of the first `own` engines (learn's luft)
+    /// is the luft of `[tools]` now (a tool is not part of the run). Written back only when
+    /// something changed. Errors: a state that cannot be read or written.
+    fn relocate_saved_state(&self, path: &Path, own: usize) -> Result<()> {
+        let file = path.display().to_string();
+        let mut saved = arena::state::load(&file).map_err(|e| anyhow!(e))?;
+        let roots = self.journal.old_roots();
+        let luft = format!("cmd={}", self.tools.luft.display());
+        let mut engines = 0usize;
+        let mut changed = false;
+        for arg in &mut saved.args {
+            if arg == "-engine" || arg == "--engine" {
+                engines += 1;
+            }
+            let new = if (1..=own).contains(&engines) && arg.starts_with("cmd=") {
+                luft.clone()
+            } else {
+                crate::journal::reroot_arg(arg, roots)
+            };
+            if new != *arg {
+                *arg = new;
+                changed = true;
+            }
+        }
+        if changed {
+            arena::state::save(&file, &saved).map_err(|e| anyhow!(e))?;
+        }
+        Ok(())
+    }
+
     /// The gate's outcome from arena's saved state, once it decided or reached the cap.
     fn gate_result(&self, cand: &crate::journal::Candidate) -> Result<Option<GateResult>> {
-        let path = self.gate_dir(cand).join("state.json");
+        let path = self.run.path(&self.gate_dir(cand).join("state.json"));
         if !path.exists() {
             return Ok(None);
         }
@@ -1016,8 +1208,8 @@ impl Runner {
             .name
             .rsplit_once("-c")
             .map_or(cand.name.clone(), |(a, _)| a.to_string());
-        let path = self.run.nets().join(format!("{name}.nnue"));
-        std::fs::copy(&net, &path)
+        let path = Path::new(RunDir::NETS).join(format!("{name}.nnue"));
+        std::fs::copy(self.run.path(&net), self.run.path(&path))
             .with_context(|| format!("cannot copy {} to {}", net.display(), path.display()))?;
         say(&format!(
             "learn: {} promoted: the best net is now {}",
@@ -1031,8 +1223,9 @@ impl Runner {
         })
     }
 
+    /// A gauntlet's directory, relative to the run directory (`gauntlets/NAME`).
     fn gauntlet_dir(&self, net: &str) -> PathBuf {
-        self.run.root.join("gauntlets").join(net)
+        Path::new(RunDir::GAUNTLETS).join(net)
     }
 
     /// arena's arguments for `net`'s gauntlet: the net (through EvalFile, on the run's
@@ -1075,7 +1268,7 @@ impl Runner {
     /// (written into the run directory), in random order from `seed`.
     fn openings_args(&self, seed: u64) -> Vec<String> {
         let book = if self.settings.gate.openings.as_os_str().is_empty() {
-            self.run.book()
+            PathBuf::from(RunDir::BOOK)
         } else {
             self.settings.gate.openings.clone()
         };
@@ -1106,12 +1299,14 @@ impl Runner {
                 self.failures = 0;
                 return self.rate_gauntlet(&open);
             }
-            if status.code() != Some(2) {
-                self.failed(&format!(
-                    "arena for the gauntlet of {} failed ({status}); see its log",
-                    open.net
-                ))?;
-            }
+            // It ended by itself before it was played out (the loop's own stops report
+            // nothing): a failure, resumed on the next step.
+            let log = self.run.logs().join(format!("gauntlet-{}.log", open.net));
+            self.failed(&format!(
+                "arena for the gauntlet of {} failed ({status}){}",
+                open.net,
+                log_tail(&log)
+            ))?;
             return Ok(());
         }
         if let Some(open) = self.state.open_gauntlet().cloned() {
@@ -1121,16 +1316,15 @@ impl Runner {
             // A gauntlet starts between candidates (right after a promotion).
             return Ok(());
         }
-        let Some((name, net)) = self.state.due_gauntlet(self.settings.gauntlet.every) else {
+        let Some((name, _)) = self.state.due_gauntlet(self.settings.gauntlet.every) else {
             return Ok(());
         };
-        let args = self.gauntlet_args(&name, &net);
-        std::fs::create_dir_all(self.gauntlet_dir(&name))?;
+        std::fs::create_dir_all(self.run.path(&self.gauntlet_dir(&name)))?;
         let games = self.settings.gauntlet.games * self.settings.gauntlet.opponents.len() as u64;
         self.record(Record::GauntletStarted {
             t: now(),
             net: name,
-            args,
+            args: Vec::new(),
             games,
         })?;
         let open = self
@@ -1142,11 +1336,22 @@ impl Runner {
     }
 
     fn spawn_gauntlet(&mut self, g: &crate::journal::Gauntlet) -> Result<()> {
-        let state_file = self.gauntlet_dir(&g.net).join("state.json");
+        let state_rel = self.gauntlet_dir(&g.net).join("state.json");
+        let state_file = self.run.path(&state_rel);
+        // As for the gate: the saved state once under way, else the settings of now.
         let args = if state_file.exists() {
-            vec!["-config".into(), format!("file={}", state_file.display())]
+            // The first engine is learn's luft, the others the opponents.
+            self.relocate_saved_state(&state_file, 1)?;
+            vec!["-config".into(), format!("file={}", state_rel.display())]
         } else {
-            g.args.clone()
+            let net = self
+                .state
+                .chain
+                .iter()
+                .find(|(name, _, _)| *name == g.net)
+                .map(|(_, net, _)| net.clone())
+                .ok_or_else(|| anyhow!("the gauntlet's net {} is not a promoted net", g.net))?;
+            self.gauntlet_args(&g.net, &net)
         };
         say(&format!(
             "learn: gauntlet of {} ({} games; {})",
@@ -1176,7 +1381,7 @@ impl Runner {
         let dir = self.gauntlet_dir(&g.net);
         let pgn = dir.join("games.pgn");
         let mut cmd = std::process::Command::new(&self.tools.arena);
-        cmd.arg("rate");
+        cmd.current_dir(&self.run.root).arg("rate");
         let anchor = self.settings.gauntlet.anchor.trim().to_string();
         if !anchor.is_empty() {
             cmd.args(["--anchor", &anchor]);
@@ -1194,7 +1399,7 @@ impl Runner {
             ));
         }
         let ratings = String::from_utf8_lossy(&out.stdout).into_owned();
-        output::write(&dir.join("ratings.txt"), &[], ratings.as_bytes())?;
+        output::write(&self.run.path(&dir).join("ratings.txt"), &[], ratings.as_bytes())?;
         let (games, elo, elo_error) = rating_of(&ratings, &g.net);
         say(&format!(
             "learn: gauntlet of {} rated: {} ({games} games)",
@@ -1287,7 +1492,7 @@ impl Runner {
                     let stopped_by_us = r.stopping;
                     let quick = r.started.elapsed() < Duration::from_secs(10);
                     self.selfplay = None;
-                    let slices = scan_data(&seg.dir)?;
+                    let slices = scan_data(&self.run.root, &seg.dir)?;
                     let positions: u64 = slices.iter().map(|d| d.positions).sum();
                     if positions >= seg.target {
                         self.end_segment(&seg)?;
@@ -1309,7 +1514,7 @@ impl Runner {
 
     fn datagen_args(&self, seg: &crate::journal::Segment, threads: usize) -> Result<Vec<String>> {
         let s = &self.settings.selfplay;
-        let net = self.run.nets().join(format!("{}.nnue", seg.net));
+        let net = Path::new(RunDir::NETS).join(format!("{}.nnue", seg.net));
         let mut args = vec![
             "--threads".to_string(),
             threads.to_string(),
@@ -1327,9 +1532,9 @@ impl Runner {
             s.random_plies.to_string(),
         ];
         args.extend(openings_args(seg.index, &seg.openings)?);
-        // Tablebases, when the machine has them.
-        let dirs: Vec<&str> = s.syzygy.split(':').filter(|d| !d.trim().is_empty()).collect();
-        if !dirs.is_empty() && dirs.iter().all(|d| std::path::Path::new(d.trim()).is_dir()) {
+        // Tablebases (the settings check found every directory; datagen runs in the run
+        // directory, which relative ones are read from).
+        if !s.syzygy_dirs().is_empty() {
             args.extend(["--syzygy".into(), s.syzygy.clone()]);
         }
         Ok(args)
@@ -1346,7 +1551,7 @@ impl Runner {
         }
         .word();
         let (best, _, _) = self.best();
-        let dir = self.run.data().join(format!("s{index:03}-{best}-{openings}"));
+        let dir = Path::new(RunDir::DATA).join(format!("s{index:03}-{best}-{openings}"));
         let r = Record::SegmentStarted {
             t: now(),
             index,
@@ -1370,7 +1575,7 @@ impl Runner {
             .segments
             .iter()
             .filter(|s| s.done.is_some_and(|d| d.1 > 0) && !self.pack_failed.contains(&s.index))
-            .filter(|s| !self.pack_path(s).exists())
+            .filter(|s| !self.run.path(&self.pack_path(s)).exists())
             .cloned()
             .collect();
         for seg in todo {
@@ -1382,6 +1587,7 @@ impl Runner {
                 .map_err(anyhow::Error::from)
                 .and_then(|()| {
                     let status = Command::new(&self.tools.datagen)
+                        .current_dir(&self.run.root)
                         .arg("pack")
                         .arg(&seg.dir)
                         .arg("--out")
@@ -1414,17 +1620,43 @@ impl Runner {
         }
     }
 
-    /// Where segment `seg`'s pack goes: `DIR/packs/` and the segment directory's name.
+    /// Where segment `seg`'s pack goes, relative to the run directory: `packs/` and the
+    /// segment directory's name.
     fn pack_path(&self, seg: &crate::journal::Segment) -> PathBuf {
         let name = seg.dir.file_name().map_or_else(
             || format!("s{:03}", seg.index),
             |n| n.to_string_lossy().into_owned(),
         );
-        self.run.packs().join(format!("{name}.pack"))
+        Path::new(RunDir::PACKS).join(format!("{name}.pack"))
+    }
+
+    /// A finished segment's training data: its datagen directory, or its pack when the
+    /// directory's files were removed (docs/learn.md: a verified pack restores them), or
+    /// nothing, said as a warning, when neither is there. Errors: a file that cannot be
+    /// read.
+    fn segment_data(&self, seg: &crate::journal::Segment) -> Result<Vec<DataSlice>> {
+        let slices = scan_data(&self.run.root, &seg.dir)?;
+        if slices.iter().any(|d| d.games > 0) {
+            return Ok(slices);
+        }
+        let pack = self.pack_path(seg);
+        if self.run.path(&pack).exists() {
+            return scan_data(&self.run.root, &pack);
+        }
+        if seg.done.is_some_and(|d| d.0 > 0) {
+            say(&format!(
+                "learn: warning: segment {} ({} games) has neither its data files ({}) nor its pack ({}): not trained on",
+                seg.index,
+                seg.done.map_or(0, |d| d.0),
+                seg.dir.display(),
+                pack.display()
+            ));
+        }
+        Ok(slices)
     }
 
     fn end_segment(&mut self, seg: &crate::journal::Segment) -> Result<()> {
-        let slices = scan_data(&seg.dir)?;
+        let slices = scan_data(&self.run.root, &seg.dir)?;
         let games = slices.iter().map(|d| d.games).sum();
         let positions = slices.iter().map(|d| d.positions).sum();
         say(&format!(
@@ -1517,7 +1749,7 @@ pub fn rating_of(table: &str, name: &str) -> (u64, Option<f64>, Option<f64>) {
 }
 
 /// The trainer's arguments to resume from `checkpoint`: the same data and output, the
-/// checkpoint's own settings (its width, schedule and weights).
+/// checkpoint's own settings (its shape, schedule and weights).
 fn resume_args(args: &[String], checkpoint: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let mut i = 0;
@@ -1526,6 +1758,7 @@ fn resume_args(args: &[String], checkpoint: &Path) -> Vec<String> {
         if [
             "--init",
             "--epochs",
+            "--arch",
             "--hidden",
             "--buckets",
             "--lr",
@@ -1545,6 +1778,53 @@ fn resume_args(args: &[String], checkpoint: &Path) -> Vec<String> {
     out.push("--resume".into());
     out.push(checkpoint.display().to_string());
     out
+}
+
+/// `target` relative to `base` (both absolute), by their components alone (`.` dropped,
+/// `..` taken back): `../../shared/data` from `/w/runs/main` to `/w/shared/data`; `target`
+/// itself when they share no root.
+pub fn relative_path(base: &Path, target: &Path) -> PathBuf {
+    use std::path::Component;
+    fn lexical(p: &Path) -> Vec<Component<'_>> {
+        let mut out: Vec<Component<'_>> = Vec::new();
+        for c in p.components() {
+            match c {
+                Component::CurDir => {}
+                Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                    out.pop();
+                }
+                c => out.push(c),
+            }
+        }
+        out
+    }
+    let (b, t) = (lexical(base), lexical(target));
+    if b.first() != t.first() {
+        return target.to_path_buf();
+    }
+    let common = b.iter().zip(&t).take_while(|(x, y)| x == y).count();
+    let mut out = PathBuf::new();
+    for _ in common..b.len() {
+        out.push("..");
+    }
+    for c in &t[common..] {
+        out.push(c.as_os_str());
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+/// `: LAST LINE` of a child's log (its last words, often why it stopped), or nothing when
+/// the log is empty or unreadable; at most 300 characters of it.
+fn log_tail(log: &Path) -> String {
+    let text = std::fs::read(log).unwrap_or_default();
+    let text = String::from_utf8_lossy(&text[text.len().saturating_sub(4096)..]).into_owned();
+    match text.lines().rev().map(str::trim).find(|l| !l.is_empty()) {
+        Some(line) => format!(": {}", line.chars().take(300).collect::<String>()),
+        None => String::new(),
+    }
 }
 
 /// The last validation loss in a trainer's `loss.csv`.
@@ -1771,11 +2051,23 @@ mod tests {
     }
 
     #[test]
+    fn paths_relative_to_the_run_directory() {
+        let rel = |a: &str, b: &str| relative_path(Path::new(a), Path::new(b));
+        assert_eq!(
+            rel("/w/runs/main", "/w/shared/data"),
+            Path::new("../../shared/data")
+        );
+        assert_eq!(rel("/w/runs/main", "/w/runs/main/x.bin"), Path::new("x.bin"));
+        assert_eq!(rel("/w/runs/./main", "/w/a/../shared"), Path::new("../../shared"));
+        assert_eq!(rel("/w/runs/main", "/w/runs/main"), Path::new("."));
+    }
+
+    #[test]
     fn names_and_resume_arguments() {
         assert_eq!(parse_gen("gen13-128"), Some((13, 128)));
         assert_eq!(parse_gen("gen14-256-c3"), Some((14, 256)));
         assert_eq!(parse_gen("material-32"), None);
-        let args: Vec<String> = "train --data a b --hidden 128 --epochs 16 --out o --init n.nnue --threads 1"
+        let args: Vec<String> = "train --data a b --arch (768x4hm->128)x2->1x8 --hidden 128 --epochs 16 --out o --init n.nnue --threads 1"
             .split(' ')
             .map(String::from)
             .collect();

@@ -383,6 +383,21 @@ pub fn write(path: &Path, inputs: &[&Path], bytes: &[u8]) -> io::Result<()> {
     file.finish()
 }
 
+/// What [`is_plain_name`] accepts, in words, for errors.
+pub const PLAIN_NAME: &str = "ASCII letters, digits, '.', '_' and '-', not starting with '.'";
+
+/// Whether `name` names a file or directory a tool makes inside a directory of its own
+/// (`datagen --gen NAME` in the data store, `learn init --name NAME` in a run's `nets/`): one
+/// or more ASCII letters, digits, `.`, `_` and `-`, not starting with `.`. So it is never a
+/// path (no separator, not `..`), never hidden, and the same on every file system.
+pub fn is_plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+}
+
 /// What to do when writing standard output failed: a closed pipe ends the program at once
 /// with [`CLOSED_PIPE_STATUS`] and no message; any other error is reported on stderr and
 /// ends it with status 1.
@@ -498,4 +513,19 @@ pub fn closed_stdout_fault(out: &std::process::Output) -> Option<String> {
             out.status.code()
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_plain_name;
+
+    #[test]
+    fn plain_names_are_names_never_paths() {
+        for good in ["gen4-n5000", "gen1-32.b_2", "A", "x..y"] {
+            assert!(is_plain_name(good), "{good:?}");
+        }
+        for bad in ["", ".", "..", "../x", "a/b", "a\\b", ".hidden", "x y", "é", "a:b"] {
+            assert!(!is_plain_name(bad), "{bad:?}");
+        }
+    }
 }

@@ -1,0 +1,177 @@
+//! `learn run` checks `learn.toml` before any work: a value no stage could run with (a time
+//! control that does not parse, SPRT bounds that are not numbers or error rates outside
+//! (0, 0.5), a size of 0, more output buckets than a net can have, extra data that is not
+//! there) stops it at once with an error naming the key and the value, and nothing is
+//! appended to the journal. `learn init` refuses extra data that is not there, before it
+//! writes anything.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("luft-learn-settings-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn net() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/gen1-32.nnue")
+}
+
+fn learn(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_learn"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn init(run: &Path) {
+    let out = learn(&["init", run.to_str().unwrap(), "--net", net().to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Tools that are not there: a run that got past the settings would stop on them instead
+/// (and a run that got further would do work).
+const NO_TOOLS: &str = "[tools]\nluft = \"no-such-luft\"\ndatagen = \"no-such-datagen\"\n\
+                        trainer = \"no-such-trainer\"\narena = \"no-such-arena\"\n";
+
+#[test]
+fn every_bad_setting_is_refused_at_start_naming_its_key_and_value() {
+    let dir = temp("bad");
+    let run = dir.join("run");
+    init(&run);
+    let journal = std::fs::read(run.join("journal")).unwrap();
+    for (section, line, named) in [
+        ("gate", "tc = \"abc\"", "[gate] tc = \"abc\""),
+        ("gate", "elo0 = nan", "[gate] elo0 = nan"),
+        ("gate", "elo1 = inf", "[gate] elo1 = inf"),
+        ("gate", "alpha = 0.0", "[gate] alpha = 0.0"),
+        ("gate", "alpha = 2.0", "[gate] alpha = 2.0"),
+        ("gate", "beta = 0.5", "[gate] beta = 0.5"),
+        ("gate", "hash = 0", "[gate] hash = 0"),
+        ("train", "batch_size = 0", "[train] batch_size = 0"),
+        (
+            "train",
+            "batches_per_superbatch = 0",
+            "[train] batches_per_superbatch = 0",
+        ),
+        ("train", "threads = 0", "[train] threads = 0"),
+        ("train", "buckets = 1000", "[train] buckets = 1000"),
+        ("train", "hidden = 8", "[train] hidden = 8"),
+        ("selfplay", "random_plies = 100", "[selfplay] random_plies = 100"),
+        (
+            "selfplay",
+            "threads_idle = 1000",
+            "[selfplay] threads_idle = 1000",
+        ),
+        ("gauntlet", "games = 3", "[gauntlet] games = 3"),
+    ] {
+        std::fs::write(run.join("learn.toml"), format!("[{section}]\n{line}\n{NO_TOOLS}")).unwrap();
+        let out = learn(&["run", run.to_str().unwrap(), "--candidates", "1"]);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(1), "{line}: {err}");
+        assert!(
+            err.contains(named),
+            "{line}: the error names the key and value: {err}"
+        );
+        assert_eq!(
+            std::fs::read(run.join("journal")).unwrap(),
+            journal,
+            "{line}: nothing is journaled"
+        );
+    }
+    // The elo bounds must make an SPRT: elo1 above elo0.
+    std::fs::write(
+        run.join("learn.toml"),
+        format!("[gate]\nelo0 = 5.0\nelo1 = 5.0\n{NO_TOOLS}"),
+    )
+    .unwrap();
+    let out = learn(&["run", run.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains("[gate] elo1 = 5.0") && err.contains("elo0"), "{err}");
+    // A type error names the key too.
+    std::fs::write(
+        run.join("learn.toml"),
+        format!("[train]\nthreads = \"two\"\n{NO_TOOLS}"),
+    )
+    .unwrap();
+    let out = learn(&["run", run.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains("threads") && err.contains("two"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn extra_data_that_is_not_there_is_an_error_not_a_silent_skip() {
+    let dir = temp("extra");
+    // At init: nothing is written.
+    let run = dir.join("run");
+    let missing = dir.join("no-such-data");
+    let out = learn(&[
+        "init",
+        run.to_str().unwrap(),
+        "--net",
+        net().to_str().unwrap(),
+        "--extra-data",
+        missing.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("extra_data") && err.contains("no-such-data"),
+        "{err}"
+    );
+    assert!(!run.join("journal").exists() && !run.join("learn.toml").exists());
+    // At run: a relative path is read from the settings file's directory.
+    init(&run);
+    let journal = std::fs::read(run.join("journal")).unwrap();
+    std::fs::write(
+        run.join("learn.toml"),
+        format!("[train]\nextra_data = [\"../gone\"]\n{NO_TOOLS}"),
+    )
+    .unwrap();
+    let out = learn(&["run", run.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("[train] extra_data") && err.contains("../gone"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(run.join("journal")).unwrap(), journal);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn relative_extra_data_is_written_relative_to_the_run_directory() {
+    let dir = temp("relative");
+    std::fs::create_dir_all(dir.join("shared/data")).unwrap();
+    std::fs::create_dir_all(dir.join("work")).unwrap();
+    // From dir/work: ../shared/data, into a run two levels down.
+    let out = Command::new(env!("CARGO_BIN_EXE_learn"))
+        .current_dir(dir.join("work"))
+        .args([
+            "init",
+            "runs/main",
+            "--net",
+            net().to_str().unwrap(),
+            "--extra-data",
+            "../shared/data",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let run = dir.join("work/runs/main");
+    let text = std::fs::read_to_string(run.join("learn.toml")).unwrap();
+    assert!(text.contains("extra_data = [\"../../../shared/data\"]"), "{text}");
+    // The run finds it (and stops on the missing tools instead).
+    let mut settings = text.replace("[tools]", "[unused]");
+    settings = settings.split("[unused]").next().unwrap().to_string();
+    std::fs::write(run.join("learn.toml"), format!("{settings}{NO_TOOLS}")).unwrap();
+    let out = learn(&["run", run.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains("no-such-luft not found"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
