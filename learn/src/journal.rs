@@ -16,6 +16,7 @@
 //! relative ([`relocate`]), wherever the run was then and wherever it is now.
 
 use anyhow::{bail, Context, Result};
+use nnue::checksum::fnv1a;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -223,16 +224,6 @@ pub fn elo_text(g: &GateResult) -> String {
         Some(e) => format!("{:+.1} +- {e:.1}", g.elo),
         None => format!("{:+.1} +- inf", g.elo),
     }
-}
-
-/// FNV-1a 64.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
 }
 
 /// Unix time now, in seconds.
