@@ -1,6 +1,8 @@
 //! A driver for the `luft` binary over a pipe, shared by the UCI end-to-end, fault, fuzz
 //! and strength tests: send lines, collect output lines with deadlines, and read `bestmove`
-//! and `pv` lines.
+//! and `pv` lines. The engine searches with a fixed test net ([`TEST_NET`]), not the
+//! embedded default, so that promoting a new default changes the bench signature and no
+//! behaviour test.
 
 #![allow(dead_code)] // each test file uses a different part
 
@@ -17,8 +19,27 @@ pub struct Engine {
     pub lines: Receiver<String>,
 }
 
+/// The net the behaviour tests search with: a committed net that stays in `nets/` (the
+/// catalogue keeps every net), loaded through `EvalFile`.
+pub const TEST_NET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../nets/gen21-128.nnue");
+
 impl Engine {
+    /// `luft` with [`TEST_NET`] loaded (its `info string` line consumed), ready for input.
     pub fn start() -> Engine {
+        let mut engine = Engine::start_embedded();
+        engine.send(&format!("setoption name EvalFile value {TEST_NET}"));
+        let lines = engine.sync_within(10 * SECOND);
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info string EvalFile") && l.contains("loaded")),
+            "the test net did not load: {lines:?}"
+        );
+        engine
+    }
+
+    /// `luft` with its embedded default net, as a user starts it.
+    pub fn start_embedded() -> Engine {
         let mut child = Command::new(env!("CARGO_BIN_EXE_luft"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
