@@ -20,15 +20,15 @@ pub enum Piece {
 /// ## Notes:
 /// All functions in this trait output a *bitboard* of moves, which is a 64-bit mask
 /// with `1` bits in the squares the piece can move to, and `0` bits everywhere else.
-/// 
+///
 /// The least significant bit corresponds to the A1 square on a chessboard and increasing
 /// bit indices move left-to-right, then bottom-to-top (from white's perspective).
-/// 
+///
 /// E.g. square A1 is bit 0, B1 is bit 1, H1 is bit 7 and A2 is bit 8.
-/// 
+///
 /// The `square` argument of all these functions also corresponds to these bit indices.
 /// e.g. `[EngineAdapter::knight_attacks(1)]` generates moves for a knight on B1.
-/// 
+///
 /// Functions for sliding pieces additionally require an 'occupancy mask', which is a bitboard with
 /// `1` bits in all squares containing any piece, and `0` bits on empty squares
 pub trait EngineAdapter: Clone {

@@ -1,29 +1,31 @@
-use std::{
-    marker::PhantomData,
-    sync::{
-        atomic::{AtomicBool, Ordering},
-        Arc,
-    },
-};
+//! The public handle to a set of tables: [`TableBases`], with WDL and root (DTZ) probes.
 
-use crate::{
-    engine_adapter::{EngineAdapter, Piece},
-    tbprobe::{self, tb_free, tb_init, tb_probe_root, tb_probe_wdl, TB_LARGEST},
-};
+use std::fmt;
+use std::marker::PhantomData;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::engine_adapter::{EngineAdapter, Piece};
+use crate::tbprobe::{dtz_to_wdl, pack, Fail, Pos, Prober};
 
 /// Tablebase error type
 #[derive(Copy, Clone, Debug, Eq, PartialEq)]
 pub enum TBError {
     /// No tablebase files were found with the given search path
     BadPath,
-    /// Tablebase initialization failed
-    InitFailed,
-    /// The tablebases are already initialized
-    AlreadyInitialized,
-    /// Another `[TableBases]` instance exists
-    NotSingleton,
-    /// Probing the tablebases failed
+    /// The position is not in the loaded tables (or a table it needs is missing)
     ProbeFailed,
+    /// A table the probe needed is damaged: the probe has no answer
+    Damaged,
+}
+
+impl From<Fail> for TBError {
+    fn from(fail: Fail) -> TBError {
+        match fail {
+            Fail::Missing => TBError::ProbeFailed,
+            Fail::Damaged => TBError::Damaged,
+        }
+    }
 }
 
 /// Result of a Win-Draw-Loss (WDL) table probe
@@ -84,54 +86,96 @@ pub struct DtzProbeResult {
     pub num_moves: usize,
 }
 
-/// Handle to tablebase probing code.
+/// A table file refused when the tables were loaded, and why (its structure is not a
+/// valid table's, or it cannot be read).
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct RefusedTable {
+    /// The file (or a directory that could not be listed).
+    pub path: PathBuf,
+    /// The reason, for a message (`magic number 0x..., not 0x...`).
+    pub reason: String,
+}
+
+impl fmt::Display for RefusedTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.reason)
+    }
+}
+
+/// Handle to a set of loaded tables.
 ///
 /// ## Usage
-/// This struct provides a safe wrapper around the unsafe Pyrrhic API. It can be
-/// safely sent across threads and manages initialization and de-initialization of the tablebases.
-#[derive(Clone)]
+/// The tables are loaded and checked by [`TableBases::new`]; a handle is cheap to clone
+/// and every probe is safe from any number of threads. A damaged table file is refused at
+/// load ([`TableBases::refused`]) or, where its damage shows only in a probe, makes that
+/// probe fail with [`TBError::Damaged`] ([`TableBases::take_damaged`] names the file).
 pub struct TableBases<E: EngineAdapter> {
-    handle: Arc<()>,
+    prober: Arc<Prober>,
     _engine: PhantomData<E>,
 }
 
-// guard against multiple initialization and freeing
-#[doc(hidden)]
-static TB_INITIALIZED: AtomicBool = AtomicBool::new(false);
+impl<E: EngineAdapter> Clone for TableBases<E> {
+    fn clone(&self) -> Self {
+        TableBases {
+            prober: Arc::clone(&self.prober),
+            _engine: PhantomData,
+        }
+    }
+}
+
+impl<E: EngineAdapter> fmt::Debug for TableBases<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TableBases")
+            .field("max_pieces", &self.prober.max_pieces())
+            .field("refused", &self.prober.refused().len())
+            .finish_non_exhaustive()
+    }
+}
 
 impl<E: EngineAdapter> TableBases<E> {
-    /// Initialize the tablebases
-    /// * `path` - a colon-seperated list of file paths to search for tablebase files in e.g. "./syzygy/tb345:./syzygy/tb6:./syzygy/tb7"
-    ///
-    /// ## Notes:
-    /// On windows, Pyrrhic's use of colons causes issues due to drive letters in windows absolute paths e.g. `C:\Program Files`.
-    /// A workaround is to use relative paths, or ensure your engine executable and tablebases are on the same drive and use the
-    /// `\Program Files` path format.
+    /// Loads the tables of `path`: directories separated by `:` (e.g.
+    /// `./syzygy/tb345:./syzygy/tb6`). Every WDL file (`KQvKR.rtbw`) found loads with its
+    /// DTZ file (`KQvKR.rtbz`) when there is one, each checked; a file that fails its
+    /// checks is refused ([`TableBases::refused`]) and the others stay usable.
     ///
     /// ## Errors:
-    /// This function will return `[TBError::AlreadyInitialized]` if another `TableBases` instance has already been created. To get multiple
-    /// handles to the tablebases for sharing across threads, use `TableBases::clone`.
+    /// [`TBError::BadPath`] when no WDL file is in any of the directories. A path whose WDL
+    /// files are all refused loads with [`TableBases::max_pieces`] 0.
     pub fn new<P: AsRef<str>>(path: P) -> Result<Self, TBError> {
-        // make sure the read and write are completed before other threads can access the global
-        if TB_INITIALIZED.swap(true, Ordering::SeqCst) {
-            return Err(TBError::AlreadyInitialized);
+        let prober = Prober::load(path.as_ref());
+        if prober.wdl_files_found() == 0 {
+            return Err(TBError::BadPath);
         }
+        Ok(TableBases {
+            prober: Arc::new(prober),
+            _engine: PhantomData,
+        })
+    }
 
-        let init = unsafe { tb_init(path.as_ref()) };
+    /// The files refused at load, each with its reason.
+    pub fn refused(&self) -> Vec<RefusedTable> {
+        self.prober
+            .refused()
+            .iter()
+            .map(|r| RefusedTable {
+                path: r.path.clone(),
+                reason: r.reason.clone(),
+            })
+            .collect()
+    }
 
-        if init {
-            if unsafe { tbprobe::TB_LARGEST == 0 } {
-                Err(TBError::BadPath)
-            } else {
-                Ok(Self {
-                    handle: Arc::new(()),
-                    _engine: PhantomData,
-                })
-            }
-        } else {
-            TB_INITIALIZED.store(false, Ordering::SeqCst);
-            Err(TBError::InitFailed)
-        }
+    /// The endings loaded (`KQvKR`), each with whether its DTZ table loaded.
+    pub fn endings(&self) -> Vec<(String, bool)> {
+        self.prober
+            .endings()
+            .map(|(name, dtz)| (name.to_string(), dtz))
+            .collect()
+    }
+
+    /// The table files in which a probe met damage since the last call, each file once
+    /// for the life of the tables (for a warning).
+    pub fn take_damaged(&self) -> Vec<PathBuf> {
+        self.prober.take_damaged()
     }
 
     /// Probe the Win-Draw-Loss (WDL) tables.
@@ -149,27 +193,24 @@ impl<E: EngineAdapter> TableBases<E> {
         ep: u32,
         turn: bool,
     ) -> Result<WdlProbeResult, TBError> {
-        let result = unsafe {
-            tb_probe_wdl::<E>(
-                white, black, kings, queens, rooks, bishops, knights, pawns, ep, turn,
-            )
+        let pos = Pos {
+            white,
+            black,
+            kings,
+            queens,
+            rooks,
+            bishops,
+            knights,
+            pawns,
+            rule50: 0,
+            ep: ep as u8,
+            turn,
         };
-
-        match result {
-            0 => Ok(WdlProbeResult::Loss),
-            1 => Ok(WdlProbeResult::BlessedLoss),
-            2 => Ok(WdlProbeResult::Draw),
-            3 => Ok(WdlProbeResult::CursedWin),
-            4 => Ok(WdlProbeResult::Win),
-            _ => Err(TBError::ProbeFailed),
-        }
+        let (wdl, _) = self.prober.probe_wdl::<E>(&pos)?;
+        wdl_result(u32::try_from(wdl + 2).map_err(|_| TBError::Damaged)?)
     }
 
-    /// Probe the Distance-To-Zero (DTZ) tables.
-    ///
-    /// ## Notes:
-    /// The underlying `probe_root` function is not thread safe, and attempts to call this function while multiple
-    /// `TableBases` exist will return `TBError::NotSingleton`
+    /// Probe the Distance-To-Zero (DTZ) tables: the root's result and every legal move's.
     #[allow(clippy::too_many_arguments)]
     pub fn probe_root(
         &self,
@@ -185,104 +226,75 @@ impl<E: EngineAdapter> TableBases<E> {
         ep: u32,
         turn: bool,
     ) -> Result<DtzProbeResult, TBError> {
-        // tb_probe_root is NOT thread safe, only allow if there is only one thread using the tablebases
-        // This thread is the only one that can change the strong count from 1 to more, and will be busy
-        // probing until this function returns
-        if Arc::strong_count(&self.handle) > 1 {
-            return Err(TBError::NotSingleton);
-        }
-        let mut results = [0u32; 256];
-        let result = unsafe {
-            tb_probe_root::<E>(
-                white,
-                black,
-                kings,
-                queens,
-                rooks,
-                bishops,
-                knights,
-                pawns,
-                rule50,
-                ep,
-                turn,
-                results.as_mut_ptr(),
-            )
+        let pos = Pos {
+            white,
+            black,
+            kings,
+            queens,
+            rooks,
+            bishops,
+            knights,
+            pawns,
+            rule50: rule50 as u8,
+            ep: ep as u8,
+            turn,
         };
-
-        let result = extract_dtz_result(result);
+        let (best, dtz, results) = self.prober.probe_root::<E>(&pos)?;
+        let root = match best {
+            0 => return Err(TBError::ProbeFailed),
+            0xfffe => DtzProbeValue::Checkmate,
+            0xffff => DtzProbeValue::Stalemate,
+            m => extract_dtz_result(pack(&pos, m, dtz, dtz_to_wdl(rule50 as i32, dtz)))?,
+        };
         let mut dtz_data = DtzProbeResult {
-            root: result,
+            root,
             moves: [DtzProbeValue::Failed; 256],
             num_moves: 0,
         };
-        match result {
-            DtzProbeValue::Failed => return Err(TBError::ProbeFailed),
-            DtzProbeValue::Stalemate | DtzProbeValue::Checkmate => Ok(dtz_data),
-            DtzProbeValue::DtzResult(_) => {
-                for value in results.map(extract_dtz_result) {
-                    match value {
-                        DtzProbeValue::Failed => break,
-                        other => {
-                            dtz_data.moves[dtz_data.num_moves] = other;
-                            dtz_data.num_moves += 1;
-                        }
-                    }
-                }
-                Ok(dtz_data)
+        if let DtzProbeValue::DtzResult(_) = root {
+            for (slot, &value) in dtz_data.moves.iter_mut().zip(&results) {
+                *slot = extract_dtz_result(value)?;
             }
+            dtz_data.num_moves = results.len().min(256);
         }
+        Ok(dtz_data)
     }
 
     /// The maximum number of pieces (including kings) that the loaded tablebases can be probed with
     pub fn max_pieces(&self) -> u32 {
-        unsafe { TB_LARGEST as u32 }
+        self.prober.max_pieces()
     }
 }
 
-impl<E: EngineAdapter> Drop for TableBases<E> {
-    fn drop(&mut self) {
-        // only free the TBs if this handle is the last one
-        if Arc::strong_count(&self.handle) == 1 && TB_INITIALIZED.load(Ordering::SeqCst) {
-            unsafe { tb_free() };
-            TB_INITIALIZED.store(false, Ordering::SeqCst);
-        }
+fn wdl_result(value: u32) -> Result<WdlProbeResult, TBError> {
+    match value {
+        0 => Ok(WdlProbeResult::Loss),
+        1 => Ok(WdlProbeResult::BlessedLoss),
+        2 => Ok(WdlProbeResult::Draw),
+        3 => Ok(WdlProbeResult::CursedWin),
+        4 => Ok(WdlProbeResult::Win),
+        _ => Err(TBError::Damaged),
     }
 }
 
-fn extract_dtz_result(result: u32) -> DtzProbeValue {
-    match result {
-        0xFFFFFFFF => DtzProbeValue::Failed,
-        2 => DtzProbeValue::Stalemate,
-        4 => DtzProbeValue::Checkmate,
-        other => {
-            let wdl_result = other & 0xF;
-            let to_square = (other & 0x3F0) >> 4;
-            let from_square = (other & 0xFC00) >> 10;
-            let promotion = (other & 0x70000) >> 16;
-            let ep = (other & 0x80000) >> 19;
-            let dtz = (other & 0xFFF00000) >> 20;
-
-            DtzProbeValue::DtzResult(DtzResult {
-                wdl: match wdl_result {
-                    0 => WdlProbeResult::Loss,
-                    1 => WdlProbeResult::BlessedLoss,
-                    2 => WdlProbeResult::Draw,
-                    3 => WdlProbeResult::CursedWin,
-                    4 => WdlProbeResult::Win,
-                    _ => unreachable!(),
-                },
-                from_square: from_square as u8,
-                to_square: to_square as u8,
-                promotion: match promotion {
-                    1 => Piece::Queen,
-                    2 => Piece::Rook,
-                    3 => Piece::Bishop,
-                    4 => Piece::Knight,
-                    _ => Piece::Pawn,
-                },
-                ep: ep != 0,
-                dtz: dtz as u16,
-            })
-        }
-    }
+fn extract_dtz_result(result: u32) -> Result<DtzProbeValue, TBError> {
+    let to_square = (result & 0x3F0) >> 4;
+    let from_square = (result & 0xFC00) >> 10;
+    let promotion = (result & 0x70000) >> 16;
+    let ep = (result & 0x80000) >> 19;
+    let dtz = (result & 0xFFF00000) >> 20;
+    Ok(DtzProbeValue::DtzResult(DtzResult {
+        wdl: wdl_result(result & 0xF)?,
+        from_square: from_square as u8,
+        to_square: to_square as u8,
+        promotion: match promotion {
+            1 => Piece::Queen,
+            2 => Piece::Rook,
+            3 => Piece::Bishop,
+            4 => Piece::Knight,
+            _ => Piece::Pawn,
+        },
+        ep: ep != 0,
+        dtz: dtz as u16,
+    }))
 }
