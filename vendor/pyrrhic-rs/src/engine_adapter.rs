@@ -1,3 +1,6 @@
+//! What the prober needs from its user: colours and piece kinds, and the move generation of
+//! [`EngineAdapter`] (attack bitboards), so that it uses the engine's own.
+
 /// The color of a chess player
 #[derive(Copy, Clone, Debug, Eq, PartialEq)]
 pub enum Color {
