@@ -233,8 +233,9 @@ pub(crate) enum Values {
     Huffman(Box<Huffman>),
 }
 
-/// A symbol of a Huffman table: a leaf (`len` 0) stands for one value, `value`; any
-/// other symbol for the values of `left` then `right`, `len + 1` values in all.
+/// A symbol of a Huffman table as its 3-byte pattern gives it: a leaf (`right` is
+/// [`LEAF`]) stands for one value, `value`; any other symbol for the values of `left` then
+/// `right`, `len + 1` values in all.
 #[derive(Clone, Copy, Debug)]
 struct Symbol {
     len: u8,
@@ -259,7 +260,10 @@ pub(crate) struct Huffman {
     /// Per code length from `min_len`: the first symbol, and the lowest code (left-aligned).
     offsets: Vec<u16>,
     base: Vec<u64>,
-    symbols: Vec<Symbol>,
+    /// Per symbol, the number of values it stands for less one (0: a leaf), and where the
+    /// symbols' 3-byte patterns are in the file.
+    sym_len: Vec<u8>,
+    sym_pat: usize,
     index_table: usize,
     size_table: usize,
     data: usize,
@@ -665,9 +669,10 @@ fn values(r: &mut Reader, size: u64, kind: Kind) -> Result<(Values, u8), String>
     if count == 0 || count > 4095 {
         return Err(bad(format!("{count} symbols (1 to 4,095)")));
     }
+    let sym_pat = r.pos;
     let patterns = r.take(3 * count, "symbol table")?;
     r.take(count & 1, "symbol table")?;
-    let symbols = symbols(patterns, kind).map_err(bad)?;
+    let sym_len = symbol_lengths(patterns, kind).map_err(bad)?;
 
     // The lowest code of each length, left-aligned in 64 bits.
     let mut base = vec![0u64; lengths];
@@ -734,7 +739,8 @@ fn values(r: &mut Reader, size: u64, kind: Kind) -> Result<(Values, u8), String>
             data_blocks,
             offsets,
             base,
-            symbols,
+            sym_len,
+            sym_pat,
             index_table: 0,
             size_table: 0,
             data: 0,
@@ -744,10 +750,10 @@ fn values(r: &mut Reader, size: u64, kind: Kind) -> Result<(Values, u8), String>
     ))
 }
 
-/// The symbols of `patterns` (3 bytes each) with the number of values each stands for
+/// The number of values less one each symbol of `patterns` (3 bytes each) stands for
 /// (pyrrhic's `calc_symLen`, without recursion): every child must be a symbol of the
 /// table and no symbol its own descendant; WDL leaves must be values 0 to 4.
-fn symbols(patterns: &[u8], kind: Kind) -> Result<Vec<Symbol>, String> {
+fn symbol_lengths(patterns: &[u8], kind: Kind) -> Result<Vec<u8>, String> {
     let count = patterns.len() / 3;
     let mut symbols: Vec<Symbol> = patterns
         .chunks_exact(3)
@@ -799,7 +805,7 @@ fn symbols(patterns: &[u8], kind: Kind) -> Result<Vec<Symbol>, String> {
             }
         }
     }
-    Ok(symbols)
+    Ok(symbols.iter().map(|s| s.len).collect())
 }
 
 /// `n` bytes of `buf` at `at`, or [`Damaged`] past its end.
@@ -854,7 +860,7 @@ impl Huffman {
             }
             let len = self.min_len + l as u32;
             let sym = usize::from(self.offsets[l]) + ((code - self.base[l]) >> (64 - len)) as usize;
-            let width = i64::from(self.symbols.get(sym).ok_or(Damaged)?.len) + 1;
+            let width = i64::from(*self.sym_len.get(sym).ok_or(Damaged)?) + 1;
             if lit < width {
                 break sym;
             }
@@ -867,21 +873,24 @@ impl Huffman {
                 at += 4;
             }
         };
-        // Down the symbol's tree to the value (checked acyclic at load).
-        loop {
-            let s = self.symbols[sym];
-            if s.len == 0 {
-                return Ok(s.value);
+        // Down the symbol's tree to the value: checked acyclic at load, so at most 256
+        // steps (each child stands for fewer values).
+        for _ in 0..=256 {
+            let len = *self.sym_len.get(sym).ok_or(Damaged)?;
+            let w: [u8; 3] = bytes_at(buf, self.sym_pat + 3 * sym)?;
+            if len == 0 {
+                return Ok([w[0], w[1]]);
             }
-            let left = usize::from(s.left);
-            let width = i64::from(self.symbols[left].len) + 1;
+            let left = usize::from(w[1] & 0xf) << 8 | usize::from(w[0]);
+            let width = i64::from(*self.sym_len.get(left).ok_or(Damaged)?) + 1;
             if lit < width {
                 sym = left;
             } else {
                 lit -= width;
-                sym = usize::from(s.right);
+                sym = usize::from(w[2]) << 4 | usize::from(w[1] >> 4);
             }
         }
+        Err(Damaged)
     }
 }
 
@@ -911,21 +920,20 @@ mod tests {
     fn a_cycle_of_symbols_is_refused_not_followed() {
         // Symbol 0 = (1, 1), symbol 1 = (0, 0).
         let patterns = [1, 0x10, 0, 0, 0, 0];
-        assert!(symbols(&patterns, Kind::Dtz)
+        assert!(symbol_lengths(&patterns, Kind::Dtz)
             .unwrap_err()
             .contains("its own descendant"));
         // Symbol 0 a leaf, symbol 1 = (0, 0): two values.
         let patterns = [2, 0xf0, 0xff, 0, 0, 0];
-        let s = symbols(&patterns, Kind::Wdl).unwrap();
-        assert_eq!((s[0].len, s[1].len), (0, 1));
+        assert_eq!(symbol_lengths(&patterns, Kind::Wdl).unwrap(), [0, 1]);
         // A child beyond the table.
         let patterns = [2, 0xf0, 0xff, 5, 0, 0];
-        assert!(symbols(&patterns, Kind::Wdl)
+        assert!(symbol_lengths(&patterns, Kind::Wdl)
             .unwrap_err()
             .contains("refers to symbol 5"));
         // A WDL leaf out of range.
         let patterns = [9, 0xf0, 0xff];
-        assert!(symbols(&patterns, Kind::Wdl).is_err());
+        assert!(symbol_lengths(&patterns, Kind::Wdl).is_err());
     }
 
     #[test]
