@@ -143,7 +143,14 @@ impl TbAdjudication {
         if board.halfmove_clock() != 0 || (self.max_pieces != 0 && board.occupied().len() > self.max_pieces) {
             return None;
         }
-        let wdl = tables.probe_wdl(board)?.outcome(!self.ignore_50);
+        let probe = tables.probe_wdl(board);
+        for path in tables.take_damaged() {
+            crate::engine_process::warn_once(format!(
+                "Syzygy table {} is damaged: its probes answer unknown and adjudicate nothing",
+                path.display()
+            ));
+        }
+        let wdl = probe?.outcome(!self.ignore_50);
         let wanted = match wdl {
             Wdl::Draw => self.results != TbResults::WinLoss,
             _ => self.results != TbResults::Draw,

@@ -764,14 +764,23 @@ pub(crate) fn load_book(config: &MatchConfig) -> Result<(Vec<Opening>, Option<St
 }
 
 /// The tables of `-tb`, loaded once for a whole run (a match or an SPSA tune): a path that
-/// does not load stops the run before its first game.
+/// does not load stops the run before its first game; a table refused as damaged is a
+/// warning, and the run goes on with the others.
 pub(crate) fn load_tables(
     adjudication: &crate::play::Adjudication,
 ) -> Result<Option<Arc<tablebase::Tablebases>>, String> {
     match &adjudication.tablebase {
-        Some(tb) => tablebase::Tablebases::open(&tb.path)
-            .map(Some)
-            .map_err(|e| format!("-tb {}: {e}", tb.path)),
+        Some(tb) => {
+            let tables =
+                tablebase::Tablebases::open(&tb.path).map_err(|e| format!("-tb {}: {e}", tb.path))?;
+            for refused in tables.refused() {
+                crate::engine_process::warn_once(format!(
+                    "-tb {}: {refused}; its ending is adjudicated without it",
+                    tb.path
+                ));
+            }
+            Ok(Some(tables))
+        }
         None => Ok(None),
     }
 }

@@ -252,7 +252,16 @@ impl SelfPlayer {
         if board.halfmove_clock() != 0 {
             return None;
         }
-        let verdict = self.tables.as_ref()?.probe_wdl(board)?.outcome(true);
+        let tables = self.tables.as_ref()?;
+        let probe = tables.probe_wdl(board);
+        for path in tables.take_damaged() {
+            eprintln!(
+                "warning: Syzygy table {} is damaged: its probes answer unknown, games it would end \
+                 are played out",
+                path.display()
+            );
+        }
+        let verdict = probe?.outcome(true);
         let mover_wins = match verdict {
             tablebase::Wdl::Win => true,
             tablebase::Wdl::Loss => false,

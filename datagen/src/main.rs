@@ -1206,7 +1206,12 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
     };
     let tables = match &args.syzygy {
         Some(path) => {
-            Some(tablebase::Tablebases::open(path).map_err(|e| anyhow::anyhow!("--syzygy {path}: {e}"))?)
+            let tables =
+                tablebase::Tablebases::open(path).map_err(|e| anyhow::anyhow!("--syzygy {path}: {e}"))?;
+            for refused in tables.refused() {
+                eprintln!("warning: --syzygy {path}: {refused}; games of its ending are played out");
+            }
+            Some(tables)
         }
         None => None,
     };

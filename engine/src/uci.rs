@@ -588,6 +588,9 @@ struct Printer {
     /// last report's before `bestmove`.
     minimal: bool,
     held: Vec<String>,
+    /// The Syzygy tables of the search, for a warning before `bestmove` about a table in
+    /// which a probe met damage (each file once).
+    tables: Option<Arc<tablebase::Tablebases>>,
 }
 
 impl Listener for Printer {
@@ -610,6 +613,13 @@ impl Listener for Printer {
     }
 
     fn best_move(&mut self, result: &SearchResult) {
+        for path in self.tables.as_ref().map_or_else(Vec::new, |t| t.take_damaged()) {
+            (self.out)(&format!(
+                "info string warning: Syzygy table {} is damaged: its probes answer unknown, the \
+                 search goes on without them",
+                path.display()
+            ));
+        }
         // The last report's lines are the ones the best move comes from (`Listener`).
         for text in self.held.drain(..) {
             (self.out)(&text);
@@ -790,13 +800,20 @@ impl UciEngine {
                         ));
                     }
                     Ok(spec) if spec.name == "SyzygyPath" => match self.engine.tablebases() {
-                        Some(tables) => self.say(&format!(
-                            "info string SyzygyPath {}: {} WDL and {} DTZ tables, up to {} pieces",
-                            tables.path(),
-                            tables.wdl_count(),
-                            tables.dtz_count(),
-                            tables.max_pieces()
-                        )),
+                        Some(tables) => {
+                            self.say(&format!(
+                                "info string SyzygyPath {}: {} WDL and {} DTZ tables, up to {} pieces",
+                                tables.path(),
+                                tables.wdl_count(),
+                                tables.dtz_count(),
+                                tables.max_pieces()
+                            ));
+                            for refused in tables.refused() {
+                                self.say(&format!(
+                                    "info string warning: SyzygyPath: {refused}; its ending is probed without it"
+                                ));
+                            }
+                        }
                         None => self.say("info string SyzygyPath <empty>: no tablebases"),
                     },
                     Ok(_) => {}
@@ -909,6 +926,7 @@ impl UciEngine {
             chess960,
             minimal: self.engine.options().minimal,
             held: Vec::new(),
+            tables: self.engine.tablebases().cloned(),
         };
         if let Err(e) = self.engine.start(limits, Box::new(printer)) {
             self.error(&format!("go: {e}"));

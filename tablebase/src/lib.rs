@@ -4,40 +4,46 @@
 //! win/draw/loss and is safe from any number of search threads; [`Tablebases::probe_dtz`]
 //! answers the distance to the next zeroing move as python-chess's `probe_dtz` does; and
 //! [`Tablebases::probe_root`] ranks every legal move of a root position for the engine's
-//! root move filter. The tables are memory-mapped, each file when it is first probed.
+//! root move filter. The tables are memory-mapped and checked when they load.
 //!
-//! **The prober.** The probing code is the published crate `pyrrhic-rs` 0.2.0 (MIT), a
-//! pure-Rust transliteration of Pyrrhic, itself Fathom's descendant: no C compiler, no
-//! GPL code (`shakmaty-syzygy` is GPL; `fathom-syzygy` would bundle C). Its WDL and DTZ
-//! answers are checked against python-chess on 4,240 positions of every 3- and 4-piece
-//! ending (`tests/python_chess.rs`). Reading its source showed traits this wrapper absorbs,
-//! so nothing above it needs to know them:
+//! **The prober.** The probing code is pyrrhic-rs 0.2.0 (MIT), a pure-Rust transliteration
+//! of Pyrrhic, itself Fathom's descendant: no C compiler, no GPL code (`shakmaty-syzygy` is
+//! GPL; `fathom-syzygy` would bundle C). It is vendored in `vendor/pyrrhic-rs` and
+//! rewritten there in safe Rust (see its README): the published crate read the tables
+//! through unchecked pointers, so one damaged byte could crash the process or corrupt its
+//! memory. Its WDL and DTZ answers are checked against python-chess on 4,240 positions of
+//! every 3- and 4-piece ending (`tests/python_chess.rs`). Traits this wrapper absorbs, so
+//! nothing above it needs to know them:
 //!
-//! - *One global instance.* The crate keeps its tables in process-wide statics and refuses
-//!   a second `TableBases`. [`Tablebases::open`] returns an [`Arc`] to the one owner: a
+//! - *One set per process.* [`Tablebases::open`] returns an [`Arc`] to the one owner: a
 //!   second open of the same directories shares it, a different set is refused with
 //!   [`TablebaseError::Busy`] while the first is in use, and the last `Arc` dropped frees
-//!   the tables (under a lock, so a new open never races the free). The crate's handle is
-//!   `Clone` with a `Drop` that frees the tables; it is never cloned here.
-//! - *Every table "found".* Its start-up registers all 3- to 7-piece endings whether or not
-//!   a file exists, so its `max_pieces` is always 7 and a missing table fails only when
-//!   probed. This wrapper scans the directories itself: it knows which endings have WDL
-//!   and DTZ files, computes the largest piece count from them, refuses a directory that
-//!   does not exist or holds no table, and refuses a table file whose size is not a valid
-//!   table's (the crate would map it, print a warning on stdout and may read past it).
-//!   A probe of an ending without its file answers `None` without calling the crate.
+//!   the tables (under a lock, so a new open never races the free). (The published crate
+//!   kept its tables in process-wide statics; the vendored one does not, but the engine,
+//!   datagen and arena still load one set at a time.)
+//! - *Damaged tables.* Syzygy files carry no checksum a prober could afford to check, so
+//!   the prober checks each file's structure when it loads: a file that fails is refused
+//!   ([`Tablebases::refused`] says which and why) and the other tables load; a path whose
+//!   WDL tables are all refused is [`TablebaseError::Refused`]. A probe that meets damage
+//!   the load could not see answers `None`, like a position the tables do not hold, and
+//!   [`Tablebases::take_damaged`] names the file once, for a warning. Where the damage
+//!   still reads as a valid table, a probe can answer wrongly: only a checksum of the whole
+//!   file would catch that.
 //! - *No 50-move counter in WDL.* [`Tablebases::probe_wdl`] answers for a halfmove clock of
 //!   0, as the tables store; the engine probes right after captures and pawn moves, where
 //!   that is exact. [`Tablebases::probe_root`] takes the board's clock.
-//! - *DTZ only from a root probe that is not thread-safe.* The crate's only DTZ entry point
-//!   ranks every move of a root; it is serialised here by a mutex, and
-//!   [`Tablebases::probe_dtz`] reads the root's own DTZ from it.
+//! - *DTZ from a root probe.* The crate's only DTZ entry point ranks every move of a root;
+//!   [`Tablebases::probe_dtz`] reads the root's own DTZ from it. Root probes are serialised
+//!   by a mutex (the published crate's was not thread-safe).
 //! - *Castling and the piece limit.* A position with castling rights, more pieces than the
 //!   tables hold, or a halfmove clock the crate cannot store (over 255) is not probed.
 //!
 //! Tests find the tables through [`tables_for_tests`]: `$LUFT_SYZYGY`, else
 //! `../shared/data/syzygy` beside the workspace (every 3-4 piece table; its README says how
-//! a fresh machine gets the same files from PyPI).
+//! a fresh machine gets the same files from PyPI). The KQvK and KPvK tables are committed in
+//! `tablebase/tests/data/syzygy` (17,600 bytes), for the tests that must always run, and
+//! every crate's tests name them there (`tests/damaged_tables.rs`,
+//! `engine/tests/syzygy_damaged.rs`).
 
 #![warn(missing_docs)]
 
@@ -176,8 +182,8 @@ pub enum TablebaseError {
     Unreadable(PathBuf, String),
     /// No Syzygy WDL table (`K...vK....rtbw`) in any directory of the path.
     NoTables(String),
-    /// A table file whose size no valid table has (truncated or not a table).
-    BadFile(PathBuf, u64),
+    /// Every WDL table of the path was refused as damaged (each file with its reason).
+    Refused(Vec<RefusedTable>),
     /// Other tables (these directories) are loaded and still in use in this process.
     Busy {
         /// The path of the tables in use.
@@ -194,8 +200,10 @@ impl fmt::Display for TablebaseError {
             TablebaseError::NotADirectory(p) => write!(f, "{} is not a directory", p.display()),
             TablebaseError::Unreadable(p, e) => write!(f, "cannot read {}: {e}", p.display()),
             TablebaseError::NoTables(p) => write!(f, "no Syzygy tables (.rtbw files) in {p}"),
-            TablebaseError::BadFile(p, size) => {
-                write!(f, "{} is not a complete Syzygy table ({size} bytes)", p.display())
+            TablebaseError::Refused(files) => {
+                write!(f, "every Syzygy WDL table is damaged: ")?;
+                let list: Vec<String> = files.iter().map(RefusedTable::to_string).collect();
+                write!(f, "{}", list.join("; "))
             }
             TablebaseError::Busy { loaded } => write!(
                 f,
@@ -208,6 +216,22 @@ impl fmt::Display for TablebaseError {
 
 impl std::error::Error for TablebaseError {}
 
+/// A table file refused when the tables were loaded: its structure is not a valid table's
+/// (or it could not be read).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefusedTable {
+    /// The file.
+    pub path: PathBuf,
+    /// Why, for a message (`magic number 0x00000000, not 0x5d23e871`).
+    pub reason: String,
+}
+
+impl fmt::Display for RefusedTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} refused: {}", self.path.display(), self.reason)
+    }
+}
+
 /// The loaded tables: one owner per process, shared by [`Arc`] (see the crate
 /// documentation).
 pub struct Tablebases {
@@ -216,9 +240,12 @@ pub struct Tablebases {
     path: String,
     dirs: Vec<PathBuf>,
     max_pieces: u32,
-    /// Material keys ([`material_key`]) of the endings with a WDL and with a DTZ file.
+    /// Material keys ([`material_key`]) of the endings with a WDL and with a DTZ table
+    /// loaded.
     wdl_tables: Vec<u32>,
     dtz_tables: Vec<u32>,
+    /// The table files refused at load.
+    refused: Vec<RefusedTable>,
     /// Serialises the crate's root probe.
     root: Mutex<()>,
 }
@@ -230,6 +257,7 @@ impl fmt::Debug for Tablebases {
             .field("max_pieces", &self.max_pieces)
             .field("wdl_tables", &self.wdl_tables.len())
             .field("dtz_tables", &self.dtz_tables.len())
+            .field("refused", &self.refused.len())
             .finish_non_exhaustive()
     }
 }
@@ -303,15 +331,9 @@ fn table_of(name: &str) -> Option<(u32, u32, bool)> {
     Some((material_key(a, b), pieces, wdl))
 }
 
-/// What a scan of the directories found.
-struct Scan {
-    dirs: Vec<PathBuf>,
-    max_pieces: u32,
-    wdl: Vec<u32>,
-    dtz: Vec<u32>,
-}
-
-fn scan(path: &str) -> Result<Scan, TablebaseError> {
+/// The directories of a path (`:` between them), each checked to exist, to be listable
+/// and, among them all, to hold some WDL table file of at most 7 pieces.
+fn scan(path: &str) -> Result<Vec<PathBuf>, TablebaseError> {
     let dirs: Vec<PathBuf> = path
         .split(':')
         .map(str::trim)
@@ -321,12 +343,8 @@ fn scan(path: &str) -> Result<Scan, TablebaseError> {
     if dirs.is_empty() {
         return Err(TablebaseError::Empty);
     }
-    let mut found = Scan {
-        dirs: Vec::new(),
-        max_pieces: 0,
-        wdl: Vec::new(),
-        dtz: Vec::new(),
-    };
+    let mut found = Vec::new();
+    let mut any_table = false;
     for dir in dirs {
         if !dir.is_dir() {
             return Err(TablebaseError::NotADirectory(dir));
@@ -334,35 +352,16 @@ fn scan(path: &str) -> Result<Scan, TablebaseError> {
         let unreadable = |e: std::io::Error| TablebaseError::Unreadable(dir.clone(), e.to_string());
         for entry in std::fs::read_dir(&dir).map_err(unreadable)? {
             let entry = entry.map_err(unreadable)?;
-            let name = entry.file_name();
-            let Some((key, pieces, wdl)) = name.to_str().and_then(table_of) else {
-                continue;
-            };
-            let size = entry.metadata().map_err(unreadable)?.len();
-            // Syzygy files are padded to 64 bytes plus a 16-byte header.
-            if size % 64 != 16 {
-                return Err(TablebaseError::BadFile(entry.path(), size));
-            }
-            if pieces > 7 {
-                continue;
-            }
-            if wdl {
-                found.wdl.push(key);
-                found.max_pieces = found.max_pieces.max(pieces);
-            } else {
-                found.dtz.push(key);
+            if let Some((_, pieces, true)) = entry.file_name().to_str().and_then(table_of) {
+                any_table |= pieces <= 7;
             }
         }
-        if !found.dirs.contains(&dir) {
-            found.dirs.push(dir);
+        if !found.contains(&dir) {
+            found.push(dir);
         }
     }
-    if found.wdl.is_empty() {
+    if !any_table {
         return Err(TablebaseError::NoTables(path.to_string()));
-    }
-    for list in [&mut found.wdl, &mut found.dtz] {
-        list.sort_unstable();
-        list.dedup();
     }
     Ok(found)
 }
@@ -374,13 +373,14 @@ const FREE_WAIT: Duration = Duration::from_secs(5);
 impl Tablebases {
     /// Loads the tables in `path`: one directory, or several separated by `:` (spaces
     /// inside a directory's name are kept; around it they are trimmed). Every directory
-    /// must exist and at least one must hold a WDL table. When the same directories are
-    /// already loaded in this process, the loaded tables are shared; other tables still
-    /// in use are [`TablebaseError::Busy`].
+    /// must exist and at least one must hold a WDL table. Each table file is checked as it
+    /// loads: a damaged one is refused ([`Tablebases::refused`]) and the others load; when
+    /// every WDL table is refused the path is [`TablebaseError::Refused`]. When the same
+    /// directories are already loaded in this process, the loaded tables are shared; other
+    /// tables still in use are [`TablebaseError::Busy`].
     pub fn open(path: &str) -> Result<Arc<Tablebases>, TablebaseError> {
-        let found = scan(path)?;
-        let joined = found
-            .dirs
+        let dirs = scan(path)?;
+        let joined = dirs
             .iter()
             .map(|d| d.to_string_lossy().into_owned())
             .collect::<Vec<_>>()
@@ -392,7 +392,7 @@ impl Tablebases {
         loop {
             let mut global = global();
             if let Some(loaded) = global.current.upgrade() {
-                if loaded.dirs == found.dirs {
+                if loaded.dirs == dirs {
                     return Ok(loaded);
                 }
                 return Err(TablebaseError::Busy {
@@ -412,13 +412,38 @@ impl Tablebases {
             }
             let prober = pyrrhic_rs::TableBases::<Adapter>::new(&joined)
                 .map_err(|e| TablebaseError::Prober(format!("{e:?}")))?;
+            let refused: Vec<RefusedTable> = prober
+                .refused()
+                .into_iter()
+                .map(|r| RefusedTable {
+                    path: r.path,
+                    reason: r.reason,
+                })
+                .collect();
+            if prober.max_pieces() == 0 {
+                return Err(TablebaseError::Refused(refused));
+            }
+            let (mut wdl_tables, mut dtz_tables) = (Vec::new(), Vec::new());
+            for (name, has_dtz) in prober.endings() {
+                if let Some((key, _, _)) = table_of(&format!("{name}.rtbw")) {
+                    wdl_tables.push(key);
+                    if has_dtz {
+                        dtz_tables.push(key);
+                    }
+                }
+            }
+            for list in [&mut wdl_tables, &mut dtz_tables] {
+                list.sort_unstable();
+                list.dedup();
+            }
             let tables = Arc::new(Tablebases {
+                max_pieces: prober.max_pieces(),
                 prober: Some(prober),
                 path: joined,
-                dirs: found.dirs,
-                max_pieces: found.max_pieces,
-                wdl_tables: found.wdl,
-                dtz_tables: found.dtz,
+                dirs,
+                wdl_tables,
+                dtz_tables,
+                refused,
                 root: Mutex::new(()),
             });
             global.current = Arc::downgrade(&tables);
@@ -427,10 +452,23 @@ impl Tablebases {
         }
     }
 
-    /// Whether `path` would load (as [`Tablebases::open`] checks it: every directory
-    /// exists, some table is there, no file is truncated), without loading anything.
+    /// Whether `path` could load (as [`Tablebases::open`] checks it before it loads: every
+    /// directory exists and some WDL table file is there), without loading anything.
     pub fn check(path: &str) -> Result<(), TablebaseError> {
         scan(path).map(|_| ())
+    }
+
+    /// The table files refused as damaged when the tables loaded, with the reasons; their
+    /// endings are probed without them (an ending whose WDL table is refused, not at all).
+    pub fn refused(&self) -> &[RefusedTable] {
+        &self.refused
+    }
+
+    /// The table files in which a probe met damage that the checks at load could not see,
+    /// since the last call: each file once for the life of the tables, for a warning. Such
+    /// a probe answered `None`.
+    pub fn take_damaged(&self) -> Vec<PathBuf> {
+        self.prober.as_ref().map_or_else(Vec::new, |p| p.take_damaged())
     }
 
     /// The directories loaded, joined by `:`.
@@ -468,7 +506,7 @@ impl Tablebases {
 
     /// The verdict for `board` with its halfmove clock taken as 0 (what the tables store):
     /// exact right after a capture or a pawn move. `None` when the tables do not cover the
-    /// position or the probe fails.
+    /// position or the probe fails (a table it needs is missing or damaged).
     pub fn probe_wdl(&self, board: &Board) -> Option<Wdl> {
         if !self.covers(board) {
             return None;
@@ -488,7 +526,7 @@ impl Tablebases {
     /// magnitude for a cursed win or blessed loss; -1 when checkmated. It may be one ply
     /// more than the true distance where a zeroing move follows (the tables' rounding).
     /// The halfmove clock is not used. `None` when the tables (WDL and DTZ) do not cover
-    /// the position or the probe fails.
+    /// the position or the probe fails (a table it needs is missing or damaged).
     pub fn probe_dtz(&self, board: &Board) -> Option<i32> {
         if !self.covers_dtz(board) {
             return None;
@@ -510,7 +548,8 @@ impl Tablebases {
     /// Every legal move of `board` with its verdict and DTZ (see [`RootMove`]), counting
     /// the board's halfmove clock; the root's own verdict and DTZ. Serialised: one root
     /// probe at a time in the process. `None` when the tables (WDL and DTZ) do not cover
-    /// the position, the clock is over 255, or the probe fails.
+    /// the position, the clock is over 255, or the probe fails (a table it needs is missing
+    /// or damaged).
     pub fn probe_root(&self, board: &Board) -> Option<RootProbe> {
         if !self.covers_dtz(board) || board.halfmove_clock() > 255 {
             return None;
@@ -672,10 +711,17 @@ mod tests {
             Err(TablebaseError::NoTables(_))
         ));
         std::fs::write(empty.join("KQvK.rtbw"), b"not a table").unwrap();
-        assert!(matches!(
-            Tablebases::open(&text),
-            Err(TablebaseError::BadFile(_, 11))
-        ));
+        let refused = Tablebases::open(&text).unwrap_err();
+        assert_eq!(
+            refused,
+            TablebaseError::Refused(vec![RefusedTable {
+                path: empty.join("KQvK.rtbw"),
+                reason: "11 bytes, not 64 n + 16 as every table".into()
+            }])
+        );
+        assert!(refused
+            .to_string()
+            .starts_with("every Syzygy WDL table is damaged: "));
         std::fs::remove_dir_all(&empty).unwrap();
     }
 

@@ -2,8 +2,8 @@
 //! `scripts/syzygy-reference.py`: at least 120 random legal positions of each of the 35
 //! three- and four-piece endings, both colours with the material and both sides to move,
 //! and 40 more with a legal en passant capture in KPvKP) must get python-chess 1.11.2's WDL
-//! and DTZ. The tables come from `tablebase::tables_for_tests`; without them the test says
-//! so and checks nothing.
+//! and DTZ, and every table must pass the prober's checks at load. The tables come from
+//! `tablebase::tables_for_tests`; without them the test says so and checks nothing.
 
 #![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a failure
 
@@ -62,6 +62,9 @@ fn wdl_and_dtz_agree_with_python_chess_on_every_3_and_4_piece_ending() {
     };
     let tables = Tablebases::open(&path).unwrap();
     assert_eq!(tables.max_pieces(), 4, "{path}");
+    // Every published table passes the checks at load.
+    assert_eq!(tables.refused(), &[], "{path}");
+    assert_eq!((tables.wdl_count(), tables.dtz_count()), (35, 35), "{path}");
     let mut per_ending: BTreeMap<String, usize> = BTreeMap::new();
     let mut failures = Vec::new();
     let (mut checked, mut en_passant, mut black_to_move) = (0, 0, 0);
