@@ -3,7 +3,7 @@
 //! a losing move from a drawn position (with `searchmoves`, MultiPV and two threads too),
 //! holds a loss that the 50-move rule saves when `Syzygy50MoveRule` is on, and probes in
 //! the search (`tbhits`) when a capture leads into the tables. The tables come from
-//! `tablebase::tables_for_tests`; without them each test says so and checks nothing.
+//! `tablebase::tables_for_tests`, the committed 3-4 piece set.
 
 #![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a failure
 
@@ -14,13 +14,10 @@ use tablebase::{tables_for_tests, Tablebases, Wdl};
 
 const REFERENCE: &str = include_str!("../../tablebase/tests/data/syzygy-reference.txt");
 
-fn tables() -> Option<(String, Arc<Tablebases>)> {
-    let Some(path) = tables_for_tests() else {
-        eprintln!("tables absent: skipped (set LUFT_SYZYGY or provide ../shared/data/syzygy)");
-        return None;
-    };
+fn tables() -> (String, Arc<Tablebases>) {
+    let path = tables_for_tests();
     let tables = Tablebases::open(&path).unwrap();
-    Some((path, tables))
+    (path, tables)
 }
 
 fn engine_with(path: &str) -> Engine {
@@ -57,7 +54,7 @@ fn play_out(engine: &mut Engine, fen: &str, limits: &Limits) -> (Outcome, usize)
 
 #[test]
 fn won_endings_are_converted_to_mate_within_the_50_move_rule() {
-    let Some((path, _tables)) = tables() else { return };
+    let (path, _tables) = tables();
     let mut engine = engine_with(&path);
     for (name, fen) in [
         ("KRvK", "8/8/8/4k3/8/8/8/4K2R w - - 0 1"),
@@ -123,7 +120,7 @@ fn drawn_with_a_losing_move(tables: &Tablebases) -> Vec<(Board, Vec<Move>, Vec<M
 
 #[test]
 fn a_drawn_position_is_never_lost() {
-    let Some((path, tables)) = tables() else { return };
+    let (path, tables) = tables();
     let positions = drawn_with_a_losing_move(&tables);
     assert!(positions.len() >= 40, "{}", positions.len());
     let mut engine = engine_with(&path);
@@ -178,7 +175,7 @@ fn a_drawn_position_is_never_lost() {
 
 #[test]
 fn a_loss_the_50_move_rule_saves_is_held() {
-    let Some((path, tables)) = tables() else { return };
+    let (path, tables) = tables();
     let mut engine = engine_with(&path);
     let mut checked = 0;
     for line in REFERENCE.lines().filter(|l| !l.starts_with('#')) {
@@ -215,7 +212,7 @@ fn a_loss_the_50_move_rule_saves_is_held() {
 
 #[test]
 fn the_search_probes_after_captures_and_counts_tbhits() {
-    let Some((path, _tables)) = tables() else { return };
+    let (path, _tables) = tables();
     let mut engine = engine_with(&path);
     // Five pieces: the root is not in the tables, the positions after a capture are.
     let board = Board::from_fen("8/8/4k3/8/2r5/8/3RP3/4K3 w - - 0 1").unwrap();

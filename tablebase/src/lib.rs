@@ -38,12 +38,9 @@
 //! - *Castling and the piece limit.* A position with castling rights, more pieces than the
 //!   tables hold, or a halfmove clock the crate cannot store (over 255) is not probed.
 //!
-//! Tests find the tables through [`tables_for_tests`]: `$LUFT_SYZYGY`, else
-//! `../shared/data/syzygy` beside the workspace (every 3-4 piece table; its README says how
-//! a fresh machine gets the same files from PyPI). The KQvK and KPvK tables are committed in
-//! `tablebase/tests/data/syzygy` (17,600 bytes), for the tests that must always run, and
-//! every crate's tests name them there (`tests/damaged_tables.rs`,
-//! `engine/tests/syzygy_damaged.rs`).
+//! Tests find the tables through [`tables_for_tests`]: the published 3-4 piece set (70
+//! files, 4.4 MB) committed in `tablebase/tests/data/syzygy`, the one place every crate's
+//! Syzygy tests take them from (the damaged-table tests copy its KQvK and KPvK files).
 
 #![warn(missing_docs)]
 
@@ -656,23 +653,20 @@ impl Position {
     }
 }
 
-/// The tables for tests: `$LUFT_SYZYGY` when set (a `:`-separated path), else
-/// `../shared/data/syzygy` beside the workspace when it exists; `None` otherwise, and the
-/// test should then say it skipped (`tables absent: skipped`).
-pub fn tables_for_tests() -> Option<String> {
-    if let Ok(path) = std::env::var("LUFT_SYZYGY") {
-        if !path.trim().is_empty() {
-            return Some(path);
-        }
-    }
-    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/syzygy");
-    beside.is_dir().then(|| {
-        beside
-            .canonicalize()
-            .unwrap_or(beside)
-            .to_string_lossy()
-            .into_owned()
-    })
+/// The tables for tests: the published 3-4 piece set (all 70 files, 4.4 MB), committed in
+/// `tablebase/tests/data/syzygy` so that every crate's Syzygy tests run on a fresh clone with
+/// nothing beside it.
+///
+/// # Panics
+/// When the folder is missing: a missing fixture fails the test that asked for it.
+pub fn tables_for_tests() -> String {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/syzygy");
+    assert!(
+        dir.join("KQvK.rtbw").is_file() && dir.join("KRPvK.rtbz").is_file(),
+        "the committed Syzygy tables are missing from {}",
+        dir.display()
+    );
+    dir.canonicalize().unwrap_or(dir).to_string_lossy().into_owned()
 }
 
 #[cfg(test)]
