@@ -90,7 +90,7 @@ pub struct Train {
     /// arrived since the last candidate's data.
     pub every_positions: u64,
     /// Data files or directories used in every training besides the run's own segments
-    /// (for example `../shared/data/selfplay`; relative ones from the settings file's
+    /// (for example `data/selfplay`, the corpus; relative ones from the settings file's
     /// directory). One that is not there is an error of the settings check.
     pub extra_data: Vec<PathBuf>,
     /// Hidden width of the candidates (0: the best net's width). A width other than the best
