@@ -77,39 +77,7 @@ mod backend {
         Avx512,
     }
 
-    /// Whether this CPU has AVX2.
-    fn cpu_has_avx2() -> bool {
-        #[cfg(target_arch = "x86_64")]
-        {
-            std::arch::is_x86_feature_detected!("avx2")
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            false
-        }
-    }
-
-    /// Whether this CPU has what the AVX-512 path runs: AVX-512 F and BW, and AVX2.
-    #[rustversion::since(1.89)]
-    fn cpu_has_avx512() -> bool {
-        #[cfg(target_arch = "x86_64")]
-        {
-            cpu_has_avx2()
-                && std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512bw")
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            false
-        }
-    }
-
-    /// Compilers before 1.89 cannot build AVX-512 code (its `target_feature` names were
-    /// unstable), so an engine they built has no AVX-512 path.
-    #[rustversion::before(1.89)]
-    fn cpu_has_avx512() -> bool {
-        false
-    }
+    use nnue::cpu::{has_avx2 as cpu_has_avx2, has_avx512_bw as cpu_has_avx512};
 
     impl Backend {
         /// The portable code path (any CPU).

@@ -32,6 +32,7 @@
 
 pub mod arch;
 pub mod checksum;
+pub mod cpu;
 pub mod file;
 pub mod manifest;
 pub mod network;

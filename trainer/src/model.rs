@@ -549,42 +549,7 @@ impl std::fmt::Display for KernelError {
 
 impl std::error::Error for KernelError {}
 
-/// Whether this CPU has AVX2 and FMA.
-fn cpu_has_avx2_fma() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
-/// Whether this CPU has everything the AVX-512 build enables: AVX-512 F, VL, BW and DQ,
-/// AVX2 and FMA.
-#[rustversion::since(1.89)]
-fn cpu_has_avx512() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        cpu_has_avx2_fma()
-            && std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512vl")
-            && std::arch::is_x86_feature_detected!("avx512bw")
-            && std::arch::is_x86_feature_detected!("avx512dq")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
-/// Compilers before 1.89 cannot build AVX-512 code (its `target_feature` names were
-/// unstable), so a trainer they built offers no AVX-512 kernel.
-#[rustversion::before(1.89)]
-fn cpu_has_avx512() -> bool {
-    false
-}
+use nnue::cpu::{has_avx2_fma as cpu_has_avx2_fma, has_avx512_full as cpu_has_avx512};
 
 impl Kernel {
     /// The fastest kernel this CPU runs: AVX-512 where it has it, else AVX2 + FMA where it
