@@ -316,6 +316,29 @@ mod tests {
         }
     }
 
+    /// The grid of `scripts/sprt-reference.py`: normalized-model LLRs (and some logistic
+    /// ones) for pentanomial counts from 10 to 183,100 pairs and trinomial ones, elo0 from
+    /// -400 to 400 with interval widths 5 to 300, and the accepted extremes (-1000, 1000),
+    /// each within 1e-6 of the reference (relative to max(1, |LLR|)).
+    #[test]
+    fn llr_grid() {
+        let rows = rows(include_str!("../tests/data/llr-normalized-grid.csv"));
+        assert!(rows.len() > 1000, "{}", rows.len());
+        let mut worst = (0.0, String::new());
+        for row in rows {
+            let c = counts(row[0], row[1]);
+            let model: Model = row[2].parse().unwrap();
+            let (elo0, elo1): (f64, f64) = (row[3].parse().unwrap(), row[4].parse().unwrap());
+            let expected: f64 = row[5].parse().unwrap();
+            let got = llr(c, elo0, elo1, model);
+            let error = (got - expected).abs() / expected.abs().max(1.0);
+            if !(error <= worst.0) {
+                worst = (error, format!("{row:?}: got {got}, expected {expected}"));
+            }
+        }
+        assert!(worst.0 <= 1e-6, "worst: {}", worst.1);
+    }
+
     #[test]
     fn elo_vectors() {
         let rows = rows(include_str!("../tests/data/elo-vectors.csv"));
