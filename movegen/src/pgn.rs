@@ -412,6 +412,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn several_comments_after_a_move_are_all_kept_in_order() {
+        let games = parse_pgn("1. e4 {first} {second} e5 {only} 2. Nf3 *\n").unwrap();
+        assert_eq!(
+            games[0].comments,
+            [Some("first second".to_string()), Some("only".to_string()), None]
+        );
+    }
+
+    #[test]
     fn movetext_wraps_before_column_80_and_tags_are_escaped() {
         let tokens: Vec<String> = (1..=40).map(|i| format!("{i}. Nf3")).collect();
         let mut out = String::new();
