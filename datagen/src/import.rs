@@ -5,7 +5,8 @@
 //! `luft genfens` openings) upload PGNs, and the developer turns them into training data.
 //!
 //! Comments are read as fastchess, arena and OpenBench write them: the first
-//! `SCORE/DEPTH` in the comment, SCORE in pawns with decimals from the mover's view (`+0.35/12 0.123s,
+//! `SCORE/DEPTH` in the comment (a move's several comments are read as one, in order, so
+//! the first comment's score wins), SCORE in pawns with decimals from the mover's view (`+0.35/12 0.123s,
 //! n=1234, sd=15`, OpenBench's compact `+0.35/12`), or a mate in plies (`+M5/20` mates,
 //! `-M4/18` is mated). `{book}` moves, moves without a comment or with none of these
 //! (`{unknown}`) have no score. Each score becomes White's centipawns (a mate in n plies is
