@@ -656,6 +656,39 @@ fn a_resume_refuses_an_arch_that_differs_from_its_checkpoint() {
     let (code, _, err) = train(&["--resume", &ckpt, "--arch", &held]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("resuming"), "{err}");
+
+    // --king-buckets likewise: 1 given to a run with 4 is refused, 4 resumes it (its
+    // mirroring kept, as without --mirror).
+    let out4 = s(&dir.join("run4"));
+    let train4 = |extra: &[&str]| {
+        let mut args = vec![
+            "train",
+            "--data",
+            data.to_str().unwrap(),
+            "--superbatches",
+            "2",
+            "--batches-per-superbatch",
+            "2",
+            "--hidden",
+            "16",
+            "--out",
+            &out4,
+        ];
+        args.extend_from_slice(extra);
+        trainer(&args)
+    };
+    let (code, _, err) = train4(&["--king-buckets", "4", "--mirror"]);
+    assert_eq!(code, 0, "{err}");
+    let ckpt4 = s(&dir.join("run4/checkpoint.bin"));
+    let (code, _, err) = train4(&["--resume", &ckpt4, "--king-buckets", "1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("a resumed run keeps its checkpoint's settings"),
+        "{err}"
+    );
+    let (code, _, err) = train4(&["--resume", &ckpt4, "--king-buckets", "4"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("resuming") && err.contains("(mirrored)"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
