@@ -28,8 +28,9 @@
 //! A resumed run keeps every setting its checkpoint holds: `--hidden`, `--buckets`,
 //! `--wdl`, `--lr`, `--seed`, `--batch-size`, `--batches-per-superbatch` or `--arch` given
 //! with `--resume` must be the checkpoint's value (for `--arch` the whole shape: features,
-//! mirroring, king buckets, width, output buckets, layers), and a conflict is refused naming
-//! both values (the same value is no conflict). `--superbatches` and `--epochs` are not used (a note
+//! mirroring, king buckets, width, output buckets, layers; for `--king-buckets` the bucket
+//! layout, `--king-buckets 1` included), and a conflict is refused naming both values (the
+//! same value is no conflict). `--superbatches` and `--epochs` are not used (a note
 //! says so).
 //!
 //! Every file is written by the workspace's one rule (the `output` crate): a regular file is
@@ -341,6 +342,7 @@ fn main() {
                     .map(|&(_, flag)| flag)
                     .collect(),
                 superbatches_given: given("superbatches"),
+                king_buckets_given: given("king_buckets"),
             };
             let format = data_format
                 .map(|f| f.parse::<Format>())
@@ -374,6 +376,9 @@ struct Start {
     given: Vec<&'static str>,
     /// Whether it gives `--superbatches`.
     superbatches_given: bool,
+    /// Whether it gives `--king-buckets` (with `--resume`, `--king-buckets 1` on a bucketed
+    /// checkpoint is a conflict too).
+    king_buckets_given: bool,
 }
 
 /// The settings `flag` sets, as the command line would write them.
@@ -463,7 +468,8 @@ fn starting_checkpoint(config: TrainConfig, start: &Start) -> Result<Checkpoint>
                 c.model.arch()
             );
         }
-        if start.features.king_buckets_count() > 1 && c.model.features != start.features {
+        let buckets_given = start.king_buckets_given || start.features.king_buckets_count() > 1;
+        if buckets_given && c.model.features != start.features.with_mirroring(c.model.mirrored()) {
             bail!(
                 "{} trains the inputs {}, and a resumed run keeps its checkpoint's settings",
                 path.display(),
