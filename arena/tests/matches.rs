@@ -631,6 +631,27 @@ fn sprt_calc_reproduces_a_vector_and_refuses_bad_input() {
     );
 }
 
+/// The normalized model at wide bounds, where `sprt-calc` (and `-sprt`) once answered
+/// H1 on an exactly even score, the opposite sign of the logistic model, or 0: each LLR as
+/// the reference grid (`llr-normalized-grid.csv`) has it, to the 4 decimals printed.
+#[test]
+fn sprt_calc_normalized_at_wide_bounds() {
+    for (penta, elo0, elo1, expected) in [
+        // Even score: H0 (200) is nearer the truth than H1 (300).
+        ("1,2,4,2,1", "200", "300", "LLR: -2.9813 "),
+        // The logistic model gives +19.24 here; the normalized one agrees in sign.
+        ("5,10,20,10,5", "-300", "-200", "LLR: 14.9066 "),
+        ("1,2,4,2,1", "250", "260", "LLR: -0.3030 "),
+    ] {
+        let (code, out, err) = run_arena(
+            None,
+            &["sprt-calc", "--penta", penta, "--elo0", elo0, "--elo1", elo1],
+        );
+        assert_eq!(code, 0, "{err}");
+        assert!(out.starts_with(expected), "{penta} [{elo0}, {elo1}]: {out}");
+    }
+}
+
 #[test]
 fn tablebase_positions_are_adjudicated_with_fastchess_words() {
     let tables = tablebase::tables_for_tests();

@@ -18,11 +18,16 @@
 //! kept, a device or FIFO written through); the data files into `DIR.partial`, renamed to
 //! `DIR` (the directory a link points to, keeping the link); on an error nothing is left
 //! behind. An output that is one of the inputs is refused.
+//!
+//! Unpacking a damaged pack writes every game that reads, warns where the damage is, and
+//! exits 1 when games were lost, saying how many (`nnue::pack::PackLoss`: a failed block's
+//! count less the games read from it; damage in a table copy or a block header costs no
+//! game and leaves the exit status 0).
 
 use crate::no_games;
 use anyhow::{bail, Context, Result};
 use datagen::store::{self, DirLock};
-use nnue::pack::{PackSource, PackWriter};
+use nnue::pack::{PackLoss, PackSource, PackWriter};
 use nnue::record::{data_files, encode_chunk, encode_chunk_v1};
 use nnue::source::{DataSource, Format, SourceItem};
 use std::collections::{HashMap, HashSet};
@@ -328,6 +333,34 @@ pub fn unpack(pack: &Path, out: &Path) -> Result<i32> {
         given.display(),
         start.elapsed().as_secs_f64()
     );
+    let loss = summary.loss;
+    if loss.any() {
+        // What read is written, but a script's `unpack && rm PACK` must stop here.
+        let lost = loss.at_least();
+        let cut = if loss.cut {
+            " (it was cut short: the games after the cut, if any, are not counted)"
+        } else {
+            ""
+        };
+        if lost == 0 {
+            eprintln!(
+                "datagen: error: {} was cut short: the games after the cut, if any, are lost; \
+                 the {} that read are unpacked",
+                pack.display(),
+                summary.games
+            );
+        } else {
+            eprintln!(
+                "datagen: error: {}{lost} game{} of {} lost to damage{cut}; the {} that read \
+                 are unpacked (the warnings above say where)",
+                if loss.exact() { "" } else { "at least " },
+                if lost == 1 { "" } else { "s" },
+                pack.display(),
+                summary.games
+            );
+        }
+        return Ok(1);
+    }
     Ok(0)
 }
 
@@ -335,6 +368,8 @@ struct UnpackSummary {
     games: u64,
     positions: u64,
     files: usize,
+    /// Games the pack held that did not read.
+    loss: PackLoss,
 }
 
 /// The file being appended to: its source index and writer.
@@ -438,5 +473,6 @@ fn unpack_into(src: &mut DataSource, pack: &Path, dir: &Path) -> Result<UnpackSu
         games,
         positions,
         files: paths.len(),
+        loss: src.pack_loss().unwrap_or_default(),
     })
 }

@@ -5,7 +5,8 @@
 //! `luft genfens` openings) upload PGNs, and the developer turns them into training data.
 //!
 //! Comments are read as fastchess, arena and OpenBench write them: the first
-//! `SCORE/DEPTH` in the comment, SCORE in pawns with decimals from the mover's view (`+0.35/12 0.123s,
+//! `SCORE/DEPTH` in the comment (a move's several comments are read as one, in order, so
+//! the first comment's score wins), SCORE in pawns with decimals from the mover's view (`+0.35/12 0.123s,
 //! n=1234, sd=15`, OpenBench's compact `+0.35/12`), or a mate in plies (`+M5/20` mates,
 //! `-M4/18` is mated). `{book}` moves, moves without a comment or with none of these
 //! (`{unknown}`) have no score. Each score becomes White's centipawns (a mate in n plies is
@@ -395,6 +396,20 @@ mod tests {
         assert_eq!(s("+0.3x/4"), MoveScore::None);
         assert_eq!(s("+M/4"), MoveScore::None);
         assert_eq!(parse_comment(None), MoveScore::None);
+    }
+
+    /// A move with several comments (an engine's, then an annotation or a second tool's):
+    /// the first `SCORE/DEPTH` is the move's score, as the docs say, never a later one.
+    #[test]
+    fn the_first_score_of_a_move_with_several_comments_is_taken() {
+        let text = "[Event \"x\"]\n[Result \"1-0\"]\n\n1. e4 {+0.35/12 0.1s, n=100} {-2.00/3 0.0s, n=7} \
+                    1... e5 {unknown} {-0.40/11 0.1s, n=90} 2. Nf3 {+0.30/10 0.1s, n=80} {a good move} 1-0\n";
+        let imported = import_text(text);
+        assert_eq!(imported.games.len(), 1);
+        let (g, nodes) = &imported.games[0];
+        let scores: Vec<i16> = g.moves.iter().map(|m| m.1).collect();
+        assert_eq!(scores, [35, 40, 30], "White's view");
+        assert_eq!(*nodes, Some(270));
     }
 
     #[test]

@@ -168,7 +168,8 @@ fn pack_then_unpack_gives_back_the_same_files() {
 }
 
 /// One flipped byte in a pack, wherever it falls, costs at most one game: `verify` says BAD
-/// (exit 1), `stats` and `unpack` read every other game, nothing panics.
+/// (exit 1), `stats` and `unpack` read every other game (`unpack` exits 1 when it lost
+/// one), nothing panics.
 #[test]
 fn a_flipped_byte_in_a_pack_costs_at_most_one_game() {
     let slice = corpus_slice("gen13-classical-001.pack", 40);
@@ -221,8 +222,81 @@ fn a_flipped_byte_in_a_pack_costs_at_most_one_game() {
             "flip at {at}: {stats}"
         );
         let out = dir.join(format!("out-{at}"));
-        ok(&[Path::new("unpack"), &damaged, Path::new("--out"), &out]);
+        // A lost game makes unpack exit 1 (after writing the rest).
+        let unpacked = run(&[Path::new("unpack"), &damaged, Path::new("--out"), &out]);
+        assert_eq!(
+            unpacked.status.code(),
+            Some(if in_a_game { 1 } else { 0 }),
+            "flip at {at}: {}",
+            text(&unpacked.stderr)
+        );
         assert_eq!(games_of(&out.join("gen/games-0.bin")), want, "flip at {at}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Unpacking a damaged pack writes every game that reads but exits 1 when a game was lost,
+/// saying how many (a script's `unpack && rm PACK` must not delete the only copy of what
+/// could not be read); damage that costs no game (a table copy, a block header) is a
+/// warning and exit 0. On a 12-game run of this build's own self-play.
+#[test]
+fn unpacking_a_damaged_pack_exits_non_zero_when_games_are_lost() {
+    let dir = common::copy_of_base("unpack-loss");
+    let pack = dir.join("base.pack");
+    ok(&[
+        Path::new("pack"),
+        &dir.join("games-0.bin"),
+        Path::new("--out"),
+        &pack,
+    ]);
+    let bytes = std::fs::read(&pack).unwrap();
+    let mut reader = PackReader::new(&bytes[..]).unwrap();
+    let mut frames = Vec::new();
+    while let Some(item) = reader.next_item().unwrap() {
+        if let PackItem::Chunk { chunk, .. } = item {
+            for _ in &chunk.games {
+                frames.push((chunk.offset as usize, (chunk.offset + chunk.len) as usize));
+            }
+        }
+    }
+    let block = bytes.windows(4).position(|w| w == b"LPBK").unwrap();
+    assert!(frames.len() == 12 && block > 20, "{} games", frames.len());
+    let flipped = |at: usize| {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0x20;
+        bad
+    };
+    let (first, sixth, last) = (frames[0], frames[5], frames[11]);
+    let cases: [(&str, Vec<u8>, usize); 6] = [
+        ("a flip in the first game", flipped((first.0 + first.1) / 2), 1),
+        ("a flip in the sixth game", flipped((sixth.0 + sixth.1) / 2), 1),
+        ("a cut in the last game", bytes[..last.1 - 7].to_vec(), 1),
+        ("a flip in a table copy", flipped(14), 0),
+        ("a flip in the block's checksum", flipped(block + 13), 0),
+        ("a flip in the block's magic", flipped(block + 1), 0),
+    ];
+    for (what, bad, lost) in cases {
+        let damaged = dir.join("damaged.pack");
+        std::fs::write(&damaged, &bad).unwrap();
+        let out_dir = dir.join("out");
+        std::fs::remove_dir_all(&out_dir).ok();
+        let out = run(&[Path::new("unpack"), &damaged, Path::new("--out"), &out_dir]);
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(if lost > 0 { 1 } else { 0 }),
+            "{what}: {stdout}{stderr}"
+        );
+        let unpacked = out_dir.join(dir.file_name().unwrap()).join("games-0.bin");
+        assert_eq!(games_of(&unpacked), 12 - lost, "{what}");
+        if lost > 0 {
+            assert!(
+                stderr.contains(&format!("{lost} game of {} lost", damaged.display())),
+                "{what}: {stderr}"
+            );
+        } else {
+            assert!(!stderr.contains(" lost"), "{what}: {stderr}");
+        }
     }
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -31,12 +31,42 @@ pub fn run(
     net: &Arc<Network>,
     out: &mut dyn FnMut(&str),
 ) -> Result<String, TtAllocError> {
-    let depth = depth.unwrap_or(DEFAULT_BENCH_DEPTH);
-    let (nodes, elapsed) = run_quiet(depth, net, |i, fen, nodes| {
-        out(&format!("position {:>2}: {nodes:>9} nodes  {fen}", i + 1))
-    })?;
-    let nps = (nodes as f64 / elapsed.max(1e-6)) as u64;
-    Ok(format!("{nodes} nodes {nps} nps"))
+    let mut searcher = Searcher::new(net.clone(), BENCH_HASH_MIB)?;
+    let run = run_on(
+        &mut searcher,
+        depth.unwrap_or(DEFAULT_BENCH_DEPTH),
+        |i, fen, nodes| out(&position_line(i, fen, nodes)),
+    );
+    Ok(run.summary())
+}
+
+/// The line `bench` prints for position `index` (from 0) of [`BENCH_FENS`].
+pub fn position_line(index: usize, fen: &str, nodes: u64) -> String {
+    format!("position {:>2}: {nodes:>9} nodes  {fen}", index + 1)
+}
+
+/// What a bench run counted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BenchRun {
+    /// Nodes over the positions searched to the end.
+    pub nodes: u64,
+    /// Seconds the run took.
+    pub seconds: f64,
+    /// Positions searched to the end.
+    pub positions: usize,
+    /// Positions in the bench ([`BENCH_FENS`]).
+    pub of: usize,
+    /// Whether the searcher's [`crate::SearchStopper`] ended the run before the last
+    /// position (then `nodes` is not the bench signature).
+    pub stopped: bool,
+}
+
+impl BenchRun {
+    /// The final line of a full run: `<N> nodes <M> nps`.
+    pub fn summary(&self) -> String {
+        let nps = (self.nodes as f64 / self.seconds.max(1e-6)) as u64;
+        format!("{} nodes {nps} nps", self.nodes)
+    }
 }
 
 /// Runs the bench and returns (total nodes, seconds), calling `each` with the index, FEN
@@ -44,28 +74,49 @@ pub fn run(
 pub fn run_quiet(
     depth: i32,
     net: &Arc<Network>,
-    mut each: impl FnMut(usize, &str, u64),
+    each: impl FnMut(usize, &str, u64),
 ) -> Result<(u64, f64), TtAllocError> {
     let mut searcher = Searcher::new(net.clone(), BENCH_HASH_MIB)?;
+    let run = run_on(&mut searcher, depth, each);
+    Ok((run.nodes, run.seconds))
+}
+
+/// Runs the bench on `searcher` (made with [`BENCH_HASH_MIB`] for the signature), calling
+/// `each` with the index, FEN and nodes of every position searched to the end. It ends
+/// early, with `stopped` set, once the searcher's [`crate::SearchStopper`] is used: the
+/// position being searched then is not counted.
+pub fn run_on(searcher: &mut Searcher, depth: i32, mut each: impl FnMut(usize, &str, u64)) -> BenchRun {
     let limits = Limits {
         depth: Some(depth),
         ..Limits::default()
     };
-    let mut total = 0;
-    let start = Instant::now();
-    for (i, fen) in BENCH_FENS
+    let fens: Vec<&str> = BENCH_FENS
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
-        .enumerate()
-    {
+        .collect();
+    let mut run = BenchRun {
+        nodes: 0,
+        seconds: 0.0,
+        positions: 0,
+        of: fens.len(),
+        stopped: false,
+    };
+    let start = Instant::now();
+    for (i, fen) in fens.into_iter().enumerate() {
         let Ok(board) = Board::from_fen(fen) else { continue };
         searcher.new_game();
         let nodes = searcher.search(&board, &[], &limits).nodes;
+        if searcher.stopped() {
+            run.stopped = true;
+            break;
+        }
         each(i, fen, nodes);
-        total += nodes;
+        run.nodes += nodes;
+        run.positions += 1;
     }
-    Ok((total, start.elapsed().as_secs_f64()))
+    run.seconds = start.elapsed().as_secs_f64();
+    run
 }
 
 /// Nanoseconds per evaluated node with `net` over the move trees of the bench positions
@@ -131,5 +182,13 @@ mod tests {
         assert_eq!(run_quiet(5, &net, |_, _, _| {}).unwrap().0, nodes);
         let last = run(Some(5), &net, &mut |_| {}).unwrap();
         assert!(last.starts_with(&format!("{nodes} nodes ")) && last.ends_with(" nps"));
+        // A stopped run says so and counts only what it searched to the end.
+        let mut searcher = Searcher::new(net.clone(), BENCH_HASH_MIB).unwrap();
+        searcher.stopper().stop();
+        let stopped = run_on(&mut searcher, 5, |_, _, _| panic!("a stopped run counted"));
+        assert_eq!(
+            (stopped.stopped, stopped.positions, stopped.nodes, stopped.of),
+            (true, 0, 0, 50)
+        );
     }
 }

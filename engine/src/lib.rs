@@ -65,7 +65,7 @@ pub use report::{
     hard_nodes_for, Clock, Iteration, Limits, Line, Listener, Score, ScoreBound, SearchResult,
     SOFT_NODES_HARD_FACTOR,
 };
-pub use searcher::Searcher;
+pub use searcher::{SearchStopper, Searcher};
 pub use time_manager::{search_scale, SOFT_NODES_MEAN_SCALE, TM_MAX_SCALE, TM_MIN_SCALE};
 
 /// Whether this build has the `tune` feature: the search tunables are UCI options and

@@ -7,6 +7,10 @@
 //! `crate::threads::Job::new`) with one worker and a listener that hears nothing, so one
 //! thread of [`crate::Engine`] searches exactly like it, node for node (tested).
 //!
+//! A [`SearchStopper`] stops it from another thread: the search running then answers at once
+//! with what it has (as a stopped engine search does), and every later call too, so a
+//! tool's loop over positions (`bench` in UCI) ends promptly.
+//!
 //! The search runs on the calling thread and recurses up to 128 plies deep: call it from a
 //! thread with a stack of [`crate::SEARCH_STACK_BYTES`] (8 MiB, a main thread's size; at
 //! least [`crate::MIN_SEARCH_STACK_BYTES`]).
@@ -18,6 +22,7 @@ use crate::threads::{self, Job, SearchSettings};
 use crate::tt::{TranspositionTable, TtAllocError};
 use movegen::Board;
 use nnue::Network;
+use std::sync::atomic::{fence, AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -26,6 +31,33 @@ pub struct Searcher {
     /// The one worker (`threads::run` takes a slice of them).
     worker: [Worker; 1],
     shared: Arc<Shared>,
+    /// Set by a [`SearchStopper`]: the search running stops, and every later one at once.
+    cancel: Arc<AtomicBool>,
+}
+
+/// Stops a [`Searcher`]'s search from another thread (`Send`, `Sync`, cheap to clone).
+#[derive(Clone)]
+pub struct SearchStopper {
+    cancel: Arc<AtomicBool>,
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for SearchStopper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchStopper")
+            .field("stopped", &self.cancel.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+impl SearchStopper {
+    /// Stops the search running now, if any, and makes every later call answer at once (a
+    /// search stopped before its first iteration still finishes depth 1, so its move is
+    /// legal).
+    pub fn stop(&self) {
+        self.cancel.store(true, Ordering::SeqCst);
+        self.shared.stop.store(true, Ordering::SeqCst);
+    }
 }
 
 impl std::fmt::Debug for Searcher {
@@ -46,7 +78,21 @@ impl Searcher {
         Ok(Searcher {
             worker: [worker],
             shared,
+            cancel: Arc::new(AtomicBool::new(false)),
         })
+    }
+
+    /// A handle that stops this searcher's searches from another thread.
+    pub fn stopper(&self) -> SearchStopper {
+        SearchStopper {
+            cancel: self.cancel.clone(),
+            shared: self.shared.clone(),
+        }
+    }
+
+    /// Whether a [`SearchStopper`] was used: a search since then was cut short.
+    pub fn stopped(&self) -> bool {
+        self.cancel.load(Ordering::SeqCst)
     }
 
     /// Empties the transposition table and the histories (a new game).
@@ -68,10 +114,17 @@ impl Searcher {
     /// Unlike the engine it does not age its table from one call to the next. Give some
     /// limit (depth, nodes, soft nodes, mate or a clock): a search without one only ends at
     /// depth 100. `best_move` is `None` only for a position without legal moves (whose
-    /// score is then mate 0 or 0).
+    /// score is then mate 0 or 0). Once a [`SearchStopper`] of this searcher was used, it
+    /// answers as a stopped search does (depth 1 at least).
     pub fn search(&mut self, board: &Board, history: &[u64], limits: &Limits) -> SearchResult {
         let start = Instant::now();
         self.shared.reset();
+        // A stop that came before the reset above is not lost (the stopper sets `cancel`
+        // before the stop flag).
+        fence(Ordering::SeqCst);
+        if self.cancel.load(Ordering::SeqCst) {
+            self.shared.stop.store(true, Ordering::SeqCst);
+        }
         let limits = Limits {
             infinite: false,
             ponder: false,
@@ -93,6 +146,32 @@ impl Searcher {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stopper_ends_the_running_search_and_every_later_one() {
+        let mut searcher = Searcher::new(crate::default_net(), 4).unwrap();
+        let board = Board::startpos();
+        let deep = Limits {
+            depth: Some(64),
+            ..Limits::default()
+        };
+        assert!(!searcher.stopped());
+        let stopper = searcher.stopper();
+        // From another thread while the search runs (a depth-64 search would take hours;
+        // the stop may also come before it starts: either way it answers).
+        let stopping = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            stopper.stop();
+        });
+        let cut = searcher.search(&board, &[], &deep);
+        stopping.join().unwrap();
+        assert!(searcher.stopped());
+        assert!(cut.best_move.is_some_and(|m| board.is_legal(m)));
+        // Every later call answers at once with a legal move.
+        let next = searcher.search(&board, &[], &deep);
+        assert!(next.best_move.is_some_and(|m| board.is_legal(m)));
+        assert!(next.depth < 64, "{}", next.depth);
+    }
 
     #[test]
     fn searches_reuse_the_worker_and_new_game_resets_it() {

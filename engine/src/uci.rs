@@ -21,7 +21,11 @@
 //!   allocated) changes nothing.
 //!
 //! Searches run on their own thread, so `isready`, `stop` and `ponderhit` are answered while
-//! one runs.
+//! one runs. So do the long extensions, `go perft` and `bench`: `isready` is answered while
+//! they run, and `stop`, `quit` or any command that would stop a search (`go`, `position`,
+//! `setoption`, `ucinewgame`, `bench`) ends them with what was counted and an `info string
+//! perft stopped: ...` (`bench stopped`) line instead of their total. At the end of input
+//! they count to the end (`echo "go perft 5" | luft`), while a search is stopped.
 //!
 //! The engine itself is [`crate::Engine`]: this module parses lines, hands the engine typed
 //! values (a position, [`crate::Limits`], option names and values), and is the only place
@@ -40,7 +44,8 @@ use crate::time_manager::{ASSUMED_TIME_MS, MAX_TIME_MS};
 use movegen::{Board, Color, Move};
 use std::fmt;
 use std::io::BufRead;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// The engine's name, as `id name` gives it.
@@ -54,7 +59,8 @@ pub const BOUND_LINES_AFTER: Duration = Duration::from_secs(3);
 
 const MAX_LINE_BYTES: usize = 1 << 20;
 
-/// The deepest `go perft` (deeper ones run for hours and cannot be stopped).
+/// The deepest `go perft` (depth 12 from the start position already takes hours; any perft
+/// answers `stop`).
 pub const MAX_PERFT_DEPTH: i64 = 12;
 
 /// The commands Luft understands, one line (the answer to an unknown command).
@@ -67,7 +73,7 @@ pub const HELP: &[&str] = &[
     "position startpos | fen <FEN> [moves <move> ...]  (moves in UCI notation, e.g. e2e4 e7e8q)",
     "go [wtime|btime|winc|binc|movestogo|movetime|depth|nodes|mate <n>] ... [infinite] [ponder] [searchmoves <move> ...]",
     "setoption name <Hash|Threads|MultiPV|Move Overhead|EvalFile|UCI_Chess960|Ponder|Clear Hash|UCI_ShowWDL|UCI_LimitStrength|UCI_Elo|Strength Seed|UseSoftNodes|Minimal|SyzygyPath|SyzygyProbeDepth|Syzygy50MoveRule|SyzygyProbeLimit> [value <v>]",
-    "extensions: d (show the board), eval (static evaluation), bench [depth], go perft <depth>, help",
+    "extensions: d (show the board), eval (static evaluation), bench [depth], go perft <depth> (both answer stop), help",
 ];
 
 /// Parameters of `go`.
@@ -467,10 +473,23 @@ struct HeldNullMove {
     ponder: bool,
 }
 
+/// A long extension command (`go perft`, `bench`) running on its own thread, so that the
+/// input loop reads on and `isready`, `stop` and `quit` reach it as they reach a search.
+struct Task {
+    /// Ends the task early: it then prints what it counted and a line saying it stopped.
+    stop: Box<dyn Fn() + Send>,
+    handle: std::thread::JoinHandle<Option<()>>,
+}
+
+/// The work of a [`Task`], run on its thread.
+type TaskWork = Box<dyn FnOnce() + Send>;
+
 /// The engine as the UCI loop drives it: an [`Engine`] and what only UCI has (a refused
 /// position, the output).
 pub struct UciEngine {
     engine: Engine,
+    /// A `go perft` or `bench` running, if any.
+    task: Option<Task>,
     /// Why the last `position` was refused: there is no position to search until the next
     /// `position` or `ucinewgame`.
     refused: Option<String>,
@@ -637,6 +656,7 @@ impl UciEngine {
     pub fn new(out: Arc<dyn Fn(&str) + Send + Sync>) -> Self {
         UciEngine {
             engine: Engine::new(),
+            task: None,
             refused: None,
             held: None,
             out,
@@ -678,8 +698,41 @@ impl UciEngine {
             if !self.handle_line(&line) {
                 break;
             }
+            self.reap_task();
+        }
+        // Nobody is left to send `stop`: a perft or bench counts to the end (a search stops).
+        if let Some(task) = self.task.take() {
+            let _ = task.handle.join();
         }
         self.finish_search();
+    }
+
+    /// Forgets a task that ended by itself.
+    fn reap_task(&mut self) {
+        if self.task.as_ref().is_some_and(|t| t.handle.is_finished()) {
+            if let Some(task) = self.task.take() {
+                let _ = task.handle.join();
+            }
+        }
+    }
+
+    /// Runs `work` as a [`Task`] on its own thread (with a search thread's stack), `stop`
+    /// ending it early. When no thread can be started it runs here, said first (then it
+    /// cannot be stopped).
+    fn start_task(&mut self, name: &str, stop: Box<dyn Fn() + Send>, work: TaskWork) {
+        let work: Arc<Mutex<Option<TaskWork>>> = Arc::new(Mutex::new(Some(work)));
+        match crate::threads::spawn_search(name, &work, |work: TaskWork| work()) {
+            Ok(handle) => self.task = Some(Task { stop, handle }),
+            Err(e) => {
+                if let Some(work) = crate::threads::take(&work) {
+                    self.say(&format!(
+                        "info string cannot start a thread for {name} ({e}); running it here, \
+                         where stop cannot reach it"
+                    ));
+                    work();
+                }
+            }
+        }
     }
 
     /// Handles one line; returns `false` on `quit`.
@@ -702,6 +755,10 @@ impl UciEngine {
 
     /// Stops a running search and waits for its `bestmove` (or gives a held one).
     fn finish_search(&mut self) {
+        if let Some(task) = self.task.take() {
+            (task.stop)();
+            let _ = task.handle.join();
+        }
         if self.held.take().is_some() {
             self.say("bestmove 0000");
         }
@@ -823,10 +880,28 @@ impl UciEngine {
             Command::Bench { depth } => {
                 self.finish_search();
                 let net = self.engine.network().clone();
-                match crate::bench::run(depth, &net, &mut |line| (self.out)(line)) {
-                    Ok(report) => self.say(&report),
-                    Err(e) => self.error(&format!("bench: {e}")),
-                }
+                let mut searcher = match crate::Searcher::new(net, crate::bench::BENCH_HASH_MIB) {
+                    Ok(searcher) => searcher,
+                    Err(e) => return self.error(&format!("bench: {e}")),
+                };
+                let stopper = searcher.stopper();
+                let out = self.out.clone();
+                let depth = depth.unwrap_or(crate::bench::DEFAULT_BENCH_DEPTH);
+                let work = move || {
+                    let run = crate::bench::run_on(&mut searcher, depth, |i, fen, nodes| {
+                        out(&crate::bench::position_line(i, fen, nodes))
+                    });
+                    if run.stopped {
+                        out(&format!(
+                            "info string bench stopped: {} of {} positions searched to depth \
+                             {depth}, {} nodes (not a bench signature)",
+                            run.positions, run.of, run.nodes
+                        ));
+                    } else {
+                        out(&run.summary());
+                    }
+                };
+                self.start_task("bench", Box::new(move || stopper.stop()), Box::new(work));
             }
             Command::Go(go) => {
                 self.finish_search();
@@ -859,12 +934,14 @@ impl UciEngine {
         let board = *self.engine.position();
         let chess960 = self.engine.options().chess960;
         if let Some(depth) = go.perft {
-            let mut total = 0;
-            for (mv, count) in movegen::perft_divide(&board, depth) {
-                self.say(&format!("{}: {count}", board.to_uci(mv, chess960)));
-                total += count;
-            }
-            self.say(&format!("Nodes searched: {total}"));
+            let cancel = Arc::new(AtomicBool::new(false));
+            let stop = {
+                let cancel = cancel.clone();
+                Box::new(move || cancel.store(true, Ordering::Relaxed))
+            };
+            let out = self.out.clone();
+            let work = move || perft_divide_until(&board, depth, chess960, &cancel, &*out);
+            self.start_task("perft", stop, Box::new(work));
             return;
         }
 
@@ -940,6 +1017,57 @@ impl UciEngine {
     }
 }
 
+/// `go perft`: each root move with the leaf nodes `depth` plies below `board` (one line
+/// each, as it is counted), then `Nodes searched: N`; once `cancel` is set it stops within
+/// a few thousand nodes and says how far it got instead of a total.
+fn perft_divide_until(board: &Board, depth: u32, chess960: bool, cancel: &AtomicBool, out: &dyn Fn(&str)) {
+    let moves = board.legal_moves();
+    let mut total = 0;
+    for (done, &mv) in moves.iter().enumerate() {
+        let mut child = *board;
+        child.play(mv);
+        match perft_until(&child, depth.max(1) - 1, cancel) {
+            Some(count) => {
+                out(&format!("{}: {count}", board.to_uci(mv, chess960)));
+                total += count;
+            }
+            None => {
+                out(&format!(
+                    "info string perft stopped: {done} of {} root moves counted to depth \
+                     {depth}, {total} nodes below them (not a full count)",
+                    moves.len()
+                ));
+                return;
+            }
+        }
+    }
+    out(&format!("Nodes searched: {total}"));
+}
+
+/// Leaf nodes `depth` plies below `board` (as [`movegen::perft`] counts them), or `None`
+/// once `cancel` is set: it is read at every node more than two plies above the leaves.
+fn perft_until(board: &Board, depth: u32, cancel: &AtomicBool) -> Option<u64> {
+    if depth <= 2 {
+        return Some(movegen::perft(board, depth));
+    }
+    if cancel.load(Ordering::Relaxed) {
+        return None;
+    }
+    let mut nodes = 0;
+    let stopped = board.generate_moves(|moves| {
+        for mv in moves {
+            let mut child = *board;
+            child.play(mv);
+            match perft_until(&child, depth - 1, cancel) {
+                Some(count) => nodes += count,
+                None => return true,
+            }
+        }
+        false
+    });
+    (!stopped).then_some(nodes)
+}
+
 /// The board as text, with its FEN and key (the `d` command).
 pub fn display(board: &Board) -> String {
     let mut out = String::new();
@@ -971,6 +1099,36 @@ mod tests {
 
     fn uci_moves(moves: &[Move]) -> Vec<String> {
         moves.iter().map(|m| m.to_string()).collect()
+    }
+
+    #[test]
+    fn perft_divides_counts_and_stops_when_asked() {
+        let lines = Mutex::new(Vec::new());
+        let out = |line: &str| lines.lock().unwrap().push(line.to_string());
+        let board = Board::startpos();
+        perft_divide_until(&board, 4, false, &AtomicBool::new(false), &out);
+        let full = std::mem::take(&mut *lines.lock().unwrap());
+        assert_eq!((full.len(), full[20].as_str()), (21, "Nodes searched: 197281"));
+        assert!(full.contains(&"e2e4: 13160".to_string()), "{full:?}");
+        for depth in [1, 2, 3] {
+            assert_eq!(
+                perft_until(&board, depth, &AtomicBool::new(false)),
+                Some(movegen::perft(&board, depth))
+            );
+        }
+        // Asked to stop: no total, a line saying how far it got.
+        perft_divide_until(&board, 6, false, &AtomicBool::new(true), &out);
+        let stopped = std::mem::take(&mut *lines.lock().unwrap());
+        assert_eq!(
+            stopped,
+            [
+                "info string perft stopped: 0 of 20 root moves counted to depth 6, 0 nodes below \
+              them (not a full count)"
+            ]
+        );
+        // Shallow subtrees are counted whole (they take microseconds).
+        perft_divide_until(&board, 3, false, &AtomicBool::new(true), &out);
+        assert_eq!(lines.lock().unwrap().last().unwrap(), "Nodes searched: 8902");
     }
 
     #[test]

@@ -571,3 +571,58 @@ fn chess960_castling_in_uci() {
     assert!(lines.iter().any(|l| l == "b1a1: 1"), "{lines:?}");
     e.quit();
 }
+
+/// A long extension command (`go perft`, `bench`) runs where `isready`, `stop` and `quit`
+/// reach it: `isready` is answered while it runs, `stop` ends it with what was counted and a
+/// line saying it was stopped (never a total that is not one: `Nodes searched: N`, or
+/// bench's `N nodes M nps`), and `quit` exits. The guards are generous (a hang is the
+/// failure; each answer takes milliseconds).
+#[test]
+fn a_deep_perft_or_bench_answers_isready_stop_and_quit() {
+    let guard = 30 * SECOND;
+    let is_total = |line: &String| {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        line.starts_with("Nodes searched") || (words.len() == 4 && words[1] == "nodes" && words[3] == "nps")
+    };
+    for (command, stopped) in [
+        ("go perft 12", "info string perft stopped"),
+        ("bench 64", "info string bench stopped"),
+    ] {
+        let mut e = Engine::start();
+        e.send("position startpos");
+        e.send(command);
+        let lines = e.sync_within(guard);
+        assert!(!lines.iter().any(is_total), "{command}: {lines:?}");
+        e.send("stop");
+        let lines = e.until(stopped, guard);
+        assert!(!lines.iter().any(is_total), "{command}: {lines:?}");
+        // The engine is free again: it searches, and a second run is ended by `quit`.
+        assert!(!e.sync_within(guard).iter().any(is_total), "{command}");
+        e.send("go depth 3");
+        let (best, _) = e.bestmove(guard);
+        assert_ne!(best, "0000");
+        e.send(command);
+        assert!(!e.sync_within(guard).iter().any(is_total), "{command}");
+        e.quit();
+    }
+}
+
+/// At the end of input a running `go perft` counts to the end (nobody is left to send
+/// `stop`; `echo "go perft 4" | luft` is how it is used).
+#[test]
+fn perft_at_the_end_of_input_counts_to_the_end() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_luft"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"position startpos\ngo perft 4\n").unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().last(), Some("Nodes searched: 197281"), "{text}");
+}

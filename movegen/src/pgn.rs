@@ -5,7 +5,8 @@
 //! after any move, and the result. Reading takes any number of games and skips what a
 //! reader may skip: a UTF-8 byte-order mark (at the start of the text or of any line, as in
 //! concatenated files), `;` and `%` line comments, NAGs, `!?` marks, and `( ... )`
-//! variations, however nested. An en passant capture may carry an `e.p.` mark, glued
+//! variations, however nested. Several `{comments}` after one move are kept joined, in
+//! order. An en passant capture may carry an `e.p.` mark, glued
 //! (`exd6e.p.`) or apart (`exd6 e.p.`); the mark on any other move is an error. Every move is
 //! checked against the rules; an illegal or ambiguous move is an error naming the game, the
 //! line and the move.
@@ -31,7 +32,8 @@ pub struct PgnGame {
     /// The moves played from `start`, in order (stopping before a null move: see
     /// [`PgnGame::truncated`]).
     pub moves: Vec<Move>,
-    /// The comment after each move (`comments[i]` follows `moves[i]`).
+    /// The comment after each move (`comments[i]` follows `moves[i]`); several comments
+    /// after one move are joined by a space, in order.
     pub comments: Vec<Option<String>>,
     /// `1-0`, `0-1`, `1/2-1/2` or `*`.
     pub result: String,
@@ -258,8 +260,20 @@ pub fn parse_pgn(text: &str) -> Result<Vec<PgnGame>, PgnError> {
                         let text = in_comment.take().unwrap_or_default();
                         if depth == 0 {
                             if let Some((game, _, _)) = current.as_mut().filter(|c| c.0.truncated.is_none()) {
+                                // Several comments after one move are all kept, joined
+                                // in the order they came.
                                 if let Some(last) = game.comments.last_mut() {
-                                    *last = Some(text.trim().to_string());
+                                    let text = text.trim();
+                                    match last {
+                                        Some(kept) if !text.is_empty() => {
+                                            if !kept.is_empty() {
+                                                kept.push(' ');
+                                            }
+                                            kept.push_str(text);
+                                        }
+                                        Some(_) => {}
+                                        None => *last = Some(text.to_string()),
+                                    }
                                 }
                             }
                         }
@@ -410,6 +424,15 @@ fn parse_tag(line: &str) -> Option<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn several_comments_after_a_move_are_all_kept_in_order() {
+        let games = parse_pgn("1. e4 {first} {second} e5 {only} 2. Nf3 *\n").unwrap();
+        assert_eq!(
+            games[0].comments,
+            [Some("first second".to_string()), Some("only".to_string()), None]
+        );
+    }
 
     #[test]
     fn movetext_wraps_before_column_80_and_tags_are_escaped() {

@@ -665,8 +665,47 @@ pub enum PackItem {
 enum Unit {
     Table(u64, Vec<PackSource>),
     Block(Vec<(u64, u64, Frame)>),
-    BadBlock(String),
+    /// A block that failed, with where its payload ends and the games its header says it
+    /// holds, when those fields are plausible.
+    BadBlock(String, Option<(u64, u64)>),
     Frame(u64, Frame),
+}
+
+/// The smallest game frame: a one-byte length, the smallest body and the checksum. A
+/// damaged range shorter than this cannot have held a whole game.
+const MIN_FRAME: u64 = 1 + MIN_BODY as u64 + 4;
+
+/// Games a pack held that reading it did not give back ([`PackReader::loss`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PackLoss {
+    /// Games counted lost in blocks that failed their checksum and had damage among their
+    /// games (a cut pack's last block included): for each, the games its header says it
+    /// holds less those read from it, and at least one per damaged range.
+    pub games: u64,
+    /// Damaged ranges among the games that no block's count covers (its header was
+    /// damaged too), each at least as long as a game: each lost at least one game.
+    pub uncounted: u64,
+    /// Whether the pack ends inside a table, a block or a game: it was cut, and the games
+    /// after the cut, if any, are gone without a count (`games` and `uncounted` count
+    /// only what was lost before it).
+    pub cut: bool,
+}
+
+impl PackLoss {
+    /// Whether any game was lost (or, for a pack cut before its games, may have been).
+    pub fn any(&self) -> bool {
+        self.games > 0 || self.uncounted > 0 || self.cut
+    }
+
+    /// At least this many games were lost.
+    pub fn at_least(&self) -> u64 {
+        self.games + self.uncounted
+    }
+
+    /// Whether [`PackLoss::at_least`] is the exact count (no cut, no uncounted range).
+    pub fn exact(&self) -> bool {
+        !self.cut && self.uncounted == 0
+    }
 }
 
 enum Attempt {
@@ -689,6 +728,15 @@ pub struct PackReader<R> {
     queue: VecDeque<PackItem>,
     finished: bool,
     keys: Vec<u32>,
+    /// Valid source table copies read.
+    tables: u32,
+    /// Whether a block or game has been found (damage before that is in the prefix or the
+    /// tables, which hold no game).
+    in_games: bool,
+    /// The failed block being read frame by frame: where its payload ends, the games its
+    /// header says it holds, those read from it so far, and the damaged ranges in it.
+    bad_block: Option<(u64, u64, u64, u64)>,
+    loss: PackLoss,
 }
 
 impl<R> fmt::Debug for PackReader<R> {
@@ -717,6 +765,10 @@ impl<R: Read> PackReader<R> {
             queue: VecDeque::new(),
             finished: false,
             keys: Vec::new(),
+            tables: 0,
+            in_games: false,
+            bad_block: None,
+            loss: PackLoss::default(),
         };
         r.fill(PREFIX)?;
         let prefix_ok =
@@ -760,6 +812,36 @@ impl<R: Read> PackReader<R> {
                 return Ok(None);
             }
             self.step()?;
+        }
+    }
+
+    /// The games lost to damage so far; all of them once [`PackReader::next_item`] has
+    /// returned `None`. Damage in the prefix, in one table copy or in a block's header
+    /// costs no game and is not counted.
+    pub fn loss(&self) -> PackLoss {
+        self.loss
+    }
+
+    /// Ends the failed block being read frame by frame once reading has passed its end
+    /// (`at`; `None`: the end of the pack, at `eof`), counting its games that did not read.
+    ///
+    /// Only damage inside the block loses games (a block whose games all read had only its
+    /// header damaged, whatever that header's count says), a cut included (the pack ends
+    /// before the block does with fewer games read than it counts); each damaged range lost
+    /// at least one game, and together at least the games the header counts less those
+    /// read.
+    fn settle_bad_block(&mut self, at: Option<u64>, eof: u64) {
+        if let Some((end, announced, read, mut damaged)) = self.bad_block {
+            if at.is_none() && end > eof && read < announced {
+                damaged = damaged.max(1);
+                self.loss.cut = true;
+            }
+            if at.is_none_or(|at| at >= end) {
+                if damaged > 0 {
+                    self.loss.games += announced.saturating_sub(read).max(damaged);
+                }
+                self.bad_block = None;
+            }
         }
     }
 
@@ -808,8 +890,31 @@ impl<R: Read> PackReader<R> {
         }
     }
 
-    fn close_damage(&mut self, end: u64) {
+    /// Reports the damaged range that ends at `end` (at the end of the pack when `at_end`),
+    /// counting the games it cost ([`PackLoss`]).
+    fn close_damage(&mut self, end: u64, at_end: bool) {
         if let Some((offset, what)) = self.damage.take() {
+            // Inside a failed block it is counted with the block's games. Before any game
+            // with a table copy missing, it is that copy (or the prefix), unless the pack
+            // ends in it: then it was cut before its games. Elsewhere a range long enough
+            // to hold a game lost at least one, and so did a cut (a block header is only
+            // written before games).
+            let counted_to = match &mut self.bad_block {
+                Some((block_end, _, _, damaged)) if offset < *block_end => {
+                    *damaged += 1;
+                    (*block_end).min(end)
+                }
+                _ => offset,
+            };
+            let beyond = end.saturating_sub(counted_to);
+            // Damage that runs to the end of the pack is a cut, unless it lies inside the
+            // last block, which ends there too (a damaged last game).
+            self.loss.cut |= at_end && beyond > 0;
+            if !self.in_games && self.tables < 2 {
+                // The prefix or a table copy.
+            } else if beyond >= MIN_FRAME || (at_end && beyond > 0) {
+                self.loss.uncounted += 1;
+            }
             self.queue.push_back(PackItem::Damage(Damage {
                 offset,
                 len: end - offset,
@@ -823,14 +928,23 @@ impl<R: Read> PackReader<R> {
         if !self.fill(1)? {
             self.flush_pending();
             let end = self.offset();
-            self.close_damage(end);
+            // A pack holds two table copies before its games: ending with fewer, it was cut.
+            if !self.in_games && self.tables < 2 && end > 0 {
+                self.loss.cut = true;
+            }
+            self.close_damage(end, true);
+            self.settle_bad_block(None, end);
             self.finished = true;
             return Ok(());
         }
         let at = self.offset();
         match self.attempt()? {
             Attempt::Found(unit) => {
-                self.close_damage(at);
+                self.close_damage(at, false);
+                self.settle_bad_block(Some(at), at);
+                if !matches!(unit, Unit::Table(..)) {
+                    self.in_games = true;
+                }
                 match unit {
                     Unit::Table(version, sources) => {
                         if version != u64::from(PACK_VERSION) {
@@ -839,6 +953,7 @@ impl<R: Read> PackReader<R> {
                                 format!("pack version {version}: this build reads version {PACK_VERSION}"),
                             ));
                         }
+                        self.tables += 1;
                         match &self.sources {
                             None => self.sources = Some(sources),
                             Some(known) if *known == sources => {}
@@ -852,10 +967,11 @@ impl<R: Read> PackReader<R> {
                             self.take_frame(offset, len, frame);
                         }
                     }
-                    Unit::BadBlock(what) => {
+                    Unit::BadBlock(what, counted) => {
                         self.queue.push_back(PackItem::Problem(format!(
                             "block at byte {at}: {what}; its games were read one by one"
                         )));
+                        self.bad_block = counted.map(|(end, games)| (end, games, 0, 0));
                     }
                     Unit::Frame(len, frame) => self.take_frame(at, len, frame),
                 }
@@ -873,6 +989,11 @@ impl<R: Read> PackReader<R> {
 
     /// Adds a frame's game to the chunk being gathered, or starts the next chunk.
     fn take_frame(&mut self, offset: u64, len: u64, frame: Frame) {
+        if let Some((end, _, read, _)) = &mut self.bad_block {
+            if offset < *end {
+                *read += 1;
+            }
+        }
         let part = frame.part;
         if !part.first {
             if let Some((source, chunk)) = &mut self.pending {
@@ -954,13 +1075,17 @@ impl<R: Read> PackReader<R> {
     }
 
     fn attempt_block(&mut self) -> std::io::Result<Attempt> {
-        let bad = |what: String| Ok(Attempt::Found(Unit::BadBlock(what)));
         if !self.fill(BLOCK_HEADER)? {
             return Ok(Attempt::Failed("truncated block header (a cut)".into()));
         }
         let h = &self.buf[self.pos..self.pos + BLOCK_HEADER];
         let len = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as usize;
         let count = u32::from_le_bytes([h[8], h[9], h[10], h[11]]) as usize;
+        // The header's length and count, where they could be a block's (the checksum that
+        // failed may be the payload's fault): what the block held, to count what is lost.
+        let counted = (len <= MAX_BLOCK_PAYLOAD && count >= 1 && count as u64 * MIN_FRAME <= len as u64)
+            .then(|| (self.offset() + (BLOCK_HEADER + len) as u64, count as u64));
+        let bad = |what: String| Ok(Attempt::Found(Unit::BadBlock(what, counted)));
         let stored = u64::from_le_bytes([h[12], h[13], h[14], h[15], h[16], h[17], h[18], h[19]]);
         // From here on a failure skips the block's header only: its frames are read one by
         // one after it.
@@ -1117,6 +1242,13 @@ mod tests {
         w.finish().unwrap().0
     }
 
+    /// The games lost reading `bytes` to the end ([`PackReader::loss`]).
+    fn loss_of(bytes: &[u8]) -> PackLoss {
+        let mut r = PackReader::new(bytes).unwrap();
+        while r.next_item().unwrap().is_some() {}
+        r.loss()
+    }
+
     fn read_all(bytes: &[u8]) -> (Option<Vec<PackSource>>, Vec<PackItem>) {
         let mut r = PackReader::new(bytes).unwrap();
         let sources = r.sources().map(<[PackSource]>::to_vec);
@@ -1246,6 +1378,13 @@ mod tests {
                 let got: Vec<GameRecord> = chunks(&items).into_iter().flat_map(|c| c.4).collect();
                 let lost = all_games.iter().filter(|g| !got.contains(g)).count();
                 assert!(lost <= 1, "flip {flip:#x} at {i}: {lost} games lost");
+                // The loss is counted exactly: a game's frame, never a table or header.
+                let loss = loss_of(&bad);
+                assert_eq!(
+                    (loss.at_least(), loss.any(), loss.exact()),
+                    (lost as u64, lost > 0, true),
+                    "flip {flip:#x} at {i}: {loss:?}"
+                );
                 assert!(
                     got.iter().all(|g| all_games.contains(g)),
                     "flip at {i}: a game made up"
@@ -1296,6 +1435,19 @@ mod tests {
             let want_at_least: usize = expected(&content)[..whole_chunks].iter().map(|c| c.4.len()).sum();
             assert!(got.len() >= want_at_least, "cut at {cut}");
             assert_eq!(got[..], all[..got.len()], "cut at {cut}");
+            // A cut is a loss, counted at least as the games missing, except exactly
+            // between two blocks, which no reader can tell from the pack's end (the format
+            // has no end marker), and at 0 (an empty file, which is no pack).
+            let loss = loss_of(&bytes[..cut]);
+            let at_a_block = bytes[cut..].starts_with(BLOCK_MAGIC);
+            if cut > 0 && !at_a_block {
+                assert!(loss.any(), "cut at {cut}: {loss:?}");
+                assert!(loss.cut && !loss.exact(), "cut at {cut}: {loss:?}");
+                assert!(
+                    loss.at_least() as usize <= all.len() - got.len(),
+                    "cut at {cut}: {loss:?}"
+                );
+            }
         }
     }
 

@@ -16,7 +16,7 @@
 //! cannot be read is a [`SourceItem::Problem`] naming it (the rest is read). A reader of
 //! games only (`stats`, `pack`, ...) says that such a file holds no games.
 
-use crate::pack::{is_pack, PackItem, PackReader, PackSource};
+use crate::pack::{is_pack, PackItem, PackLoss, PackReader, PackSource};
 use crate::positions::{parse_bullet_record, parse_text_line, ScoredPosition, BULLET_RECORD};
 use crate::record::{Chunk, Damage, DataReader, Duplicate, Header, Item, RecordError, GAME_MAGIC};
 use std::fmt;
@@ -376,6 +376,16 @@ impl DataSource {
     /// [`SourceItem::Damage`], at byte 0.
     pub fn header_error(&self) -> Option<&str> {
         self.header_error.as_deref()
+    }
+
+    /// For a pack, the games lost to damage so far (all of them once
+    /// [`DataSource::next_item`] has returned `None`; see [`PackReader::loss`]); `None` for
+    /// other formats.
+    pub fn pack_loss(&self) -> Option<PackLoss> {
+        match &self.reader {
+            Reader::Pack(r) => Some(r.loss()),
+            _ => None,
+        }
     }
 
     /// The next chunk, damaged range, repeat or problem; `None` at the end.

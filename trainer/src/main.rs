@@ -26,9 +26,11 @@
 //! checkpoint's mirroring, and `--mirror` on a checkpoint without it is refused.
 //!
 //! A resumed run keeps every setting its checkpoint holds: `--hidden`, `--buckets`,
-//! `--wdl`, `--lr`, `--seed`, `--batch-size` or `--batches-per-superbatch` given with
-//! `--resume` must be the checkpoint's value, and a conflict is refused naming both values
-//! (the same value is no conflict). `--superbatches` and `--epochs` are not used (a note
+//! `--wdl`, `--lr`, `--seed`, `--batch-size`, `--batches-per-superbatch` or `--arch` given
+//! with `--resume` must be the checkpoint's value (for `--arch` the whole shape: features,
+//! mirroring, king buckets, width, output buckets, layers; for `--king-buckets` the bucket
+//! layout, `--king-buckets 1` included), and a conflict is refused naming both values (the
+//! same value is no conflict). `--superbatches` and `--epochs` are not used (a note
 //! says so).
 //!
 //! Every file is written by the workspace's one rule (the `output` crate): a regular file is
@@ -304,6 +306,7 @@ fn main() {
             allow_mirror_change,
             seed,
         } => {
+            let arch_given = arch.as_deref().cloned();
             let arch = match arch {
                 Some(arch) => *arch,
                 None => match nnue::FeatureSet::default_buckets(king_buckets, mirror) {
@@ -331,6 +334,7 @@ fn main() {
                 mirror,
                 features: arch.features,
                 layers: arch.layers.clone(),
+                arch: arch_given,
                 allow_mirror_change,
                 given: CHECKPOINT_FLAGS
                     .iter()
@@ -338,6 +342,7 @@ fn main() {
                     .map(|&(_, flag)| flag)
                     .collect(),
                 superbatches_given: given("superbatches"),
+                king_buckets_given: given("king_buckets"),
             };
             let format = data_format
                 .map(|f| f.parse::<Format>())
@@ -363,11 +368,17 @@ struct Start {
     features: nnue::FeatureSet,
     /// The widths of the run's hidden layers (`--arch`; empty: none).
     layers: Vec<usize>,
+    /// The whole shape, when `--arch` gives it (with `--resume` it must be the
+    /// checkpoint's).
+    arch: Option<nnue::Arch>,
     allow_mirror_change: bool,
     /// Which of [`CHECKPOINT_FLAGS`] the command line gives.
     given: Vec<&'static str>,
     /// Whether it gives `--superbatches`.
     superbatches_given: bool,
+    /// Whether it gives `--king-buckets` (with `--resume`, `--king-buckets 1` on a bucketed
+    /// checkpoint is a conflict too).
+    king_buckets_given: bool,
 }
 
 /// The settings `flag` sets, as the command line would write them.
@@ -412,6 +423,17 @@ fn mirroring(mirrored: bool) -> &'static str {
 fn starting_checkpoint(config: TrainConfig, start: &Start) -> Result<Checkpoint> {
     if let Some(path) = &start.resume {
         let c = Checkpoint::load(path)?;
+        if let Some(wanted) = &start.arch {
+            let held = c.model.arch();
+            if held != *wanted {
+                bail!(
+                    "--resume {}: the command line gives --arch {wanted} but the checkpoint's run \
+                     has --arch {held}; a resumed run keeps its checkpoint's settings, so leave \
+                     --arch out (or start a new run, with --init to start from a net)",
+                    path.display(),
+                );
+            }
+        }
         let conflicts = resume_conflicts(&start.given, &config, &c.config);
         if !conflicts.is_empty() {
             let list = |f: fn(&(String, String, String)) -> String| {
@@ -446,7 +468,8 @@ fn starting_checkpoint(config: TrainConfig, start: &Start) -> Result<Checkpoint>
                 c.model.arch()
             );
         }
-        if start.features.king_buckets_count() > 1 && c.model.features != start.features {
+        let buckets_given = start.king_buckets_given || start.features.king_buckets_count() > 1;
+        if buckets_given && c.model.features != start.features.with_mirroring(c.model.mirrored()) {
             bail!(
                 "{} trains the inputs {}, and a resumed run keeps its checkpoint's settings",
                 path.display(),

@@ -595,6 +595,103 @@ fn a_resume_refuses_settings_that_differ_from_its_checkpoint() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `--arch` with `--resume` is held to the checkpoint like `--hidden`: a different shape
+/// (width, output buckets, mirroring, king buckets, layers) is refused naming both, the
+/// checkpoint's own shape resumes.
+#[test]
+fn a_resume_refuses_an_arch_that_differs_from_its_checkpoint() {
+    let dir = temp_dir("resume-arch");
+    let data = dir.join("games.bin");
+    write_games(&data);
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let out = s(&dir.join("run"));
+    let train = |extra: &[&str]| {
+        let mut args = vec![
+            "train",
+            "--data",
+            data.to_str().unwrap(),
+            "--superbatches",
+            "2",
+            "--batches-per-superbatch",
+            "2",
+            "--out",
+            &out,
+        ];
+        args.extend_from_slice(extra);
+        trainer(&args)
+    };
+    let (code, _, err) = train(&["--hidden", "16", "--batch-size", "64"]);
+    assert_eq!(code, 0, "{err}");
+    let ckpt = s(&dir.join("run/checkpoint.bin"));
+    let before = std::fs::read(&ckpt).unwrap();
+    let plain = |width, buckets| {
+        nnue::Arch::simple(
+            nnue::FeatureSet::default_buckets(1, false).unwrap(),
+            width,
+            buckets,
+        )
+    };
+    let held = plain(16, 1).to_string();
+    let mut mirrored = plain(16, 1);
+    mirrored.features = mirrored.features.with_mirroring(true);
+    let mut bucketed = plain(16, 1);
+    bucketed.features = nnue::FeatureSet::default_buckets(4, false).unwrap();
+    let mut layered = plain(16, 1);
+    layered.layers = vec![8];
+    for other in [plain(32, 1), plain(16, 8), mirrored, bucketed, layered] {
+        let wanted = other.to_string();
+        let (code, _, err) = train(&["--resume", &ckpt, "--arch", &wanted]);
+        assert_eq!(code, 2, "{wanted}: {err}");
+        assert!(
+            err.contains(&format!("--arch {wanted}")) && err.contains(&held),
+            "{wanted}: {err}"
+        );
+        assert!(
+            err.contains("a resumed run keeps its checkpoint's settings"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(&ckpt).unwrap(), before, "{wanted}: nothing written");
+    }
+    // The checkpoint's own shape is no conflict.
+    let (code, _, err) = train(&["--resume", &ckpt, "--arch", &held]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("resuming"), "{err}");
+
+    // --king-buckets likewise: 1 given to a run with 4 is refused, 4 resumes it (its
+    // mirroring kept, as without --mirror).
+    let out4 = s(&dir.join("run4"));
+    let train4 = |extra: &[&str]| {
+        let mut args = vec![
+            "train",
+            "--data",
+            data.to_str().unwrap(),
+            "--superbatches",
+            "2",
+            "--batches-per-superbatch",
+            "2",
+            "--hidden",
+            "16",
+            "--out",
+            &out4,
+        ];
+        args.extend_from_slice(extra);
+        trainer(&args)
+    };
+    let (code, _, err) = train4(&["--king-buckets", "4", "--mirror"]);
+    assert_eq!(code, 0, "{err}");
+    let ckpt4 = s(&dir.join("run4/checkpoint.bin"));
+    let (code, _, err) = train4(&["--resume", &ckpt4, "--king-buckets", "1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("a resumed run keeps its checkpoint's settings"),
+        "{err}"
+    );
+    let (code, _, err) = train4(&["--resume", &ckpt4, "--king-buckets", "4"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("resuming") && err.contains("(mirrored)"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn a_data_file_as_one_of_the_runs_outputs_is_refused() {
     let dir = temp_dir("data-out");
