@@ -477,7 +477,7 @@ fn catalogue_problems(
         if !date_ok {
             problems.push(format!("{name}: date {:?} is not YYYY-MM-DD", e.date));
         }
-        if !["default", "former default", "candidate"].contains(&e.status.as_str()) {
+        if !["default", "former default", "admitted", "candidate"].contains(&e.status.as_str()) {
             problems.push(format!("{name}: unknown status {:?}", e.status));
         }
         if (e.status == "default") != (*name == catalogue.default) {
