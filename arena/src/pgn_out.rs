@@ -70,19 +70,6 @@ pub struct GameTags {
     pub round: u64,
 }
 
-/// Days since 1970-01-01 to (year, month, day) (Howard Hinnant's civil-from-days).
-fn civil(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(month <= 2), month, day)
-}
-
 fn unix_seconds(t: SystemTime) -> u64 {
     t.duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
@@ -90,14 +77,14 @@ fn unix_seconds(t: SystemTime) -> u64 {
 
 /// `YYYY.MM.DD` (UTC), the PGN `Date`.
 pub fn pgn_date(t: SystemTime) -> String {
-    let (y, m, d) = civil((unix_seconds(t) / 86_400) as i64);
+    let (y, m, d) = output::civil_from_days((unix_seconds(t) / 86_400) as i64);
     format!("{y:04}.{m:02}.{d:02}")
 }
 
 /// `YYYY-MM-DDTHH:MM:SS +0000` (UTC).
 pub fn iso_time(t: SystemTime) -> String {
     let secs = unix_seconds(t);
-    let (y, m, d) = civil((secs / 86_400) as i64);
+    let (y, m, d) = output::civil_from_days((secs / 86_400) as i64);
     let s = secs % 86_400;
     format!(
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02} +0000",

@@ -233,21 +233,12 @@ pub fn now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// A journal time (Unix seconds) as `YYYY-MM-DD HH:MM UTC`, for reports; the date from
-/// the day count by the proleptic Gregorian civil-from-days formula (400-year eras of
-/// 146,097 days, years starting in March).
+/// A journal time (Unix seconds) as `YYYY-MM-DD HH:MM UTC`, for reports (the date by
+/// [`output::civil_from_days`]).
 pub fn utc(t: u64) -> String {
     let days = (t / 86_400) as i64;
     let secs = t % 86_400;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (year, month, day) = output::civil_from_days(days);
     format!(
         "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
         secs / 3600,

@@ -386,6 +386,22 @@ pub fn write(path: &Path, inputs: &[&Path], bytes: &[u8]) -> io::Result<()> {
 /// What [`is_plain_name`] accepts, in words, for errors.
 pub const PLAIN_NAME: &str = "ASCII letters, digits, '.', '_' and '-', not starting with '.'";
 
+/// Days since 1970-01-01 as a UTC (year, month, day) of the proleptic Gregorian calendar:
+/// Howard Hinnant's civil-from-days (400-year eras of 146,097 days, years starting in
+/// March). The one date conversion of the tools' outputs (PGN dates, journal times, the
+/// corpus manifest's dates).
+pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
 /// Whether `name` names a file or directory a tool makes inside a directory of its own
 /// (`datagen --gen NAME` in the data store, `learn init --name NAME` in a run's `nets/`): one
 /// or more ASCII letters, digits, `.`, `_` and `-`, not starting with `.`. So it is never a
@@ -517,6 +533,14 @@ pub fn closed_stdout_fault(out: &std::process::Output) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(super::civil_from_days(0), (1970, 1, 1));
+        assert_eq!(super::civil_from_days(-1), (1969, 12, 31));
+        assert_eq!(super::civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(super::civil_from_days(20_793), (2026, 12, 6));
+    }
     use super::is_plain_name;
 
     #[test]

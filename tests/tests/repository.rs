@@ -81,7 +81,7 @@ fn patterns() -> Vec<Pattern> {
         p("an issue number", r"(?i)\bissues?[ _-]?#?[0-9]+", always),
         p(
             "a machine's fate",
-            r"(?i)\bnew machine|\bdied with (its|the) machine",
+            r"(?i)\bnew\x20machine|\bdied\x20with\x20(its|the)\x20machine",
             always,
         ),
         // A folder of runs, then `s` and two digits: a run named by its working period.
