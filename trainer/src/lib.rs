@@ -26,3 +26,4 @@ pub mod plain;
 pub mod plot;
 mod simd;
 pub mod train;
+pub mod validate;

@@ -254,6 +254,26 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// The loss of finished nets on held-out data, at fixed WDL weights: the same measure
+    /// for nets of every recipe (`trainer::validate`).
+    Validate {
+        /// Net files to measure.
+        #[arg(long, num_args = 1.., required = true)]
+        net: Vec<PathBuf>,
+        /// The held-out data (data files, packs, directories, text or bulletformat), read
+        /// through the training filter.
+        #[arg(long, num_args = 1.., required = true)]
+        data: Vec<PathBuf>,
+        /// The WDL weights of the targets to measure against, each 0 to 1.
+        #[arg(long, num_args = 1.., default_values_t = [0.0, 0.3, 1.0], allow_negative_numbers = true, value_parser = parse_wdl)]
+        wdl: Vec<f32>,
+        /// Threads, 1 to 256.
+        #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_threads)]
+        threads: usize,
+        /// Also write the losses as JSON to this file.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
     /// Float and quantised evaluation of a position.
     Eval {
         #[arg(long)]
@@ -352,6 +372,13 @@ fn main() {
         }
         Command::Export { checkpoint, out } => export(&checkpoint, &out),
         Command::Eval { net, fen } => eval(&net, &fen),
+        Command::Validate {
+            net,
+            data,
+            wdl,
+            threads,
+            json,
+        } => validate(&net, &data, &wdl, threads, json.as_deref()),
     };
     if let Err(e) = result {
         eprintln!("trainer: error: {e:#}");
@@ -708,6 +735,29 @@ fn export(checkpoint: &Path, out: &Path) -> Result<()> {
         net.fingerprint(),
         net.arch()
     );
+    Ok(())
+}
+
+fn validate(
+    nets: &[PathBuf],
+    data: &[PathBuf],
+    wdls: &[f32],
+    threads: usize,
+    json: Option<&Path>,
+) -> Result<()> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("thread pool")?;
+    let v = pool.install(|| trainer::validate::validate(nets, data, wdls))?;
+    for w in &v.warnings {
+        eprintln!("warning: {w}");
+    }
+    if let Some(path) = json {
+        let inputs: Vec<&Path> = nets.iter().chain(data).map(PathBuf::as_path).collect();
+        trainer::validate::write_json(&v, path, &inputs)?;
+    }
+    output::print_stdout(format_args!("{}", trainer::validate::table(&v)));
     Ok(())
 }
 
