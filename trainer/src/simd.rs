@@ -189,24 +189,30 @@ mod x86 {
         }
     }
 
-    // SAFETY (every `unsafe` block below): an `Avx2` exists only where the CPU has AVX2
-    // (`Avx2::new`), and the pointers come from references to whole `[f32; 16]` arrays.
+    // The intrinsics below are AVX (every AVX2 CPU has it): `self`, an `Avx2`, is the
+    // proof that the CPU has AVX2 (`Avx2::new`).
     impl F32x16 for Avx2 {
         type V = (__m256, __m256);
         #[inline(always)]
         fn zero(self) -> Self::V {
+            // SAFETY: AVX set-zero, registers only; `self` proves AVX2, so AVX.
             unsafe { (_mm256_setzero_ps(), _mm256_setzero_ps()) }
         }
         #[inline(always)]
         fn splat(self, x: f32) -> Self::V {
+            // SAFETY: AVX broadcast, registers only; `self` proves AVX2, so AVX.
             unsafe { (_mm256_set1_ps(x), _mm256_set1_ps(x)) }
         }
         #[inline(always)]
         fn load(self, a: &[f32; 16]) -> Self::V {
+            // SAFETY: AVX unaligned loads (`self` proves AVX2, so AVX) of floats 0..8 and
+            // 8..16 of `a`, a whole `[f32; 16]`.
             unsafe { (_mm256_loadu_ps(a.as_ptr()), _mm256_loadu_ps(a.as_ptr().add(8))) }
         }
         #[inline(always)]
         fn store(self, a: &mut [f32; 16], v: Self::V) {
+            // SAFETY: AVX unaligned stores (`self` proves AVX2, so AVX) into floats 0..8
+            // and 8..16 of `a`, a whole `[f32; 16]` borrowed mutably.
             unsafe {
                 _mm256_storeu_ps(a.as_mut_ptr(), v.0);
                 _mm256_storeu_ps(a.as_mut_ptr().add(8), v.1);
@@ -214,21 +220,26 @@ mod x86 {
         }
         #[inline(always)]
         fn add(self, a: Self::V, b: Self::V) -> Self::V {
+            // SAFETY: AVX addition, registers only; `self` proves AVX2, so AVX.
             unsafe { (_mm256_add_ps(a.0, b.0), _mm256_add_ps(a.1, b.1)) }
         }
         #[inline(always)]
         fn mul(self, a: Self::V, b: Self::V) -> Self::V {
+            // SAFETY: AVX multiplication, registers only; `self` proves AVX2, so AVX.
             unsafe { (_mm256_mul_ps(a.0, b.0), _mm256_mul_ps(a.1, b.1)) }
         }
         #[inline(always)]
         fn clamp01(self, a: Self::V) -> Self::V {
             // `max(x, 0)` returns its second operand when `x` is NaN, like `f32::max`.
+            // SAFETY: AVX max, min and broadcast, registers only; `self` proves AVX2, so AVX.
             let clamp =
                 |x| unsafe { _mm256_min_ps(_mm256_max_ps(x, _mm256_setzero_ps()), _mm256_set1_ps(1.0)) };
             (clamp(a.0), clamp(a.1))
         }
         #[inline(always)]
         fn inside01(self, a: Self::V, x: Self::V) -> Self::V {
+            // SAFETY: AVX compares, ands and broadcast, registers only; `self` proves AVX2,
+            // so AVX.
             let keep = |a, x| unsafe {
                 let above = _mm256_cmp_ps::<_CMP_GT_OQ>(a, _mm256_setzero_ps());
                 let below = _mm256_cmp_ps::<_CMP_LT_OQ>(a, _mm256_set1_ps(1.0));
@@ -261,42 +272,53 @@ mod x86 {
         }
     }
 
-    // SAFETY (every `unsafe` block below): an `Avx512` exists only where the CPU has
-    // AVX-512 F (`Avx512::new`), and the pointers come from references to whole
-    // `[f32; 16]` arrays.
+    // The intrinsics below are AVX-512 F: `self`, an `Avx512`, is the proof that the CPU
+    // has it (`Avx512::new`).
     #[rustversion::since(1.89)]
     impl F32x16 for Avx512 {
         type V = __m512;
         #[inline(always)]
         fn zero(self) -> __m512 {
+            // SAFETY: AVX-512 F set-zero, registers only; `self` proves AVX-512 F.
             unsafe { _mm512_setzero_ps() }
         }
         #[inline(always)]
         fn splat(self, x: f32) -> __m512 {
+            // SAFETY: AVX-512 F broadcast, registers only; `self` proves AVX-512 F.
             unsafe { _mm512_set1_ps(x) }
         }
         #[inline(always)]
         fn load(self, a: &[f32; 16]) -> __m512 {
+            // SAFETY: an AVX-512 F unaligned load (`self` proves AVX-512 F) of the 16 floats
+            // of `a`, a whole `[f32; 16]`.
             unsafe { _mm512_loadu_ps(a.as_ptr()) }
         }
         #[inline(always)]
         fn store(self, a: &mut [f32; 16], v: __m512) {
+            // SAFETY: an AVX-512 F unaligned store (`self` proves AVX-512 F) into the 16
+            // floats of `a`, a whole `[f32; 16]` borrowed mutably.
             unsafe { _mm512_storeu_ps(a.as_mut_ptr(), v) }
         }
         #[inline(always)]
         fn add(self, a: __m512, b: __m512) -> __m512 {
+            // SAFETY: AVX-512 F addition, registers only; `self` proves AVX-512 F.
             unsafe { _mm512_add_ps(a, b) }
         }
         #[inline(always)]
         fn mul(self, a: __m512, b: __m512) -> __m512 {
+            // SAFETY: AVX-512 F multiplication, registers only; `self` proves AVX-512 F.
             unsafe { _mm512_mul_ps(a, b) }
         }
         #[inline(always)]
         fn clamp01(self, a: __m512) -> __m512 {
+            // SAFETY: AVX-512 F max, min and broadcast, registers only; `self` proves
+            // AVX-512 F.
             unsafe { _mm512_min_ps(_mm512_max_ps(a, _mm512_setzero_ps()), _mm512_set1_ps(1.0)) }
         }
         #[inline(always)]
         fn inside01(self, a: __m512, x: __m512) -> __m512 {
+            // SAFETY: AVX-512 F compares to masks and a masked move, registers only; `self`
+            // proves AVX-512 F.
             unsafe {
                 let above = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(a, _mm512_setzero_ps());
                 let below = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(a, _mm512_set1_ps(1.0));
