@@ -426,8 +426,8 @@ fn pin(command: &mut Command, cpus: &[usize]) {
     // SAFETY: an all-zero cpu_set_t is a valid empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     for &cpu in cpus {
-        // SAFETY: CPU_SET only writes inside the set for cpu < CPU_SETSIZE, checked here.
         if cpu < libc::CPU_SETSIZE as usize {
+            // SAFETY: CPU_SET only writes inside the set for cpu < CPU_SETSIZE, checked above.
             unsafe { libc::CPU_SET(cpu, &mut set) };
         }
     }

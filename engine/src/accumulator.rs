@@ -478,8 +478,10 @@ impl AccumulatorStack {
 fn stack_sum(backend: Backend, layers: &[Layer], us: &[i16], them: &[i16], bucket: usize) -> i32 {
     #[cfg(target_arch = "x86_64")]
     if backend.is_avx2() {
-        // SAFETY: an AVX2 or AVX-512 `Backend` exists only when the CPU reports AVX2 (see
-        // `backend`); the function is safe code compiled with AVX2 enabled.
+        // SAFETY: `is_avx2` holds for the AVX2 and AVX-512 `Backend`s, which only
+        // `Backend::supported` makes, after `nnue::cpu::has_avx2` found AVX2 (`choose` and
+        // `detect` pick among those); `stack_sum_avx2` asks nothing else (bounds-checked
+        // slices).
         return unsafe { stack_sum_avx2(layers, us, them, bucket) };
     }
     let _ = backend;
@@ -508,16 +510,17 @@ fn update<const A: usize, const S: usize>(
     #[cfg(target_arch = "x86_64")]
     {
         if backend.is_avx512() && avx512_rows_ok(child, parent, &adds, &subs) {
-            // SAFETY: an AVX-512 `Backend` exists only when the CPU reports AVX-512 F and BW
-            // (see `backend`); every slice was just checked to be one length, a multiple
-            // of 32.
+            // SAFETY: `is_avx512` holds for the AVX-512 `Backend` alone, which only
+            // `Backend::supported` makes, after `nnue::cpu::has_avx512_bw` found AVX-512 F
+            // and BW; `avx512_rows_ok` on the line above checked that every slice has one
+            // length, a multiple of 32.
             unsafe { update_avx512(child, parent, adds, subs) };
             return;
         }
         if backend.is_avx2() {
-            // SAFETY: an AVX2 or AVX-512 `Backend` exists only when the CPU reports AVX2
-            // (see `backend`); the function is safe code compiled with AVX2 enabled
-            // (bounds-checked slices).
+            // SAFETY: `is_avx2` holds for the AVX2 and AVX-512 `Backend`s, which only
+            // `Backend::supported` makes, after `nnue::cpu::has_avx2` found AVX2;
+            // `update_avx2` asks nothing else (bounds-checked slices).
             unsafe { update_avx2(child, parent, &adds, &subs) };
             return;
         }
@@ -577,8 +580,9 @@ unsafe fn update_avx512<const A: usize, const S: usize>(
 ) {
     use std::arch::x86_64::*;
     for i in (0..child.len()).step_by(32) {
-        // SAFETY: i + 32 <= len for every slice (the caller checked that they have one
-        // length, a multiple of 32); unaligned loads and stores.
+        // SAFETY: the unaligned loads and the store read and write lanes i..i + 32 of
+        // slices of one length `len`, a multiple of 32 (this function's contract, which
+        // the caller checked); `i` steps by 32 below `len`, so i + 32 <= len.
         unsafe {
             let mut v = _mm512_loadu_si512(parent.as_ptr().add(i) as *const __m512i);
             for row in adds {
@@ -621,14 +625,18 @@ fn simd_shape_ok(us: &[i16], them: &[i16], w_us: &[i16], w_them: &[i16]) -> bool
 fn forward_sum(backend: Backend, us: &[i16], them: &[i16], w_us: &[i16], w_them: &[i16]) -> i32 {
     #[cfg(target_arch = "x86_64")]
     if backend.is_avx512() && simd_shape_ok(us, them, w_us, w_them) && us.len().is_multiple_of(32) {
-        // SAFETY: an AVX-512 `Backend` exists only when the CPU reports AVX-512 F and BW;
-        // the lengths were just checked to be equal multiples of 32.
+        // SAFETY: `is_avx512` holds for the AVX-512 `Backend` alone, which only
+        // `Backend::supported` makes, after `nnue::cpu::has_avx512_bw` found AVX-512 F and
+        // BW; `simd_shape_ok` and the length test in this condition checked that the four
+        // slices have one length, a multiple of 32.
         return unsafe { forward_sum_avx512(us, them, w_us, w_them) };
     }
     #[cfg(target_arch = "x86_64")]
     if backend.is_avx2() && simd_shape_ok(us, them, w_us, w_them) {
-        // SAFETY: an AVX2 `Backend` exists only when the CPU reports AVX2; the lengths
-        // were just checked to be equal multiples of 16.
+        // SAFETY: `is_avx2` holds for the AVX2 and AVX-512 `Backend`s, which only
+        // `Backend::supported` makes, after `nnue::cpu::has_avx2` found AVX2;
+        // `simd_shape_ok` in this condition checked that the four slices have one length,
+        // a multiple of 16.
         return unsafe { forward_sum_avx2(us, them, w_us, w_them) };
     }
     let _ = backend;
@@ -648,8 +656,9 @@ unsafe fn forward_sum_avx2(us: &[i16], them: &[i16], w_us: &[i16], w_them: &[i16
     let mut sum = _mm256_setzero_si256();
     for (acc, w) in [(us, w_us), (them, w_them)] {
         for i in (0..acc.len()).step_by(16) {
-            // SAFETY: i + 16 <= len for both slices (the caller checked that the lengths
-            // are equal multiples of 16).
+            // SAFETY: the unaligned loads read lanes i..i + 16 of two slices of one length
+            // `len`, a multiple of 16 (this function's contract, which the caller checked);
+            // `i` steps by 16 below `len`, so i + 16 <= len.
             let (v, wv) = unsafe {
                 (
                     _mm256_loadu_si256(acc.as_ptr().add(i) as *const __m256i),
@@ -684,8 +693,9 @@ unsafe fn forward_sum_avx512(us: &[i16], them: &[i16], w_us: &[i16], w_them: &[i
     let mut sum = _mm512_setzero_si512();
     for (acc, w) in [(us, w_us), (them, w_them)] {
         for i in (0..acc.len()).step_by(32) {
-            // SAFETY: i + 32 <= len for both slices (the caller checked that the lengths
-            // are equal multiples of 32).
+            // SAFETY: the unaligned loads read lanes i..i + 32 of two slices of one length
+            // `len`, a multiple of 32 (this function's contract, which the caller checked);
+            // `i` steps by 32 below `len`, so i + 32 <= len.
             let (v, wv) = unsafe {
                 (
                     _mm512_loadu_si512(acc.as_ptr().add(i) as *const __m512i),

@@ -20,7 +20,9 @@
 //! [`crate::Searcher`].
 
 use crate::accumulator::AccumulatorStack;
-use crate::options::{OptionError, OptionSpec, Options, EMBEDDED_NET_NAME, NO_SYZYGY_PATH};
+use crate::options::{
+    truncate, OptionError, OptionSpec, OptionValue, Options, Setting, EMBEDDED_NET_NAME, NO_SYZYGY_PATH,
+};
 use crate::report::{Limits, Listener, SearchResult};
 use crate::search::{SearchTables, Shared, Worker};
 use crate::strength::StrengthLimit;
@@ -290,15 +292,11 @@ impl Engine {
     /// Sets option `name` (case-insensitive; see [`crate::OPTIONS`]) from `value` as text,
     /// stopping a running search first, and returns its declaration. A refused value
     /// changes nothing.
-    pub fn set_option(
-        &mut self,
-        name: &str,
-        value: Option<&str>,
-    ) -> Result<&'static OptionSpec, OptionError> {
+    pub fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<OptionSpec, OptionError> {
         self.finish();
-        let spec =
-            OptionSpec::find(name).ok_or_else(|| OptionError::Unknown(crate::options::truncate(name)))?;
-        spec.set(self, value)?;
+        let spec = OptionSpec::find(name).ok_or_else(|| OptionError::Unknown(truncate(name)))?;
+        let value = spec.read(value)?;
+        self.apply(spec.setting, &value)?;
         Ok(spec)
     }
 
@@ -560,15 +558,39 @@ impl Engine {
         })
     }
 
-    // The actions of the options table (`crate::options`); the search is already stopped.
+    // What the options set (`crate::options`); the search is already stopped.
 
-    pub(crate) fn options_mut(&mut self) -> &mut Options {
-        &mut self.options
+    /// Applies `value`, read by its option's kind, to what the option sets.
+    fn apply(&mut self, setting: Setting, value: &OptionValue) -> Result<(), OptionError> {
+        let options = &mut self.options;
+        match setting {
+            Setting::Hash => return self.resize_hash(value.int() as usize),
+            Setting::Threads => return self.set_threads(value.int() as usize),
+            Setting::EvalFile => return self.load_eval_file(value.text()),
+            Setting::SyzygyPath => return self.load_syzygy(value.text()),
+            Setting::ClearHash => self.tt.clear(),
+            Setting::MultiPv => options.multipv = value.int() as usize,
+            Setting::MoveOverhead => options.move_overhead_ms = value.int() as u64,
+            Setting::Chess960 => options.chess960 = value.flag(),
+            Setting::Ponder => options.ponder = value.flag(),
+            Setting::ShowWdl => options.show_wdl = value.flag(),
+            Setting::LimitStrength => options.limit_strength = value.flag(),
+            Setting::Elo => options.elo = value.int() as i32,
+            Setting::StrengthSeed => options.strength_seed = value.int() as u64,
+            Setting::UseSoftNodes => options.use_soft_nodes = value.flag(),
+            Setting::Minimal => options.minimal = value.flag(),
+            Setting::SyzygyProbeDepth => options.syzygy_probe_depth = value.int() as i32,
+            Setting::Syzygy50MoveRule => options.syzygy_50_move_rule = value.flag(),
+            Setting::SyzygyProbeLimit => options.syzygy_probe_limit = value.int() as u32,
+            #[cfg(feature = "tune")]
+            Setting::Tunable(tunable) => tunable.set(value.int() as i32),
+        }
+        Ok(())
     }
 
     /// `Hash`: a new table of `mib` MiB (and threads over it); the old ones stay when they
     /// cannot be made.
-    pub(crate) fn resize_hash(&mut self, mib: usize) -> Result<(), OptionError> {
+    fn resize_hash(&mut self, mib: usize) -> Result<(), OptionError> {
         let refused = |error| OptionError::Hash {
             error,
             kept_mib: self.options.hash_mib,
@@ -583,7 +605,7 @@ impl Engine {
     }
 
     /// `Threads`: the old threads stay when the new ones' tables cannot be had.
-    pub(crate) fn set_threads(&mut self, threads: usize) -> Result<(), OptionError> {
+    fn set_threads(&mut self, threads: usize) -> Result<(), OptionError> {
         let pool = Pool::try_new(threads, &self.net, &self.tt).map_err(|e| OptionError::Threads {
             threads,
             error: e.to_string(),
@@ -594,15 +616,10 @@ impl Engine {
         Ok(())
     }
 
-    /// `Clear Hash`.
-    pub(crate) fn clear_hash(&mut self) {
-        self.tt.clear();
-    }
-
     /// `SyzygyPath`: [`NO_SYZYGY_PATH`] for no tables, else one or more directories
     /// separated by `:`. A path that does not load keeps the tables (and the value) there
     /// were; the tables of the old path are freed before the new ones load.
-    pub(crate) fn load_syzygy(&mut self, path: &str) -> Result<(), OptionError> {
+    fn load_syzygy(&mut self, path: &str) -> Result<(), OptionError> {
         if path == NO_SYZYGY_PATH {
             self.tablebases = None;
             self.options.syzygy_path = NO_SYZYGY_PATH.into();
@@ -634,7 +651,7 @@ impl Engine {
 
     /// `EvalFile`: [`EMBEDDED_NET_NAME`] (or `<default>`, or `default`) for the embedded
     /// net, else a net file; the old net stays when the file is refused.
-    pub(crate) fn load_eval_file(&mut self, path: &str) -> Result<(), OptionError> {
+    fn load_eval_file(&mut self, path: &str) -> Result<(), OptionError> {
         let net = if [EMBEDDED_NET_NAME, "<default>", "default"].contains(&path) {
             default_net()
         } else {
@@ -1021,6 +1038,58 @@ mod tests {
             assert_eq!(answer.depth, HELD_SEARCH_DEPTH);
             assert!(Board::startpos().is_legal(answer.best_move.unwrap()));
         }
+    }
+
+    #[test]
+    fn each_option_sets_its_own_value() {
+        let mut engine = Engine::new();
+        // Every option with a value of its own, each to a value no other field holds.
+        let values = [
+            ("Hash", "2"),
+            ("Threads", "3"),
+            ("MultiPV", "4"),
+            ("Move Overhead", "55"),
+            ("UCI_Chess960", "true"),
+            ("Ponder", "true"),
+            ("UCI_ShowWDL", "true"),
+            ("UCI_LimitStrength", "true"),
+            ("UCI_Elo", "1500"),
+            ("Strength Seed", "7"),
+            ("UseSoftNodes", "true"),
+            ("Minimal", "true"),
+            ("SyzygyProbeDepth", "6"),
+            ("Syzygy50MoveRule", "false"),
+            ("SyzygyProbeLimit", "5"),
+        ];
+        // The rest: the net, the tables (their own tests) and the `Clear Hash` button.
+        assert_eq!(values.len() + 3, crate::OPTIONS.len());
+        for (name, value) in values {
+            assert_eq!(engine.set_option(name, Some(value)).unwrap().name, name);
+        }
+        assert_eq!(
+            *engine.options(),
+            Options {
+                hash_mib: 2,
+                threads: 3,
+                multipv: 4,
+                move_overhead_ms: 55,
+                eval_file: EMBEDDED_NET_NAME.into(),
+                chess960: true,
+                ponder: true,
+                show_wdl: true,
+                limit_strength: true,
+                elo: 1500,
+                strength_seed: 7,
+                use_soft_nodes: true,
+                minimal: true,
+                syzygy_path: NO_SYZYGY_PATH.into(),
+                syzygy_probe_depth: 6,
+                syzygy_50_move_rule: false,
+                syzygy_probe_limit: 5,
+            }
+        );
+        assert_eq!(engine.tt.slot_count(), 2 * 1024 * 1024 / 16);
+        assert_eq!(engine.pool.as_ref().unwrap().workers.len(), 3);
     }
 
     #[test]

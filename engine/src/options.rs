@@ -1,14 +1,17 @@
-//! The engine's options, each declared once in [`OPTIONS`]: its name, its kind with default
-//! and range, and the action that sets it. `crate::Engine::set_option` reads a value by the
-//! declaration (case-insensitive name, integer in range, `true`/`false` in any case,
-//! non-empty text) and applies it; the UCI front end prints the `option name ...` lines from the same table,
-//! so a name, default or range can never disagree between the two. A build with the `tune`
-//! feature adds one spin option per search tunable, declared by the same list as the
-//! tunables themselves (`params`), after these ([`all_options`]). Refusals are typed
-//! ([`OptionError`]) and change nothing: a `Hash` that cannot be allocated keeps the old
-//! table, a net file that does not load keeps the old net.
+//! The engine's options, described as data: each declared once in [`OPTIONS`] with its
+//! name, its kind with default and range, and what it sets (`Setting`). Nothing here
+//! changes the engine: `crate::Engine::set_option` finds the declaration, reads a value by
+//! it ([`OptionSpec::read`]: case-insensitive name, integer in range, `true`/`false` in any
+//! case, non-empty text) and applies it to what the declaration names; the UCI front end
+//! prints the `option name ...` lines from the same table, so a name, default or range can
+//! never disagree between the two. A build with the `tune` feature adds one spin option
+//! per search tunable, described by the tunable's own declaration (`params`), after these
+//! ([`all_options`]). Refusals are typed ([`OptionError`]) and change nothing: a `Hash`
+//! that cannot be allocated keeps the old table, a net file that does not load keeps the
+//! old net.
 
-use crate::engine::Engine;
+#[cfg(feature = "tune")]
+use crate::params::{Tunable, TUNABLES};
 use crate::strength::{ELO_DEFAULT, ELO_MAX, ELO_MIN};
 use crate::tt::{TtAllocError, MAX_HASH_MIB};
 use nnue::NetError;
@@ -181,6 +184,7 @@ pub enum OptionValue {
 }
 
 impl OptionValue {
+    /// A spin's value (0 for the other kinds).
     pub(crate) fn int(&self) -> i64 {
         match self {
             OptionValue::Spin(v) => *v,
@@ -188,11 +192,13 @@ impl OptionValue {
         }
     }
 
-    fn flag(&self) -> bool {
+    /// A check's value (`false` for the other kinds).
+    pub(crate) fn flag(&self) -> bool {
         matches!(self, OptionValue::Check(true))
     }
 
-    fn text(&self) -> &str {
+    /// A string's value (empty for the other kinds).
+    pub(crate) fn text(&self) -> &str {
         match self {
             OptionValue::String(s) => s,
             _ => "",
@@ -277,74 +283,99 @@ pub(crate) fn truncate(text: &str) -> String {
     text.chars().take(40).collect()
 }
 
-/// One option: name, kind (type, default, range) and what setting it does.
-#[derive(Clone, Copy)]
+/// What an option sets; the engine applies a value to it (`crate::Engine::set_option`),
+/// one case each, so no option goes without an effect.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Setting {
+    /// [`Options::hash_mib`], with a new transposition table.
+    Hash,
+    /// [`Options::threads`], with new search threads.
+    Threads,
+    /// [`Options::multipv`].
+    MultiPv,
+    /// [`Options::move_overhead_ms`].
+    MoveOverhead,
+    /// [`Options::eval_file`], with the net it names.
+    EvalFile,
+    /// [`Options::chess960`].
+    Chess960,
+    /// [`Options::ponder`].
+    Ponder,
+    /// Clears the transposition table.
+    ClearHash,
+    /// [`Options::show_wdl`].
+    ShowWdl,
+    /// [`Options::limit_strength`].
+    LimitStrength,
+    /// [`Options::elo`].
+    Elo,
+    /// [`Options::strength_seed`].
+    StrengthSeed,
+    /// [`Options::use_soft_nodes`].
+    UseSoftNodes,
+    /// [`Options::minimal`].
+    Minimal,
+    /// [`Options::syzygy_path`], with the tables it names.
+    SyzygyPath,
+    /// [`Options::syzygy_probe_depth`].
+    SyzygyProbeDepth,
+    /// [`Options::syzygy_50_move_rule`].
+    Syzygy50MoveRule,
+    /// [`Options::syzygy_probe_limit`].
+    SyzygyProbeLimit,
+    /// A search tunable's value (a tune build's options after [`OPTIONS`]).
+    #[cfg(feature = "tune")]
+    Tunable(&'static Tunable),
+}
+
+/// One option: name, kind (type, default, range) and what it sets.
+#[derive(Clone, Copy, Debug)]
 pub struct OptionSpec {
     /// The name, as UCI declares it (set case-insensitively).
     pub name: &'static str,
     /// Its type, default and range.
     pub kind: OptionKind,
-    apply: fn(&mut Engine, &OptionValue) -> Result<(), OptionError>,
-}
-
-impl fmt::Debug for OptionSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OptionSpec")
-            .field("name", &self.name)
-            .field("kind", &self.kind)
-            .finish_non_exhaustive()
-    }
+    /// What a value is applied to.
+    pub(crate) setting: Setting,
 }
 
 impl OptionSpec {
     /// The declaration named `name` (case-insensitive), among [`OPTIONS`] and, in a tune
     /// build, the tunables.
-    pub fn find(name: &str) -> Option<&'static OptionSpec> {
+    pub fn find(name: &str) -> Option<OptionSpec> {
         all_options().find(|o| o.name.eq_ignore_ascii_case(name))
     }
 
-    /// A spin option from `min` to `max` (a tune build's tunables, declared in `params`).
+    /// A tunable as a spin option over its range, named as the tunable.
     #[cfg(feature = "tune")]
-    pub(crate) const fn spin(
-        name: &'static str,
-        default: i32,
-        min: i32,
-        max: i32,
-        apply: fn(&mut Engine, &OptionValue) -> Result<(), OptionError>,
-    ) -> OptionSpec {
+    fn tunable(t: &'static Tunable) -> OptionSpec {
         OptionSpec {
-            name,
+            name: t.name,
             kind: OptionKind::Spin {
-                default: default as i64,
-                min: min as i64,
-                max: max as i64,
+                default: t.default.into(),
+                min: t.min.into(),
+                max: t.max.into(),
             },
-            apply,
+            setting: Setting::Tunable(t),
         }
     }
 
-    /// Reads `value` by the kind and applies it to `engine`.
-    pub(crate) fn set(&self, engine: &mut Engine, value: Option<&str>) -> Result<(), OptionError> {
-        let value = self.kind.parse(self.name, value)?;
-        (self.apply)(engine, &value)
+    /// Reads `value` (as text; `None` for none) by the option's kind. Errors: a missing
+    /// value, or one not of the kind or out of its range.
+    pub fn read(&self, value: Option<&str>) -> Result<OptionValue, OptionError> {
+        self.kind.parse(self.name, value)
     }
 }
 
 /// Every option the engine offers, in the order UCI lists them: [`OPTIONS`], then in a
 /// build with the `tune` feature one spin option per search tunable (named as in
 /// `luft spsa`).
-pub fn all_options() -> impl Iterator<Item = &'static OptionSpec> {
-    let tunables: &'static [OptionSpec] = {
-        #[cfg(feature = "tune")]
-        {
-            crate::params::TUNE_OPTIONS
-        }
-        #[cfg(not(feature = "tune"))]
-        {
-            &[]
-        }
-    };
-    OPTIONS.iter().chain(tunables)
+pub fn all_options() -> impl Iterator<Item = OptionSpec> {
+    #[cfg(feature = "tune")]
+    let tunables = TUNABLES.iter().map(OptionSpec::tunable);
+    #[cfg(not(feature = "tune"))]
+    let tunables = std::iter::empty();
+    OPTIONS.iter().copied().chain(tunables)
 }
 
 /// The engine's own options, in the order UCI lists them (a tune build adds the tunables
@@ -357,7 +388,7 @@ pub static OPTIONS: [OptionSpec; 18] = [
             min: 1,
             max: MAX_HASH_MIB as i64,
         },
-        apply: |e, v| e.resize_hash(v.int() as usize),
+        setting: Setting::Hash,
     },
     OptionSpec {
         name: "Threads",
@@ -366,7 +397,7 @@ pub static OPTIONS: [OptionSpec; 18] = [
             min: 1,
             max: 256,
         },
-        apply: |e, v| e.set_threads(v.int() as usize),
+        setting: Setting::Threads,
     },
     OptionSpec {
         name: "MultiPV",
@@ -375,10 +406,7 @@ pub static OPTIONS: [OptionSpec; 18] = [
             min: 1,
             max: 256,
         },
-        apply: |e, v| {
-            e.options_mut().multipv = v.int() as usize;
-            Ok(())
-        },
+        setting: Setting::MultiPv,
     },
     OptionSpec {
         name: "Move Overhead",
@@ -387,57 +415,39 @@ pub static OPTIONS: [OptionSpec; 18] = [
             min: 0,
             max: 5000,
         },
-        apply: |e, v| {
-            e.options_mut().move_overhead_ms = v.int() as u64;
-            Ok(())
-        },
+        setting: Setting::MoveOverhead,
     },
     OptionSpec {
         name: "EvalFile",
         kind: OptionKind::String {
             default: EMBEDDED_NET_NAME,
         },
-        apply: |e, v| e.load_eval_file(v.text()),
+        setting: Setting::EvalFile,
     },
     OptionSpec {
         name: "UCI_Chess960",
         kind: OptionKind::Check { default: false },
-        apply: |e, v| {
-            e.options_mut().chess960 = v.flag();
-            Ok(())
-        },
+        setting: Setting::Chess960,
     },
     OptionSpec {
         name: "Ponder",
         kind: OptionKind::Check { default: false },
-        apply: |e, v| {
-            e.options_mut().ponder = v.flag();
-            Ok(())
-        },
+        setting: Setting::Ponder,
     },
     OptionSpec {
         name: "Clear Hash",
         kind: OptionKind::Button,
-        apply: |e, _| {
-            e.clear_hash();
-            Ok(())
-        },
+        setting: Setting::ClearHash,
     },
     OptionSpec {
         name: "UCI_ShowWDL",
         kind: OptionKind::Check { default: false },
-        apply: |e, v| {
-            e.options_mut().show_wdl = v.flag();
-            Ok(())
-        },
+        setting: Setting::ShowWdl,
     },
     OptionSpec {
         name: "UCI_LimitStrength",
         kind: OptionKind::Check { default: false },
-        apply: |e, v| {
-            e.options_mut().limit_strength = v.flag();
-            Ok(())
-        },
+        setting: Setting::LimitStrength,
     },
     OptionSpec {
         name: "UCI_Elo",
@@ -446,10 +456,7 @@ pub static OPTIONS: [OptionSpec; 18] = [
             min: ELO_MIN as i64,
             max: ELO_MAX as i64,
         },
-        apply: |e, v| {
-            e.options_mut().elo = v.int() as i32;
-            Ok(())
-        },
+        setting: Setting::Elo,
     },
     OptionSpec {
         name: "Strength Seed",
@@ -458,33 +465,24 @@ pub static OPTIONS: [OptionSpec; 18] = [
             min: 0,
             max: MAX_SEED as i64,
         },
-        apply: |e, v| {
-            e.options_mut().strength_seed = v.int() as u64;
-            Ok(())
-        },
+        setting: Setting::StrengthSeed,
     },
     OptionSpec {
         name: "UseSoftNodes",
         kind: OptionKind::Check { default: false },
-        apply: |e, v| {
-            e.options_mut().use_soft_nodes = v.flag();
-            Ok(())
-        },
+        setting: Setting::UseSoftNodes,
     },
     OptionSpec {
         name: "Minimal",
         kind: OptionKind::Check { default: false },
-        apply: |e, v| {
-            e.options_mut().minimal = v.flag();
-            Ok(())
-        },
+        setting: Setting::Minimal,
     },
     OptionSpec {
         name: "SyzygyPath",
         kind: OptionKind::String {
             default: NO_SYZYGY_PATH,
         },
-        apply: |e, v| e.load_syzygy(v.text()),
+        setting: Setting::SyzygyPath,
     },
     OptionSpec {
         name: "SyzygyProbeDepth",
@@ -493,18 +491,12 @@ pub static OPTIONS: [OptionSpec; 18] = [
             min: 1,
             max: 100,
         },
-        apply: |e, v| {
-            e.options_mut().syzygy_probe_depth = v.int() as i32;
-            Ok(())
-        },
+        setting: Setting::SyzygyProbeDepth,
     },
     OptionSpec {
         name: "Syzygy50MoveRule",
         kind: OptionKind::Check { default: true },
-        apply: |e, v| {
-            e.options_mut().syzygy_50_move_rule = v.flag();
-            Ok(())
-        },
+        setting: Setting::Syzygy50MoveRule,
     },
     OptionSpec {
         name: "SyzygyProbeLimit",
@@ -513,10 +505,7 @@ pub static OPTIONS: [OptionSpec; 18] = [
             min: 0,
             max: 7,
         },
-        apply: |e, v| {
-            e.options_mut().syzygy_probe_limit = v.int() as u32;
-            Ok(())
-        },
+        setting: Setting::SyzygyProbeLimit,
     },
 ];
 

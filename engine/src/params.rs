@@ -13,10 +13,12 @@
 //! compiler folds it into the code as it would a literal, so the release engine pays
 //! nothing and its UCI option list is the usual one. With the `tune` cargo feature each is
 //! an `AtomicI32` read with relaxed ordering, offered as a UCI spin option of the same name
-//! with its range (see [`TUNE_OPTIONS`]), and `luft spsa` prints the list in the line
-//! format OpenBench's SPSA tuner reads ([`spsa_lines`]). A value set by `setoption` takes
-//! effect from the next search (the engine stops a running one before setting an option);
-//! values belong to the process, so every engine and thread in it sees them.
+//! with its range (the option table describes each from [`TUNABLES`], and the engine sets
+//! it with [`Tunable::set`]), and `luft spsa` prints the list in the line format
+//! OpenBench's SPSA tuner reads ([`spsa_lines`]). A value set by `setoption` takes effect
+//! from the next search (the engine stops a running one before setting an option); values
+//! belong to the process, so every engine and thread in it sees them. Nothing here knows
+//! the options or the engine.
 //!
 //! **Integers only.** UCI spin options are integers, so each tunable is an `i32` and a
 //! fractional constant is declared in fixed point with its unit in the documentation:
@@ -56,6 +58,13 @@ impl Tunable {
             self.default
         }
     }
+
+    /// Makes `value` the one searches use from the next on (a tune build's `setoption`,
+    /// after the option table checked it against `min..=max`).
+    #[cfg(feature = "tune")]
+    pub(crate) fn set(&self, value: i32) {
+        self.cell.store(value, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// OpenBench's `r_end` for every parameter: the learning rate at the end of a tune.
@@ -82,8 +91,7 @@ pub fn spsa_lines() -> Vec<String> {
 
 /// Declares the tunables: for each, its documentation, `name = default, min MIN, max MAX,
 /// step STEP;`. Generates the accessor `name()` (a `const fn` returning the default, or in
-/// a tune build a relaxed atomic load), the [`TUNABLES`] table and, in a tune build, the
-/// UCI options [`TUNE_OPTIONS`].
+/// a tune build a relaxed atomic load) and the [`TUNABLES`] table.
 macro_rules! tunables {
     ($(
         $(#[doc = $doc:literal])*
@@ -125,22 +133,6 @@ macro_rules! tunables {
                 #[cfg(feature = "tune")]
                 cell: &cells::$name,
             },
-        )*];
-
-        /// The tune build's UCI options, one spin option per tunable, declared by the
-        /// same list; setting one stores the value for the next search.
-        #[cfg(feature = "tune")]
-        pub(crate) static TUNE_OPTIONS: &[crate::options::OptionSpec] = &[$(
-            crate::options::OptionSpec::spin(
-                stringify!($name),
-                $default,
-                $min,
-                $max,
-                |_, value| {
-                    cells::$name.store(value.int() as i32, std::sync::atomic::Ordering::Relaxed);
-                    Ok(())
-                },
-            ),
         )*];
     };
 }

@@ -222,13 +222,15 @@ impl TranspositionTable {
         }
         let count = (bytes / std::mem::size_of::<Slot>()).max(1);
         let layout = Layout::array::<Slot>(count).map_err(|_| TtAllocError::TooLarge { mib })?;
-        // SAFETY: `layout` has a non-zero size (at least one 16-byte slot).
+        // SAFETY: `layout` has a non-zero size, all `alloc_zeroed` asks: `count` is at least
+        // 1 (`max(1)` above) and a `Slot` is 16 bytes.
         let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
         if ptr.is_null() {
             return Err(TtAllocError::AllocationFailed { mib });
         }
-        // SAFETY: `ptr` is a live allocation from the global allocator with the layout of
-        // `[Slot; count]`, which is what `Box<[Slot]>` frees it with; a `Slot` is two
+        // SAFETY: `ptr` is a live allocation (not null, checked above) from the global
+        // allocator with the layout of `[Slot; count]`, which is what `Box<[Slot]>` frees it
+        // with; a `Slot` is two
         // `AtomicU64`, for which all-zero bytes are a valid value (the empty slot, equal to
         // `Slot::default()`).
         let slots = unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr.cast::<Slot>(), count)) };

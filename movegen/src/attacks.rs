@@ -21,7 +21,8 @@ include!(concat!(env!("OUT_DIR"), "/tables.rs"));
 fn slider_index(entry: &Magic, occupied: Bitboard) -> usize {
     #[cfg(all(feature = "pext", target_feature = "bmi2"))]
     {
-        // SAFETY: this code is compiled only when the target has BMI2.
+        // SAFETY: `_pext_u64` needs BMI2, and this line is compiled only for a target with
+        // BMI2 (the `cfg` above), whose code already assumes the CPU has it.
         entry.offset + unsafe { std::arch::x86_64::_pext_u64(occupied.0, entry.mask) } as usize
     }
     #[cfg(not(all(feature = "pext", target_feature = "bmi2")))]

@@ -19,7 +19,8 @@
 //! differences, the very code the trainer runs in f32.
 
 use crate::data::{sigmoid, Position};
-use crate::model::{Dense, Isa, Kernel, Layout};
+use crate::model::{Dense, Kernel, Layout};
+use crate::simd::PerIsa;
 use nnue::output_bucket;
 
 /// The float type of the general path: f32 to train, f64 to check gradients.
@@ -200,68 +201,41 @@ pub fn accumulate_for(
     grad: &mut [f32],
     buf: &mut Buffers<f32>,
 ) -> f64 {
-    match kernel.isa() {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: a kernel with `Isa::Avx512` exists only after the CPU reported every
-        // feature `accumulate_avx512` enables.
-        Isa::Avx512 => unsafe { accumulate_avx512(params, layout, positions, wdl, grad, buf) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: a kernel with `Isa::Avx2Fma` exists only after the CPU reported AVX2 and FMA.
-        Isa::Avx2Fma => unsafe { accumulate_avx2(params, layout, positions, wdl, grad, buf) },
-        _ => accumulate(params, layout, positions, wdl, grad, buf),
+    kernel.run(Accumulate {
+        params,
+        layout,
+        positions,
+        wdl,
+        grad,
+        buf,
+    })
+}
+
+/// One call of [`accumulate`] in f32, as [`Kernel::run`] builds it (the same code for
+/// every instruction set).
+struct Accumulate<'a> {
+    params: &'a [f32],
+    layout: &'a Layout,
+    positions: &'a [Position],
+    wdl: f32,
+    grad: &'a mut [f32],
+    buf: &'a mut Buffers<f32>,
+}
+
+impl PerIsa for Accumulate<'_> {
+    type Out = f64;
+
+    #[inline(always)]
+    fn portable(self) -> f64 {
+        accumulate(
+            self.params,
+            self.layout,
+            self.positions,
+            self.wdl,
+            self.grad,
+            self.buf,
+        )
     }
-}
-
-/// [`accumulate`] built with AVX2 and FMA.
-///
-/// # Safety
-/// The CPU must have AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn accumulate_avx2(
-    params: &[f32],
-    layout: &Layout,
-    positions: &[Position],
-    wdl: f32,
-    grad: &mut [f32],
-    buf: &mut Buffers<f32>,
-) -> f64 {
-    accumulate(params, layout, positions, wdl, grad, buf)
-}
-
-/// [`accumulate`] built with the AVX-512 kernel's features.
-///
-/// # Safety
-/// The CPU must have AVX-512 F, VL, BW and DQ, AVX2 and FMA.
-#[rustversion::since(1.89)]
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-unsafe fn accumulate_avx512(
-    params: &[f32],
-    layout: &Layout,
-    positions: &[Position],
-    wdl: f32,
-    grad: &mut [f32],
-    buf: &mut Buffers<f32>,
-) -> f64 {
-    accumulate(params, layout, positions, wdl, grad, buf)
-}
-
-/// Compilers before 1.89 build no AVX-512 kernel, so `Isa::Avx512` is never made there.
-///
-/// # Safety
-/// None needed (the portable build); `unsafe` to match the AVX-512 build.
-#[rustversion::before(1.89)]
-#[cfg(target_arch = "x86_64")]
-unsafe fn accumulate_avx512(
-    params: &[f32],
-    layout: &Layout,
-    positions: &[Position],
-    wdl: f32,
-    grad: &mut [f32],
-    buf: &mut Buffers<f32>,
-) -> f64 {
-    accumulate(params, layout, positions, wdl, grad, buf)
 }
 
 /// Forward and backward over `positions`, adding each position's gradient into `grad`

@@ -38,7 +38,7 @@ use crate::simd::Avx2;
 #[cfg(target_arch = "x86_64")]
 #[rustversion::since(1.89)]
 use crate::simd::Avx512;
-use crate::simd::{F32x16, Portable};
+use crate::simd::{self, F32x16, PerIsa, Portable};
 use ndarray::Array1;
 use nnue::{output_bucket, FeatureSet, FloatNet, Network, QuantiseError, INPUTS};
 use rayon::prelude::*;
@@ -523,9 +523,9 @@ impl Model {
 pub struct Kernel(Isa);
 
 /// The instruction sets a [`Kernel`] may use (only checked constructors make the SIMD
-/// ones; `plain` reads it to build its reference code for the same CPU features).
+/// ones; [`Kernel::run`] builds code for them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Isa {
+enum Isa {
     /// The target's baseline (SSE2 on x86-64).
     Portable,
     /// AVX2 and FMA: 16 vector registers.
@@ -605,9 +605,21 @@ impl Kernel {
         }
     }
 
-    /// The instruction set (for builds of other code with the same CPU features).
-    pub(crate) fn isa(self) -> Isa {
-        self.0
+    /// `work` built for this kernel's instruction set (`crate::simd::PerIsa`): the fused
+    /// kernel, the general path and the plain reference all run through here, so each
+    /// is compiled with the CPU features that the constructor checked.
+    pub(crate) fn run<W: PerIsa>(self, work: W) -> W::Out {
+        match self.0 {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Isa::Avx512` is made only by `detect` and `avx512`, after
+            // `nnue::cpu::has_avx512_full` found every feature `avx512_build` enables.
+            Isa::Avx512 => unsafe { simd::avx512_build(work) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Isa::Avx2Fma` is made only by `detect` and `avx2_fma`, after
+            // `nnue::cpu::has_avx2_fma` found AVX2 and FMA, the features `avx2_build` enables.
+            Isa::Avx2Fma => unsafe { simd::avx2_build(work) },
+            _ => work.portable(),
+        }
     }
 
     /// Forward and backward for `positions`, adding gradients (not yet divided by the
@@ -654,96 +666,83 @@ impl Kernel {
         let net = Net::split(params, layout);
         let g = Grad::split(grad, layout);
         match columns.slab_rows {
-            SLAB_ROWS => self.dispatch::<SLAB_ROWS>(net, columns, positions, wdl, g, scratch),
-            SLAB_ROWS_4 => self.dispatch::<SLAB_ROWS_4>(net, columns, positions, wdl, g, scratch),
-            _ => self.dispatch::<SLAB_ROWS_MAX>(net, columns, positions, wdl, g, scratch),
+            SLAB_ROWS => self.pass::<SLAB_ROWS>(net, columns, positions, wdl, g, scratch),
+            SLAB_ROWS_4 => self.pass::<SLAB_ROWS_4>(net, columns, positions, wdl, g, scratch),
+            _ => self.pass::<SLAB_ROWS_MAX>(net, columns, positions, wdl, g, scratch),
         }
     }
 
     /// [`Kernel::accumulate`] for slabs of `R` rows.
-    #[inline(always)]
-    fn dispatch<const R: usize>(
+    fn pass<const R: usize>(
         self,
         net: Net<'_>,
         columns: &Columns,
         positions: &[Position],
         wdl: f32,
-        g: Grad<'_>,
+        grad: Grad<'_>,
         scratch: &mut Scratch,
     ) -> f64 {
         assert_eq!(columns.slab_rows, R, "slabs of {R} rows");
-        match self.0 {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Isa::Avx512` is only made by `detect` and `avx512`, after the CPU
-            // reported every feature `accumulate_avx512` enables.
-            Isa::Avx512 => unsafe { accumulate_avx512::<R>(net, columns, positions, wdl, g, scratch) },
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Isa::Avx2Fma` is only made by `detect` and `avx2_fma`, after the CPU
-            // reported AVX2 and FMA.
-            Isa::Avx2Fma => unsafe { accumulate_avx2::<R>(net, columns, positions, wdl, g, scratch) },
-            _ => kernel::<_, 1, R>(Portable, net, columns, positions, wdl, g, scratch),
-        }
+        self.run(Pass::<R> {
+            net,
+            columns,
+            positions,
+            wdl,
+            grad,
+            scratch,
+        })
     }
 }
 
-/// The kernel built with AVX2 and FMA: two 256-bit registers a vector, one column at a time
-/// in the forward pass (8 of the 16 registers hold the accumulators).
-///
-/// # Safety
-/// The CPU must have AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn accumulate_avx2<const R: usize>(
-    net: Net<'_>,
-    columns: &Columns,
-    positions: &[Position],
+/// One call of the kernel on slabs of `R` rows, as [`Kernel::run`] builds it: portable
+/// and with AVX2 + FMA, two 256-bit registers a vector and one column at a time in the
+/// forward pass (8 of the 16 registers hold the accumulators); with AVX-512, one 512-bit
+/// register a vector and four columns at a time (16 of the 32 registers).
+struct Pass<'a, const R: usize> {
+    net: Net<'a>,
+    columns: &'a Columns,
+    positions: &'a [Position],
     wdl: f32,
-    grad: Grad<'_>,
-    scratch: &mut Scratch,
-) -> f64 {
-    // SAFETY: the caller promises AVX2.
-    let s = unsafe { Avx2::new() };
-    kernel::<_, 1, R>(s, net, columns, positions, wdl, grad, scratch)
+    grad: Grad<'a>,
+    scratch: &'a mut Scratch,
 }
 
-/// The kernel built with AVX-512: one 512-bit register a vector, four columns at a time in
-/// the forward pass (16 of the 32 registers hold the accumulators).
-///
-/// # Safety
-/// The CPU must have AVX-512 F, VL, BW and DQ, AVX2 and FMA.
-#[rustversion::since(1.89)]
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-unsafe fn accumulate_avx512<const R: usize>(
-    net: Net<'_>,
-    columns: &Columns,
-    positions: &[Position],
-    wdl: f32,
-    grad: Grad<'_>,
-    scratch: &mut Scratch,
-) -> f64 {
-    // SAFETY: the caller promises AVX-512.
-    let s = unsafe { Avx512::new() };
-    kernel::<_, 4, R>(s, net, columns, positions, wdl, grad, scratch)
+impl<const R: usize> Pass<'_, R> {
+    /// The kernel with vectors `s`, `CP` columns at a time.
+    #[inline(always)]
+    fn with<S: F32x16, const CP: usize>(self, s: S) -> f64 {
+        kernel::<S, CP, R>(
+            s,
+            self.net,
+            self.columns,
+            self.positions,
+            self.wdl,
+            self.grad,
+            self.scratch,
+        )
+    }
 }
 
-/// Compilers before 1.89 cannot build the AVX-512 kernel, and `Isa::Avx512` is never made
-/// there; this stand-in (the AVX2 build) only keeps `accumulate` the same everywhere.
-///
-/// # Safety
-/// The CPU must have AVX2 and FMA.
-#[rustversion::before(1.89)]
-#[cfg(target_arch = "x86_64")]
-unsafe fn accumulate_avx512<const R: usize>(
-    net: Net<'_>,
-    columns: &Columns,
-    positions: &[Position],
-    wdl: f32,
-    grad: Grad<'_>,
-    scratch: &mut Scratch,
-) -> f64 {
-    // SAFETY: the caller promises more than AVX2 and FMA.
-    unsafe { accumulate_avx2::<R>(net, columns, positions, wdl, grad, scratch) }
+impl<const R: usize> PerIsa for Pass<'_, R> {
+    type Out = f64;
+
+    #[inline(always)]
+    fn portable(self) -> f64 {
+        self.with::<_, 1>(Portable)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn avx2(self, s: Avx2) -> f64 {
+        self.with::<_, 1>(s)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[rustversion::since(1.89)]
+    #[inline(always)]
+    fn avx512(self, s: Avx512) -> f64 {
+        self.with::<_, 4>(s)
+    }
 }
 
 /// Hidden units per column: one vector of 16 floats.

@@ -5,15 +5,16 @@
 //!
 //! A comparison is only fair when both sides are compiled for the same CPU:
 //! [`PlainNet::batch_for`] runs this same code built with the target features of a given
-//! [`Kernel`] (the per-thread loop is a `#[target_feature]` function into which
-//! [`PlainNet::sample`] is inlined), chosen by the same CPU check, so that the compiler
-//! vectorises it as it would with `-C target-cpu=native`. [`PlainNet::batch`] is the
-//! portable build.
+//! [`Kernel`] (the kernel's own dispatch compiles the per-thread loop, with
+//! [`PlainNet::sample`] inlined, into its `#[target_feature]` builds), chosen by the same
+//! CPU check, so that the compiler vectorises it as it would with `-C target-cpu=native`.
+//! [`PlainNet::batch`] is the portable build.
 
 #![allow(clippy::needless_range_loop)] // plain indexed loops, on purpose
 
 use crate::data::{sigmoid, Position};
-use crate::model::{Isa, Kernel};
+use crate::model::Kernel;
+use crate::simd::PerIsa;
 use rayon::prelude::*;
 
 /// Weights of a width-`N` network in plain form.
@@ -140,17 +141,12 @@ impl<const N: usize> PlainNet<N> {
             .zip(batch.par_chunks(chunk))
             .map(|(g, positions)| {
                 g.clear();
-                match kernel.isa() {
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: a kernel with `Isa::Avx512` exists only after the CPU
-                    // reported every feature `samples_avx512` enables.
-                    Isa::Avx512 => unsafe { samples_avx512(self, positions, wdl, g) },
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: a kernel with `Isa::Avx2Fma` exists only after the CPU
-                    // reported AVX2 and FMA.
-                    Isa::Avx2Fma => unsafe { samples_avx2(self, positions, wdl, g) },
-                    _ => self.samples(positions, wdl, g),
-                }
+                kernel.run(Samples {
+                    net: self,
+                    positions,
+                    wdl,
+                    g,
+                })
             })
             .sum()
     }
@@ -166,48 +162,20 @@ impl<const N: usize> PlainNet<N> {
     }
 }
 
-/// [`PlainNet::samples`] built with AVX2 and FMA, like `model`'s AVX2 kernel.
-///
-/// # Safety
-/// The CPU must have AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn samples_avx2<const N: usize>(
-    net: &PlainNet<N>,
-    positions: &[Position],
+/// [`PlainNet::samples`] of one thread's share, as [`Kernel::run`] builds it (the same
+/// code for every instruction set).
+struct Samples<'a, const N: usize> {
+    net: &'a PlainNet<N>,
+    positions: &'a [Position],
     wdl: f32,
-    g: &mut PlainGrad<N>,
-) -> f64 {
-    net.samples(positions, wdl, g)
+    g: &'a mut PlainGrad<N>,
 }
 
-/// [`PlainNet::samples`] built with the AVX-512 kernel's features.
-///
-/// # Safety
-/// The CPU must have AVX-512 F, VL, BW and DQ, AVX2 and FMA.
-#[rustversion::since(1.89)]
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-unsafe fn samples_avx512<const N: usize>(
-    net: &PlainNet<N>,
-    positions: &[Position],
-    wdl: f32,
-    g: &mut PlainGrad<N>,
-) -> f64 {
-    net.samples(positions, wdl, g)
-}
+impl<const N: usize> PerIsa for Samples<'_, N> {
+    type Out = f64;
 
-/// Compilers before 1.89 build no AVX-512 kernel, so `Isa::Avx512` is never made there.
-///
-/// # Safety
-/// None needed (the portable build); `unsafe` to match the AVX-512 build.
-#[rustversion::before(1.89)]
-#[cfg(target_arch = "x86_64")]
-unsafe fn samples_avx512<const N: usize>(
-    net: &PlainNet<N>,
-    positions: &[Position],
-    wdl: f32,
-    g: &mut PlainGrad<N>,
-) -> f64 {
-    net.samples(positions, wdl, g)
+    #[inline(always)]
+    fn portable(self) -> f64 {
+        self.net.samples(self.positions, self.wdl, self.g)
+    }
 }
