@@ -63,7 +63,7 @@ use datagen::store::{self, DirLock};
 use datagen::{adjudication_text, GenSettings, SelfPlayer};
 use movegen::openings::{opening_rng, OpeningSource, StartPositions};
 use movegen::Board;
-use nnue::file::fnv1a;
+use output::checksum::fnv1a;
 use nnue::positions::{bullet_record, text_line};
 use nnue::record::{
     data_files, encode_chunk, keep_for_training, start_positions_name, GameRecord, GenHeader, Header,

@@ -201,7 +201,7 @@ pub fn quarantine_records(path: &Path) -> std::io::Result<(Vec<QuarantineRecord>
             .and_then(|len| Some(at + 24..(at + 24).checked_add(len)?));
         match body.and_then(|r| bytes.get(r)) {
             Some(body) if &head[..8] == QUARANTINE_MAGIC => {
-                records.push((offset, len, nnue::file::fnv1a(body)));
+                records.push((offset, len, output::checksum::fnv1a(body)));
                 at += 24 + body.len();
             }
             _ => break,
@@ -255,7 +255,7 @@ pub fn repair(path: &Path, scan: &DataScan, header: Option<&[u8]>) -> Result<Opt
             range.clear();
             copy_range(&mut src, offset, len, &mut range)
                 .with_context(|| format!("cannot read {}", path.display()))?;
-            if held.contains(&(offset, len, nnue::file::fnv1a(&range))) {
+            if held.contains(&(offset, len, output::checksum::fnv1a(&range))) {
                 continue;
             }
             record.clear();

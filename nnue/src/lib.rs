@@ -31,7 +31,6 @@
 #![warn(missing_docs)]
 
 pub mod arch;
-pub mod checksum;
 pub mod cpu;
 pub mod file;
 pub mod manifest;

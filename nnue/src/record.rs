@@ -452,7 +452,7 @@ pub fn keep_lone_for_training(board: &Board, score: i16) -> bool {
     !board.in_check() && score.unsigned_abs() < MATE_BAND.unsigned_abs() && board.occupied().len() >= 4
 }
 
-pub(crate) use crate::checksum::{fnv1a_extend as fnv_extend, FNV_OFFSET};
+pub(crate) use output::checksum::{fnv1a_extend as fnv_extend, FNV_OFFSET};
 
 /// The generator's settings, stored in a data file's header (version 3: this structure in
 /// postcard; version 2: a fixed layout without `start_positions`) so that resuming and

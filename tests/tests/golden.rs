@@ -27,7 +27,7 @@
 #![allow(clippy::unwrap_used)]
 
 use movegen::Board;
-use nnue::checksum::{fnv1a_extend, FNV_OFFSET};
+use output::checksum::{fnv1a_extend, FNV_OFFSET};
 use nnue::record::keep_for_training;
 use nnue::source::{DataSource, SourceItem};
 use std::collections::BTreeMap;
