@@ -1,5 +1,5 @@
 //! FNV-1a 64, the workspace's one checksum: net files (`nnue::file`), data files and packs
-//! (`nnue::record`, `nnue::pack`), the corpus manifest (`nnue::manifest`), trainer
+//! (`records::record`, `records::pack`), the corpus manifest (`records::manifest`), trainer
 //! checkpoints, datagen's quarantine records, `learn`'s journal and arena's synthetic test
 //! engine all use these two functions. It lives here, in the crate without dependencies,
 //! because every one of them depends on this one. It is not a cryptographic hash: it finds

@@ -456,7 +456,7 @@ mod tests {
     }
 
     fn temp_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("luft-nnue-source-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("luft-records-source-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(name);
         std::fs::write(&path, bytes).unwrap();
