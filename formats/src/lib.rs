@@ -24,6 +24,7 @@
 
 #![warn(missing_docs)]
 
+mod buffered;
 pub mod manifest;
 pub mod pack;
 pub mod positions;
