@@ -1,8 +1,8 @@
 //! `datagen pack PATH... --out FILE` and `datagen unpack FILE --out DIR`: self-play kept
-//! compact (`nnue::pack`, about 2.5 bytes a position where the data files take about 4.6)
+//! compact (`records::pack`, about 2.5 bytes a position where the data files take about 4.6)
 //! and turned back into ordinary data files.
 //!
-//! Packing reads every input with `nnue::source::DataSource`, so a damaged input is reported
+//! Packing reads every input with `records::source::DataSource`, so a damaged input is reported
 //! (warnings naming the file and byte offset) and its intact games are packed; a pack given
 //! as an input is merged with its sources' names. Each data file becomes one source of the
 //! pack, named by its directory and its file name (a directory argument: the directory's
@@ -20,16 +20,16 @@
 //! behind. An output that is one of the inputs is refused.
 //!
 //! Unpacking a damaged pack writes every game that reads, warns where the damage is, and
-//! exits 1 when games were lost, saying how many (`nnue::pack::PackLoss`: a failed block's
+//! exits 1 when games were lost, saying how many (`records::pack::PackLoss`: a failed block's
 //! count less the games read from it; damage in a table copy or a block header costs no
 //! game and leaves the exit status 0).
 
 use crate::no_games;
 use anyhow::{bail, Context, Result};
 use datagen::store::{self, DirLock};
-use nnue::pack::{PackLoss, PackSource, PackWriter};
-use nnue::record::{data_files, encode_chunk, encode_chunk_v1};
-use nnue::source::{DataSource, Format, SourceItem};
+use records::pack::{PackLoss, PackSource, PackWriter};
+use records::record::{data_files, encode_chunk, encode_chunk_v1};
+use records::source::{DataSource, Format, SourceItem};
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufWriter, Write};

@@ -16,7 +16,7 @@
 //! Each game's record starts at its first scored move after the book (the moves before it
 //! are played onto the start position, from the `FEN` tag or the standard one; Chess960
 //! castling from X-FEN or Shredder-FEN is the board's own), and every later move without a
-//! score is marked [`nnue::record::NO_SCORE`], which the training filter rejects. The
+//! score is marked [`records::record::NO_SCORE`], which the training filter rejects. The
 //! result comes from the `Result` tag (the movetext's result without one); an unfinished
 //! game (`*`), a game without a scored move and a game whose movetext cannot be read
 //! (an illegal move, say) are skipped and counted, each unreadable one with its reason.
@@ -32,7 +32,7 @@ use datagen::store::{self, DirLock};
 use movegen::openings::StartPositions;
 use movegen::pgn::{parse_pgn, PgnGame};
 use movegen::Color;
-use nnue::record::{encode_chunk, encode_header, GameRecord, GenHeader, Wdl, NO_SCORE};
+use records::record::{encode_chunk, encode_header, GameRecord, GenHeader, Wdl, NO_SCORE};
 use std::path::{Path, PathBuf};
 
 /// The value of mating at once, as the engine scores mates (`engine::Score::MATE`).

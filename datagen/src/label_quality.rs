@@ -4,7 +4,7 @@
 //! `records/2026-11-30-label-quality` holds the figures that chose datagen's nodes per move.
 //!
 //! The method. [`Reservoir`] draws a uniform sample of the positions that pass the training
-//! filter (`nnue::record::keep_for_training`: the positions that become labels) from data
+//! filter (`records::record::keep_for_training`: the positions that become labels) from data
 //! files, each with its game's earlier positions so that repetitions count as they did in
 //! the game. [`measure`] searches every sampled position once per budget and once at the
 //! reference budget, with datagen's own search ([`SelfPlayer::search_position`]: the same
@@ -38,7 +38,7 @@
 use crate::{Rng, SelfPlayer};
 use engine::hard_nodes_for;
 use movegen::{Board, Move};
-use nnue::record::{keep_for_training, GameRecord};
+use records::record::{keep_for_training, GameRecord};
 use std::time::Duration;
 
 /// Centipawn scores are clamped to ±this before their mean absolute difference is taken

@@ -16,7 +16,7 @@
 //! reaches a position the tables cover (right after a capture or a pawn move, where their
 //! WDL is exact), with its true result under the 50-move rule; the tables' directories and
 //! piece count go into the header (version 4). Each game is appended to the thread's file as its own
-//! checksummed chunk (`nnue::record`), so a kill loses at most the games in flight and a
+//! checksummed chunk (`records::record`), so a kill loses at most the games in flight and a
 //! rerun resumes; [`store`] keeps the files safe (directory lock, atomic creation, repair
 //! that moves damage aside instead of deleting it).
 
@@ -29,8 +29,8 @@ use engine::openings::{draw_opening, OpeningCheck, CHECK_MAX_SCORE, CHECK_NODES,
 use engine::{hard_nodes_for, Limits, Searcher, TtAllocError};
 use movegen::openings::{NoPlayableOpening, OpeningSource, StartPositions};
 use movegen::{Board, Color, Game, Outcome};
-use nnue::record::{GameRecord, GenHeader, Header, Wdl};
 use nnue::Network;
+use records::record::{GameRecord, GenHeader, Header, Wdl};
 use std::sync::Arc;
 use tablebase::Tablebases;
 

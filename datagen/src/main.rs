@@ -12,7 +12,7 @@
 //!                            OpenBench) as data files (`src/import.rs`)
 //! datagen pack PATH... --out FILE.pack
 //!                            every game of the data files in one compact, checksummed archive
-//!                            (`nnue::pack`, about 2.5 bytes a position; `src/archive.rs`)
+//!                            (`records::pack`, about 2.5 bytes a position; `src/archive.rs`)
 //! datagen unpack FILE.pack --out DIR
 //!                            the packed data files again, the same games in the same chunks
 //! datagen wdl-fit PATH...    fits the engine's WDL model (UCI_ShowWDL) to the games
@@ -23,7 +23,7 @@
 //! ```
 //! A PATH is a data file, a pack, or a directory, searched at any depth for `*.bin` files (a
 //! whole store, `$LUFT_DATA`, works); every reader tells data files and packs apart by their
-//! first bytes (`nnue::source`), so `stats`, `verify`, `convert`, `wdl-fit`, `label-quality`
+//! first bytes (`records::source`), so `stats`, `verify`, `convert`, `wdl-fit`, `label-quality`
 //! and the trainer read packs as they are (name them: a directory search finds `*.bin`
 //! only). `--gen NAME` writes to `$LUFT_DATA/NAME` (default store `~/.local/share/luft`).
 //! Every reader skips a damaged chunk, says where it was, and reads the rest; running the
@@ -63,15 +63,15 @@ use datagen::store::{self, DirLock};
 use datagen::{adjudication_text, GenSettings, SelfPlayer};
 use movegen::openings::{opening_rng, OpeningSource, StartPositions};
 use movegen::Board;
-use nnue::file::fnv1a;
-use nnue::positions::{bullet_record, text_line};
-use nnue::record::{
+use nnue::Network;
+use output::checksum::fnv1a;
+use progress::{process_cpu_time, ProgressBar, Throttle, PLAIN_EVERY};
+use records::positions::{bullet_record, text_line};
+use records::record::{
     data_files, encode_chunk, keep_for_training, start_positions_name, GameRecord, GenHeader, Header,
     RecordError, Wdl,
 };
-use nnue::source::{DataSource, Format, SourceItem};
-use nnue::Network;
-use progress::{process_cpu_time, ProgressBar, Throttle, PLAIN_EVERY};
+use records::source::{DataSource, Format, SourceItem};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -207,7 +207,7 @@ enum Command {
     },
     /// Packs data files (or directories of them, or packs) into one compact, checksummed
     /// archive: about 2.5 bytes a position, every game, chunk number, node count and
-    /// settings header kept (`nnue::pack`).
+    /// settings header kept (`records::pack`).
     Pack {
         /// The pack to write (written to FILE.partial, then renamed).
         #[arg(long)]
@@ -497,7 +497,7 @@ struct FileRead {
 /// is held (`writing`), nothing valid came after it (`last`), and it reaches at least the
 /// `bytes` the file held before it was read (the writer may have added more since, so the
 /// damage can end beyond them).
-fn in_flight(d: &nnue::record::Damage, writing: bool, last: bool, bytes: u64) -> bool {
+fn in_flight(d: &records::record::Damage, writing: bool, last: bool, bytes: u64) -> bool {
     writing && last && d.offset.saturating_add(d.len) >= bytes
 }
 
@@ -530,7 +530,7 @@ impl FileRead {
             Format::Bullet => "bulletformat positions".to_string(),
             Format::Pack => format!(
                 "pack version {}, {} source{} of format {}",
-                nnue::pack::PACK_VERSION,
+                records::pack::PACK_VERSION,
                 self.sources.len(),
                 if self.sources.len() == 1 { "" } else { "s" },
                 if formats.is_empty() {
@@ -543,7 +543,7 @@ impl FileRead {
     }
 }
 
-/// Reads `path` (a data file or a pack, `nnue::source`) chunk by chunk, giving every game of
+/// Reads `path` (a data file or a pack, `records::source`) chunk by chunk, giving every game of
 /// every intact chunk to `each` with the index of its source in [`FileRead::sources`].
 fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<FileRead> {
     let cannot = || format!("cannot read {}", path.display());
@@ -574,7 +574,7 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
     read.problems.extend(source.header_error().map(str::to_string));
     let writing = path.parent().is_some_and(DirLock::is_held);
     // Damage that may be the end being written: a problem only once something follows it.
-    let mut tail: Option<nnue::record::Damage> = None;
+    let mut tail: Option<records::record::Damage> = None;
     while let Some(item) = source.next_item().with_context(cannot)? {
         if let Some(d) = tail.take() {
             read.problems.push(d.to_string());
@@ -897,11 +897,11 @@ fn verify_all(manifest: Option<&Path>, paths: &[PathBuf]) -> Result<i32> {
         }
         return verify(paths);
     };
-    let found = nnue::manifest::check(dir, true)?;
+    let found = records::manifest::check(dir, true)?;
     for d in &found {
         output::outln!("BAD  {d}");
     }
-    let listed = nnue::manifest::Manifest::read(dir)?.unwrap_or_default();
+    let listed = records::manifest::Manifest::read(dir)?.unwrap_or_default();
     let (games, positions) = listed.totals();
     if found.is_empty() {
         output::outln!(
@@ -939,9 +939,9 @@ fn add_to_manifest(dir: &Path, date: Option<&str>, nets: Option<&Path>, add: &[P
     if !dir.is_dir() {
         bail!("{}: not a directory", dir.display());
     }
-    let mut manifest = nnue::manifest::Manifest::read(dir)?.unwrap_or_default();
+    let mut manifest = records::manifest::Manifest::read(dir)?.unwrap_or_default();
     let named = nets_by_fingerprint(nets)?;
-    let name_nets = |settings: &mut [nnue::manifest::SourceSettings]| {
+    let name_nets = |settings: &mut [records::manifest::SourceSettings]| {
         for s in settings {
             if s.net == "embedded" {
                 if let Some(name) = named.get(&s.net_fingerprint) {
@@ -953,7 +953,7 @@ fn add_to_manifest(dir: &Path, date: Option<&str>, nets: Option<&Path>, add: &[P
     // `--add`: each pack copied in under its corpus name (read whole first: a damaged pack
     // is refused before anything is copied).
     for pack in add {
-        let mut entry = nnue::manifest::describe(pack, &date)?;
+        let mut entry = records::manifest::describe(pack, &date)?;
         name_nets(&mut entry.settings);
         let mut taken: Vec<String> = manifest.packs.iter().map(|p| p.file.clone()).collect();
         if let Ok(rd) = std::fs::read_dir(dir) {
@@ -962,7 +962,7 @@ fn add_to_manifest(dir: &Path, date: Option<&str>, nets: Option<&Path>, add: &[P
                     .map(|e| e.file_name().to_string_lossy().into_owned()),
             );
         }
-        let name = nnue::manifest::corpus_name(&entry.settings, taken.iter().map(String::as_str))
+        let name = records::manifest::corpus_name(&entry.settings, taken.iter().map(String::as_str))
             .with_context(|| format!("{}", pack.display()))?;
         let to = dir.join(&name);
         let partial = dir.join(format!(".{name}.partial"));
@@ -985,7 +985,7 @@ fn add_to_manifest(dir: &Path, date: Option<&str>, nets: Option<&Path>, add: &[P
         .collect();
     new.sort();
     for pack in &new {
-        let mut entry = nnue::manifest::describe(pack, &date)?;
+        let mut entry = records::manifest::describe(pack, &date)?;
         name_nets(&mut entry.settings);
         output::outln!(
             "added {}: {} games, {} positions, {} bytes",
@@ -1000,7 +1000,7 @@ fn add_to_manifest(dir: &Path, date: Option<&str>, nets: Option<&Path>, add: &[P
     let (games, positions) = manifest.totals();
     output::outln!(
         "{}: {} packs ({} added), {games} games, {positions} positions",
-        dir.join(nnue::manifest::MANIFEST_NAME).display(),
+        dir.join(records::manifest::MANIFEST_NAME).display(),
         manifest.packs.len(),
         new.len()
     );
@@ -1093,7 +1093,7 @@ fn convert(to: &str, out: &Path, all: bool, paths: &[PathBuf]) -> Result<i32> {
                 if !all && !keep_for_training(&board, mv, score, ply) {
                     continue;
                 }
-                // The formats of `nnue::positions`, which the trainer reads back.
+                // The formats of `records::positions`, which the trainer reads back.
                 let done = if to == "text" {
                     writeln!(writer, "{}", text_line(&board, score, g.result))
                 } else {

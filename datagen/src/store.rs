@@ -4,7 +4,7 @@
 //! (default `$HOME/.local/share/luft`) with one directory per generation, named by the user
 //! (`datagen --gen NAME` writes to `$LUFT_DATA/NAME`; `--out DIR` takes any path). Each
 //! generation directory holds one file per writer stream, `games-<stream>.bin`, whose header
-//! records how its games were made (`nnue::record::GenHeader`).
+//! records how its games were made (`records::record::GenHeader`).
 //!
 //! The rules this module enforces, because a data file is hours of CPU time:
 //! - One writer per directory: [`DirLock`] holds an advisory lock (`flock`) on
@@ -21,7 +21,7 @@
 //!   is tried again on the next resume without quarantining the same range twice.
 
 use anyhow::{bail, Context, Result};
-use nnue::record::{encode_header, encode_header_v1, scan_reader, DataScan, GenHeader, Header};
+use records::record::{encode_header, encode_header_v1, scan_reader, DataScan, GenHeader, Header};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -201,7 +201,7 @@ pub fn quarantine_records(path: &Path) -> std::io::Result<(Vec<QuarantineRecord>
             .and_then(|len| Some(at + 24..(at + 24).checked_add(len)?));
         match body.and_then(|r| bytes.get(r)) {
             Some(body) if &head[..8] == QUARANTINE_MAGIC => {
-                records.push((offset, len, nnue::file::fnv1a(body)));
+                records.push((offset, len, output::checksum::fnv1a(body)));
                 at += 24 + body.len();
             }
             _ => break,
@@ -255,7 +255,7 @@ pub fn repair(path: &Path, scan: &DataScan, header: Option<&[u8]>) -> Result<Opt
             range.clear();
             copy_range(&mut src, offset, len, &mut range)
                 .with_context(|| format!("cannot read {}", path.display()))?;
-            if held.contains(&(offset, len, nnue::file::fnv1a(&range))) {
+            if held.contains(&(offset, len, output::checksum::fnv1a(&range))) {
                 continue;
             }
             record.clear();
@@ -503,7 +503,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use movegen::Board;
-    use nnue::record::{encode_chunk, scan, GameRecord, Wdl};
+    use records::record::{encode_chunk, scan, GameRecord, Wdl};
 
     fn temp_dir(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("luft-store-{name}-{}", std::process::id()));

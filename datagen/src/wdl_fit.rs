@@ -2,7 +2,7 @@
 //! behind `UCI_ShowWDL`) to the games in datagen files, by maximum likelihood.
 //!
 //! The files (or every `*.bin` under a directory; data files or packs) are read chunk by
-//! chunk with `nnue::source`'s [`DataSource`]; damaged or repeated chunks are skipped with a warning,
+//! chunk with `records::source`'s [`DataSource`]; damaged or repeated chunks are skipped with a warning,
 //! as every datagen reader does. Every position of every game whose score is outside the mate band (and within
 //! `--max-score`) is one observation: its search score and material, and how the game
 //! ended, both from White's view (the model is symmetric: a White win at score `s` is the
@@ -20,8 +20,8 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use engine::wdl::{cubic, material, material_x, sigmoid, WdlModel, MATERIAL_MAX, MATERIAL_MIN};
-use nnue::record::{data_files, GameRecord, Wdl, MATE_BAND};
-use nnue::source::{DataSource, SourceItem};
+use records::record::{data_files, GameRecord, Wdl, MATE_BAND};
+use records::source::{DataSource, SourceItem};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -550,7 +550,7 @@ mod tests {
 
     #[test]
     fn reads_data_files_and_directories_with_the_record_reader() {
-        use nnue::record::{encode_chunk_v1, encode_header_v1};
+        use records::record::{encode_chunk_v1, encode_header_v1};
         let dir = std::env::temp_dir().join(format!("luft-wdl-fit-{}", std::process::id()));
         let sub = dir.join("gen1");
         std::fs::create_dir_all(&sub).unwrap();

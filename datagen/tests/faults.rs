@@ -11,7 +11,7 @@ mod common;
 
 use common::{base_run, copy_of_base, datagen, games_of, gen_args, run, temp_dir, text};
 use datagen::store::DirLock;
-use nnue::record::scan;
+use records::record::scan;
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 use std::process::Command;

@@ -10,8 +10,8 @@
 mod common;
 
 use common::{run, temp_dir, text};
-use nnue::record::{GameRecord, Wdl, NO_SCORE};
-use nnue::source::{DataSource, SourceItem};
+use records::record::{GameRecord, Wdl, NO_SCORE};
+use records::source::{DataSource, SourceItem};
 use std::path::{Path, PathBuf};
 
 const MATE: i16 = 31_000;

@@ -8,7 +8,7 @@
 mod common;
 
 use common::{base_run, run, temp_dir, text};
-use nnue::manifest::{check, Disagreement, Manifest};
+use records::manifest::{check, Disagreement, Manifest};
 use std::path::{Path, PathBuf};
 
 fn corpus() -> PathBuf {

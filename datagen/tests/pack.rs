@@ -11,8 +11,8 @@
 mod common;
 
 use common::{games_of, run, temp_dir, text};
-use nnue::pack::{PackItem, PackReader};
-use nnue::record::{scan, DataReader, Item};
+use records::pack::{PackItem, PackReader};
+use records::record::{scan, DataReader, Item};
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -42,7 +42,7 @@ fn corpus_slice(name: &str, games: usize) -> Vec<u8> {
         let out = temp_dir(&format!("unpacked-{name}"));
         std::fs::remove_dir_all(&out).unwrap();
         ok(&[Path::new("unpack"), &pack, Path::new("--out"), &out]);
-        let files = nnue::record::data_files(&out).unwrap();
+        let files = records::record::data_files(&out).unwrap();
         assert_eq!(files.len(), 1, "{files:?}");
         cache.push((name.to_string(), std::fs::read(&files[0]).unwrap()));
     }

@@ -9,7 +9,7 @@ mod common;
 
 use common::{base_run, copy_of_base, datagen, gen_args, run, temp_dir, text};
 use movegen::openings::StartPositions;
-use nnue::record::{encode_chunk_v1, encode_header_v1, encode_header_v2, scan, Header, CHUNK_HEADER};
+use records::record::{encode_chunk_v1, encode_header_v1, encode_header_v2, scan, Header, CHUNK_HEADER};
 use std::path::Path;
 use std::process::Output;
 use std::time::{Duration, Instant};

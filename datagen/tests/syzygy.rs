@@ -9,7 +9,7 @@ mod common;
 
 use common::{datagen, temp_dir, text};
 use movegen::{Board, Color, Game};
-use nnue::record::{scan, Header, Wdl};
+use records::record::{scan, Header, Wdl};
 use tablebase::Tablebases;
 
 #[test]

@@ -16,7 +16,7 @@
 //! relative ([`relocate`]), wherever the run was then and wherever it is now.
 
 use anyhow::{bail, Context, Result};
-use nnue::checksum::fnv1a;
+use output::checksum::fnv1a;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -55,6 +55,7 @@ use crate::arch::{Activation, Arch, FeatureSet, Quantisation, MAX_LAYERS};
 use crate::network::{check_shape, Layer, Network};
 use crate::quantise::{OUTPUT_WEIGHT_MAX, OUTPUT_WEIGHT_MIN};
 use crate::{INPUTS, QA, QB, SCALE};
+use output::checksum::fnv1a;
 use std::fmt;
 
 /// The first 8 bytes of every net file.
@@ -187,10 +188,6 @@ impl fmt::Display for NetError {
 }
 
 impl std::error::Error for NetError {}
-
-/// FNV-1a 64 ([`crate::checksum`], the workspace's one definition), under the name the
-/// net file code and its callers have always used.
-pub use crate::checksum::fnv1a;
 
 fn padded(len: usize) -> usize {
     len.div_ceil(64) * 64

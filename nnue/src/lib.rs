@@ -17,30 +17,18 @@
 //! ([`Layer`]) with i8 weights and i32 biases, CReLU between them, whose integer forward
 //! pass is [`quantise::layer_stack`], the one the engine runs too.
 //!
-//! Training data (`record`) is datagen's container file. Its settings header (format 3) is
-//! a serde structure encoded with `postcard`, the format the trainer's checkpoints use:
-//! maintained, with a wire format specified and frozen for 1.x, and small. bincode, the usual
-//! choice, is unmaintained and its last release (3.0.0) is deliberately a compile error;
-//! wincode is younger and needs a newer Rust than the workspace's. Formats 1 and 2 (text
-//! and a hand-written layout) stay readable. `pack` is the compact archive of such files
-//! (`datagen pack`, about 2.5 bytes a position), `positions` the lone scored positions of
-//! text and bulletformat files (`datagen convert`'s exports), and `source` the one input
-//! interface every reader uses, whichever of these it is given; `manifest` lists a corpus
-//! folder's packs (`data/selfplay/manifest.toml`).
+//! The crate holds the net only (`arch`, `file`, `network`, `quantise`, and `cpu`, the
+//! run-time CPU feature detection of the engine's and the trainer's kernels): the engine
+//! compiles it whole. The training data, datagen's data files, packs, lone positions and the
+//! corpus manifest, is the `records` crate, which the engine does not build.
 
 #![warn(missing_docs)]
 
 pub mod arch;
-pub mod checksum;
 pub mod cpu;
 pub mod file;
-pub mod manifest;
 pub mod network;
-pub mod pack;
-pub mod positions;
 pub mod quantise;
-pub mod record;
-pub mod source;
 
 pub use arch::{Activation, Arch, ArchError, FeatureSet, Quantisation, View};
 pub use file::NetError;

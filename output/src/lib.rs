@@ -32,8 +32,14 @@
 //! `progress` pulls in a terminal library the engine has no use for, and `movegen` is the
 //! chess core without dependencies (its `perft` binary keeps the same stdout rule in a few
 //! lines of its own).
+//!
+//! **Checksum.** Being the crate every other one depends on, it also holds the workspace's
+//! one FNV-1a 64 ([`checksum`]), which net files, data files, packs, the corpus manifest,
+//! checkpoints and `learn`'s journal share.
 
 #![warn(missing_docs)]
+
+pub mod checksum;
 
 use std::fmt;
 use std::fs::{File, OpenOptions};

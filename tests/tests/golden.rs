@@ -27,9 +27,9 @@
 #![allow(clippy::unwrap_used)]
 
 use movegen::Board;
-use nnue::checksum::{fnv1a_extend, FNV_OFFSET};
-use nnue::record::keep_for_training;
-use nnue::source::{DataSource, SourceItem};
+use output::checksum::{fnv1a_extend, FNV_OFFSET};
+use records::record::keep_for_training;
+use records::source::{DataSource, SourceItem};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

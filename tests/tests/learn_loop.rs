@@ -349,7 +349,7 @@ fn two_generations_then_kill_9_in_every_stage_resumes_to_the_same_run() {
         files_under(d, "data")
             .into_iter()
             .map(|(name, bytes)| {
-                let scan = nnue::record::scan_reader(&bytes[..], true).unwrap();
+                let scan = records::record::scan_reader(&bytes[..], true).unwrap();
                 assert!(scan.is_clean(), "{name}");
                 (name, scan.games)
             })

@@ -10,9 +10,9 @@
 //!   and is still the field's term (empty today). [`patterns`] has the exact forms.
 //! - **The nets' catalogue** (`nets/catalogue.toml`) lists every `.nnue` under `nets/` and
 //!   nothing else, with each file's size, FNV-1a 64 of its bytes (the hash the net file
-//!   format uses, `nnue::file::fnv1a`), the fingerprint and one-line architecture the engine
-//!   reports for it; its `default` is the net `engine/build.rs` embeds (`DEFAULT_NET`), and
-//!   every parent and record it names exists.
+//!   format uses, `output::checksum::fnv1a`), the fingerprint and one-line architecture the
+//!   engine reports for it; its `default` is the net `engine/build.rs` embeds
+//!   (`DEFAULT_NET`), and every parent and record it names exists.
 //!
 //! Both checks are functions of their inputs, tested on planted inputs (a planted file in a
 //! scratch git repository, a planted catalogue) so that each can be seen to fail.
@@ -429,7 +429,7 @@ fn catalogue_problems(
                 e.size
             ));
         }
-        let hash = format!("{:016x}", nnue::file::fnv1a(bytes));
+        let hash = format!("{:016x}", output::checksum::fnv1a(bytes));
         if e.fnv1a64 != hash {
             problems.push(format!(
                 "{name}: FNV-1a 64 {hash}, the catalogue says {}",
@@ -553,7 +553,7 @@ fn planted_entry(file: &str, bytes: &[u8], status: &str) -> String {
          arch = \"{}\"\ngeneration = 0\nstatus = \"{status}\"\ndata = \"\"\ntraining = \"\"\n\
          gate = \"\"\ngauntlet = \"\"\ndate = \"2026-12-06\"\n",
         bytes.len(),
-        nnue::file::fnv1a(bytes),
+        output::checksum::fnv1a(bytes),
         net.fingerprint(),
         net.arch()
     )
@@ -594,7 +594,7 @@ fn the_catalogue_check_finds_each_kind_of_disagreement() {
     let resized = good.replacen(&format!("size = {}", a.len()), "size = 1", 1);
     check(&resized, "a.nnue", "a.nnue: size");
     let rehashed = good.replacen(
-        &format!("fnv1a64 = \"{:016x}\"", nnue::file::fnv1a(&a)),
+        &format!("fnv1a64 = \"{:016x}\"", output::checksum::fnv1a(&a)),
         "fnv1a64 = \"0000000000000000\"",
         1,
     );

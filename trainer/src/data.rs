@@ -15,25 +15,25 @@
 //! positions are decoded for the model's feature set as batches are drawn; a decoded
 //! [`Position`] keeps the feature set it was decoded for.
 //!
-//! Files are read chunk by chunk through `nnue::source::DataSource`, the one input interface
-//! every reader of games shares: a data file (`nnue::record`, any container version) or a
-//! pack (`nnue::pack`, `datagen pack`), told apart by their first bytes. A damaged chunk is
+//! Files are read chunk by chunk through `records::source::DataSource`, the one input interface
+//! every reader of games shares: a data file (`records::record`, any container version) or a
+//! pack (`records::pack`, `datagen pack`), told apart by their first bytes. A damaged chunk is
 //! skipped with a warning naming the file and byte offset, and every intact chunk after it
 //! is used. The same interface reads lone positions, the text (`FEN | cp | result`) and
-//! bulletformat files `datagen convert` writes (`nnue::positions`): by their names
+//! bulletformat files `datagen convert` writes (`records::positions`): by their names
 //! (`.txt`/`.text`, `.bullet`/`.bf`/`.data`) or as `--data-format` says. They pass the part
-//! of the training filter a lone position allows (`nnue::record::keep_lone_for_training`:
+//! of the training filter a lone position allows (`records::record::keep_lone_for_training`:
 //! not in check, the score outside the mate band, at least 4 pieces); a line or record that
 //! cannot be read is a warning, and the rest is used.
 
 use movegen::{Board, Color, Piece, PieceType};
-use nnue::positions::ScoredPosition;
-use nnue::record::{
+use nnue::{feature_index, FeatureSet, View};
+use records::positions::ScoredPosition;
+use records::record::{
     data_files, keep_for_training, keep_lone_for_training, packed_board, packed_codes, packed_side_to_move,
     piece_of_code, GameRecord, Wdl,
 };
-use nnue::source::{DataSource, Format, SourceItem};
-use nnue::{feature_index, FeatureSet, View};
+use records::source::{DataSource, Format, SourceItem};
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -137,7 +137,7 @@ pub fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
 
-/// A training position in 32 bytes: the data files' record board (`nnue::record`) whose
+/// A training position in 32 bytes: the data files' record board (`records::record`) whose
 /// evaluation field holds the position's score and whose result field holds its game's
 /// result, both from White's view.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -279,7 +279,7 @@ pub fn load_packed(paths: &[impl AsRef<Path>]) -> anyhow::Result<(Vec<PackedPosi
 }
 
 /// [`load_packed`], every file read as `format` when one is given (`--data-format`), else
-/// as its first bytes or its name say (`nnue::source`).
+/// as its first bytes or its name say (`records::source`).
 pub fn load_packed_as(
     paths: &[impl AsRef<Path>],
     format: Option<Format>,
@@ -439,7 +439,7 @@ pub fn draw_samples<S: Sample>(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use nnue::record::{encode_chunk, encode_chunk_v1, encode_header_v1, scan, GenHeader, CHUNK_HEADER};
+    use records::record::{encode_chunk, encode_chunk_v1, encode_header_v1, scan, GenHeader, CHUNK_HEADER};
 
     /// Games from random playouts (legal, varied: both sides to move, castling rights,
     /// en passant squares, captures).
@@ -589,7 +589,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("luft-trainer-data-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let all = games(9, 11);
-        let mut v2 = nnue::record::encode_header(&GenHeader::default());
+        let mut v2 = records::record::encode_header(&GenHeader::default());
         for (i, g) in all[..6].iter().enumerate() {
             encode_chunk(std::slice::from_ref(g), i as u64, 0, &mut v2);
         }
@@ -633,11 +633,11 @@ mod tests {
     /// order, as from the data file the pack holds.
     #[test]
     fn packs_load_like_the_data_files_they_hold() {
-        use nnue::pack::{PackSource, PackWriter};
-        use nnue::record::Chunk;
+        use records::pack::{PackSource, PackWriter};
+        use records::record::Chunk;
         let dir = std::env::temp_dir().join(format!("luft-trainer-pack-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let header = nnue::record::encode_header(&GenHeader::default());
+        let header = records::record::encode_header(&GenHeader::default());
         let mut file = header.clone();
         let mut w = PackWriter::new(
             Vec::new(),
@@ -671,17 +671,17 @@ mod tests {
         std::fs::remove_dir_all(&dir).ok();
     }
 
-    /// Text and bulletformat files as `datagen convert` writes them (`nnue::positions`)
+    /// Text and bulletformat files as `datagen convert` writes them (`records::positions`)
     /// load to the same training positions as the data file they came from: the same
     /// features, scores and results, in the same order (a bulletformat record reads back as
     /// the side to move's view, which the network sees alike).
     #[test]
     fn text_and_bullet_exports_load_like_their_data_file() {
-        use nnue::positions::{bullet_record, text_line};
+        use records::positions::{bullet_record, text_line};
         let dir = std::env::temp_dir().join(format!("luft-trainer-lone-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let all = games(12, 31);
-        let mut data = nnue::record::encode_header(&GenHeader::default());
+        let mut data = records::record::encode_header(&GenHeader::default());
         let (mut text, mut bullet) = (String::new(), Vec::new());
         for (i, g) in all.iter().enumerate() {
             encode_chunk(std::slice::from_ref(g), i as u64, 0, &mut data);

@@ -13,7 +13,7 @@
 mod common;
 
 use common::temp_dir;
-use nnue::file::fnv1a;
+use output::checksum::fnv1a;
 use trainer::model::Model;
 use trainer::train::{Checkpoint, TrainConfig, CHECKPOINT_VERSION};
 

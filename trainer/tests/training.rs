@@ -439,7 +439,7 @@ fn decoded_positions_of_the_other_mirroring_are_refused() {
 }
 
 /// The trainer trains on text and bulletformat positions as `datagen convert` writes them
-/// (`nnue::positions`), by file name or as `--data-format` says, and says what it read.
+/// (`records::positions`), by file name or as `--data-format` says, and says what it read.
 #[test]
 fn trains_on_text_and_bulletformat_positions() {
     let dir = temp_dir("lone-e2e");

@@ -19,6 +19,7 @@
 //! (X, Y) = (30, -20) wins more often, and a rerun gives the same games.
 
 use movegen::Board;
+use output::checksum::{fnv1a_extend, FNV_OFFSET};
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
@@ -186,11 +187,9 @@ fn gives_up(seed: u64, xy: [i64; 2], position: &str) -> bool {
     let dy = (xy[1] + 20) as f64 / 50.0;
     let chance = (0.3 * (dx * dx + dy * dy)).min(0.9);
     // FNV-1a over the seed, the values and the position, then SplitMix64's finaliser.
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let values = [seed.to_le_bytes(), xy[0].to_le_bytes(), xy[1].to_le_bytes()];
-    for byte in values.iter().flatten().chain(position.as_bytes()) {
-        h = (h ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
-    }
+    let mut h = values.iter().fold(FNV_OFFSET, |h, v| fnv1a_extend(h, v));
+    h = fnv1a_extend(h, position.as_bytes());
     h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     h ^= h >> 31;

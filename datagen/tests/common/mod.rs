@@ -5,7 +5,7 @@
 
 #![allow(dead_code)] // each test file uses a different part
 
-use nnue::record::scan;
+use records::record::scan;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -11,8 +11,8 @@
 
 use movegen::rng::SplitMix64;
 use movegen::{Board, Color, Move, PieceType};
-use nnue::positions::{bullet_record, text_line};
-use nnue::record::{encode_chunk, encode_header, GameRecord, GenHeader, Wdl};
+use records::positions::{bullet_record, text_line};
+use records::record::{encode_chunk, encode_header, GameRecord, GenHeader, Wdl};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -196,7 +196,7 @@ pub fn file_checksum(path: &Path) -> Result<(u64, String), ManifestError> {
     use std::io::Read;
     let io = |e| ManifestError::Io(path.to_path_buf(), e);
     let mut file = std::fs::File::open(path).map_err(io)?;
-    let mut hash = crate::checksum::FNV_OFFSET;
+    let mut hash = output::checksum::FNV_OFFSET;
     let mut bytes = 0u64;
     let mut buf = vec![0u8; 1 << 20];
     loop {
@@ -204,7 +204,7 @@ pub fn file_checksum(path: &Path) -> Result<(u64, String), ManifestError> {
         if n == 0 {
             break;
         }
-        hash = crate::checksum::fnv1a_extend(hash, &buf[..n]);
+        hash = output::checksum::fnv1a_extend(hash, &buf[..n]);
         bytes += n as u64;
     }
     Ok((bytes, format!("{hash:016x}")))

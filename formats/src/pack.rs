@@ -75,6 +75,7 @@
 //! damaged prefix does not hide the pack: it is known by the table magic at byte 12
 //! ([`is_pack`]).
 
+use crate::buffered::ReadBuffer;
 use crate::record::{
     encode_move, fnv_extend, pack_board, unpack_board, Chunk, Damage, DataReader, GameRecord, Header,
     RecordError, FNV_OFFSET,
@@ -109,7 +110,6 @@ const MIN_BODY: usize = 35;
 const FLAG_V2: u8 = 1;
 const FLAG_FIRST: u8 = 2;
 const FLAG_NODES: u8 = 4;
-const READ_BLOCK: usize = 1 << 20;
 
 /// Whether the first bytes of a file (16 or more, where the file has them) are those of a
 /// pack: its magic, or, where the magic is damaged, a source table at byte 12.
@@ -716,11 +716,7 @@ enum Attempt {
 /// Reads a pack from any byte source, a block (plus a read buffer) at a time, and never
 /// stops at damage (see the module notes).
 pub struct PackReader<R> {
-    src: R,
-    buf: Vec<u8>,
-    pos: usize,
-    base: u64,
-    eof: bool,
+    input: ReadBuffer<R>,
     sources: Option<Vec<PackSource>>,
     damage: Option<(u64, String)>,
     /// The chunk being gathered: its source and games so far.
@@ -742,7 +738,7 @@ pub struct PackReader<R> {
 impl<R> fmt::Debug for PackReader<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PackReader")
-            .field("offset", &(self.base + self.pos as u64))
+            .field("offset", &self.input.offset())
             .field("sources", &self.sources)
             .finish_non_exhaustive()
     }
@@ -754,11 +750,7 @@ impl<R: Read> PackReader<R> {
     /// read.
     pub fn new(src: R) -> std::io::Result<PackReader<R>> {
         let mut r = PackReader {
-            src,
-            buf: Vec::new(),
-            pos: 0,
-            base: 0,
-            eof: false,
+            input: ReadBuffer::new(src),
             sources: None,
             damage: None,
             pending: None,
@@ -770,25 +762,26 @@ impl<R: Read> PackReader<R> {
             bad_block: None,
             loss: PackLoss::default(),
         };
-        r.fill(PREFIX)?;
+        r.input.fill(PREFIX)?;
+        let head = r.input.unread();
         let prefix_ok =
-            r.buf.len() >= PREFIX && &r.buf[..8] == PACK_MAGIC && r.buf[8..12] == PACK_VERSION.to_le_bytes();
+            head.len() >= PREFIX && &head[..8] == PACK_MAGIC && head[8..12] == PACK_VERSION.to_le_bytes();
         if prefix_ok {
-            r.pos = PREFIX;
-        } else if r.buf.is_empty() {
+            r.input.consume(PREFIX);
+        } else if head.is_empty() {
             r.finished = true;
             r.queue.push_back(PackItem::Problem("empty file".into()));
         } else {
-            let what = if r.buf.len() < PREFIX {
+            let what = if head.len() < PREFIX {
                 "truncated pack prefix".to_string()
-            } else if &r.buf[..8] != PACK_MAGIC {
+            } else if &head[..8] != PACK_MAGIC {
                 "missing LUFTPACK magic".to_string()
             } else {
-                let v = u32::from_le_bytes([r.buf[8], r.buf[9], r.buf[10], r.buf[11]]);
+                let v = u32::from_le_bytes([head[8], head[9], head[10], head[11]]);
                 format!("prefix version field says {v}")
             };
             r.damage = Some((0, what));
-            r.pos = 1;
+            r.input.consume(1);
         }
         // Up to the table, or the first games where both copies are lost.
         while r.sources.is_none() && r.pending.is_none() && !r.finished {
@@ -847,41 +840,7 @@ impl<R: Read> PackReader<R> {
 
     /// File offset of the next unread byte.
     pub fn offset(&self) -> u64 {
-        self.base + self.pos as u64
-    }
-
-    fn available(&self) -> usize {
-        self.buf.len() - self.pos
-    }
-
-    fn fill(&mut self, need: usize) -> std::io::Result<bool> {
-        if self.available() >= need {
-            return Ok(true);
-        }
-        if self.pos > 0 {
-            self.buf.drain(..self.pos);
-            self.base += self.pos as u64;
-            self.pos = 0;
-        }
-        while !self.eof && self.buf.len() < need {
-            let old = self.buf.len();
-            self.buf.resize(need.max(old + READ_BLOCK), 0);
-            let n = loop {
-                match self.src.read(&mut self.buf[old..]) {
-                    Ok(n) => break n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => {
-                        self.buf.truncate(old);
-                        return Err(e);
-                    }
-                }
-            };
-            self.buf.truncate(old + n);
-            if n == 0 {
-                self.eof = true;
-            }
-        }
-        Ok(self.buf.len() >= need)
+        self.input.offset()
     }
 
     fn flush_pending(&mut self) {
@@ -925,7 +884,7 @@ impl<R: Read> PackReader<R> {
 
     /// Reads one unit (or one damaged byte).
     fn step(&mut self) -> std::io::Result<()> {
-        if !self.fill(1)? {
+        if !self.input.fill(1)? {
             self.flush_pending();
             let end = self.offset();
             // A pack holds two table copies before its games: ending with fewer, it was cut.
@@ -981,7 +940,7 @@ impl<R: Read> PackReader<R> {
                     self.flush_pending();
                     self.damage = Some((at, what));
                 }
-                self.pos += 1;
+                self.input.consume(1);
             }
         }
         Ok(())
@@ -1024,8 +983,8 @@ impl<R: Read> PackReader<R> {
 
     fn attempt(&mut self) -> std::io::Result<Attempt> {
         let fail = |what: &str| Ok(Attempt::Failed(what.to_string()));
-        self.fill(8)?;
-        let window = &self.buf[self.pos..];
+        self.input.fill(8)?;
+        let window = self.input.unread();
         if window.starts_with(BLOCK_MAGIC) {
             return self.attempt_block();
         }
@@ -1037,14 +996,14 @@ impl<R: Read> PackReader<R> {
         }
         let sources = self.sources.as_ref().map(Vec::len);
         loop {
-            let window = &self.buf[self.pos..];
+            let window = self.input.unread();
             match parse_frame(window, sources, &mut self.keys) {
                 Parsed::Done(frame, len) => {
-                    self.pos += len;
+                    self.input.consume(len);
                     return Ok(Attempt::Found(Unit::Frame(len as u64, frame)));
                 }
                 Parsed::More(need) => {
-                    if !self.fill(need)? {
+                    if !self.input.fill(need)? {
                         return fail("truncated game (a cut)");
                     }
                 }
@@ -1054,15 +1013,15 @@ impl<R: Read> PackReader<R> {
     }
 
     fn attempt_table(&mut self) -> std::io::Result<Option<Unit>> {
-        if !self.fill(8)? {
+        if !self.input.fill(8)? {
             return Ok(None);
         }
-        let w = &self.buf[self.pos..];
+        let w = self.input.unread();
         let len = u32::from_le_bytes([w[4], w[5], w[6], w[7]]) as usize;
-        if len > MAX_TABLE || !self.fill(len + 16)? {
+        if len > MAX_TABLE || !self.input.fill(len + 16)? {
             return Ok(None);
         }
-        let w = &self.buf[self.pos..self.pos + len + 16];
+        let w = &self.input.unread()[..len + 16];
         let stored = u64::from_le_bytes(w[8 + len..].try_into().unwrap_or_default());
         if fnv_extend(FNV_OFFSET, &w[..8 + len]) != stored {
             return Ok(None);
@@ -1070,15 +1029,15 @@ impl<R: Read> PackReader<R> {
         let Some((version, sources)) = decode_table_body(&w[8..8 + len]) else {
             return Ok(None);
         };
-        self.pos += len + 16;
+        self.input.consume(len + 16);
         Ok(Some(Unit::Table(version, sources)))
     }
 
     fn attempt_block(&mut self) -> std::io::Result<Attempt> {
-        if !self.fill(BLOCK_HEADER)? {
+        if !self.input.fill(BLOCK_HEADER)? {
             return Ok(Attempt::Failed("truncated block header (a cut)".into()));
         }
-        let h = &self.buf[self.pos..self.pos + BLOCK_HEADER];
+        let h = &self.input.unread()[..BLOCK_HEADER];
         let len = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as usize;
         let count = u32::from_le_bytes([h[8], h[9], h[10], h[11]]) as usize;
         // The header's length and count, where they could be a block's (the checksum that
@@ -1089,20 +1048,20 @@ impl<R: Read> PackReader<R> {
         let stored = u64::from_le_bytes([h[12], h[13], h[14], h[15], h[16], h[17], h[18], h[19]]);
         // From here on a failure skips the block's header only: its frames are read one by
         // one after it.
-        let skip_header = |r: &mut Self| r.pos += BLOCK_HEADER;
+        let skip_header = |r: &mut Self| r.input.consume(BLOCK_HEADER);
         if len > MAX_BLOCK_PAYLOAD {
             skip_header(self);
             return bad(format!("payload length {len} out of range"));
         }
-        if !self.fill(BLOCK_HEADER + len)? {
-            let have = self.available();
+        if !self.input.fill(BLOCK_HEADER + len)? {
+            let have = self.input.available();
             skip_header(self);
             return bad(format!(
                 "truncated ({have} of {} bytes; a cut)",
                 BLOCK_HEADER + len
             ));
         }
-        let block = &self.buf[self.pos..self.pos + BLOCK_HEADER + len];
+        let block = &self.input.unread()[..BLOCK_HEADER + len];
         let computed = fnv_extend(fnv_extend(FNV_OFFSET, &block[..12]), &block[BLOCK_HEADER..]);
         if computed != stored {
             skip_header(self);
@@ -1131,7 +1090,7 @@ impl<R: Read> PackReader<R> {
             skip_header(self);
             return bad(format!("says {count} games, holds {}", frames.len()));
         }
-        self.pos += BLOCK_HEADER + len;
+        self.input.consume(BLOCK_HEADER + len);
         Ok(Attempt::Found(Unit::Block(frames)))
     }
 }
@@ -1139,10 +1098,10 @@ impl<R: Read> PackReader<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{encode_chunk, encode_header, scan, GenHeader, Wdl};
+    use crate::record::{encode_chunk, encode_header, scan, ChunkContent, GenHeader, Wdl};
 
-    /// What a chunk keeps through a pack: source, version, sequence number, nodes, games.
-    type Kept = (usize, u32, Option<u64>, Option<u64>, Vec<GameRecord>);
+    /// What a chunk keeps through a pack: source, then version, sequence number, nodes, games.
+    type Kept = (usize, ChunkContent);
 
     /// Games from random playouts from the start position and a Chess960 one: captures,
     /// castling both ways, promotions, en passant, both results; scores that jump.
@@ -1263,23 +1222,14 @@ mod tests {
         items
             .iter()
             .filter_map(|i| match i {
-                PackItem::Chunk { source, chunk } => Some((
-                    *source,
-                    chunk.version,
-                    chunk.seq,
-                    chunk.nodes,
-                    chunk.games.clone(),
-                )),
+                PackItem::Chunk { source, chunk } => Some((*source, chunk.content())),
                 _ => None,
             })
             .collect()
     }
 
     fn expected(content: &[(usize, Chunk)]) -> Vec<Kept> {
-        content
-            .iter()
-            .map(|(s, c)| (*s, c.version, c.seq, c.nodes, c.games.clone()))
-            .collect()
+        content.iter().map(|(s, c)| (*s, c.content())).collect()
     }
 
     #[test]
@@ -1359,7 +1309,7 @@ mod tests {
         let content: Vec<(usize, Chunk)> = content(12).into_iter().take(12).collect();
         let bytes = write_pack(&content, Some(4));
         let want = expected(&content);
-        let all_games: Vec<GameRecord> = want.iter().flat_map(|c| c.4.clone()).collect();
+        let all_games: Vec<GameRecord> = want.iter().flat_map(|c| c.1 .3.clone()).collect();
         // Where each game's frame lies.
         let (_, items) = read_all(&bytes);
         let spans: Vec<(u64, u64)> = items
@@ -1375,7 +1325,7 @@ mod tests {
                 let mut bad = bytes.clone();
                 bad[i] ^= flip;
                 let (srcs, items) = read_all(&bad);
-                let got: Vec<GameRecord> = chunks(&items).into_iter().flat_map(|c| c.4).collect();
+                let got: Vec<GameRecord> = chunks(&items).into_iter().flat_map(|c| c.1 .3).collect();
                 let lost = all_games.iter().filter(|g| !got.contains(g)).count();
                 assert!(lost <= 1, "flip {flip:#x} at {i}: {lost} games lost");
                 // The loss is counted exactly: a game's frame, never a table or header.
@@ -1405,7 +1355,7 @@ mod tests {
                 for c in chunks(&items) {
                     assert!(want
                         .iter()
-                        .any(|w| w.0 == c.0 && w.2 == c.2 && w.3 == c.3 && w.4 == c.4));
+                        .any(|w| w.0 == c.0 && w.1 .1 == c.1 .1 && w.1 .2 == c.1 .2 && w.1 .3 == c.1 .3));
                 }
             }
         }
@@ -1415,7 +1365,7 @@ mod tests {
     fn cuts_keep_every_whole_game_and_never_panic() {
         let content: Vec<(usize, Chunk)> = content(6);
         let bytes = write_pack(&content, Some(2));
-        let all: Vec<GameRecord> = expected(&content).into_iter().flat_map(|c| c.4).collect();
+        let all: Vec<GameRecord> = expected(&content).into_iter().flat_map(|c| c.1 .3).collect();
         let (_, items) = read_all(&bytes);
         let ends: Vec<u64> = items
             .iter()
@@ -1430,9 +1380,12 @@ mod tests {
             .collect();
         for cut in 0..bytes.len() {
             let (_, items) = read_all(&bytes[..cut]);
-            let got: Vec<GameRecord> = chunks(&items).into_iter().flat_map(|c| c.4).collect();
+            let got: Vec<GameRecord> = chunks(&items).into_iter().flat_map(|c| c.1 .3).collect();
             let whole_chunks = ends.iter().filter(|&&e| e <= cut as u64).count();
-            let want_at_least: usize = expected(&content)[..whole_chunks].iter().map(|c| c.4.len()).sum();
+            let want_at_least: usize = expected(&content)[..whole_chunks]
+                .iter()
+                .map(|c| c.1 .3.len())
+                .sum();
             assert!(got.len() >= want_at_least, "cut at {cut}");
             assert_eq!(got[..], all[..got.len()], "cut at {cut}");
             // A cut is a loss, counted at least as the games missing, except exactly
@@ -1548,10 +1501,7 @@ mod tests {
             let (srcs, items) = read_all(&bytes);
             assert_eq!(srcs.as_deref(), Some(&sources[..]));
             assert_eq!(srcs.unwrap()[0].header().map(|h| h.version()), Ok(3));
-            let want: Vec<Kept> = real
-                .iter()
-                .map(|c| (0, c.version, c.seq, c.nodes, c.games.clone()))
-                .collect();
+            let want: Vec<Kept> = real.iter().map(|c| (0, c.content())).collect();
             assert_eq!(chunks(&items), want);
         }
     }
@@ -1586,7 +1536,7 @@ mod tests {
             let mut bad = bytes.clone();
             bad[i] ^= 0x04;
             let (srcs, items) = read_all(&bad);
-            let got: Vec<GameRecord> = chunks(&items).into_iter().flat_map(|c| c.4).collect();
+            let got: Vec<GameRecord> = chunks(&items).into_iter().flat_map(|c| c.1 .3).collect();
             let lost: Vec<usize> = (0..all.len()).filter(|&k| !got.contains(&all[k])).collect();
             assert!(
                 lost.len() <= 1 && got.len() + lost.len() == all.len(),

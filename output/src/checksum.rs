@@ -1,8 +1,10 @@
-//! FNV-1a 64, the workspace's one checksum: net files (`file`), data files and packs
-//! (`record`, `pack`), the corpus manifest (`manifest`), trainer checkpoints, datagen's
-//! quarantine records and `learn`'s journal all use these two functions. It is not a
-//! cryptographic hash: it finds damage (every step is a bijection of the state, so any one
-//! changed byte changes the result), not tampering.
+//! FNV-1a 64, the workspace's one checksum: net files (`nnue::file`), data files and packs
+//! (`records::record`, `records::pack`), the corpus manifest (`records::manifest`), trainer
+//! checkpoints, datagen's quarantine records, `learn`'s journal and arena's synthetic test
+//! engine all use these two functions. It lives here, in the crate without dependencies,
+//! because every one of them depends on this one. It is not a cryptographic hash: it finds
+//! damage (every step is a bijection of the state, so any one changed byte changes the
+//! result), not tampering.
 //!
 //! Source: Fowler, Noll and Vo's FNV-1a, with the published 64-bit offset basis and prime.
 

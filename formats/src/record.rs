@@ -83,6 +83,7 @@
 //! generation-3 games hold none; two genuinely identical games need the same opening
 //! position and are rare).
 
+use crate::buffered::{ReadBuffer, READ_BLOCK};
 use movegen::openings::StartPositions;
 use movegen::{Board, CastleSide, Color, File, Move, Piece, PieceType, Square};
 use serde::{Deserialize, Serialize};
@@ -452,7 +453,7 @@ pub fn keep_lone_for_training(board: &Board, score: i16) -> bool {
     !board.in_check() && score.unsigned_abs() < MATE_BAND.unsigned_abs() && board.occupied().len() >= 4
 }
 
-pub(crate) use crate::checksum::{fnv1a_extend as fnv_extend, FNV_OFFSET};
+pub(crate) use output::checksum::{fnv1a_extend as fnv_extend, FNV_OFFSET};
 
 /// The generator's settings, stored in a data file's header (version 3: this structure in
 /// postcard; version 2: a fixed layout without `start_positions`) so that resuming and
@@ -924,6 +925,20 @@ pub struct Chunk {
     pub problem: Option<String>,
 }
 
+/// What a chunk holds apart from where it lies and its problem: version, sequence number,
+/// nodes searched and games, which a pack keeps; tests compare chunks read from data files
+/// and packs by it.
+#[cfg(test)]
+pub(crate) type ChunkContent = (u32, Option<u64>, Option<u64>, Vec<GameRecord>);
+
+#[cfg(test)]
+impl Chunk {
+    /// See [`ChunkContent`].
+    pub(crate) fn content(&self) -> ChunkContent {
+        (self.version, self.seq, self.nodes, self.games.clone())
+    }
+}
+
 /// Bytes that belong to no valid chunk; readers skip them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Damage {
@@ -986,12 +1001,7 @@ pub enum Item {
 /// chunk (plus a read buffer) in memory, and never stops at damage (see the module notes).
 #[derive(Debug)]
 pub struct DataReader<R> {
-    src: R,
-    buf: Vec<u8>,
-    /// Index in `buf` of the next unread byte; `base` is the file offset of `buf[0]`.
-    pos: usize,
-    base: u64,
-    eof: bool,
+    input: ReadBuffer<R>,
     header: Result<Header, RecordError>,
     header_len: u64,
     /// The valid header's bytes as they stand in the file (empty when it is damaged).
@@ -1004,8 +1014,6 @@ pub struct DataReader<R> {
     seen_v1: HashMap<u64, u64>,
 }
 
-const READ_BLOCK: usize = 1 << 20;
-
 enum Attempt {
     Found(Item),
     Failed(String),
@@ -1016,11 +1024,7 @@ impl<R: Read> DataReader<R> {
     /// reported by [`DataReader::header`] and as damage, and the chunks after it still read.
     pub fn new(src: R) -> std::io::Result<DataReader<R>> {
         let mut r = DataReader {
-            src,
-            buf: Vec::new(),
-            pos: 0,
-            base: 0,
-            eof: false,
+            input: ReadBuffer::new(src),
             header: Err(RecordError::Truncated),
             header_len: 0,
             header_bytes: Vec::new(),
@@ -1033,9 +1037,9 @@ impl<R: Read> DataReader<R> {
         match &r.header {
             Ok(_) => {}
             Err(e) => {
-                if r.available() > 0 {
+                if r.input.available() > 0 {
                     r.damage = Some((0, e.to_string()));
-                    r.pos = 1;
+                    r.input.consume(1);
                     r.seek_magic()?;
                 }
             }
@@ -1059,71 +1063,33 @@ impl<R: Read> DataReader<R> {
         &self.header_bytes
     }
 
-    fn available(&self) -> usize {
-        self.buf.len() - self.pos
-    }
-
-    fn offset(&self) -> u64 {
-        self.base + self.pos as u64
-    }
-
-    /// Makes at least `need` unread bytes available; false when the file ends first.
-    fn fill(&mut self, need: usize) -> std::io::Result<bool> {
-        if self.available() >= need {
-            return Ok(true);
-        }
-        if self.pos > 0 {
-            self.buf.drain(..self.pos);
-            self.base += self.pos as u64;
-            self.pos = 0;
-        }
-        while !self.eof && self.buf.len() < need {
-            let old = self.buf.len();
-            let want = need.max(old + READ_BLOCK);
-            self.buf.resize(want, 0);
-            let n = loop {
-                match self.src.read(&mut self.buf[old..]) {
-                    Ok(n) => break n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => {
-                        self.buf.truncate(old);
-                        return Err(e);
-                    }
-                }
-            };
-            self.buf.truncate(old + n);
-            if n == 0 {
-                self.eof = true;
-            }
-        }
-        Ok(self.buf.len() >= need)
-    }
-
     fn read_header(&mut self) -> std::io::Result<Result<Header, RecordError>> {
         let bad = |what: &str| Ok(Err(RecordError::BadHeader(what.to_string())));
-        if !self.fill(16)? {
-            return if self.available() == 0 {
+        if !self.input.fill(16)? {
+            return if self.input.available() == 0 {
                 bad("empty file")
             } else {
                 bad("truncated header")
             };
         }
-        if &self.buf[..8] != GAME_MAGIC {
+        let head = self.input.unread();
+        if &head[..8] != GAME_MAGIC {
             return bad("missing LUFTGAME magic");
         }
-        let version = u32::from_le_bytes(self.buf[8..12].try_into().expect("4 bytes"));
-        let len = u32::from_le_bytes(self.buf[12..16].try_into().expect("4 bytes")) as usize;
+        let version = u32::from_le_bytes(head[8..12].try_into().expect("4 bytes"));
+        let len = u32::from_le_bytes(head[12..16].try_into().expect("4 bytes")) as usize;
         if len > MAX_HEADER_BODY {
             return bad(&format!("header length {len}"));
         }
-        if !self.fill(24 + len)? {
+        if !self.input.fill(24 + len)? {
             return bad("truncated header");
         }
-        let stored = u64::from_le_bytes(self.buf[16 + len..24 + len].try_into().expect("8 bytes"));
-        if stored != fnv_extend(FNV_OFFSET, &self.buf[..16 + len]) {
+        let head = &self.input.unread()[..24 + len];
+        let stored = u64::from_le_bytes(head[16 + len..].try_into().expect("8 bytes"));
+        if stored != fnv_extend(FNV_OFFSET, &head[..16 + len]) {
             return bad("header checksum mismatch");
         }
-        let body = &self.buf[16..16 + len];
+        let body = &head[16..16 + len];
         let header = match version {
             1 => Header::V1 {
                 settings: String::from_utf8_lossy(body).into_owned(),
@@ -1142,9 +1108,9 @@ impl<R: Read> DataReader<R> {
             },
             v => return bad(&format!("unsupported version {v}")),
         };
-        self.pos = 24 + len;
         self.header_len = (24 + len) as u64;
-        self.header_bytes = self.buf[..24 + len].to_vec();
+        self.header_bytes = head.to_vec();
+        self.input.consume(24 + len);
         Ok(Ok(header))
     }
 
@@ -1154,11 +1120,11 @@ impl<R: Read> DataReader<R> {
             return Ok(Some(item));
         }
         loop {
-            if !self.fill(1)? {
-                let end = self.offset();
+            if !self.input.fill(1)? {
+                let end = self.input.offset();
                 return Ok(self.close_damage(end).map(Item::Damage));
             }
-            let at = self.offset();
+            let at = self.input.offset();
             match self.attempt()? {
                 Attempt::Found(item) => {
                     return Ok(Some(match self.close_damage(at) {
@@ -1173,7 +1139,7 @@ impl<R: Read> DataReader<R> {
                     if self.damage.is_none() {
                         self.damage = Some((at, what));
                     }
-                    self.pos += 1;
+                    self.input.consume(1);
                     self.seek_magic()?;
                 }
             }
@@ -1193,33 +1159,32 @@ impl<R: Read> DataReader<R> {
     /// Advances to the next byte that starts a chunk magic, or to the end of the file.
     fn seek_magic(&mut self) -> std::io::Result<()> {
         loop {
-            let window = &self.buf[self.pos..];
+            let window = self.input.unread();
             if let Some(i) = window
                 .windows(4)
                 .position(|w| w == CHUNK_MAGIC || w == CHUNK_MAGIC_V1)
             {
-                self.pos += i;
+                self.input.consume(i);
+                return Ok(());
+            }
+            if self.input.at_eof() {
+                self.input.consume(window.len());
                 return Ok(());
             }
             // Keep the last three bytes: a magic may straddle the next read.
-            let keep = window.len().min(3);
-            self.pos = self.buf.len() - keep;
-            if self.eof {
-                self.pos = self.buf.len();
-                return Ok(());
-            }
-            let need = self.available() + READ_BLOCK;
-            self.fill(need)?;
+            self.input.consume(window.len() - window.len().min(3));
+            let need = self.input.available() + READ_BLOCK;
+            self.input.fill(need)?;
         }
     }
 
     /// Tries to read a chunk at the current position; advances past it when it is valid.
     fn attempt(&mut self) -> std::io::Result<Attempt> {
         let fail = |what: String| Ok(Attempt::Failed(what));
-        if !self.fill(4)? {
-            return fail(format!("{} stray bytes at the end", self.available()));
+        if !self.input.fill(4)? {
+            return fail(format!("{} stray bytes at the end", self.input.available()));
         }
-        let version = match &self.buf[self.pos..self.pos + 4] {
+        let version = match &self.input.unread()[..4] {
             m if m == CHUNK_MAGIC => 2,
             m if m == CHUNK_MAGIC_V1 => 1,
             _ => return fail("no chunk magic".into()),
@@ -1229,10 +1194,10 @@ impl<R: Read> DataReader<R> {
         } else {
             CHUNK_HEADER_V1
         };
-        if !self.fill(head_len)? {
+        if !self.input.fill(head_len)? {
             return fail("truncated chunk header".into());
         }
-        let h = &self.buf[self.pos..self.pos + head_len];
+        let h = &self.input.unread()[..head_len];
         let word = |i: usize| u32::from_le_bytes(h[i..i + 4].try_into().expect("4 bytes")) as usize;
         let long = |i: usize| u64::from_le_bytes(h[i..i + 8].try_into().expect("8 bytes"));
         let payload_len = word(4);
@@ -1246,13 +1211,13 @@ impl<R: Read> DataReader<R> {
             return fail(format!("payload length {payload_len} out of range"));
         }
         let total = head_len + payload_len;
-        if !self.fill(total)? {
+        if !self.input.fill(total)? {
             return fail(format!(
                 "truncated chunk ({} of {total} bytes; a kill mid-write, or a writer still running)",
-                self.available()
+                self.input.available()
             ));
         }
-        let chunk = &self.buf[self.pos..self.pos + total];
+        let chunk = &self.input.unread()[..total];
         let payload = &chunk[head_len..];
         let computed = if version == 2 {
             fnv_extend(fnv_extend(FNV_OFFSET, &chunk[..28]), payload)
@@ -1279,14 +1244,14 @@ impl<R: Read> DataReader<R> {
                 }
             }
         }
-        let offset = self.offset();
+        let offset = self.input.offset();
         let mut problem = (games.len() != count).then(|| {
             format!(
                 "chunk at byte {offset}: game count field says {count}, the payload holds {}",
                 games.len()
             )
         });
-        self.pos += total;
+        self.input.consume(total);
         match seq {
             Some(seq) => {
                 if let Some(&(first, hash)) = self.seen_seq.get(&seq) {
@@ -1454,7 +1419,7 @@ pub fn scan_reader(src: impl Read, keep_games: bool) -> std::io::Result<DataScan
             Item::Duplicate(d) => s.duplicates.push(d),
         }
     }
-    s.len = reader.offset();
+    s.len = reader.input.offset();
     Ok(s)
 }
 

@@ -427,7 +427,7 @@ mod tests {
     use super::*;
     use crate::pack::PackWriter;
     use crate::positions::ScoredPosition;
-    use crate::record::{encode_chunk, encode_header, GameRecord, GenHeader, Wdl};
+    use crate::record::{encode_chunk, encode_header, ChunkContent, GameRecord, GenHeader, Wdl};
     use movegen::Board;
 
     fn game(eval: i16) -> GameRecord {
@@ -456,7 +456,7 @@ mod tests {
     }
 
     fn temp_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("luft-nnue-source-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("luft-records-source-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(name);
         std::fs::write(&path, bytes).unwrap();
@@ -582,17 +582,10 @@ mod tests {
         assert_eq!(b.sources()[0].name, "gen/games-0.bin");
         assert_eq!(b.sources()[0].header, Ok(Header::V3(GenHeader::default())));
         let from_pack = items(b);
-        type Kept = (usize, u32, Option<u64>, Option<u64>, Vec<GameRecord>);
-        let strip = |v: &[SourceItem]| -> Vec<Kept> {
+        let strip = |v: &[SourceItem]| -> Vec<(usize, ChunkContent)> {
             v.iter()
                 .filter_map(|i| match i {
-                    SourceItem::Chunk { source, chunk } => Some((
-                        *source,
-                        chunk.version,
-                        chunk.seq,
-                        chunk.nodes,
-                        chunk.games.clone(),
-                    )),
+                    SourceItem::Chunk { source, chunk } => Some((*source, chunk.content())),
                     _ => None,
                 })
                 .collect()
