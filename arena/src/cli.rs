@@ -29,7 +29,7 @@
 //!
 //! Engine settings (`-engine` keys, or `-each` for all engines): `cmd`, `name` (default: the
 //! file name), `args`, `dir`, `proto=uci`, `restart=on|off`, `option.NAME=VALUE`, and the
-//! limits `tc` (see [`crate::timecontrol`]; `inf` for none), `st` (seconds per move),
+//! limits `tc` (see [`matchcore::timecontrol`]; `inf` for none), `st` (seconds per move),
 //! `nodes`, `plies` (or `depth`), `timemargin` (ms). A setting given for one engine wins
 //! over `-each`. Engine names must differ.
 //!
@@ -41,22 +41,10 @@ use crate::log::{Level, LogConfig};
 use crate::pgn_out::{Notation, PgnOptions};
 use crate::play::{Adjudication, Limits, Resign, TbAdjudication, TbResults};
 use crate::regex::Regex;
-use crate::stats::Model;
-
-/// SPRT settings.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SprtConfig {
-    /// The Elo difference of H0 (`elo0=`, default 0), in the model's units.
-    pub elo0: f64,
-    /// The Elo difference of H1 (`elo1=`, default 5), in the model's units.
-    pub elo1: f64,
-    /// The false positive rate: accepting H1 when H0 holds (`alpha=`, default 0.05).
-    pub alpha: f64,
-    /// The false negative rate: accepting H0 when H1 holds (`beta=`, default 0.05).
-    pub beta: f64,
-    /// The Elo model `elo0` and `elo1` are in (`model=`: normalized, logistic or bayesian).
-    pub model: Model,
-}
+use matchcore::sprt::{sprt_elo, sprt_probability, SprtConfig};
+use matchcore::stats::Model;
+use matchcore::timecontrol::MAX_TIME_MARGIN_MS;
+use matchcore::MAX_ROUNDS;
 
 /// Where the openings come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -182,7 +170,7 @@ pub struct MatchConfig {
     /// Where the log goes and how much it holds (`-log`); `None`: no log.
     pub log: Option<LogConfig>,
     /// Where the tournament state is saved: at the start and after every finished game
-    /// (see [`crate::state`]).
+    /// (see [`matchcore::state`]).
     pub state_file: Option<String>,
     /// `-autosaveinterval N`, accepted for fastchess compatibility: with N > 0 and no
     /// `-config outname=`, the state goes to `config.json`; the state is saved after every
@@ -193,7 +181,7 @@ pub struct MatchConfig {
     /// The command line without `-config`, saved for a resume.
     pub args: Vec<String>,
     /// What a resumed tournament had already played (`-config file=`).
-    pub resume: Option<crate::state::SavedState>,
+    pub resume: Option<matchcore::state::SavedState>,
 }
 
 /// What the command line asks for.
@@ -234,14 +222,8 @@ pub fn version_text() -> String {
     )
 }
 
-/// Most rounds a match may have (the game numbers stay far from overflow).
-pub const MAX_ROUNDS: u64 = 1_000_000_000;
-/// Largest time margin, in milliseconds: a day.
-pub const MAX_TIME_MARGIN_MS: u64 = 86_400_000;
 /// Largest score, in centipawns, an adjudication rule may name (mates count as 100000).
 pub const MAX_ADJUDICATION_SCORE: i32 = 100_000;
-/// Largest |Elo| an SPRT bound may have.
-pub const MAX_SPRT_ELO: f64 = 1000.0;
 /// Rounds of an SPRT given no `-rounds` (as fastchess).
 pub const SPRT_ROUNDS: u64 = 500_000;
 /// Most engines in a tournament.
@@ -265,26 +247,6 @@ fn boolean(key: &str, value: &str) -> Result<bool, String> {
         "true" => Ok(true),
         "false" => Ok(false),
         _ => Err(format!("{key} must be true or false, found {value:?}")),
-    }
-}
-
-/// An SPRT Elo bound: finite, at most [`MAX_SPRT_ELO`] either way.
-pub fn sprt_elo(key: &str, value: &str) -> Result<f64, String> {
-    match value.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v.abs() <= MAX_SPRT_ELO => Ok(v),
-        _ => Err(format!(
-            "{key} must be a number from -{MAX_SPRT_ELO} to {MAX_SPRT_ELO}, found {value:?}"
-        )),
-    }
-}
-
-/// An SPRT error probability, in (0, 0.5).
-pub fn sprt_probability(key: &str, value: &str) -> Result<f64, String> {
-    match value.trim().parse::<f64>() {
-        Ok(v) if v > 0.0 && v < 0.5 => Ok(v),
-        _ => Err(format!(
-            "{key} must be a probability above 0 and below 0.5, found {value:?}"
-        )),
     }
 }
 
@@ -483,7 +445,7 @@ pub fn parse_command(args: &[String]) -> Result<Command, String> {
                 own_args[0]
             ));
         }
-        let saved = crate::state::load(file)?;
+        let saved = matchcore::state::load(file)?;
         let inner = groups_of(&saved.args)?;
         let mut c = build(&saved.args, &inner)?;
         c.state_file = Some(config.outname.unwrap_or_else(|| file.clone()));
@@ -567,7 +529,7 @@ fn engine_key(draft: &mut EngineDraft, option: &str, k: &str, v: String) -> Resu
 
 fn apply_limit(limits: &mut Limits, key: &str, value: &str) -> Result<(), String> {
     match key {
-        "tc" => limits.clock = crate::timecontrol::parse(value)?,
+        "tc" => limits.clock = matchcore::timecontrol::parse(value)?,
         "nodes" => limits.nodes = Some(whole("nodes", value, 1, u64::MAX / 2)?),
         "depth" | "plies" => limits.depth = Some(whole(key, value, 1, 1000)?),
         "st" => {
@@ -1390,7 +1352,7 @@ mod tests {
                 ("Threads".to_string(), "1".to_string())
             ]
         );
-        let tc = crate::timecontrol::parse("8+0.08").unwrap();
+        let tc = matchcore::timecontrol::parse("8+0.08").unwrap();
         assert_eq!((c.engines[0].limits.clock, c.engines[1].limits.clock), (tc, tc));
         assert_eq!(c.engines[1].limits.time_margin, 50);
         assert!(c.openings.as_ref().unwrap().random);

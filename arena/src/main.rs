@@ -13,9 +13,9 @@
 //! and an empty line, as fastchess ends. `arena spsa` exits 0 when it has played every
 //! iteration, 2 interrupted, 3 error.
 
-use arena::cli::{sprt_elo, sprt_probability};
 use arena::report;
-use arena::stats::{estimate, llr, sprt_bounds, Counts, Model};
+use matchcore::sprt::{sprt_elo, sprt_probability};
+use matchcore::stats::{estimate, llr, sprt_bounds, Counts, Model};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

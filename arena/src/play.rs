@@ -23,7 +23,7 @@
 
 use crate::engine_process::{EngineFault, EngineProcess, Score};
 use crate::regex::Regex;
-use crate::timecontrol::{Clock, Tick, TimeControl};
+use matchcore::timecontrol::{self, Clock, Tick, TimeControl};
 use movegen::{Board, Color, DrawReason, Game, Move, Outcome, PieceType};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -59,7 +59,7 @@ impl Limits {
     pub fn pgn_time_control(&self) -> String {
         match (self.clock, self.movetime) {
             (Some(tc), _) => tc.to_string(),
-            (None, Some(ms)) => format!("{}/move", crate::timecontrol::seconds_text(ms)),
+            (None, Some(ms)) => format!("{}/move", timecontrol::seconds_text(ms)),
             _ => "-".to_string(),
         }
     }
@@ -71,7 +71,7 @@ impl Limits {
             return tc.to_string();
         }
         if let Some(ms) = self.movetime {
-            return format!("{}/move", crate::timecontrol::seconds_text(ms));
+            return format!("{}/move", timecontrol::seconds_text(ms));
         }
         if let Some(d) = self.depth {
             return format!("{d} plies");
@@ -799,7 +799,7 @@ mod tests {
 
     #[test]
     fn limits_are_described_as_fastchess_does() {
-        let tc = crate::timecontrol::parse("40/60+0.6").unwrap();
+        let tc = matchcore::timecontrol::parse("40/60+0.6").unwrap();
         let l = Limits {
             clock: tc,
             ..Limits::default()

@@ -22,7 +22,7 @@
 //! fit, which is refused with a clear message where it does not exist. Players in groups
 //! that never met, directly or through others, have no common scale: an error too.
 
-use crate::stats::Z_95;
+use matchcore::stats::Z_95;
 use std::collections::BTreeMap;
 use std::f64::consts::LN_10;
 

@@ -36,8 +36,10 @@ use crate::progress::Progress;
 use crate::rating::{self, FitOptions, GameRecord};
 use crate::report::{self, MatchLabel, RULE};
 use crate::sprt_plot::{self, SprtPlot, SprtPoint};
-use crate::state::{self, SavedState};
-use crate::stats::sprt_bounds;
+use matchcore::sprt::sprt_llr;
+use matchcore::state::{self, SavedState};
+use matchcore::stats::sprt_bounds;
+use matchcore::tally::{estimate, Tally};
 use movegen::{Board, Color};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
@@ -73,37 +75,6 @@ impl Verdict {
             Verdict::H1Accepted | Verdict::Finished => 0,
             Verdict::H0Accepted => 1,
             Verdict::Undecided => 2,
-        }
-    }
-}
-
-/// Running totals from one engine's side against another.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Tally {
-    /// (losses, draws, wins).
-    pub tri: [u64; 3],
-    /// (LL, LD, DD+WL, WD, WW).
-    pub penta: [u64; 5],
-    /// How many of `penta[2]` were a win and a loss (the rest are two draws).
-    pub wl: u64,
-}
-
-impl Tally {
-    /// Games counted.
-    pub fn games(&self) -> u64 {
-        self.tri.iter().sum()
-    }
-    /// Complete game pairs counted.
-    pub fn pairs(&self) -> u64 {
-        self.penta.iter().sum()
-    }
-    fn add_game(&mut self, half_points: u8) {
-        self.tri[usize::from(half_points)] += 1;
-    }
-    fn add_pair(&mut self, a: u8, b: u8) {
-        self.penta[usize::from(a + b)] += 1;
-        if a + b == 2 && a != 1 {
-            self.wl += 1;
         }
     }
 }
@@ -459,10 +430,10 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
             if shared.verdict.is_none() {
                 let tally = shared.live.get(&(0, 1)).cloned().unwrap_or_default();
                 let penta = config.report_penta && config.games == 2;
-                let value = report::sprt_llr(&tally, sprt, penta);
+                let value = sprt_llr(&tally, sprt, penta);
                 let (lower, upper) = sprt_bounds(sprt.alpha, sprt.beta);
                 if config.sprt_plot.is_some() {
-                    let e = report::estimate(&tally, penta && tally.pairs() > 0);
+                    let e = estimate(&tally, penta && tally.pairs() > 0);
                     shared.trajectory.push(SprtPoint {
                         games: tally.games(),
                         llr: value,
@@ -514,7 +485,7 @@ fn progress_summary(plan: &Plan, shared: &Shared) -> String {
         return format!("{} games finished", shared.records.len());
     };
     let penta = config.report_penta && config.games == 2 && tally.pairs() > 0;
-    let e = report::estimate(tally, penta);
+    let e = estimate(tally, penta);
     let mut text = format!(
         "{} vs {}: Elo {} +/- {}",
         plan.names(0),
@@ -524,7 +495,7 @@ fn progress_summary(plan: &Plan, shared: &Shared) -> String {
     );
     if let Some(sprt) = &config.sprt {
         let (lower, upper) = sprt_bounds(sprt.alpha, sprt.beta);
-        let llr = report::sprt_llr(tally, sprt, config.report_penta && config.games == 2);
+        let llr = sprt_llr(tally, sprt, config.report_penta && config.games == 2);
         text.push_str(&format!(", LLR {llr:.2} ({lower:.2}, {upper:.2})"));
     }
     text
@@ -1025,16 +996,6 @@ mod tests {
             pairings(TournamentKind::Gauntlet, 4, 2),
             [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3)]
         );
-    }
-
-    #[test]
-    fn pairs_count_win_loss_apart_from_two_draws() {
-        let mut t = Tally::default();
-        t.add_pair(2, 0);
-        t.add_pair(1, 1);
-        t.add_pair(0, 2);
-        t.add_pair(2, 1);
-        assert_eq!((t.penta, t.wl), ([0, 0, 3, 1, 0], 2));
     }
 
     #[test]

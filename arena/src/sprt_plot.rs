@@ -14,7 +14,7 @@
 //! not finite (every pair with the same result) are left out; values far outside the
 //! bounds are clamped to the panel's edge rather than drawn over the axes.
 
-use crate::cli::SprtConfig;
+use matchcore::sprt::SprtConfig;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -265,7 +265,7 @@ pub fn write(path: &str, plot: &SprtPlot) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::Model;
+    use matchcore::stats::Model;
 
     fn sprt() -> SprtConfig {
         SprtConfig {

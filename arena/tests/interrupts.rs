@@ -9,8 +9,8 @@
 
 mod common;
 
-use arena::state::SavedState;
 use common::{luft, run_arena, BOOK, FAULT};
+use matchcore::state::SavedState;
 use movegen::pgn::parse_pgn;
 use std::io::BufRead;
 use std::os::unix::process::CommandExt;

@@ -8,8 +8,8 @@
 
 mod common;
 
-use arena::state::SavedState;
 use common::{run_arena, ARENA, BOOK, FAULT};
+use matchcore::state::SavedState;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;

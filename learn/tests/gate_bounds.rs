@@ -5,8 +5,8 @@
 
 #![allow(clippy::unwrap_used)]
 
-use arena::runner::Tally;
-use arena::state::SavedState;
+use matchcore::state::SavedState;
+use matchcore::tally::Tally;
 
 fn reading(penta: [u64; 5], tri: [u64; 3], elo0: f64, elo1: f64) -> learn::journal::GateResult {
     let saved = SavedState {

@@ -17,6 +17,9 @@ use std::fmt;
 
 /// Longest time or increment a control may name: a day, in milliseconds.
 pub const MAX_TIME_MS: u64 = 86_400_000;
+/// Largest time margin (the grace past a clock's end before a move is lost on time), in
+/// milliseconds: a day.
+pub const MAX_TIME_MARGIN_MS: u64 = 86_400_000;
 /// Most moves a repeating session may have.
 pub const MAX_SESSION_MOVES: u32 = 10_000;
 

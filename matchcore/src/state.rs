@@ -37,7 +37,7 @@
 //! The file is written to a temporary name and renamed (the `output` crate's rule, so a link
 //! stays a link), so an interruption never leaves half a file. Version 1 files (no `pending`, no lengths) are still read.
 
-use crate::runner::Tally;
+use crate::tally::Tally;
 use serde::{Deserialize, Serialize};
 
 /// What a saved tournament holds.
