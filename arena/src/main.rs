@@ -125,7 +125,7 @@ fn main() -> ExitCode {
         eprintln!("arena: cannot install the Ctrl-C handler: {e}");
     }
     match arena::runner::run(&config, interrupted) {
-        Ok((verdict, _)) => {
+        Ok((end, _)) => {
             output::outln!("Finished match");
             let s = start.elapsed().as_secs();
             output::outln!(
@@ -134,7 +134,7 @@ fn main() -> ExitCode {
                 s / 60 % 60,
                 s % 60
             );
-            ExitCode::from(verdict.exit_code(config.sprt_exit_codes))
+            ExitCode::from(end.exit_code(config.sprt_exit_codes))
         }
         Err(e) => {
             eprintln!("arena: error: {e}");

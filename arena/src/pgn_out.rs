@@ -302,7 +302,7 @@ mod tests {
             illegal_move: None,
             result: GameResult::Draw,
             reason: "Draw by adjudication".into(),
-            termination: "adjudication",
+            termination: matchcore::termination::Termination::Adjudication,
             faulted: None,
             white: PlayerInfo {
                 name: "new".into(),

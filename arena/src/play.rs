@@ -23,6 +23,7 @@
 
 use crate::engine_process::{EngineFault, EngineProcess, Score};
 use crate::regex::Regex;
+use matchcore::termination::Termination;
 use matchcore::timecontrol::{self, Clock, Tick, TimeControl};
 use movegen::{Board, Color, DrawReason, Game, Move, Outcome, PieceType};
 use std::sync::Arc;
@@ -257,9 +258,8 @@ pub struct FinishedGame {
     pub result: GameResult,
     /// fastchess's words, e.g. "White mates", "Black loses on time (12ms overrun)".
     pub reason: String,
-    /// PGN `Termination`: normal, adjudication, time forfeit, illegal move, abandoned,
-    /// unterminated.
-    pub termination: &'static str,
+    /// PGN `Termination`.
+    pub termination: Termination,
     /// The side whose engine faulted (crash, stall, protocol, illegal move, time-out
     /// without an answer), if any; its process should be restarted.
     pub faulted: Option<Color>,
@@ -344,20 +344,28 @@ pub fn rules_reason(outcome: Outcome) -> String {
 }
 
 /// The words for a fault of `side`'s engine, and the PGN termination.
-fn fault_reason(side: Color, fault: &EngineFault) -> (String, &'static str) {
+fn fault_reason(side: Color, fault: &EngineFault) -> (String, Termination) {
     let who = color_name(side);
     match fault {
-        EngineFault::Crashed | EngineFault::Spawn(_) => (format!("{who} disconnects"), "abandoned"),
+        EngineFault::Crashed | EngineFault::Spawn(_) => {
+            (format!("{who} disconnects"), Termination::Abandoned)
+        }
         EngineFault::Flood(what) => (
             format!(
                 "{who} disconnects (floods its output, more than {} lines a second while awaiting {what})",
                 crate::engine_process::MAX_LINES_PER_SECOND
             ),
-            "abandoned",
+            Termination::Abandoned,
         ),
-        EngineFault::Timeout(what) => (format!("{who}'s connection stalls (no {what})"), "abandoned"),
-        EngineFault::Protocol(line) => (format!("{who} makes an illegal move ({line})"), "illegal move"),
-        EngineFault::Interrupted => ("Game interrupted".into(), "unterminated"),
+        EngineFault::Timeout(what) => (
+            format!("{who}'s connection stalls (no {what})"),
+            Termination::Abandoned,
+        ),
+        EngineFault::Protocol(line) => (
+            format!("{who} makes an illegal move ({line})"),
+            Termination::IllegalMove,
+        ),
+        EngineFault::Interrupted => ("Game interrupted".into(), Termination::Unterminated),
     }
 }
 
@@ -460,7 +468,7 @@ pub fn play_game(
     struct End {
         result: GameResult,
         reason: String,
-        termination: &'static str,
+        termination: Termination,
         faulted: Option<Color>,
     }
     let end = |result, reason: String, termination, faulted| End {
@@ -478,7 +486,7 @@ pub fn play_game(
                 early = Some(end(
                     GameResult::Draw,
                     "Game interrupted".into(),
-                    "unterminated",
+                    Termination::Unterminated,
                     None,
                 ));
                 break;
@@ -498,20 +506,25 @@ pub fn play_game(
                     Outcome::Checkmate { winner } => GameResult::win_for(winner),
                     Outcome::Draw(_) => GameResult::Draw,
                 };
-                break end(result, rules_reason(outcome), "normal", None);
+                break end(result, rules_reason(outcome), Termination::Normal, None);
             }
             if let Some(max) = settings.adjudication.max_moves {
                 if engine_plies >= 2 * max {
                     break end(
                         GameResult::Draw,
                         "Draw by adjudication (max moves)".into(),
-                        "adjudication",
+                        Termination::Adjudication,
                         None,
                     );
                 }
             }
             if stop() {
-                break end(GameResult::Draw, "Game interrupted".into(), "unterminated", None);
+                break end(
+                    GameResult::Draw,
+                    "Game interrupted".into(),
+                    Termination::Unterminated,
+                    None,
+                );
             }
             let board = *game.board();
             let side = board.side_to_move();
@@ -566,14 +579,19 @@ pub fn play_game(
                     break end(
                         result,
                         format!("{reason}, no bestmove"),
-                        "time forfeit",
+                        Termination::TimeForfeit,
                         Some(side),
                     );
                 }
                 Err(_) if stop() => {
                     // Whatever the engine did once arena was told to stop (a process the
                     // user's signal reached too) is not a result.
-                    break end(GameResult::Draw, "Game interrupted".into(), "unterminated", None);
+                    break end(
+                        GameResult::Draw,
+                        "Game interrupted".into(),
+                        Termination::Unterminated,
+                        None,
+                    );
                 }
                 Err(fault) => {
                     let (reason, termination) = fault_reason(side, &fault);
@@ -589,7 +607,7 @@ pub fn play_game(
                     break end(
                         GameResult::win_for(!side),
                         format!("{} makes an illegal move: {text}", color_name(side)),
-                        "illegal move",
+                        Termination::IllegalMove,
                         Some(side),
                     );
                 }
@@ -599,12 +617,12 @@ pub fn play_game(
             if let Some(clock) = clocks[us].as_mut() {
                 if let Tick::Flagged { overrun_ms } = clock.after_move(reply.elapsed_ms, mine.time_margin) {
                     let (result, reason) = flag_fall(&board, side, overrun_ms);
-                    break end(result, reason, "time forfeit", None);
+                    break end(result, reason, Termination::TimeForfeit, None);
                 }
             } else if let Some(ms) = mine.movetime {
                 if reply.elapsed_ms > ms + mine.time_margin {
                     let (result, reason) = flag_fall(&board, side, reply.elapsed_ms - ms);
-                    break end(result, reason, "time forfeit", None);
+                    break end(result, reason, Termination::TimeForfeit, None);
                 }
             }
 
@@ -657,7 +675,7 @@ pub fn play_game(
                         Wdl::Draw => end(
                             GameResult::Draw,
                             "Draw by adjudication: SyzygyTB".into(),
-                            "adjudication",
+                            Termination::Adjudication,
                             None,
                         ),
                         _ => {
@@ -665,7 +683,7 @@ pub fn play_game(
                             end(
                                 GameResult::win_for(winner),
                                 format!("{} wins by adjudication: SyzygyTB", color_name(winner)),
-                                "adjudication",
+                                Termination::Adjudication,
                                 None,
                             )
                         }
@@ -696,7 +714,7 @@ pub fn play_game(
                             break end(
                                 GameResult::win_for(!side),
                                 format!("{} wins by adjudication", color_name(!side)),
-                                "adjudication",
+                                Termination::Adjudication,
                                 None,
                             );
                         }
@@ -718,7 +736,7 @@ pub fn play_game(
                     break end(
                         GameResult::Draw,
                         "Draw by adjudication".into(),
-                        "adjudication",
+                        Termination::Adjudication,
                         None,
                     );
                 }

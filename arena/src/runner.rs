@@ -19,7 +19,7 @@
 //! The end, as fastchess ends: the report once (not repeated when the last pair already
 //! printed it at its interval), `SPRT ([elo0, elo1]) completed - H0|H1 was accepted` when
 //! the test decided and no SPRT line when the rounds ran out first, then (from `main`)
-//! `Finished match` and `Total Time`; exit code 0 (see [`Verdict::exit_code`]).
+//! `Finished match` and `Total Time`; exit code 0 (see [`MatchEnd::exit_code`]).
 //!
 //! On a terminal, a progress bar on stderr (`progress`) counts the finished games; the
 //! lines on stdout are printed around it. With `-sprt-plot FILE`, each SPRT check also
@@ -36,10 +36,11 @@ use crate::progress::Progress;
 use crate::rating::{self, FitOptions, GameRecord};
 use crate::report::{self, MatchLabel, RULE};
 use crate::sprt_plot::{self, SprtPlot, SprtPoint};
-use matchcore::sprt::sprt_llr;
+use matchcore::sprt::{sprt_llr, Verdict};
 use matchcore::state::{self, SavedState};
 use matchcore::stats::sprt_bounds;
 use matchcore::tally::{estimate, Tally};
+use matchcore::termination::Termination;
 use movegen::{Board, Color};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
@@ -49,20 +50,16 @@ use std::time::Duration;
 
 /// How a tournament ended (the process exit code follows it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// The SPRT accepted H1 (exit code 0).
-    H1Accepted,
-    /// The SPRT accepted H0 (exit code 1).
-    H0Accepted,
-    /// An SPRT that ran out of games.
-    Undecided,
+pub enum MatchEnd {
+    /// The SPRT accepted H1 or H0, or ran out of games ([`Verdict::Undecided`]).
+    Sprt(Verdict),
     /// Every game played, no SPRT.
     Finished,
     /// Stopped by Ctrl-C.
     Interrupted,
 }
 
-impl Verdict {
+impl MatchEnd {
     /// The process exit code. As fastchess, 0 after every match that ended by itself
     /// (played out, or stopped by its SPRT whatever it accepted); with `sprt_codes`
     /// (`-sprt-exit-codes`, for scripts that branch on the outcome) 0 H1 accepted or a
@@ -70,11 +67,11 @@ impl Verdict {
     /// way (fastchess exits non-zero too).
     pub fn exit_code(self, sprt_codes: bool) -> u8 {
         match self {
-            Verdict::Interrupted => 2,
+            MatchEnd::Interrupted => 2,
             _ if !sprt_codes => 0,
-            Verdict::H1Accepted | Verdict::Finished => 0,
-            Verdict::H0Accepted => 1,
-            Verdict::Undecided => 2,
+            MatchEnd::Sprt(Verdict::H1) | MatchEnd::Finished => 0,
+            MatchEnd::Sprt(Verdict::H0) => 1,
+            MatchEnd::Sprt(Verdict::Undecided) => 2,
         }
     }
 }
@@ -115,6 +112,7 @@ type Tallies = BTreeMap<(usize, usize), Tally>;
 struct Shared {
     next_game: u64,
     stop: bool,
+    /// The SPRT's decision once an LLR bound is crossed (H0 or H1).
     verdict: Option<Verdict>,
     error: Option<String>,
     /// Counts of every finished game (pairs once complete).
@@ -310,7 +308,7 @@ impl Plan {
 /// Everything a finished game updates, under the lock.
 fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &FinishedGame) {
     let config = &plan.config;
-    if finished.termination == "unterminated" {
+    if finished.termination == Termination::Unterminated {
         return;
     }
     let (white, black) = if job.first_is_white {
@@ -441,11 +439,7 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
                         elo_error: e.elo_error,
                     });
                 }
-                if value >= upper {
-                    shared.verdict = Some(Verdict::H1Accepted);
-                } else if value <= lower {
-                    shared.verdict = Some(Verdict::H0Accepted);
-                }
+                shared.verdict = Verdict::of_llr(value, (lower, upper));
                 if shared.verdict.is_some() {
                     shared.stop = true;
                 }
@@ -756,8 +750,8 @@ pub(crate) fn load_tables(
     }
 }
 
-/// Runs the tournament; returns the verdict and the first pair's tally, or an error message.
-pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdict, Tally), String> {
+/// Runs the tournament; returns how it ended and the first pair's tally, or an error message.
+pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(MatchEnd, Tally), String> {
     refuse_book_as_output(config)?;
     if let Some(log_config) = &config.log {
         log::open(log_config)?;
@@ -928,27 +922,26 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
         output::outln!("{RULE}\n{}{RULE}", plan.report(&s));
     }
     let was_interrupted = interrupted.load(Ordering::Relaxed);
-    let verdict = match (s.verdict, &config.sprt) {
-        (Some(v), _) => v,
-        _ if was_interrupted => Verdict::Interrupted,
-        (None, Some(_)) => Verdict::Undecided,
-        (None, None) => Verdict::Finished,
+    let end = match (s.verdict, &config.sprt) {
+        (Some(v), _) => MatchEnd::Sprt(v),
+        _ if was_interrupted => MatchEnd::Interrupted,
+        (None, Some(_)) => MatchEnd::Sprt(Verdict::Undecided),
+        (None, None) => MatchEnd::Finished,
     };
     if let Some(sprt) = &config.sprt {
         let bounds = format!("[{}, {}]", report::num(sprt.elo0, 2), report::num(sprt.elo1, 2));
         // fastchess's words when the test decides; nothing when the rounds run out first
         // (fastchess prints no SPRT line then).
-        match verdict {
-            Verdict::H1Accepted => output::outln!("SPRT ({bounds}) completed - H1 was accepted"),
-            Verdict::H0Accepted => output::outln!("SPRT ({bounds}) completed - H0 was accepted"),
-            _ => {}
+        if let Some(v) = s.verdict {
+            output::outln!("SPRT ({bounds}) completed - {v} was accepted");
         }
         if let Some(path) = &config.sprt_plot {
             let games = s.live.get(&(0, 1)).map_or(0, Tally::games);
-            let outcome = match verdict {
-                Verdict::H1Accepted => format!("H1 accepted after {games} games"),
-                Verdict::H0Accepted => format!("H0 accepted after {games} games"),
-                Verdict::Interrupted => format!("interrupted after {games} games"),
+            let outcome = match end {
+                MatchEnd::Sprt(v @ (Verdict::H0 | Verdict::H1)) => {
+                    format!("{v} accepted after {games} games")
+                }
+                MatchEnd::Interrupted => format!("interrupted after {games} games"),
                 _ => format!("no decision after {games} games"),
             };
             let plot = SprtPlot {
@@ -977,7 +970,7 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
         });
     }
     let tally = s.live.get(&(0, 1)).cloned().unwrap_or_default();
-    Ok((verdict, tally))
+    Ok((end, tally))
 }
 
 #[cfg(test)]
@@ -1000,8 +993,14 @@ mod tests {
 
     #[test]
     fn exit_codes_are_fastchesss_unless_asked_for_arenas() {
-        use Verdict::*;
-        let all = [H1Accepted, H0Accepted, Undecided, Finished, Interrupted];
+        use MatchEnd::*;
+        let all = [
+            Sprt(Verdict::H1),
+            Sprt(Verdict::H0),
+            Sprt(Verdict::Undecided),
+            Finished,
+            Interrupted,
+        ];
         let codes = |own: bool| all.map(|v| v.exit_code(own));
         assert_eq!(codes(false), [0, 0, 0, 0, 2]);
         assert_eq!(codes(true), [0, 1, 2, 0, 2]);

@@ -52,6 +52,7 @@ use crate::progress::Progress;
 use crate::runner;
 use crate::spsa::{self, Kind, Param, Perturbation, Rng, Schedule};
 use crate::spsa_plot::{self, SpsaPlot};
+use matchcore::termination::Termination;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -639,7 +640,7 @@ fn play_games(
         let stop = || interrupted.load(Ordering::Relaxed);
         let finished = play_game(&mut white, &mut black, opening, &plan.settings, &stop);
         let names = (white.config.name.clone(), black.config.name.clone());
-        if finished.termination == "unterminated" {
+        if finished.termination == Termination::Unterminated {
             slot.engines[white_side] = Some(white);
             slot.engines[black_side] = Some(black);
             lock().interrupted = true;

@@ -139,7 +139,7 @@ pub fn status(dir: &Path) -> Result<String> {
             let path = run.gates().join(format!("c{}", c.cand)).join("state.json");
             if let Ok(saved) = matchcore::state::load(&path.display().to_string()) {
                 let g = &settings.gate;
-                let r = crate::run::gate_reading(&saved, g.elo0, g.elo1, g.alpha, g.beta, g.max_games);
+                let r = crate::run::gate_reading(&saved, g.elo0, g.elo1, g.alpha, g.beta);
                 let (lo, hi) = matchcore::stats::sprt_bounds(g.alpha, g.beta);
                 write!(
                     line,

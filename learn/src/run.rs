@@ -17,6 +17,7 @@
 use crate::config::Settings;
 use crate::journal::{now, DataSlice, GateResult, Journal, Record, Stage, State};
 use anyhow::{anyhow, bail, Context, Result};
+use matchcore::sprt::Verdict;
 use movegen::openings::StartPositions;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -843,7 +844,7 @@ impl Runner {
                     .gate
                     .clone()
                     .ok_or_else(|| anyhow!("a decided gate without a result"))?;
-                if gate.verdict == "H1" {
+                if gate.verdict == Verdict::H1 {
                     self.promote(&cand)?;
                 } else {
                     let why = format!(
@@ -1866,16 +1867,16 @@ pub fn gate_rounds(max_games: u64) -> u64 {
 }
 
 /// What a gate's saved arena state says now: the candidate's pentanomial counts (pair 0
-/// against 1), its Elo and the LLR, with the verdict `H1` or `H0` (an LLR bound crossed),
-/// `undecided` (the cap of `max_games`, rounded up to whole pairs, reached first) or
-/// `playing`. One reading for the loop's decision ([`gate_verdict`]) and for `learn status`.
+/// against 1), its Elo and the LLR, with the verdict `H1` or `H0` (an LLR bound crossed) or
+/// `undecided` (neither, yet: [`gate_verdict`] tells a gate still playing from one whose cap
+/// of `max_games`, rounded up to whole pairs, came first). One reading for the loop's
+/// decision and for `learn status`.
 pub fn gate_reading(
     saved: &matchcore::state::SavedState,
     elo0: f64,
     elo1: f64,
     alpha: f64,
     beta: f64,
-    max_games: u64,
 ) -> GateResult {
     let tally = saved
         .pairs
@@ -1893,18 +1894,10 @@ pub fn gate_reading(
     let llr = matchcore::sprt::sprt_llr(&tally, &sprt, true);
     let (lower, upper) = matchcore::stats::sprt_bounds(alpha, beta);
     let games = tally.games();
-    let verdict = if llr >= upper {
-        "H1"
-    } else if llr <= lower {
-        "H0"
-    } else if games >= gate_rounds(max_games) * 2 {
-        "undecided"
-    } else {
-        "playing"
-    };
+    let verdict = Verdict::of_llr(llr, (lower, upper)).unwrap_or(Verdict::Undecided);
     let e = matchcore::tally::estimate(&tally, tally.pairs() > 0);
     GateResult {
-        verdict: verdict.into(),
+        verdict,
         games,
         penta: tally.penta,
         elo: if e.elo.is_finite() { e.elo } else { 0.0 },
@@ -1913,8 +1906,9 @@ pub fn gate_reading(
     }
 }
 
-/// The gate's decision from its saved state, once there is one ([`gate_reading`] unless
-/// it is still `playing`).
+/// The gate's decision from its saved state, once there is one: [`gate_reading`] once an
+/// LLR bound is crossed or the cap of `max_games` (rounded up to whole pairs) is reached,
+/// `None` while the gate is still playing.
 pub fn gate_verdict(
     saved: &matchcore::state::SavedState,
     elo0: f64,
@@ -1923,8 +1917,9 @@ pub fn gate_verdict(
     beta: f64,
     max_games: u64,
 ) -> Option<GateResult> {
-    let reading = gate_reading(saved, elo0, elo1, alpha, beta, max_games);
-    (reading.verdict != "playing").then_some(reading)
+    let reading = gate_reading(saved, elo0, elo1, alpha, beta);
+    let capped = reading.games >= gate_rounds(max_games) * 2;
+    (reading.verdict != Verdict::Undecided || capped).then_some(reading)
 }
 
 /// Datagen's arguments for the start positions of segment `index`, whose journal names
@@ -1978,15 +1973,12 @@ mod tests {
         // With 1,000 games played, the raised cap reads as playing, a lowered one as
         // undecided at once.
         let saved = matchcore::state::load(&path.display().to_string()).unwrap();
-        assert_eq!(
-            gate_reading(&saved, 0.0, 15.0, 0.05, 0.05, 3000).verdict,
-            "playing"
-        );
+        assert_eq!(gate_verdict(&saved, 0.0, 15.0, 0.05, 0.05, 3000), None);
         assert_eq!(fit_gate_rounds(&path, 400).unwrap(), Some(1500));
         let saved = matchcore::state::load(&path.display().to_string()).unwrap();
         assert_eq!(
-            gate_reading(&saved, 0.0, 15.0, 0.05, 0.05, 800).verdict,
-            "undecided"
+            gate_verdict(&saved, 0.0, 15.0, 0.05, 0.05, 800).map(|r| r.verdict),
+            Some(Verdict::Undecided)
         );
         // A state without -rounds is an error, not a guess.
         let bare = matchcore::state::SavedState {
@@ -2092,16 +2084,16 @@ mod tests {
         saved.pairs = vec![(0, 1, tally([0, 2, 10, 2, 0]))];
         assert_eq!(gate_verdict(&saved, 0.0, 15.0, 0.05, 0.05, 1000), None);
         let capped = gate_verdict(&saved, 0.0, 15.0, 0.05, 0.05, 28).unwrap();
-        assert_eq!((capped.verdict.as_str(), capped.games), ("undecided", 28));
+        assert_eq!((capped.verdict, capped.games), (Verdict::Undecided, 28));
         saved.pairs = vec![(0, 1, tally([0, 5, 40, 60, 30]))];
         assert_eq!(
             gate_verdict(&saved, 0.0, 15.0, 0.05, 0.05, 1000).unwrap().verdict,
-            "H1"
+            Verdict::H1
         );
         saved.pairs = vec![(0, 1, tally([30, 60, 40, 5, 0]))];
         assert_eq!(
             gate_verdict(&saved, 0.0, 15.0, 0.05, 0.05, 1000).unwrap().verdict,
-            "H0"
+            Verdict::H0
         );
     }
 }
