@@ -28,8 +28,8 @@
 
 use crate::cli::{MatchConfig, TournamentKind};
 use crate::engine_process::{EngineProcess, ProcessSetup};
-use crate::log::{self, Level};
-use crate::openings;
+use crate::log::{self, Level, LogError};
+use crate::openings::{self, BookError};
 use crate::pgn_out::{self, GameTags};
 use crate::play::{play_game, FinishedGame, GameResult, GameSettings, Opening};
 use crate::progress::Progress;
@@ -37,7 +37,7 @@ use crate::rating::{self, FitOptions, GameRecord};
 use crate::report::{self, MatchLabel, RULE};
 use crate::sprt_plot::{self, SprtPlot, SprtPoint};
 use matchcore::sprt::{sprt_llr, Verdict};
-use matchcore::state::{self, SavedState};
+use matchcore::state::{self, SavedState, StateFileError};
 use matchcore::stats::sprt_bounds;
 use matchcore::tally::{estimate, Tally};
 use matchcore::termination::Termination;
@@ -47,6 +47,114 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+/// Why a match could not start, or stopped with an error. The messages are arena's last
+/// words after `arena: error: `.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    /// An output (state, plot, PGN, EPD, log) that is the openings book.
+    #[error(transparent)]
+    BookAsOutput(std::io::Error),
+    /// The log file cannot be opened.
+    #[error(transparent)]
+    Log(#[from] LogError),
+    /// The openings file cannot be read.
+    #[error(transparent)]
+    Book(#[from] BookError),
+    /// The openings file holds no book.
+    #[error("openings {file}: {source}")]
+    Openings {
+        /// The book's file.
+        file: String,
+        /// Why.
+        source: BookError,
+    },
+    /// The tables of `-tb` do not load.
+    #[error("-tb {path}: {source}")]
+    Tablebases {
+        /// The `-tb` path.
+        path: String,
+        /// Why.
+        source: tablebase::TablebaseError,
+    },
+    /// No engines to pair, no rounds, or games that are not one or two a pairing.
+    #[error("a tournament needs two engines and at least one round of one or two games")]
+    Empty,
+    /// The PGN or EPD output cannot be opened.
+    #[error("cannot open {what} output {path}: {source}")]
+    OpenOutput {
+        /// `PGN` or `EPD`.
+        what: &'static str,
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A saved state whose counts name engines the match does not have.
+    #[error("the saved state names engines the tournament does not have")]
+    StateEngines,
+    /// A saved state's finished game (1-based) whose engines are not its encounter's.
+    #[error("the saved state's game {0} names engines its pairing does not have")]
+    StatePairing(u64),
+    /// The length of an output of a resumed match cannot be read.
+    #[error("cannot read the {what} output: {source}")]
+    ReadOutput {
+        /// `PGN` or `EPD`.
+        what: &'static str,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// An output of a resumed match cannot be cut back to what the state counts.
+    #[error("cannot cut the {what} output back to the saved state: {source}")]
+    CutOutput {
+        /// `PGN` or `EPD`.
+        what: &'static str,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// An output of a resumed match shorter than the state counts.
+    #[error(
+        "the {what} output holds {now} bytes, fewer than the {saved} the saved state counts: it was changed since \
+         the state was saved (resume with the file as it was, or start again)"
+    )]
+    OutputShrunk {
+        /// `PGN` or `EPD`.
+        what: &'static str,
+        /// Its length now, in bytes.
+        now: u64,
+        /// The length the state counts.
+        saved: u64,
+    },
+    /// The length of a new match's output cannot be read.
+    #[error("cannot read an output's length: {0}")]
+    OutputLength(std::io::Error),
+    /// The state cannot be saved before the first game; `note` says what that leaves.
+    #[error("{source}{note}")]
+    FirstSave {
+        /// Why.
+        source: SaveError,
+        /// What can be resumed.
+        note: String,
+    },
+    /// What stopped the match: an engine's fault without `-recover`, an output that
+    /// cannot be written, a warning under `-strict`, ...
+    #[error("{0}")]
+    Stopped(String),
+    /// What stopped the match, and (on the next line) what its state file holds and how to
+    /// resume it: a match saved to a state file whose test had not decided.
+    #[error("{why}\n{resume}")]
+    StoppedResumable {
+        /// What stopped it.
+        why: String,
+        /// What can be resumed, and how.
+        resume: String,
+    },
+}
+
+/// The tournament state cannot be saved.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot save the tournament state: {0}")]
+pub struct SaveError(#[from] StateFileError);
 
 /// How a tournament ended (the process exit code follows it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -267,7 +375,7 @@ impl Plan {
 
     /// Saves the state (when there is a state file); a failure is recorded in `shared` and
     /// returned.
-    fn save(&self, shared: &mut Shared) -> Result<(), String> {
+    fn save(&self, shared: &mut Shared) -> Result<(), SaveError> {
         let Some(path) = &self.config.state_file else {
             return Ok(());
         };
@@ -280,8 +388,8 @@ impl Plan {
                 Ok(())
             }
             Err(e) => {
-                let e = format!("cannot save the tournament state: {e}");
-                shared.save_error = Some(e.clone());
+                let e = SaveError(e);
+                shared.save_error = Some(e.to_string());
                 Err(e)
             }
         }
@@ -466,7 +574,7 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
     // The state after every game, right after the game was written: what it counts and
     // what the outputs hold agree after any stop.
     if let Err(e) = plan.save(shared) {
-        shared.error.get_or_insert(e);
+        shared.error.get_or_insert(e.to_string());
         shared.stop = true;
     }
 }
@@ -662,19 +770,23 @@ fn worker(plan: &Plan, shared: &Mutex<Shared>, interrupted: &AtomicBool, w: usiz
     }
 }
 
-fn open_output(path: &str, append: bool, what: &str) -> Result<std::fs::File, String> {
+fn open_output(path: &str, append: bool, what: &'static str) -> Result<std::fs::File, MatchError> {
     std::fs::OpenOptions::new()
         .create(true)
         .write(true)
         .append(append)
         .truncate(!append)
         .open(path)
-        .map_err(|e| format!("cannot open {what} output {path}: {e}"))
+        .map_err(|source| MatchError::OpenOutput {
+            what,
+            path: path.to_string(),
+            source,
+        })
 }
 
 /// Refuses a match whose outputs (state file, SPRT plot, PGN, EPD, log) include its book:
 /// `-pgnout` onto the openings would add games to them, `outname=` would replace them.
-fn refuse_book_as_output(config: &MatchConfig) -> Result<(), String> {
+fn refuse_book_as_output(config: &MatchConfig) -> Result<(), MatchError> {
     let Some(book) = &config.openings else {
         return Ok(());
     };
@@ -687,14 +799,14 @@ fn refuse_book_as_output(config: &MatchConfig) -> Result<(), String> {
     ];
     for out in outputs.into_iter().flatten() {
         output::refuse_inputs(std::path::Path::new(out), &[std::path::Path::new(&book.file)])
-            .map_err(|e| e.to_string())?;
+            .map_err(MatchError::BookAsOutput)?;
     }
     Ok(())
 }
 
 /// The openings of `config` (`-openings`, arranged in its order with its seed and start), or
 /// the standard position alone; and the book's file name, for the report.
-pub(crate) fn load_book(config: &MatchConfig) -> Result<(Vec<Opening>, Option<String>), String> {
+pub(crate) fn load_book(config: &MatchConfig) -> Result<(Vec<Opening>, Option<String>), MatchError> {
     Ok(match &config.openings {
         Some(o) => {
             let (text, mut notes) = openings::read_text(&o.file)?;
@@ -709,7 +821,10 @@ pub(crate) fn load_book(config: &MatchConfig) -> Result<(Vec<Opening>, Option<St
                     book
                 })
             }
-            .map_err(|e| format!("openings {}: {e}", o.file))?;
+            .map_err(|source| MatchError::Openings {
+                file: o.file.clone(),
+                source,
+            })?;
             for note in notes {
                 eprintln!("arena: note: {note}");
             }
@@ -733,11 +848,13 @@ pub(crate) fn load_book(config: &MatchConfig) -> Result<(Vec<Opening>, Option<St
 /// warning, and the run goes on with the others.
 pub(crate) fn load_tables(
     adjudication: &crate::play::Adjudication,
-) -> Result<Option<Arc<tablebase::Tablebases>>, String> {
+) -> Result<Option<Arc<tablebase::Tablebases>>, MatchError> {
     match &adjudication.tablebase {
         Some(tb) => {
-            let tables =
-                tablebase::Tablebases::open(&tb.path).map_err(|e| format!("-tb {}: {e}", tb.path))?;
+            let tables = tablebase::Tablebases::open(&tb.path).map_err(|source| MatchError::Tablebases {
+                path: tb.path.clone(),
+                source,
+            })?;
             for refused in tables.refused() {
                 crate::engine_process::warn_once(format!(
                     "-tb {}: {refused}; its ending is adjudicated without it",
@@ -750,8 +867,9 @@ pub(crate) fn load_tables(
     }
 }
 
-/// Runs the tournament; returns how it ended and the first pair's tally, or an error message.
-pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(MatchEnd, Tally), String> {
+/// Runs the tournament; returns how it ended and the first pair's tally. Errors:
+/// [`MatchError`].
+pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(MatchEnd, Tally), MatchError> {
     refuse_book_as_output(config)?;
     if let Some(log_config) = &config.log {
         log::open(log_config)?;
@@ -759,7 +877,7 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(MatchE
     let (book, book_name) = load_book(config)?;
     let pairings = pairings(config.tournament, config.engines.len(), config.seeds);
     if pairings.is_empty() || config.rounds == 0 || !(1..=2).contains(&config.games) {
-        return Err("a tournament needs two engines and at least one round of one or two games".into());
+        return Err(MatchError::Empty);
     }
     let resume = config.resume.clone();
     let mut shared = Shared {
@@ -794,7 +912,7 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(MatchE
     if let Some(saved) = &resume {
         for (a, b, t) in &saved.pairs {
             if *a >= config.engines.len() || *b >= config.engines.len() {
-                return Err("the saved state names engines the tournament does not have".into());
+                return Err(MatchError::StateEngines);
             }
             shared.live.insert((*a, *b), t.clone());
             shared.done_tallies.insert((*a, *b), t.clone());
@@ -814,10 +932,7 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(MatchE
             let encounter = index / config.games;
             let (first, second) = pairings[(encounter % pairings.len() as u64) as usize];
             if w.max(b) >= config.engines.len() || !((w, b) == (first, second) || (w, b) == (second, first)) {
-                return Err(format!(
-                    "the saved state's game {} names engines its pairing does not have",
-                    index + 1
-                ));
+                return Err(MatchError::StatePairing(index + 1));
             }
             let first_half = if w == first { p } else { 2 - p };
             shared
@@ -843,16 +958,18 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(MatchE
             };
             let now = file
                 .metadata()
-                .map_err(|e| format!("cannot read the {what} output: {e}"))?
+                .map_err(|source| MatchError::ReadOutput { what, source })?
                 .len();
             if now < saved_len {
-                return Err(format!(
-                    "the {what} output holds {now} bytes, fewer than the {saved_len} the saved state counts: it was changed since the state was saved (resume with the file as it was, or start again)"
-                ));
+                return Err(MatchError::OutputShrunk {
+                    what,
+                    now,
+                    saved: saved_len,
+                });
             }
             if now > saved_len {
                 file.set_len(saved_len)
-                    .map_err(|e| format!("cannot cut the {what} output back to the saved state: {e}"))?;
+                    .map_err(|source| MatchError::CutOutput { what, source })?;
                 eprintln!(
                     "arena: note: the {what} output held {} bytes after the last saved state (games not counted); they were cut off and those games are played again",
                     now - saved_len
@@ -866,10 +983,7 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(MatchE
             (shared.epd.as_ref(), &mut shared.epd_bytes),
         ] {
             if let Some(file) = file {
-                *len = file
-                    .metadata()
-                    .map_err(|e| format!("cannot read an output's length: {e}"))?
-                    .len();
+                *len = file.metadata().map_err(MatchError::OutputLength)?.len();
             }
         }
     }
@@ -894,11 +1008,13 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(MatchE
         tables,
     });
     // A state from the start, so a stop before the first game still leaves one to resume.
-    plan.save(&mut shared)
-        .map_err(|e| match (&plan.skip, &config.state_file) {
-            (Some(_), Some(path)) => format!("{e}; no game was played and {path} is as it was"),
-            _ => format!("{e}. No state was saved: nothing can be resumed."),
-        })?;
+    plan.save(&mut shared).map_err(|source| MatchError::FirstSave {
+        source,
+        note: match (&plan.skip, &config.state_file) {
+            (Some(_), Some(path)) => format!("; no game was played and {path} is as it was"),
+            _ => ". No state was saved: nothing can be resumed.".into(),
+        },
+    })?;
     let shared = Arc::new(Mutex::new(shared));
     let workers = config.concurrency.min(total_games.max(1) as usize);
     let mut handles = Vec::new();
@@ -951,7 +1067,7 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(MatchE
                 title: format!("SPRT {bounds}, {} vs {}: {outcome}", plan.names(0), plan.names(1)),
             };
             if let Err(e) = sprt_plot::write(path, &plot) {
-                log::warn(&e);
+                log::warn(&e.to_string());
             }
         }
     }
@@ -964,9 +1080,12 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(MatchE
     if let Some(e) = &s.error {
         log::message(Level::Err, e);
         return Err(if s.verdict.is_none() && config.state_file.is_some() {
-            format!("{e}\n{}", plan.resume_note(&s))
+            MatchError::StoppedResumable {
+                why: e.clone(),
+                resume: plan.resume_note(&s),
+            }
         } else {
-            e.clone()
+            MatchError::Stopped(e.clone())
         });
     }
     let tally = s.live.get(&(0, 1)).cloned().unwrap_or_default();

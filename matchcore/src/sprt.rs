@@ -30,23 +30,49 @@ pub struct SprtConfig {
     pub model: Model,
 }
 
-/// An SPRT Elo bound: finite, at most [`MAX_SPRT_ELO`] either way.
-pub fn sprt_elo(key: &str, value: &str) -> Result<f64, String> {
+/// An SPRT setting out of its range; `key` is the setting as the user named it (`-sprt
+/// elo0`, `--alpha`), `value` the text given.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SettingError {
+    /// An Elo bound that is not a number within [`MAX_SPRT_ELO`] either way.
+    #[error("{key} must be a number from -{max} to {max}, found {value:?}", max = MAX_SPRT_ELO)]
+    Elo {
+        /// The setting.
+        key: String,
+        /// The text given.
+        value: String,
+    },
+    /// An error rate that is not above 0 and below 0.5.
+    #[error("{key} must be a probability above 0 and below 0.5, found {value:?}")]
+    Probability {
+        /// The setting.
+        key: String,
+        /// The text given.
+        value: String,
+    },
+}
+
+/// An SPRT Elo bound: finite, at most [`MAX_SPRT_ELO`] either way. Errors:
+/// [`SettingError::Elo`] naming `key`.
+pub fn sprt_elo(key: &str, value: &str) -> Result<f64, SettingError> {
     match value.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v.abs() <= MAX_SPRT_ELO => Ok(v),
-        _ => Err(format!(
-            "{key} must be a number from -{MAX_SPRT_ELO} to {MAX_SPRT_ELO}, found {value:?}"
-        )),
+        _ => Err(SettingError::Elo {
+            key: key.to_string(),
+            value: value.to_string(),
+        }),
     }
 }
 
-/// An SPRT error probability, in (0, 0.5).
-pub fn sprt_probability(key: &str, value: &str) -> Result<f64, String> {
+/// An SPRT error probability, in (0, 0.5). Errors: [`SettingError::Probability`] naming
+/// `key`.
+pub fn sprt_probability(key: &str, value: &str) -> Result<f64, SettingError> {
     match value.trim().parse::<f64>() {
         Ok(v) if v > 0.0 && v < 0.5 => Ok(v),
-        _ => Err(format!(
-            "{key} must be a probability above 0 and below 0.5, found {value:?}"
-        )),
+        _ => Err(SettingError::Probability {
+            key: key.to_string(),
+            value: value.to_string(),
+        }),
     }
 }
 
@@ -149,6 +175,23 @@ mod tests {
             assert_eq!(word.parse::<Verdict>(), Err(UnknownVerdict(word.to_string())));
             assert!(serde_json::from_str::<Verdict>(&format!("\"{word}\"")).is_err());
         }
+    }
+
+    #[test]
+    fn settings_out_of_range_name_the_key_and_the_value() {
+        assert_eq!(sprt_elo("-sprt elo0", " -1000 "), Ok(-1000.0));
+        assert_eq!(
+            sprt_elo("--elo1", "nan").map_err(|e| e.to_string()),
+            Err("--elo1 must be a number from -1000 to 1000, found \"nan\"".to_string())
+        );
+        assert_eq!(sprt_probability("-sprt beta", "0.05"), Ok(0.05));
+        assert_eq!(
+            sprt_probability("-sprt alpha", "0.5"),
+            Err(SettingError::Probability {
+                key: "-sprt alpha".into(),
+                value: "0.5".into()
+            })
+        );
     }
 
     #[test]
