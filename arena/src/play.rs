@@ -21,7 +21,7 @@
 //! move: a1a8". Each move keeps what the engine said about it (score, depth, seldepth,
 //! nodes, nps, hashfull, tbhits, pv, time left, latency, matched output lines) for the PGN.
 
-use crate::engine_process::{EngineFault, EngineProcess, Score};
+use crate::engine_process::{EngineFault, EngineProcess, Score, SearchReply};
 use crate::regex::Regex;
 use matchcore::termination::Termination;
 use matchcore::timecontrol::{self, Clock, Tick, TimeControl};
@@ -194,32 +194,14 @@ impl GameResult {
 pub struct MoveRecord {
     /// The move; `None` only in records that hold no move (a default record).
     pub mv: Option<Move>,
-    /// An opening move.
+    /// An opening move (its `reply` is empty).
     pub book: bool,
-    /// The score of the engine's last `info` line, from its side.
-    pub score: Option<Score>,
-    /// Depth of the last `info` line, in plies.
-    pub depth: Option<u32>,
-    /// Selective depth, in plies.
-    pub seldepth: Option<u32>,
-    /// Nodes searched for the move.
-    pub nodes: Option<u64>,
-    /// Nodes per second.
-    pub nps: Option<u64>,
-    /// Hash fill, in permille.
-    pub hashfull: Option<u32>,
-    /// Tablebase hits.
-    pub tbhits: Option<u64>,
-    /// The principal variation, in UCI moves.
-    pub pv: Vec<String>,
-    /// Wall time the move took, as arena measured it, in milliseconds.
-    pub elapsed_ms: u64,
-    /// The clock after the move, when the side has one.
+    /// The engine's answer to its `go`: what its last `info` lines said (score from its
+    /// side, depth, nodes, ..., the principal variation), the lines `match_line` kept, and
+    /// the wall time arena measured.
+    pub reply: SearchReply,
+    /// The clock after the move, in milliseconds, when the side has one.
     pub time_left_ms: Option<u64>,
-    /// Measured time minus the engine's reported `time`.
-    pub latency_ms: Option<i64>,
-    /// Output lines `match_line` kept.
-    pub matched_lines: Vec<String>,
 }
 
 impl MoveRecord {
@@ -229,6 +211,14 @@ impl MoveRecord {
             book: true,
             ..MoveRecord::default()
         }
+    }
+
+    /// The wall time arena measured minus the `time` the engine reported, in milliseconds
+    /// (`None` when it reported none).
+    pub fn latency_ms(&self) -> Option<i64> {
+        self.reply
+            .time_ms
+            .map(|t| self.reply.elapsed_ms as i64 - t as i64)
     }
 }
 
@@ -644,21 +634,12 @@ pub fn play_game(
                 board.is_capture(mv) || board.piece_type_on(mv.from()) == Some(PieceType::Pawn);
             game.play_unchecked(mv);
             engine_plies += 1;
+            let reported = reply.score;
             moves.push(MoveRecord {
                 mv: Some(mv),
                 book: false,
-                score: reply.score,
-                depth: reply.depth,
-                seldepth: reply.seldepth,
-                nodes: reply.nodes,
-                nps: reply.nps,
-                hashfull: reply.hashfull,
-                tbhits: reply.tbhits,
-                pv: reply.pv.clone(),
-                elapsed_ms: reply.elapsed_ms,
+                reply,
                 time_left_ms: clocks[us].map(|c| c.left_ms),
-                latency_ms: reply.time_ms.map(|t| reply.elapsed_ms as i64 - t as i64),
-                matched_lines: reply.matched_lines.clone(),
             });
 
             // Tablebase adjudication before the other adjudications, as fastchess: the side
@@ -693,7 +674,7 @@ pub fn play_game(
 
             // Adjudication by scores, after the move (as fastchess checks before the next).
             if let Some(r) = settings.adjudication.resign {
-                match reply.score {
+                match reported {
                     Some(score) => {
                         let cp = score.as_cp();
                         let is_mate = matches!(score, Score::Mate(_));
@@ -727,7 +708,7 @@ pub fn play_game(
                 if irreversible {
                     trackers.draw = 0;
                 }
-                match reply.score {
+                match reported {
                     Some(Score::Cp(cp)) if cp.abs() <= score => trackers.draw += 1,
                     _ => trackers.draw = 0,
                 }

@@ -9,25 +9,14 @@
 
 mod common;
 
-use common::{luft, run_arena, BOOK, FAULT};
+use common::{luft, run_arena, temp_dir, words, BOOK, FAULT};
 use matchcore::state::SavedState;
 use movegen::pgn::parse_pgn;
 use std::io::BufRead;
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("arena-stops-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn words(text: &str) -> Vec<String> {
-    text.split_whitespace().map(String::from).collect()
-}
 
 /// The final pentanomial counts of a fastchess-style report.
 fn penta_of(out: &str) -> [u64; 5] {
