@@ -31,7 +31,7 @@ stops there with an assertion) or settles on a stationary point of lesser likeli
 likelihood along the constraint can have two maxima). It is never likelier than the
 reference (checked).
 
-    python3 scripts/sprt-reference.py > arena/tests/data/llr-normalized-grid.csv
+    python3 scripts/sprt-reference.py > matchcore/tests/data/llr-normalized-grid.csv
 
 Standard library only; the output is committed and the same on every run.
 """

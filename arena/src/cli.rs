@@ -29,7 +29,7 @@
 //!
 //! Engine settings (`-engine` keys, or `-each` for all engines): `cmd`, `name` (default: the
 //! file name), `args`, `dir`, `proto=uci`, `restart=on|off`, `option.NAME=VALUE`, and the
-//! limits `tc` (see [`crate::timecontrol`]; `inf` for none), `st` (seconds per move),
+//! limits `tc` (see [`matchcore::timecontrol`]; `inf` for none), `st` (seconds per move),
 //! `nodes`, `plies` (or `depth`), `timemargin` (ms). A setting given for one engine wins
 //! over `-each`. Engine names must differ.
 //!
@@ -41,21 +41,117 @@ use crate::log::{Level, LogConfig};
 use crate::pgn_out::{Notation, PgnOptions};
 use crate::play::{Adjudication, Limits, Resign, TbAdjudication, TbResults};
 use crate::regex::Regex;
-use crate::stats::Model;
+use matchcore::sprt::{sprt_elo, sprt_probability, SprtConfig};
+use matchcore::stats::Model;
+use matchcore::timecontrol::MAX_TIME_MARGIN_MS;
+use matchcore::MAX_ROUNDS;
 
-/// SPRT settings.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SprtConfig {
-    /// The Elo difference of H0 (`elo0=`, default 0), in the model's units.
-    pub elo0: f64,
-    /// The Elo difference of H1 (`elo1=`, default 5), in the model's units.
-    pub elo1: f64,
-    /// The false positive rate: accepting H1 when H0 holds (`alpha=`, default 0.05).
-    pub alpha: f64,
-    /// The false negative rate: accepting H0 when H1 holds (`beta=`, default 0.05).
-    pub beta: f64,
-    /// The Elo model `elo0` and `elo1` are in (`model=`: normalized, logistic or bayesian).
-    pub model: Model,
+/// Why a command line is refused. Every message names the option (or the engine) and what
+/// it takes, as fastchess users expect to read it after `arena: `.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// A number outside its range, or not a whole number.
+    #[error("{key} must be a whole number from {lo} to {hi}, found {value:?}")]
+    OutOfRange {
+        /// The option or key, as the message names it (`-rounds`, `-resign score`).
+        key: String,
+        /// The lowest value accepted.
+        lo: String,
+        /// The highest value accepted.
+        hi: String,
+        /// The text given.
+        value: String,
+    },
+    /// A flag value that is neither `true` nor `false`.
+    #[error("{key} must be true or false, found {value:?}")]
+    NotBoolean {
+        /// The option and key (`-pgnout nodes`).
+        key: String,
+        /// The text given.
+        value: String,
+    },
+    /// A value of a `key=value` option without `=`.
+    #[error("-{option}: expected key=value, found {token:?}")]
+    NotKeyValue {
+        /// The option, without dashes.
+        option: String,
+        /// The value given.
+        token: String,
+    },
+    /// A key the option does not have; `known` lists those it has.
+    #[error("-{option}: unknown key {key:?} ({known})")]
+    UnknownKey {
+        /// The option, without dashes.
+        option: String,
+        /// The key given.
+        key: String,
+        /// The keys the option has, comma-separated.
+        known: &'static str,
+    },
+    /// An option arena does not have.
+    #[error("unknown option -{0} (see -help)")]
+    UnknownOption(String),
+    /// A fastchess option arena does not have, and why.
+    #[error("-{option}: {why}")]
+    Unsupported {
+        /// The option, without dashes.
+        option: String,
+        /// Why arena lacks it, and what to use instead.
+        why: &'static str,
+    },
+    /// An option without its value.
+    #[error("-{0} needs a value")]
+    NeedsValue(String),
+    /// An option of one value given several.
+    #[error("-{option} takes one value, found {values}")]
+    OneValue {
+        /// The option, without dashes.
+        option: String,
+        /// The values given, joined by spaces.
+        values: String,
+    },
+    /// A flag given a value.
+    #[error("-{option} takes no value, found {value:?}")]
+    NoValue {
+        /// The option, without dashes.
+        option: String,
+        /// The first value given.
+        value: String,
+    },
+    /// A value before the first option.
+    #[error("unexpected argument {0:?} (options start with -)")]
+    Stray(String),
+    /// An SPRT bound or error rate out of its range.
+    #[error(transparent)]
+    Sprt(#[from] matchcore::sprt::SettingError),
+    /// An SPRT model arena does not have.
+    #[error(transparent)]
+    Model(#[from] matchcore::stats::UnknownModel),
+    /// A `tc=` that is not a time control.
+    #[error(transparent)]
+    TimeControl(#[from] matchcore::timecontrol::TimeControlError),
+    /// The state of `-config file=` cannot be read.
+    #[error(transparent)]
+    State(#[from] matchcore::state::StateFileError),
+    /// A `match_line` pattern that does not compile.
+    #[error(transparent)]
+    Regex(#[from] crate::regex::RegexError),
+    /// A log level arena does not have.
+    #[error(transparent)]
+    Level(#[from] crate::log::UnknownLevel),
+    /// Any other value, or combination of options, that arena refuses; the message names
+    /// the options.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// [`CliError::UnknownKey`] of `option` for `key`.
+fn unknown_key(option: &str, key: &str, known: &'static str) -> CliError {
+    CliError::UnknownKey {
+        option: option.to_string(),
+        key: key.to_string(),
+        known,
+    }
 }
 
 /// Where the openings come from.
@@ -182,7 +278,7 @@ pub struct MatchConfig {
     /// Where the log goes and how much it holds (`-log`); `None`: no log.
     pub log: Option<LogConfig>,
     /// Where the tournament state is saved: at the start and after every finished game
-    /// (see [`crate::state`]).
+    /// (see [`matchcore::state`]).
     pub state_file: Option<String>,
     /// `-autosaveinterval N`, accepted for fastchess compatibility: with N > 0 and no
     /// `-config outname=`, the state goes to `config.json`; the state is saved after every
@@ -193,7 +289,7 @@ pub struct MatchConfig {
     /// The command line without `-config`, saved for a resume.
     pub args: Vec<String>,
     /// What a resumed tournament had already played (`-config file=`).
-    pub resume: Option<crate::state::SavedState>,
+    pub resume: Option<matchcore::state::SavedState>,
 }
 
 /// What the command line asks for.
@@ -207,13 +303,16 @@ pub enum Command {
     Version,
 }
 
-pub(crate) fn key_values(option: &str, tokens: &[String]) -> Result<Vec<(String, String)>, String> {
+pub(crate) fn key_values(option: &str, tokens: &[String]) -> Result<Vec<(String, String)>, CliError> {
     tokens
         .iter()
         .map(|t| {
             t.split_once('=')
                 .map(|(k, v)| (k.to_string(), v.to_string()))
-                .ok_or_else(|| format!("-{option}: expected key=value, found {t:?}"))
+                .ok_or_else(|| CliError::NotKeyValue {
+                    option: option.to_string(),
+                    token: t.clone(),
+                })
         })
         .collect()
 }
@@ -234,57 +333,37 @@ pub fn version_text() -> String {
     )
 }
 
-/// Most rounds a match may have (the game numbers stay far from overflow).
-pub const MAX_ROUNDS: u64 = 1_000_000_000;
-/// Largest time margin, in milliseconds: a day.
-pub const MAX_TIME_MARGIN_MS: u64 = 86_400_000;
 /// Largest score, in centipawns, an adjudication rule may name (mates count as 100000).
 pub const MAX_ADJUDICATION_SCORE: i32 = 100_000;
-/// Largest |Elo| an SPRT bound may have.
-pub const MAX_SPRT_ELO: f64 = 1000.0;
 /// Rounds of an SPRT given no `-rounds` (as fastchess).
 pub const SPRT_ROUNDS: u64 = 500_000;
 /// Most engines in a tournament.
 pub const MAX_ENGINES: usize = 1000;
 
 /// A whole number from `lo` to `hi`.
-pub(crate) fn whole<T>(key: &str, value: &str, lo: T, hi: T) -> Result<T, String>
+pub(crate) fn whole<T>(key: &str, value: &str, lo: T, hi: T) -> Result<T, CliError>
 where
     T: std::str::FromStr + PartialOrd + std::fmt::Display,
 {
     match value.trim().parse::<T>() {
         Ok(v) if v >= lo && v <= hi => Ok(v),
-        _ => Err(format!(
-            "{key} must be a whole number from {lo} to {hi}, found {value:?}"
-        )),
+        _ => Err(CliError::OutOfRange {
+            key: key.to_string(),
+            lo: lo.to_string(),
+            hi: hi.to_string(),
+            value: value.to_string(),
+        }),
     }
 }
 
-fn boolean(key: &str, value: &str) -> Result<bool, String> {
+fn boolean(key: &str, value: &str) -> Result<bool, CliError> {
     match value {
         "true" => Ok(true),
         "false" => Ok(false),
-        _ => Err(format!("{key} must be true or false, found {value:?}")),
-    }
-}
-
-/// An SPRT Elo bound: finite, at most [`MAX_SPRT_ELO`] either way.
-pub fn sprt_elo(key: &str, value: &str) -> Result<f64, String> {
-    match value.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v.abs() <= MAX_SPRT_ELO => Ok(v),
-        _ => Err(format!(
-            "{key} must be a number from -{MAX_SPRT_ELO} to {MAX_SPRT_ELO}, found {value:?}"
-        )),
-    }
-}
-
-/// An SPRT error probability, in (0, 0.5).
-pub fn sprt_probability(key: &str, value: &str) -> Result<f64, String> {
-    match value.trim().parse::<f64>() {
-        Ok(v) if v > 0.0 && v < 0.5 => Ok(v),
-        _ => Err(format!(
-            "{key} must be a probability above 0 and below 0.5, found {value:?}"
-        )),
+        _ => Err(CliError::NotBoolean {
+            key: key.to_string(),
+            value: value.to_string(),
+        }),
     }
 }
 
@@ -296,14 +375,14 @@ pub(crate) fn option_name(arg: &str) -> Option<&str> {
 }
 
 /// Splits the arguments into `-option values...` groups.
-pub(crate) fn groups(args: &[String]) -> Result<Vec<(String, Vec<String>)>, String> {
+pub(crate) fn groups(args: &[String]) -> Result<Vec<(String, Vec<String>)>, CliError> {
     let mut out: Vec<(String, Vec<String>)> = Vec::new();
     for arg in args {
         match option_name(arg) {
             Some(name) => out.push((name.to_string(), Vec::new())),
             None => match out.last_mut() {
                 Some(group) => group.1.push(arg.clone()),
-                None => return Err(format!("unexpected argument {arg:?} (options start with -)")),
+                None => return Err(CliError::Stray(arg.clone())),
             },
         }
     }
@@ -395,10 +474,12 @@ fastchess; with -sprt-exit-codes 0 H1 accepted (or no -sprt), 1 H0 accepted, 2 n
 );
 
 /// Parses a match command line (without the program name).
-pub fn parse_match(args: &[String]) -> Result<MatchConfig, String> {
+pub fn parse_match(args: &[String]) -> Result<MatchConfig, CliError> {
     match parse_command(args)? {
         Command::Run(c) => Ok(*c),
-        Command::Help | Command::Version => Err("-help and -version do not run a match".into()),
+        Command::Help | Command::Version => {
+            Err(CliError::Invalid("-help and -version do not run a match".into()))
+        }
     }
 }
 
@@ -411,7 +492,7 @@ pub(crate) struct ConfigOption {
     pub(crate) stats: bool,
 }
 
-pub(crate) fn config_option(values: &[String]) -> Result<ConfigOption, String> {
+pub(crate) fn config_option(values: &[String]) -> Result<ConfigOption, CliError> {
     let mut c = ConfigOption {
         stats: true,
         ..ConfigOption::default()
@@ -422,11 +503,7 @@ pub(crate) fn config_option(values: &[String]) -> Result<ConfigOption, String> {
             "outname" => c.outname = Some(v),
             "discard" => c.discard = boolean("-config discard", &v)?,
             "stats" => c.stats = boolean("-config stats", &v)?,
-            other => {
-                return Err(format!(
-                    "-config: unknown key {other:?} (file, outname, discard, stats)"
-                ))
-            }
+            other => return Err(unknown_key("config", other, "file, outname, discard, stats")),
         }
     }
     Ok(c)
@@ -437,14 +514,14 @@ pub(crate) fn config_option(values: &[String]) -> Result<ConfigOption, String> {
 pub(crate) fn split_config(
     args: &[String],
     groups: &[(String, Vec<String>)],
-) -> Result<(Option<ConfigOption>, Vec<String>), String> {
+) -> Result<(Option<ConfigOption>, Vec<String>), CliError> {
     let configs: Vec<&Vec<String>> = groups
         .iter()
         .filter(|(n, _)| n == "config")
         .map(|(_, v)| v)
         .collect();
     if configs.len() > 1 {
-        return Err("-config is given twice".into());
+        return Err(CliError::Invalid("-config is given twice".into()));
     }
     let config = match configs.first() {
         Some(values) => Some(config_option(values)?),
@@ -464,7 +541,7 @@ pub(crate) fn split_config(
 }
 
 /// Parses a command line (without the program name).
-pub fn parse_command(args: &[String]) -> Result<Command, String> {
+pub fn parse_command(args: &[String]) -> Result<Command, CliError> {
     let groups = groups(args)?;
     if groups.iter().any(|(n, _)| matches!(n.as_str(), "help" | "h")) {
         return Ok(Command::Help);
@@ -477,13 +554,13 @@ pub fn parse_command(args: &[String]) -> Result<Command, String> {
     if let (Some(file), false) = (&config.file, config.discard) {
         // Resume: the saved command line, as it was.
         if !own_args.is_empty() {
-            return Err(format!(
+            return Err(CliError::Invalid(format!(
                 "-config file={file} resumes the saved tournament as it was started; other options ({}) \
                  cannot be added (start a new one, or use discard=true to replace it)",
                 own_args[0]
-            ));
+            )));
         }
-        let saved = crate::state::load(file)?;
+        let saved = matchcore::state::load(file)?;
         let inner = groups_of(&saved.args)?;
         let mut c = build(&saved.args, &inner)?;
         c.state_file = Some(config.outname.unwrap_or_else(|| file.clone()));
@@ -509,7 +586,7 @@ pub fn parse_command(args: &[String]) -> Result<Command, String> {
     Ok(Command::Run(Box::new(c)))
 }
 
-fn groups_of(args: &[String]) -> Result<Vec<(String, Vec<String>)>, String> {
+fn groups_of(args: &[String]) -> Result<Vec<(String, Vec<String>)>, CliError> {
     groups(args)
 }
 
@@ -522,7 +599,7 @@ struct EngineDraft {
 }
 
 /// Applies one engine key (for `-engine` or `-each`).
-fn engine_key(draft: &mut EngineDraft, option: &str, k: &str, v: String) -> Result<(), String> {
+fn engine_key(draft: &mut EngineDraft, option: &str, k: &str, v: String) -> Result<(), CliError> {
     let config = draft.config.get_or_insert_with(|| EngineConfig {
         cmd: String::new(),
         name: String::new(),
@@ -532,42 +609,55 @@ fn engine_key(draft: &mut EngineDraft, option: &str, k: &str, v: String) -> Resu
     });
     match k {
         "cmd" | "name" if option == "each" => {
-            return Err(format!("-each cannot set {k}= (give it in -engine)"));
+            return Err(CliError::Invalid(format!(
+                "-each cannot set {k}= (give it in -engine)"
+            )));
         }
         "cmd" => config.cmd = v,
         "name" => config.name = v,
         "args" => config.args = v.split_whitespace().map(String::from).collect(),
         "dir" => config.dir = Some(v),
         "proto" if v == "uci" => {}
-        "proto" => return Err(format!("-{option}: arena speaks UCI only, not proto={v}")),
+        "proto" => {
+            return Err(CliError::Invalid(format!(
+                "-{option}: arena speaks UCI only, not proto={v}"
+            )))
+        }
         "restart" => {
             draft.restart = Some(match v.as_str() {
                 "on" => true,
                 "off" => false,
-                _ => return Err(format!("-{option}: restart must be on or off, found {v:?}")),
+                _ => {
+                    return Err(CliError::Invalid(format!(
+                        "-{option}: restart must be on or off, found {v:?}"
+                    )))
+                }
             })
         }
         _ if k.starts_with("option.") => {
             let name = &k["option.".len()..];
             if name.is_empty() {
-                return Err(format!("-{option}: option. needs a name (option.Hash=16)"));
+                return Err(CliError::Invalid(format!(
+                    "-{option}: option. needs a name (option.Hash=16)"
+                )));
             }
             config.options.push((name.to_string(), v));
         }
         "tc" | "nodes" | "depth" | "plies" | "st" | "timemargin" => draft.limits.push((k.to_string(), v)),
         other => {
-            return Err(format!(
-            "-{option}: unknown key {other:?} (cmd, name, args, dir, proto, restart, option.NAME, tc, st, \
-                 nodes, plies, depth, timemargin)"
-        ))
+            return Err(unknown_key(
+                option,
+                other,
+                "cmd, name, args, dir, proto, restart, option.NAME, tc, st, nodes, plies, depth, timemargin",
+            ))
         }
     }
     Ok(())
 }
 
-fn apply_limit(limits: &mut Limits, key: &str, value: &str) -> Result<(), String> {
+fn apply_limit(limits: &mut Limits, key: &str, value: &str) -> Result<(), CliError> {
     match key {
-        "tc" => limits.clock = crate::timecontrol::parse(value)?,
+        "tc" => limits.clock = matchcore::timecontrol::parse(value)?,
         "nodes" => limits.nodes = Some(whole("nodes", value, 1, u64::MAX / 2)?),
         "depth" | "plies" => limits.depth = Some(whole(key, value, 1, 1000)?),
         "st" => {
@@ -576,18 +666,24 @@ fn apply_limit(limits: &mut Limits, key: &str, value: &str) -> Result<(), String
                 .parse()
                 .ok()
                 .filter(|s: &f64| (0.001..=86_400.0).contains(s))
-                .ok_or_else(|| format!("st must be 0.001 to 86400 seconds, found {value:?}"))?;
+                .ok_or_else(|| {
+                    CliError::Invalid(format!("st must be 0.001 to 86400 seconds, found {value:?}"))
+                })?;
             limits.movetime = Some((secs * 1000.0).round() as u64);
         }
         "timemargin" => limits.time_margin = whole("timemargin (ms)", value, 0, MAX_TIME_MARGIN_MS)?,
-        other => return Err(format!("unknown setting {other:?}")),
+        other => return Err(CliError::Invalid(format!("unknown setting {other:?}"))),
     }
     Ok(())
 }
 
 /// Parses a CPU list `3,5,7-11,13`.
-fn cpu_list(text: &str) -> Result<Vec<usize>, String> {
-    let bad = || format!("-use-affinity: bad CPU list {text:?} (expected a form like 0,2,4-7)");
+fn cpu_list(text: &str) -> Result<Vec<usize>, CliError> {
+    let bad = || {
+        CliError::Invalid(format!(
+            "-use-affinity: bad CPU list {text:?} (expected a form like 0,2,4-7)"
+        ))
+    };
     let mut cpus = Vec::new();
     for part in text.split(',') {
         let (lo, hi) = match part.split_once('-') {
@@ -615,33 +711,35 @@ pub(crate) struct Group<'a> {
 
 impl Group<'_> {
     /// The one value of an option that takes exactly one.
-    pub(crate) fn single(&self) -> Result<String, String> {
+    pub(crate) fn single(&self) -> Result<String, CliError> {
         match self.values {
             [v] => Ok(v.clone()),
-            [] => Err(format!("-{} needs a value", self.name)),
-            _ => Err(format!(
-                "-{} takes one value, found {}",
-                self.name,
-                self.values.join(" ")
-            )),
+            [] => Err(CliError::NeedsValue(self.name.to_string())),
+            _ => Err(CliError::OneValue {
+                option: self.name.to_string(),
+                values: self.values.join(" "),
+            }),
         }
     }
 
     /// Checks that an option that is a bare flag has no value.
-    pub(crate) fn none(&self) -> Result<(), String> {
+    pub(crate) fn none(&self) -> Result<(), CliError> {
         match self.values {
             [] => Ok(()),
-            [v, ..] => Err(format!("-{} takes no value, found {v:?}", self.name)),
+            [v, ..] => Err(CliError::NoValue {
+                option: self.name.to_string(),
+                value: v.clone(),
+            }),
         }
     }
 
     /// The values as `key=value` pairs, in order.
-    pub(crate) fn key_values(&self) -> Result<Vec<(String, String)>, String> {
+    pub(crate) fn key_values(&self) -> Result<Vec<(String, String)>, CliError> {
         key_values(self.name, self.values)
     }
 
     /// The one value, a whole number from `lo` to `hi` (the error names the option).
-    fn whole<T>(&self, lo: T, hi: T) -> Result<T, String>
+    fn whole<T>(&self, lo: T, hi: T) -> Result<T, CliError>
     where
         T: std::str::FromStr + PartialOrd + std::fmt::Display,
     {
@@ -661,7 +759,7 @@ struct Draft {
 }
 
 /// Applies one option group to the match being built.
-type Handler = fn(&mut Draft, Group) -> Result<(), String>;
+type Handler = fn(&mut Draft, Group) -> Result<(), CliError>;
 
 /// Every option of a match command line and its handler (one name per entry; `seed` and
 /// `srand` are the same option).
@@ -687,20 +785,19 @@ const OPTIONS: &[(&str, Handler)] = &[
     }),
     ("games", |d, g| {
         d.config.games = whole("-games", &g.single()?, 1, 2).map_err(|_| {
-            format!(
+            CliError::Invalid(format!(
                 "-games must be 1 or 2 (paired colours), found {}",
                 g.values.join(" ")
-            )
+            ))
         })?;
         Ok(())
     }),
     ("repeat", |d, g| {
         d.config.games = match g.values {
             [] => 2,
-            [v] => {
-                whole("-repeat", v, 1, 2).map_err(|_| format!("-repeat takes 1 or 2 games, found {v:?}"))?
-            }
-            _ => return Err("-repeat takes at most one value".into()),
+            [v] => whole("-repeat", v, 1, 2)
+                .map_err(|_| CliError::Invalid(format!("-repeat takes 1 or 2 games, found {v:?}")))?,
+            _ => return Err(CliError::Invalid("-repeat takes at most one value".into())),
         };
         Ok(())
     }),
@@ -763,7 +860,7 @@ const OPTIONS: &[(&str, Handler)] = &[
         for (k, v) in g.key_values()? {
             match k.as_str() {
                 "penta" => d.config.report_penta = boolean("-report penta", &v)?,
-                other => return Err(format!("-report: unknown key {other:?} (penta)")),
+                other => return Err(unknown_key("report", other, "penta")),
             }
         }
         Ok(())
@@ -824,7 +921,11 @@ const OPTIONS: &[(&str, Handler)] = &[
             "WIN_LOSS" => TbResults::WinLoss,
             "DRAW" => TbResults::Draw,
             "BOTH" => TbResults::Both,
-            other => return Err(format!("-tbadjudicate: {other:?} is not WIN_LOSS, DRAW or BOTH")),
+            other => {
+                return Err(CliError::Invalid(format!(
+                    "-tbadjudicate: {other:?} is not WIN_LOSS, DRAW or BOTH"
+                )))
+            }
         };
         Ok(())
     }),
@@ -836,19 +937,19 @@ fn handler(name: &str) -> Option<Handler> {
 }
 
 /// A bare flag: no value, sets `flag`.
-fn flag(g: Group, flag: &mut bool) -> Result<(), String> {
+fn flag(g: Group, flag: &mut bool) -> Result<(), CliError> {
     g.none()?;
     *flag = true;
     Ok(())
 }
 
-fn seed_option(d: &mut Draft, g: Group) -> Result<(), String> {
+fn seed_option(d: &mut Draft, g: Group) -> Result<(), CliError> {
     d.config.seed = g.whole(0, u64::MAX)?;
     Ok(())
 }
 
 /// `-engine KEY=VALUE...`: one engine, before `-each` is merged in.
-fn engine_draft(g: Group) -> Result<EngineDraft, String> {
+fn engine_draft(g: Group) -> Result<EngineDraft, CliError> {
     let mut draft = EngineDraft::default();
     for (k, v) in g.key_values()? {
         engine_key(&mut draft, "engine", &k, v)?;
@@ -857,7 +958,7 @@ fn engine_draft(g: Group) -> Result<EngineDraft, String> {
 }
 
 /// `-openings file=F [format=] [order=] [plies=] [start=] [policy=round]`.
-pub(crate) fn openings_option(g: Group) -> Result<OpeningsConfig, String> {
+pub(crate) fn openings_option(g: Group) -> Result<OpeningsConfig, CliError> {
     let mut openings = OpeningsConfig {
         file: String::new(),
         pgn: false,
@@ -873,36 +974,50 @@ pub(crate) fn openings_option(g: Group) -> Result<OpeningsConfig, String> {
                 format = Some(match v.as_str() {
                     "epd" => false,
                     "pgn" => true,
-                    other => return Err(format!("unknown openings format {other:?} (epd or pgn)")),
+                    other => {
+                        return Err(CliError::Invalid(format!(
+                            "unknown openings format {other:?} (epd or pgn)"
+                        )))
+                    }
                 })
             }
             "order" => {
                 openings.random = match v.as_str() {
                     "random" => true,
                     "sequential" => false,
-                    other => return Err(format!("unknown order {other:?} (random or sequential)")),
+                    other => {
+                        return Err(CliError::Invalid(format!(
+                            "unknown order {other:?} (random or sequential)"
+                        )))
+                    }
                 }
             }
             "plies" => openings.plies = Some(whole("-openings plies", &v, 0, 100_000)?),
             "start" => openings.start = whole("-openings start (1-based)", &v, 1, usize::MAX)?,
             "policy" if v == "round" => {}
-            "policy" => return Err(format!("-openings policy={v} is not supported (round only)")),
+            "policy" => {
+                return Err(CliError::Invalid(format!(
+                    "-openings policy={v} is not supported (round only)"
+                )))
+            }
             other => {
-                return Err(format!(
-                    "-openings: unknown key {other:?} (file, format, order, plies, start, policy)"
+                return Err(unknown_key(
+                    "openings",
+                    other,
+                    "file, format, order, plies, start, policy",
                 ))
             }
         }
     }
     if openings.file.is_empty() {
-        return Err("-openings needs file=PATH".into());
+        return Err(CliError::Invalid("-openings needs file=PATH".into()));
     }
     openings.pgn = format.unwrap_or_else(|| openings.file.to_ascii_lowercase().ends_with(".pgn"));
     Ok(openings)
 }
 
 /// `-sprt [elo0=] [elo1=] [alpha=] [beta=] [model=]`.
-fn sprt_option(g: Group) -> Result<SprtConfig, String> {
+fn sprt_option(g: Group) -> Result<SprtConfig, CliError> {
     let mut sprt = SprtConfig {
         elo0: 0.0,
         elo1: 5.0,
@@ -922,33 +1037,29 @@ fn sprt_option(g: Group) -> Result<SprtConfig, String> {
                     other => other.parse()?,
                 }
             }
-            other => {
-                return Err(format!(
-                    "-sprt: unknown key {other:?} (elo0, elo1, alpha, beta, model)"
-                ))
-            }
+            other => return Err(unknown_key("sprt", other, "elo0, elo1, alpha, beta, model")),
         }
     }
     if sprt.elo1 <= sprt.elo0 {
-        return Err("-sprt needs elo1 > elo0".into());
+        return Err(CliError::Invalid("-sprt needs elo1 > elo0".into()));
     }
     Ok(sprt)
 }
 
 /// `-sprt-plot FILE.png|FILE.svg`.
-fn sprt_plot_option(g: Group) -> Result<String, String> {
+fn sprt_plot_option(g: Group) -> Result<String, CliError> {
     let file = g.single()?;
     let lower = file.to_ascii_lowercase();
     if !(lower.ends_with(".png") || lower.ends_with(".svg")) {
-        return Err(format!(
+        return Err(CliError::Invalid(format!(
             "-sprt-plot {file:?}: the file name must end in .png or .svg"
-        ));
+        )));
     }
     Ok(file)
 }
 
 /// `-resign movecount=N score=CP [twosided=]`.
-pub(crate) fn resign_option(g: Group) -> Result<Resign, String> {
+pub(crate) fn resign_option(g: Group) -> Result<Resign, CliError> {
     let mut r = Resign {
         count: 1,
         score: 0,
@@ -959,39 +1070,33 @@ pub(crate) fn resign_option(g: Group) -> Result<Resign, String> {
             "movecount" => r.count = whole("-resign movecount", &v, 1, 10_000)?,
             "score" => r.score = whole("-resign score", &v, 1, MAX_ADJUDICATION_SCORE)?,
             "twosided" => r.twosided = boolean("-resign twosided", &v)?,
-            other => {
-                return Err(format!(
-                    "-resign: unknown key {other:?} (movecount, score, twosided)"
-                ))
-            }
+            other => return Err(unknown_key("resign", other, "movecount, score, twosided")),
         }
     }
     if r.score == 0 {
-        return Err("-resign needs score=CP (centipawns, at least 1)".into());
+        return Err(CliError::Invalid(
+            "-resign needs score=CP (centipawns, at least 1)".into(),
+        ));
     }
     Ok(r)
 }
 
 /// `-draw movenumber=N movecount=N score=CP`: (move number, move count, score).
-pub(crate) fn draw_option(g: Group) -> Result<(u32, u32, i32), String> {
+pub(crate) fn draw_option(g: Group) -> Result<(u32, u32, i32), CliError> {
     let (mut number, mut count, mut score) = (0, 1, 0);
     for (k, v) in g.key_values()? {
         match k.as_str() {
             "movenumber" => number = whole("-draw movenumber", &v, 0, 10_000)?,
             "movecount" => count = whole("-draw movecount", &v, 1, 10_000)?,
             "score" => score = whole("-draw score", &v, 0, MAX_ADJUDICATION_SCORE)?,
-            other => {
-                return Err(format!(
-                    "-draw: unknown key {other:?} (movenumber, movecount, score)"
-                ))
-            }
+            other => return Err(unknown_key("draw", other, "movenumber, movecount, score")),
         }
     }
     Ok((number, count, score))
 }
 
 /// `-pgnout FILE` or `-pgnout [file=F] [KEY=VALUE...]`.
-fn pgnout_option(g: Group) -> Result<PgnOutConfig, String> {
+fn pgnout_option(g: Group) -> Result<PgnOutConfig, CliError> {
     let mut out = PgnOutConfig {
         file: String::new(),
         append: true,
@@ -1015,7 +1120,11 @@ fn pgnout_option(g: Group) -> Result<PgnOutConfig, String> {
                         "san" => Notation::San,
                         "lan" => Notation::Lan,
                         "uci" => Notation::Uci,
-                        other => return Err(format!("-pgnout notation {other:?} (san, lan or uci)")),
+                        other => {
+                            return Err(CliError::Invalid(format!(
+                                "-pgnout notation {other:?} (san, lan or uci)"
+                            )))
+                        }
                     }
                 }
                 "nodes" => o.nodes = boolean("-pgnout nodes", &v)?,
@@ -1028,12 +1137,12 @@ fn pgnout_option(g: Group) -> Result<PgnOutConfig, String> {
                 "latency" => o.latency = boolean("-pgnout latency", &v)?,
                 "min" => o.min = boolean("-pgnout min", &v)?,
                 "match_line" => out.patterns.push(Regex::new(&v)?),
-                other => {
-                    return Err(format!(
-                        "-pgnout: unknown key {other:?} (file, notation, append, nodes, seldepth, nps, \
-                         hashfull, tbhits, pv, timeleft, latency, min, match_line)"
-                    ))
-                }
+                other => return Err(unknown_key(
+                    "pgnout",
+                    other,
+                    "file, notation, append, nodes, seldepth, nps, hashfull, tbhits, pv, timeleft, latency, \
+                         min, match_line",
+                )),
             }
         }
     }
@@ -1044,7 +1153,7 @@ fn pgnout_option(g: Group) -> Result<PgnOutConfig, String> {
 }
 
 /// `-epdout [file=F] [append=]`.
-fn epdout_option(g: Group) -> Result<EpdOutConfig, String> {
+fn epdout_option(g: Group) -> Result<EpdOutConfig, CliError> {
     let mut out = EpdOutConfig {
         file: String::new(),
         append: true,
@@ -1053,7 +1162,7 @@ fn epdout_option(g: Group) -> Result<EpdOutConfig, String> {
         match k.as_str() {
             "file" => out.file = v,
             "append" => out.append = boolean("-epdout append", &v)?,
-            other => return Err(format!("-epdout: unknown key {other:?} (file, append)")),
+            other => return Err(unknown_key("epdout", other, "file, append")),
         }
     }
     if out.file.is_empty() {
@@ -1063,59 +1172,73 @@ fn epdout_option(g: Group) -> Result<EpdOutConfig, String> {
 }
 
 /// `-variant standard|fischerandom`: whether the games are Chess960.
-pub(crate) fn variant_option(g: Group) -> Result<bool, String> {
+pub(crate) fn variant_option(g: Group) -> Result<bool, CliError> {
     match g.single()?.as_str() {
         "standard" => Ok(false),
         "fischerandom" | "chess960" => Ok(true),
-        other => Err(format!("unknown variant {other:?} (standard or fischerandom)")),
+        other => Err(CliError::Invalid(format!(
+            "unknown variant {other:?} (standard or fischerandom)"
+        ))),
     }
 }
 
 /// `-tournament roundrobin|gauntlet`.
-fn tournament_option(g: Group) -> Result<TournamentKind, String> {
+fn tournament_option(g: Group) -> Result<TournamentKind, CliError> {
     match g.single()?.as_str() {
         "roundrobin" => Ok(TournamentKind::RoundRobin),
         "gauntlet" => Ok(TournamentKind::Gauntlet),
-        other => Err(format!("unknown tournament {other:?} (roundrobin or gauntlet)")),
+        other => Err(CliError::Invalid(format!(
+            "unknown tournament {other:?} (roundrobin or gauntlet)"
+        ))),
     }
 }
 
 /// `-output format=fastchess` (the only output arena writes).
-fn output_option(g: Group) -> Result<(), String> {
+fn output_option(g: Group) -> Result<(), CliError> {
     for (k, v) in g.key_values()? {
         match (k.as_str(), v.as_str()) {
             ("format", "fastchess") => {}
             ("format", "cutechess") => {
-                return Err("-output format=cutechess: arena writes fastchess's output only".into())
+                return Err(CliError::Invalid(
+                    "-output format=cutechess: arena writes fastchess's output only".into(),
+                ))
             }
-            (k, v) => return Err(format!("-output: {k}={v} is not supported (format=fastchess)")),
+            (k, v) => {
+                return Err(CliError::Invalid(format!(
+                    "-output: {k}={v} is not supported (format=fastchess)"
+                )))
+            }
         }
     }
     Ok(())
 }
 
 /// `-event NAME` and `-site NAME`: every value, joined by spaces.
-fn text_option(g: Group) -> Result<String, String> {
+fn text_option(g: Group) -> Result<String, CliError> {
     if g.values.is_empty() {
-        return Err(format!("-{} needs a value", g.name));
+        return Err(CliError::NeedsValue(g.name.to_string()));
     }
     Ok(g.values.join(" "))
 }
 
 /// `-use-affinity [CPUS]`: the CPU list (empty: all CPUs).
-pub(crate) fn affinity_option(g: Group) -> Result<Vec<usize>, String> {
+pub(crate) fn affinity_option(g: Group) -> Result<Vec<usize>, CliError> {
     if !cfg!(target_os = "linux") {
-        return Err("-use-affinity is supported on Linux only".into());
+        return Err(CliError::Invalid(
+            "-use-affinity is supported on Linux only".into(),
+        ));
     }
     match g.values {
         [] => Ok(Vec::new()),
         [list] => cpu_list(list),
-        _ => Err("-use-affinity takes one CPU list (0,2,4-7)".into()),
+        _ => Err(CliError::Invalid(
+            "-use-affinity takes one CPU list (0,2,4-7)".into(),
+        )),
     }
 }
 
 /// `-log file=F [level=] [engine=] [append=] [realtime=] [compress=false]`.
-pub(crate) fn log_option(g: Group) -> Result<LogConfig, String> {
+pub(crate) fn log_option(g: Group) -> Result<LogConfig, CliError> {
     let mut log = LogConfig {
         file: String::new(),
         level: Level::Warn,
@@ -1133,18 +1256,22 @@ pub(crate) fn log_option(g: Group) -> Result<LogConfig, String> {
             }
             "compress" => {
                 if boolean("-log compress", &v)? {
-                    return Err("-log compress=true: arena does not compress logs".into());
+                    return Err(CliError::Invalid(
+                        "-log compress=true: arena does not compress logs".into(),
+                    ));
                 }
             }
             other => {
-                return Err(format!(
-                    "-log: unknown key {other:?} (file, level, engine, append, realtime, compress)"
+                return Err(unknown_key(
+                    "log",
+                    other,
+                    "file, level, engine, append, realtime, compress",
                 ))
             }
         }
     }
     if log.file.is_empty() {
-        return Err("-log needs file=PATH".into());
+        return Err(CliError::Invalid("-log needs file=PATH".into()));
     }
     Ok(log)
 }
@@ -1191,7 +1318,7 @@ fn default_config(args: &[String]) -> MatchConfig {
 }
 
 /// Builds the configuration from the option groups (without `-config`).
-pub(crate) fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfig, String> {
+pub(crate) fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result<MatchConfig, CliError> {
     let mut draft = Draft {
         config: default_config(args),
         engines: Vec::new(),
@@ -1205,8 +1332,11 @@ pub(crate) fn build(args: &[String], groups: &[(String, Vec<String>)]) -> Result
             Some(apply) => apply(&mut draft, group)?,
             None => {
                 return Err(match unsupported(name) {
-                    Some(why) => format!("-{name}: {why}"),
-                    None => format!("unknown option -{name} (see -help)"),
+                    Some(why) => CliError::Unsupported {
+                        option: name.clone(),
+                        why,
+                    },
+                    None => CliError::UnknownOption(name.clone()),
                 })
             }
         }
@@ -1241,9 +1371,12 @@ fn engine_specs(
     drafts: Vec<EngineDraft>,
     each: &EngineDraft,
     chess960: bool,
-) -> Result<Vec<EngineSpec>, String> {
+) -> Result<Vec<EngineSpec>, CliError> {
     if drafts.len() < 2 {
-        return Err(format!("at least two -engine are needed, found {}", drafts.len()));
+        return Err(CliError::Invalid(format!(
+            "at least two -engine are needed, found {}",
+            drafts.len()
+        )));
     }
     let mut engines = Vec::new();
     for draft in drafts {
@@ -1255,7 +1388,7 @@ fn engine_specs(
             dir: None,
         });
         if engine.cmd.is_empty() {
-            return Err("-engine needs cmd=PATH".into());
+            return Err(CliError::Invalid("-engine needs cmd=PATH".into()));
         }
         if engine.name.is_empty() {
             engine.name = std::path::Path::new(&engine.cmd)
@@ -1283,10 +1416,10 @@ fn engine_specs(
             apply_limit(&mut limits, k, v)?;
         }
         if !limits.is_set() {
-            return Err(format!(
+            return Err(CliError::Invalid(format!(
                 "engine {} has no time control: give tc=BASE+INC, nodes=N, plies=N or st=SECONDS (in -engine or -each)",
                 engine.name
-            ));
+            )));
         }
         engines.push(EngineSpec {
             config: engine,
@@ -1298,42 +1431,44 @@ fn engine_specs(
 }
 
 /// The checks across options, once every option is read.
-fn check_match(config: &MatchConfig) -> Result<(), String> {
+fn check_match(config: &MatchConfig) -> Result<(), CliError> {
     if config.engines.len() > MAX_ENGINES {
-        return Err(format!("at most {MAX_ENGINES} engines"));
+        return Err(CliError::Invalid(format!("at most {MAX_ENGINES} engines")));
     }
     for (i, a) in config.engines.iter().enumerate() {
         if config.engines[..i].iter().any(|b| b.config.name == a.config.name) {
-            return Err(format!(
+            return Err(CliError::Invalid(format!(
                 "two engines are named {:?}: give each a different name=",
                 a.config.name
-            ));
+            )));
         }
     }
     if config.sprt.is_some() && config.engines.len() != 2 {
-        return Err(format!(
+        return Err(CliError::Invalid(format!(
             "-sprt needs exactly two engines, found {}",
             config.engines.len()
-        ));
+        )));
     }
     if config.tournament == TournamentKind::Gauntlet && config.seeds >= config.engines.len() {
-        return Err(format!(
+        return Err(CliError::Invalid(format!(
             "-seeds {} leaves no opponents among {} engines",
             config.seeds,
             config.engines.len()
-        ));
+        )));
     }
     if let Some(cpus) = &config.affinity {
         if !cpus.is_empty() && cpus.len() < config.concurrency {
-            return Err(format!(
+            return Err(CliError::Invalid(format!(
                 "-use-affinity: {} CPUs for -concurrency {} (one CPU per game at least)",
                 cpus.len(),
                 config.concurrency
-            ));
+            )));
         }
     }
     if config.sprt_plot.is_some() && config.sprt.is_none() {
-        return Err("-sprt-plot draws an SPRT: give -sprt too".into());
+        return Err(CliError::Invalid(
+            "-sprt-plot draws an SPRT: give -sprt too".into(),
+        ));
     }
     Ok(())
 }
@@ -1363,11 +1498,17 @@ mod tests {
         let c = parse_match(&args(&format!("{base} --sprt --sprt-plot out/Walk.SVG"))).unwrap();
         assert_eq!(c.sprt_plot.as_deref(), Some("out/Walk.SVG"));
         assert_eq!(parse_match(&args(base)).unwrap().sprt_plot, None);
-        let e = parse_match(&args(&format!("{base} -sprt -sprt-plot walk.jpg"))).unwrap_err();
+        let e = parse_match(&args(&format!("{base} -sprt -sprt-plot walk.jpg")))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("must end in .png or .svg"), "{e}");
-        let e = parse_match(&args(&format!("{base} -sprt-plot walk.png"))).unwrap_err();
+        let e = parse_match(&args(&format!("{base} -sprt-plot walk.png")))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("give -sprt too"), "{e}");
-        let e = parse_match(&args(&format!("{base} -sprt -sprt-plot"))).unwrap_err();
+        let e = parse_match(&args(&format!("{base} -sprt -sprt-plot")))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("needs a value"), "{e}");
         assert!(USAGE.contains("-sprt-plot FILE.png|FILE.svg"));
     }
@@ -1390,7 +1531,7 @@ mod tests {
                 ("Threads".to_string(), "1".to_string())
             ]
         );
-        let tc = crate::timecontrol::parse("8+0.08").unwrap();
+        let tc = matchcore::timecontrol::parse("8+0.08").unwrap();
         assert_eq!((c.engines[0].limits.clock, c.engines[1].limits.clock), (tc, tc));
         assert_eq!(c.engines[1].limits.time_margin, 50);
         assert!(c.openings.as_ref().unwrap().random);
@@ -1469,7 +1610,10 @@ mod tests {
              -epdout file=x.epd -log file=l.txt level=info engine=true -repeat -use-affinity 0-3 \
              -sprt elo0=0 elo1=1 model=bayesian -openings file=b.pgn -output format=fastchess -scoreinterval 3",
         ));
-        assert_eq!(c, Err("-sprt needs exactly two engines, found 3".into()));
+        assert_eq!(
+            c.map_err(|e| e.to_string()),
+            Err("-sprt needs exactly two engines, found 3".to_string())
+        );
         let c = parse_match(&args(
             "-engine cmd=a restart=on -engine cmd=b plies=7 -engine cmd=c st=0.2 -each tc=1:30+1 \
              -tournament gauntlet -seeds 2 -noswap -reverse -wait 10 -strict -check-mate-pvs \
@@ -1506,9 +1650,12 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(c.rounds, SPRT_ROUNDS);
-        assert_eq!(parse_command(&args("-engine cmd=a -help")), Ok(Command::Help));
-        assert_eq!(parse_command(&args("-version")), Ok(Command::Version));
-        assert_eq!(parse_command(&args("--help")), Ok(Command::Help));
+        assert!(matches!(
+            parse_command(&args("-engine cmd=a -help")),
+            Ok(Command::Help)
+        ));
+        assert!(matches!(parse_command(&args("-version")), Ok(Command::Version)));
+        assert!(matches!(parse_command(&args("--help")), Ok(Command::Help)));
     }
 
     #[test]
@@ -1578,7 +1725,11 @@ mod tests {
             ("-engine cmd=a -engine cmd=b -each tc=1 -config file=x.json", "-config file=x.json resumes the saved tournament as it was started; other options (-engine) cannot be added (start a new one, or use discard=true to replace it)"),
             ("stray", "unexpected argument \"stray\" (options start with -)"),
         ] {
-            assert_eq!(parse_match(&args(line)), Err(error.to_string()), "{line}");
+            assert_eq!(
+                parse_match(&args(line)).map_err(|e| e.to_string()),
+                Err(error.to_string()),
+                "{line}"
+            );
         }
     }
 
@@ -1646,7 +1797,11 @@ mod tests {
             ("--each tc=1 -ping-ms 0", "-ping-ms must be a whole number from 1 to 3600000, found \"0\""),
         ] {
             let line = format!("{base} {rest}");
-            assert_eq!(parse_match(&args(&line)), Err(error.to_string()), "{line}");
+            assert_eq!(
+                parse_match(&args(&line)).map_err(|e| e.to_string()),
+                Err(error.to_string()),
+                "{line}"
+            );
         }
         // The edges of each range are accepted.
         let c = parse_match(&args(&format!(

@@ -33,18 +33,31 @@ pub enum Level {
     Fatal,
 }
 
+/// A level name that is none of `trace`, `info`, `warn`, `err` and `fatal`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown log level {0:?} (trace, info, warn, err or fatal)")]
+pub struct UnknownLevel(pub String);
+
+/// The log file cannot be opened.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot open log file {file}: {source}")]
+pub struct LogError {
+    /// The file.
+    pub file: String,
+    /// Why.
+    pub source: std::io::Error,
+}
+
 impl std::str::FromStr for Level {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Level, String> {
+    type Err = UnknownLevel;
+    fn from_str(s: &str) -> Result<Level, UnknownLevel> {
         match s {
             "trace" => Ok(Level::Trace),
             "info" => Ok(Level::Info),
             "warn" => Ok(Level::Warn),
             "err" => Ok(Level::Err),
             "fatal" => Ok(Level::Fatal),
-            other => Err(format!(
-                "unknown log level {other:?} (trace, info, warn, err or fatal)"
-            )),
+            other => Err(UnknownLevel(other.to_string())),
         }
     }
 }
@@ -70,15 +83,19 @@ struct Log {
 
 static LOG: OnceLock<Log> = OnceLock::new();
 
-/// Opens the log file; later calls in the same process keep the first log.
-pub fn open(config: &LogConfig) -> Result<(), String> {
+/// Opens the log file; later calls in the same process keep the first log. Errors:
+/// [`LogError`].
+pub fn open(config: &LogConfig) -> Result<(), LogError> {
     let file = std::fs::OpenOptions::new()
         .create(true)
         .write(true)
         .append(config.append)
         .truncate(!config.append)
         .open(&config.file)
-        .map_err(|e| format!("cannot open log file {}: {e}", config.file))?;
+        .map_err(|source| LogError {
+            file: config.file.clone(),
+            source,
+        })?;
     let _ = LOG.set(Log {
         file: Mutex::new(file),
         level: config.level,

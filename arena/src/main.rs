@@ -13,25 +13,63 @@
 //! and an empty line, as fastchess ends. `arena spsa` exits 0 when it has played every
 //! iteration, 2 interrupted, 3 error.
 
-use arena::cli::{sprt_elo, sprt_probability};
 use arena::report;
-use arena::stats::{estimate, llr, sprt_bounds, Counts, Model};
+use matchcore::sprt::{sprt_elo, sprt_probability, SettingError};
+use matchcore::stats::{estimate, llr, sprt_bounds, Counts, Model, UnknownModel};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-fn sprt_calc(args: &[String]) -> Result<(), String> {
+/// Why `arena sprt-calc` refuses its arguments.
+#[derive(Debug, thiserror::Error)]
+enum CalcError {
+    /// An argument without its value.
+    #[error("{0} needs a value")]
+    NeedsValue(String),
+    /// Counts that are not `n` whole numbers separated by commas.
+    #[error("{arg} expects {n} comma-separated counts, found {found:?}")]
+    Counts {
+        /// `--penta` or `--tri`.
+        arg: String,
+        /// How many counts it takes.
+        n: usize,
+        /// The text given.
+        found: String,
+    },
+    /// An argument sprt-calc does not have.
+    #[error("unknown sprt-calc argument {0:?}")]
+    Unknown(String),
+    /// An SPRT bound or error rate out of its range.
+    #[error(transparent)]
+    Setting(#[from] SettingError),
+    /// A model sprt-calc does not have.
+    #[error(transparent)]
+    Model(#[from] UnknownModel),
+    /// A missing argument, or arguments that do not go together.
+    #[error("{0}")]
+    Refused(&'static str),
+}
+
+fn sprt_calc(args: &[String]) -> Result<(), CalcError> {
     let mut counts = None;
     let (mut elo0, mut elo1, mut alpha, mut beta, mut model) = (None, None, 0.05, 0.05, Model::Normalized);
     let mut it = args.iter();
     while let Some(arg) = it.next() {
-        let mut value = || it.next().cloned().ok_or_else(|| format!("{arg} needs a value"));
-        let parse_list = |v: String, n: usize| -> Result<Vec<u64>, String> {
+        let mut value = || {
+            it.next()
+                .cloned()
+                .ok_or_else(|| CalcError::NeedsValue(arg.clone()))
+        };
+        let parse_list = |v: String, n: usize| -> Result<Vec<u64>, CalcError> {
             let list: Result<Vec<u64>, _> = v.split(',').map(|x| x.trim().parse::<u64>()).collect();
             match list {
                 Ok(l) if l.len() == n => Ok(l),
-                _ => Err(format!("{arg} expects {n} comma-separated counts, found {v:?}")),
+                _ => Err(CalcError::Counts {
+                    arg: arg.clone(),
+                    n,
+                    found: v,
+                }),
             }
         };
         match arg.as_str() {
@@ -48,19 +86,24 @@ fn sprt_calc(args: &[String]) -> Result<(), String> {
             "--alpha" => alpha = sprt_probability("--alpha", &value()?)?,
             "--beta" => beta = sprt_probability("--beta", &value()?)?,
             "--model" => model = value()?.parse()?,
-            other => return Err(format!("unknown sprt-calc argument {other:?}")),
+            other => return Err(CalcError::Unknown(other.to_string())),
         }
     }
-    let counts = counts.ok_or("give --penta a,b,c,d,e or --tri l,d,w")?;
-    let (elo0, elo1) = (elo0.ok_or("give --elo0")?, elo1.ok_or("give --elo1")?);
+    let counts = counts.ok_or(CalcError::Refused("give --penta a,b,c,d,e or --tri l,d,w"))?;
+    let (elo0, elo1) = (
+        elo0.ok_or(CalcError::Refused("give --elo0"))?,
+        elo1.ok_or(CalcError::Refused("give --elo1"))?,
+    );
     if elo1 <= elo0 {
-        return Err("--elo1 must exceed --elo0".into());
+        return Err(CalcError::Refused("--elo1 must exceed --elo0"));
     }
     if !(0.0 < alpha && alpha < 0.5 && 0.0 < beta && beta < 0.5) {
-        return Err("--alpha and --beta must be in (0, 0.5)".into());
+        return Err(CalcError::Refused("--alpha and --beta must be in (0, 0.5)"));
     }
     if model == Model::Bayes && matches!(counts, Counts::Penta(_)) {
-        return Err("the bayes model is trinomial: give --tri l,d,w".into());
+        return Err(CalcError::Refused(
+            "the bayes model is trinomial: give --tri l,d,w",
+        ));
     }
     let value = llr(counts, elo0, elo1, model);
     let (lower, upper) = sprt_bounds(alpha, beta);
@@ -125,7 +168,7 @@ fn main() -> ExitCode {
         eprintln!("arena: cannot install the Ctrl-C handler: {e}");
     }
     match arena::runner::run(&config, interrupted) {
-        Ok((verdict, _)) => {
+        Ok((end, _)) => {
             output::outln!("Finished match");
             let s = start.elapsed().as_secs();
             output::outln!(
@@ -134,7 +177,7 @@ fn main() -> ExitCode {
                 s / 60 % 60,
                 s % 60
             );
-            ExitCode::from(verdict.exit_code(config.sprt_exit_codes))
+            ExitCode::from(end.exit_code(config.sprt_exit_codes))
         }
         Err(e) => {
             eprintln!("arena: error: {e}");

@@ -10,9 +10,35 @@
 use crate::play::Opening;
 use movegen::pgn::parse_pgn;
 
+/// Why a book cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum BookError {
+    /// The file cannot be read.
+    #[error("cannot read openings {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// An EPD line that is no position, or no positions at all.
+    #[error(transparent)]
+    Epd(#[from] movegen::openings::BookError),
+    /// PGN text that does not parse.
+    #[error(transparent)]
+    Pgn(#[from] movegen::pgn::PgnError),
+    /// A PGN file without games.
+    #[error("no games in the PGN file")]
+    NoGames,
+}
+
 /// The text of an openings file, and notes for the user: invalid UTF-8 is replaced.
-pub fn read_text(path: &str) -> Result<(String, Vec<String>), String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read openings {path}: {e}"))?;
+/// Errors: [`BookError::Read`].
+pub fn read_text(path: &str) -> Result<(String, Vec<String>), BookError> {
+    let bytes = std::fs::read(path).map_err(|source| BookError::Read {
+        path: path.to_string(),
+        source,
+    })?;
     match String::from_utf8(bytes) {
         Ok(text) => Ok((text, Vec::new())),
         Err(e) => Ok((
@@ -30,8 +56,8 @@ pub fn read_text(path: &str) -> Result<(String, Vec<String>), String> {
 /// operations, byte-order marks, blank lines and `#` comments skipped, each position cleaned
 /// by `movegen::clean_fen` (the notes say what was changed, by line). Errors: the first
 /// line that is not a legal position (with its number), or a file without positions.
-pub fn read_epd(text: &str) -> Result<(Vec<Opening>, Vec<String>), String> {
-    let (boards, notes) = movegen::openings::read_epd(text).map_err(|e| e.to_string())?;
+pub fn read_epd(text: &str) -> Result<(Vec<Opening>, Vec<String>), BookError> {
+    let (boards, notes) = movegen::openings::read_epd(text)?;
     let openings = boards
         .into_iter()
         .map(|start| Opening {
@@ -44,9 +70,9 @@ pub fn read_epd(text: &str) -> Result<(Vec<Opening>, Vec<String>), String> {
 
 /// Reads a PGN opening file, keeping at most `plies` moves of each game. Also returns a
 /// note when null moves cut games shorter than `plies`, and one for each `FEN` tag the
-/// reader cleaned (`movegen::clean_fen`).
-pub fn read_pgn(text: &str, plies: Option<usize>) -> Result<(Vec<Opening>, Vec<String>), String> {
-    let games = parse_pgn(text).map_err(|e| e.to_string())?;
+/// reader cleaned (`movegen::clean_fen`). Errors: [`BookError::Pgn`], [`BookError::NoGames`].
+pub fn read_pgn(text: &str, plies: Option<usize>) -> Result<(Vec<Opening>, Vec<String>), BookError> {
+    let games = parse_pgn(text)?;
     let limit = plies.unwrap_or(usize::MAX);
     let cleaned: Vec<String> = games
         .iter()
@@ -69,7 +95,7 @@ pub fn read_pgn(text: &str, plies: Option<usize>) -> Result<(Vec<Opening>, Vec<S
         })
         .collect();
     if openings.is_empty() {
-        return Err("no games in the PGN file".into());
+        return Err(BookError::NoGames);
     }
     let mut notes = match cut.as_slice() {
         [] => Vec::new(),
@@ -119,11 +145,11 @@ mod tests {
         assert_eq!(book[2].start.fullmove_number(), 1);
         assert!(read_epd("not a fen at all").is_err());
         assert_eq!(
-            read_epd("\n\nbad").unwrap_err(),
+            read_epd("\n\nbad").unwrap_err().to_string(),
             "line 3: expected a FEN (at least its placement and side-to-move fields)"
         );
         assert_eq!(
-            read_epd("\n\nbad line").unwrap_err(),
+            read_epd("\n\nbad line").unwrap_err().to_string(),
             "line 3: invalid FEN: expected 8 ranks in the placement, found 1"
         );
         // What GUIs and libraries write: board and side only, a right without its rook, an
@@ -145,7 +171,7 @@ mod tests {
             notes[1].starts_with("line 2: en passant square e3 ignored"),
             "{notes:?}"
         );
-        assert_eq!(read_epd("").unwrap_err(), "no positions in the book");
+        assert_eq!(read_epd("").unwrap_err().to_string(), "no positions in the book");
         // Operations other books carry (`c0`, `id`) are read past.
         let (book, _) = read_epd(
             "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - c0 \"open game\"; id \"x\"; fmvn 2;",
@@ -217,7 +243,7 @@ mod tests {
         );
         let (book, _) = read_pgn(&text, None).unwrap();
         assert_eq!(book[0].moves.len(), 2);
-        let missing = read_text("/nonexistent/book.epd").unwrap_err();
+        let missing = read_text("/nonexistent/book.epd").unwrap_err().to_string();
         assert!(
             missing.starts_with("cannot read openings /nonexistent/book.epd: "),
             "{missing}"

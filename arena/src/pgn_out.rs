@@ -132,37 +132,37 @@ fn seconds(ms: u64) -> String {
 fn move_comment(record: &MoveRecord, options: &PgnOptions) -> String {
     let mut parts = vec![format!(
         "{}/{} {}",
-        record.score.map_or(String::new(), score_text),
-        record.depth.unwrap_or(0),
-        seconds(record.elapsed_ms)
+        record.reply.score.map_or(String::new(), score_text),
+        record.reply.depth.unwrap_or(0),
+        seconds(record.reply.elapsed_ms)
     )];
     if options.timeleft {
         parts.push(format!("tl={}", seconds(record.time_left_ms.unwrap_or(0))));
     }
     if options.latency {
-        let ms = record.latency_ms.unwrap_or(0);
+        let ms = record.latency_ms().unwrap_or(0);
         let sign = if ms < 0 { "-" } else { "" };
         parts.push(format!("latency={sign}{}", seconds(ms.unsigned_abs())));
     }
     if options.nodes {
-        parts.push(format!("n={}", record.nodes.unwrap_or(0)));
+        parts.push(format!("n={}", record.reply.nodes.unwrap_or(0)));
     }
     if options.seldepth {
-        parts.push(format!("sd={}", record.seldepth.unwrap_or(0)));
+        parts.push(format!("sd={}", record.reply.seldepth.unwrap_or(0)));
     }
     if options.nps {
-        parts.push(format!("nps={}", record.nps.unwrap_or(0)));
+        parts.push(format!("nps={}", record.reply.nps.unwrap_or(0)));
     }
     if options.hashfull {
-        parts.push(format!("hashfull={}", record.hashfull.unwrap_or(0)));
+        parts.push(format!("hashfull={}", record.reply.hashfull.unwrap_or(0)));
     }
     if options.tbhits {
-        parts.push(format!("tbhits={}", record.tbhits.unwrap_or(0)));
+        parts.push(format!("tbhits={}", record.reply.tbhits.unwrap_or(0)));
     }
     if options.pv {
-        parts.push(format!("pv=\"{}\"", record.pv.join(" ")));
+        parts.push(format!("pv=\"{}\"", record.reply.pv.join(" ")));
     }
-    for line in &record.matched_lines {
+    for line in &record.reply.matched_lines {
         parts.push(format!("line=\"{}\"", line.replace('"', "'")));
     }
     parts.join(", ")
@@ -269,7 +269,7 @@ pub fn write_epd(game: &FinishedGame) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine_process::Score;
+    use crate::engine_process::{Score, SearchReply};
     use crate::play::{GameResult, PlayerInfo};
 
     fn game(moves: &[(&str, bool)]) -> FinishedGame {
@@ -281,18 +281,22 @@ mod tests {
             records.push(MoveRecord {
                 mv: Some(mv),
                 book,
-                score: (!book).then_some(Score::Cp(31)),
-                depth: Some(7),
-                seldepth: Some(11),
-                nodes: Some(1234),
-                nps: Some(99),
-                hashfull: Some(5),
-                tbhits: Some(0),
-                pv: vec![text.to_string()],
-                elapsed_ms: 125,
+                reply: SearchReply {
+                    score: (!book).then_some(Score::Cp(31)),
+                    depth: Some(7),
+                    seldepth: Some(11),
+                    nodes: Some(1234),
+                    nps: Some(99),
+                    hashfull: Some(5),
+                    tbhits: Some(0),
+                    pv: vec![text.to_string()],
+                    elapsed_ms: 125,
+                    // 2 ms more than arena measured: a latency of -2 ms.
+                    time_ms: Some(127),
+                    matched_lines: vec!["info string pgncomment hi".into()],
+                    ..SearchReply::default()
+                },
                 time_left_ms: Some(7955),
-                latency_ms: Some(-2),
-                matched_lines: vec!["info string pgncomment hi".into()],
             });
         }
         FinishedGame {
@@ -302,7 +306,7 @@ mod tests {
             illegal_move: None,
             result: GameResult::Draw,
             reason: "Draw by adjudication".into(),
-            termination: "adjudication",
+            termination: matchcore::termination::Termination::Adjudication,
             faulted: None,
             white: PlayerInfo {
                 name: "new".into(),

@@ -21,9 +21,10 @@
 //! move: a1a8". Each move keeps what the engine said about it (score, depth, seldepth,
 //! nodes, nps, hashfull, tbhits, pv, time left, latency, matched output lines) for the PGN.
 
-use crate::engine_process::{EngineFault, EngineProcess, Score};
+use crate::engine_process::{EngineFault, EngineProcess, Score, SearchReply};
 use crate::regex::Regex;
-use crate::timecontrol::{Clock, Tick, TimeControl};
+use matchcore::termination::Termination;
+use matchcore::timecontrol::{self, Clock, Tick, TimeControl};
 use movegen::{Board, Color, DrawReason, Game, Move, Outcome, PieceType};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -59,7 +60,7 @@ impl Limits {
     pub fn pgn_time_control(&self) -> String {
         match (self.clock, self.movetime) {
             (Some(tc), _) => tc.to_string(),
-            (None, Some(ms)) => format!("{}/move", crate::timecontrol::seconds_text(ms)),
+            (None, Some(ms)) => format!("{}/move", timecontrol::seconds_text(ms)),
             _ => "-".to_string(),
         }
     }
@@ -71,7 +72,7 @@ impl Limits {
             return tc.to_string();
         }
         if let Some(ms) = self.movetime {
-            return format!("{}/move", crate::timecontrol::seconds_text(ms));
+            return format!("{}/move", timecontrol::seconds_text(ms));
         }
         if let Some(d) = self.depth {
             return format!("{d} plies");
@@ -193,32 +194,14 @@ impl GameResult {
 pub struct MoveRecord {
     /// The move; `None` only in records that hold no move (a default record).
     pub mv: Option<Move>,
-    /// An opening move.
+    /// An opening move (its `reply` is empty).
     pub book: bool,
-    /// The score of the engine's last `info` line, from its side.
-    pub score: Option<Score>,
-    /// Depth of the last `info` line, in plies.
-    pub depth: Option<u32>,
-    /// Selective depth, in plies.
-    pub seldepth: Option<u32>,
-    /// Nodes searched for the move.
-    pub nodes: Option<u64>,
-    /// Nodes per second.
-    pub nps: Option<u64>,
-    /// Hash fill, in permille.
-    pub hashfull: Option<u32>,
-    /// Tablebase hits.
-    pub tbhits: Option<u64>,
-    /// The principal variation, in UCI moves.
-    pub pv: Vec<String>,
-    /// Wall time the move took, as arena measured it, in milliseconds.
-    pub elapsed_ms: u64,
-    /// The clock after the move, when the side has one.
+    /// The engine's answer to its `go`: what its last `info` lines said (score from its
+    /// side, depth, nodes, ..., the principal variation), the lines `match_line` kept, and
+    /// the wall time arena measured.
+    pub reply: SearchReply,
+    /// The clock after the move, in milliseconds, when the side has one.
     pub time_left_ms: Option<u64>,
-    /// Measured time minus the engine's reported `time`.
-    pub latency_ms: Option<i64>,
-    /// Output lines `match_line` kept.
-    pub matched_lines: Vec<String>,
 }
 
 impl MoveRecord {
@@ -228,6 +211,14 @@ impl MoveRecord {
             book: true,
             ..MoveRecord::default()
         }
+    }
+
+    /// The wall time arena measured minus the `time` the engine reported, in milliseconds
+    /// (`None` when it reported none).
+    pub fn latency_ms(&self) -> Option<i64> {
+        self.reply
+            .time_ms
+            .map(|t| self.reply.elapsed_ms as i64 - t as i64)
     }
 }
 
@@ -257,9 +248,8 @@ pub struct FinishedGame {
     pub result: GameResult,
     /// fastchess's words, e.g. "White mates", "Black loses on time (12ms overrun)".
     pub reason: String,
-    /// PGN `Termination`: normal, adjudication, time forfeit, illegal move, abandoned,
-    /// unterminated.
-    pub termination: &'static str,
+    /// PGN `Termination`.
+    pub termination: Termination,
     /// The side whose engine faulted (crash, stall, protocol, illegal move, time-out
     /// without an answer), if any; its process should be restarted.
     pub faulted: Option<Color>,
@@ -344,20 +334,28 @@ pub fn rules_reason(outcome: Outcome) -> String {
 }
 
 /// The words for a fault of `side`'s engine, and the PGN termination.
-fn fault_reason(side: Color, fault: &EngineFault) -> (String, &'static str) {
+fn fault_reason(side: Color, fault: &EngineFault) -> (String, Termination) {
     let who = color_name(side);
     match fault {
-        EngineFault::Crashed | EngineFault::Spawn(_) => (format!("{who} disconnects"), "abandoned"),
+        EngineFault::Crashed | EngineFault::Spawn(_) => {
+            (format!("{who} disconnects"), Termination::Abandoned)
+        }
         EngineFault::Flood(what) => (
             format!(
                 "{who} disconnects (floods its output, more than {} lines a second while awaiting {what})",
                 crate::engine_process::MAX_LINES_PER_SECOND
             ),
-            "abandoned",
+            Termination::Abandoned,
         ),
-        EngineFault::Timeout(what) => (format!("{who}'s connection stalls (no {what})"), "abandoned"),
-        EngineFault::Protocol(line) => (format!("{who} makes an illegal move ({line})"), "illegal move"),
-        EngineFault::Interrupted => ("Game interrupted".into(), "unterminated"),
+        EngineFault::Timeout(what) => (
+            format!("{who}'s connection stalls (no {what})"),
+            Termination::Abandoned,
+        ),
+        EngineFault::Protocol(line) => (
+            format!("{who} makes an illegal move ({line})"),
+            Termination::IllegalMove,
+        ),
+        EngineFault::Interrupted => ("Game interrupted".into(), Termination::Unterminated),
     }
 }
 
@@ -460,7 +458,7 @@ pub fn play_game(
     struct End {
         result: GameResult,
         reason: String,
-        termination: &'static str,
+        termination: Termination,
         faulted: Option<Color>,
     }
     let end = |result, reason: String, termination, faulted| End {
@@ -478,7 +476,7 @@ pub fn play_game(
                 early = Some(end(
                     GameResult::Draw,
                     "Game interrupted".into(),
-                    "unterminated",
+                    Termination::Unterminated,
                     None,
                 ));
                 break;
@@ -498,20 +496,25 @@ pub fn play_game(
                     Outcome::Checkmate { winner } => GameResult::win_for(winner),
                     Outcome::Draw(_) => GameResult::Draw,
                 };
-                break end(result, rules_reason(outcome), "normal", None);
+                break end(result, rules_reason(outcome), Termination::Normal, None);
             }
             if let Some(max) = settings.adjudication.max_moves {
                 if engine_plies >= 2 * max {
                     break end(
                         GameResult::Draw,
                         "Draw by adjudication (max moves)".into(),
-                        "adjudication",
+                        Termination::Adjudication,
                         None,
                     );
                 }
             }
             if stop() {
-                break end(GameResult::Draw, "Game interrupted".into(), "unterminated", None);
+                break end(
+                    GameResult::Draw,
+                    "Game interrupted".into(),
+                    Termination::Unterminated,
+                    None,
+                );
             }
             let board = *game.board();
             let side = board.side_to_move();
@@ -566,14 +569,19 @@ pub fn play_game(
                     break end(
                         result,
                         format!("{reason}, no bestmove"),
-                        "time forfeit",
+                        Termination::TimeForfeit,
                         Some(side),
                     );
                 }
                 Err(_) if stop() => {
                     // Whatever the engine did once arena was told to stop (a process the
                     // user's signal reached too) is not a result.
-                    break end(GameResult::Draw, "Game interrupted".into(), "unterminated", None);
+                    break end(
+                        GameResult::Draw,
+                        "Game interrupted".into(),
+                        Termination::Unterminated,
+                        None,
+                    );
                 }
                 Err(fault) => {
                     let (reason, termination) = fault_reason(side, &fault);
@@ -589,7 +597,7 @@ pub fn play_game(
                     break end(
                         GameResult::win_for(!side),
                         format!("{} makes an illegal move: {text}", color_name(side)),
-                        "illegal move",
+                        Termination::IllegalMove,
                         Some(side),
                     );
                 }
@@ -599,12 +607,12 @@ pub fn play_game(
             if let Some(clock) = clocks[us].as_mut() {
                 if let Tick::Flagged { overrun_ms } = clock.after_move(reply.elapsed_ms, mine.time_margin) {
                     let (result, reason) = flag_fall(&board, side, overrun_ms);
-                    break end(result, reason, "time forfeit", None);
+                    break end(result, reason, Termination::TimeForfeit, None);
                 }
             } else if let Some(ms) = mine.movetime {
                 if reply.elapsed_ms > ms + mine.time_margin {
                     let (result, reason) = flag_fall(&board, side, reply.elapsed_ms - ms);
-                    break end(result, reason, "time forfeit", None);
+                    break end(result, reason, Termination::TimeForfeit, None);
                 }
             }
 
@@ -626,21 +634,12 @@ pub fn play_game(
                 board.is_capture(mv) || board.piece_type_on(mv.from()) == Some(PieceType::Pawn);
             game.play_unchecked(mv);
             engine_plies += 1;
+            let reported = reply.score;
             moves.push(MoveRecord {
                 mv: Some(mv),
                 book: false,
-                score: reply.score,
-                depth: reply.depth,
-                seldepth: reply.seldepth,
-                nodes: reply.nodes,
-                nps: reply.nps,
-                hashfull: reply.hashfull,
-                tbhits: reply.tbhits,
-                pv: reply.pv.clone(),
-                elapsed_ms: reply.elapsed_ms,
+                reply,
                 time_left_ms: clocks[us].map(|c| c.left_ms),
-                latency_ms: reply.time_ms.map(|t| reply.elapsed_ms as i64 - t as i64),
-                matched_lines: reply.matched_lines.clone(),
             });
 
             // Tablebase adjudication before the other adjudications, as fastchess: the side
@@ -657,7 +656,7 @@ pub fn play_game(
                         Wdl::Draw => end(
                             GameResult::Draw,
                             "Draw by adjudication: SyzygyTB".into(),
-                            "adjudication",
+                            Termination::Adjudication,
                             None,
                         ),
                         _ => {
@@ -665,7 +664,7 @@ pub fn play_game(
                             end(
                                 GameResult::win_for(winner),
                                 format!("{} wins by adjudication: SyzygyTB", color_name(winner)),
-                                "adjudication",
+                                Termination::Adjudication,
                                 None,
                             )
                         }
@@ -675,7 +674,7 @@ pub fn play_game(
 
             // Adjudication by scores, after the move (as fastchess checks before the next).
             if let Some(r) = settings.adjudication.resign {
-                match reply.score {
+                match reported {
                     Some(score) => {
                         let cp = score.as_cp();
                         let is_mate = matches!(score, Score::Mate(_));
@@ -696,7 +695,7 @@ pub fn play_game(
                             break end(
                                 GameResult::win_for(!side),
                                 format!("{} wins by adjudication", color_name(!side)),
-                                "adjudication",
+                                Termination::Adjudication,
                                 None,
                             );
                         }
@@ -709,7 +708,7 @@ pub fn play_game(
                 if irreversible {
                     trackers.draw = 0;
                 }
-                match reply.score {
+                match reported {
                     Some(Score::Cp(cp)) if cp.abs() <= score => trackers.draw += 1,
                     _ => trackers.draw = 0,
                 }
@@ -718,7 +717,7 @@ pub fn play_game(
                     break end(
                         GameResult::Draw,
                         "Draw by adjudication".into(),
-                        "adjudication",
+                        Termination::Adjudication,
                         None,
                     );
                 }
@@ -799,7 +798,7 @@ mod tests {
 
     #[test]
     fn limits_are_described_as_fastchess_does() {
-        let tc = crate::timecontrol::parse("40/60+0.6").unwrap();
+        let tc = matchcore::timecontrol::parse("40/60+0.6").unwrap();
         let l = Limits {
             clock: tc,
             ..Limits::default()

@@ -22,7 +22,7 @@
 //! fit, which is refused with a clear message where it does not exist. Players in groups
 //! that never met, directly or through others, have no common scale: an error too.
 
-use crate::stats::Z_95;
+use matchcore::stats::Z_95;
 use std::collections::BTreeMap;
 use std::f64::consts::LN_10;
 
@@ -44,6 +44,129 @@ pub struct PgnResults {
     pub games: Vec<GameRecord>,
     /// Games whose result is `*` (unfinished), which are left out.
     pub unfinished: usize,
+}
+
+/// Why results cannot be read from PGN text, or cannot be rated.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum RateError {
+    /// A game without one of the tags White, Black and Result; `place` names the game.
+    #[error("{place} has no {tag} tag")]
+    MissingTag {
+        /// The source, the game's number and its first line.
+        place: String,
+        /// The tag.
+        tag: &'static str,
+    },
+    /// A game whose White, Black or Result tag is empty.
+    #[error("{place} has an empty {tag} tag")]
+    EmptyTag {
+        /// The source, the game's number and its first line.
+        place: String,
+        /// The tag.
+        tag: &'static str,
+    },
+    /// A result that is not 1-0, 0-1, 1/2-1/2 or *.
+    #[error("{place} has the result {result:?} (expected 1-0, 0-1, 1/2-1/2 or *)")]
+    Result {
+        /// The source, the game's number and its first line.
+        place: String,
+        /// The Result tag.
+        result: String,
+    },
+    /// A game whose White and Black are the same player.
+    #[error("{place}: {player} plays itself")]
+    PlaysItself {
+        /// The source, the game's number and its first line.
+        place: String,
+        /// The player.
+        player: String,
+    },
+    /// No finished game.
+    #[error("no finished games to rate")]
+    NoGames,
+    /// A prior that is not from 0 to [`MAX_PRIOR`].
+    #[error("the prior must be from 0 to {MAX_PRIOR} virtual draws, found {0}")]
+    Prior(f64),
+    /// A game that is no result between two players.
+    #[error("bad game {white} - {black} with {points} points for White")]
+    BadGame {
+        /// White's player.
+        white: String,
+        /// Black's player.
+        black: String,
+        /// White's points.
+        points: f64,
+    },
+    /// An anchor that played no game.
+    #[error("the anchor {name:?} is not among the players ({players})")]
+    UnknownAnchor {
+        /// The anchor's name.
+        name: String,
+        /// The players, comma-separated.
+        players: String,
+    },
+    /// An anchor rating that is not finite.
+    #[error("the anchor's rating must be a finite number, found {0}")]
+    AnchorRating(f64),
+    /// Groups of players that never meet: `groups` lists them (`{A, B} and {C, D}`).
+    #[error(
+        "the games do not link all players, so they have no common scale: {groups} never meet \
+         (directly or through others); rate each group on its own"
+    )]
+    Unlinked {
+        /// The groups, in braces.
+        groups: String,
+    },
+    /// No finite maximum without a prior: `who` says which players scored all or nothing.
+    #[error(
+        "with --prior 0 the maximum-likelihood ratings are infinite: {who}; give --prior \
+         above 0 (virtual draws per pair, 1 by default)"
+    )]
+    Infinite {
+        /// Who scored 0 % or 100 %.
+        who: String,
+    },
+    /// The information matrix has no inverse.
+    #[error("the rating fit failed: the information matrix is singular")]
+    Singular,
+    /// Newton's method took a step that is not finite.
+    #[error("the rating fit failed: a step is not finite")]
+    NotFinite,
+    /// Newton's method did not converge.
+    #[error("the rating fit did not converge in {MAX_ITERATIONS} steps")]
+    NoConvergence,
+}
+
+/// Why `arena rate` stops: its arguments, a file, or the results in it; every message
+/// starts with `rate: `.
+#[derive(Debug, thiserror::Error)]
+pub enum RateCommandError {
+    /// An option without its value.
+    #[error("rate: {0} needs a value")]
+    NeedsValue(String),
+    /// `--anchor` that is not NAME=ELO.
+    #[error("rate: --anchor expects NAME=ELO (a number), found {0:?}")]
+    Anchor(String),
+    /// `--prior` out of its range.
+    #[error("rate: --prior must be a number of virtual draws from 0 to {MAX_PRIOR}, found {0:?}")]
+    Prior(String),
+    /// An option `arena rate` does not have.
+    #[error("rate: unknown option {0} (usage: {USAGE})")]
+    UnknownOption(String),
+    /// No file given.
+    #[error("rate: no PGN files given (usage: {USAGE})")]
+    NoFiles,
+    /// A file that cannot be read.
+    #[error("rate: cannot read {file}: {source}")]
+    Read {
+        /// The file.
+        file: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The results cannot be read or rated.
+    #[error("rate: {0}")]
+    Rate(#[from] RateError),
 }
 
 /// `[Name "value"]`, with `\"` and `\\` escapes.
@@ -70,12 +193,18 @@ fn parse_tag(line: &str) -> Option<(String, String)> {
 }
 
 /// Turns one game's tags into a result (`None` for an unfinished game).
-fn game_of(tags: &[(String, String)], place: &str) -> Result<Option<GameRecord>, String> {
-    let tag = |name: &str| -> Result<String, String> {
+fn game_of(tags: &[(String, String)], place: &str) -> Result<Option<GameRecord>, RateError> {
+    let tag = |name: &'static str| -> Result<String, RateError> {
         match tags.iter().rev().find(|(k, _)| k == name) {
             Some((_, v)) if !v.trim().is_empty() => Ok(v.trim().to_string()),
-            Some(_) => Err(format!("{place} has an empty {name} tag")),
-            None => Err(format!("{place} has no {name} tag")),
+            Some(_) => Err(RateError::EmptyTag {
+                place: place.to_string(),
+                tag: name,
+            }),
+            None => Err(RateError::MissingTag {
+                place: place.to_string(),
+                tag: name,
+            }),
         }
     };
     let (white, black, result) = (tag("White")?, tag("Black")?, tag("Result")?);
@@ -85,13 +214,17 @@ fn game_of(tags: &[(String, String)], place: &str) -> Result<Option<GameRecord>,
         "1/2-1/2" => 0.5,
         "*" => return Ok(None),
         other => {
-            return Err(format!(
-                "{place} has the result {other:?} (expected 1-0, 0-1, 1/2-1/2 or *)"
-            ))
+            return Err(RateError::Result {
+                place: place.to_string(),
+                result: other.to_string(),
+            })
         }
     };
     if white == black {
-        return Err(format!("{place}: {white} plays itself"));
+        return Err(RateError::PlaysItself {
+            place: place.to_string(),
+            player: white,
+        });
     }
     Ok(Some(GameRecord {
         white,
@@ -103,7 +236,7 @@ fn game_of(tags: &[(String, String)], place: &str) -> Result<Option<GameRecord>,
 /// Reads the results of every game in PGN text; `source` names the text in errors. A game
 /// is its tag section and the movetext after it; brace comments are followed, so a comment
 /// line that starts with `[` is not taken for a tag.
-pub fn read_results(text: &str, source: &str) -> Result<PgnResults, String> {
+pub fn read_results(text: &str, source: &str) -> Result<PgnResults, RateError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut out = PgnResults::default();
     let mut tags: Vec<(String, String)> = Vec::new();
@@ -117,7 +250,7 @@ pub fn read_results(text: &str, source: &str) -> Result<PgnResults, String> {
             Some(g) => out.games.push(g),
             None => out.unfinished += 1,
         }
-        Ok::<(), String>(())
+        Ok::<(), RateError>(())
     };
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
@@ -354,15 +487,12 @@ fn name_list(names: &[String], members: &[usize]) -> String {
 }
 
 /// Fits the ratings of every player in `games`, strongest first.
-pub fn fit(games: &[GameRecord], options: &FitOptions) -> Result<Vec<Rating>, String> {
+pub fn fit(games: &[GameRecord], options: &FitOptions) -> Result<Vec<Rating>, RateError> {
     if games.is_empty() {
-        return Err("no finished games to rate".into());
+        return Err(RateError::NoGames);
     }
     if !(options.prior.is_finite() && (0.0..=MAX_PRIOR).contains(&options.prior)) {
-        return Err(format!(
-            "the prior must be from 0 to {MAX_PRIOR} virtual draws, found {}",
-            options.prior
-        ));
+        return Err(RateError::Prior(options.prior));
     }
     let mut index: BTreeMap<&str, usize> = BTreeMap::new();
     for g in games {
@@ -392,10 +522,11 @@ pub fn fit(games: &[GameRecord], options: &FitOptions) -> Result<Vec<Rating>, St
     for g in games {
         let (w, b) = (index[g.white.as_str()], index[g.black.as_str()]);
         if !matches!(g.white_points, 0.0 | 0.5 | 1.0) || w == b {
-            return Err(format!(
-                "bad game {} - {} with {} points for White",
-                g.white, g.black, g.white_points
-            ));
+            return Err(RateError::BadGame {
+                white: g.white.clone(),
+                black: g.black.clone(),
+                points: g.white_points,
+            });
         }
         table.games[w][b] += 1.0;
         table.games[b][w] += 1.0;
@@ -412,15 +543,13 @@ pub fn fit(games: &[GameRecord], options: &FitOptions) -> Result<Vec<Rating>, St
     let anchor = match &options.anchor {
         Some((name, elo)) => {
             let Some(&a) = index.get(name.as_str()) else {
-                return Err(format!(
-                    "the anchor {name:?} is not among the players ({})",
-                    names.join(", ")
-                ));
+                return Err(RateError::UnknownAnchor {
+                    name: name.clone(),
+                    players: names.join(", "),
+                });
             };
             if !elo.is_finite() {
-                return Err(format!(
-                    "the anchor's rating must be a finite number, found {elo}"
-                ));
+                return Err(RateError::AnchorRating(*elo));
             }
             Some((a, *elo))
         }
@@ -432,11 +561,9 @@ pub fn fit(games: &[GameRecord], options: &FitOptions) -> Result<Vec<Rating>, St
             .iter()
             .map(|g| format!("{{{}}}", name_list(&names, g)))
             .collect();
-        return Err(format!(
-            "the games do not link all players, so they have no common scale: {} never meet \
-             (directly or through others); rate each group on its own",
-            listed.join(" and ")
-        ));
+        return Err(RateError::Unlinked {
+            groups: listed.join(" and "),
+        });
     }
     if options.prior > 0.0 {
         for i in 0..n {
@@ -462,10 +589,7 @@ pub fn fit(games: &[GameRecord], options: &FitOptions) -> Result<Vec<Rating>, St
             } else {
                 format!("{} scored 0 % or 100 %", name_list(&names, &extreme))
             };
-            return Err(format!(
-                "with --prior 0 the maximum-likelihood ratings are infinite: {who}; give --prior \
-                 above 0 (virtual draws per pair, 1 by default)"
-            ));
+            return Err(RateError::Infinite { who });
         }
     }
 
@@ -478,14 +602,14 @@ pub fn fit(games: &[GameRecord], options: &FitOptions) -> Result<Vec<Rating>, St
         }
         let (gradient, info) = table.gradient_and_information(&r);
         let reduced: Vec<Vec<f64>> = info[1..].iter().map(|row| row[1..].to_vec()).collect();
-        let inverse = invert(reduced).ok_or("the rating fit failed: the information matrix is singular")?;
+        let inverse = invert(reduced).ok_or(RateError::Singular)?;
         let mut step: Vec<f64> = inverse
             .iter()
             .map(|row| row.iter().zip(&gradient[1..]).map(|(a, g)| a * g).sum())
             .collect();
         let longest = step.iter().fold(0.0_f64, |m, s| m.max(s.abs()));
         if !longest.is_finite() {
-            return Err("the rating fit failed: a step is not finite".into());
+            return Err(RateError::NotFinite);
         }
         if longest > MAX_STEP {
             step.iter_mut().for_each(|s| *s *= MAX_STEP / longest);
@@ -510,16 +634,14 @@ pub fn fit(games: &[GameRecord], options: &FitOptions) -> Result<Vec<Rating>, St
         converged = moved < 1e-9;
     }
     if !converged {
-        return Err(format!(
-            "the rating fit did not converge in {MAX_ITERATIONS} steps"
-        ));
+        return Err(RateError::NoConvergence);
     }
 
     // Covariance of r (player 0's row and column are 0), then each reported rating as a
     // contrast c·r: r_i - r_anchor, or r_i - mean(r).
     let (_, info) = table.gradient_and_information(&r);
     let reduced: Vec<Vec<f64>> = info[1..].iter().map(|row| row[1..].to_vec()).collect();
-    let inverse = invert(reduced).ok_or("the rating fit failed: the information matrix is singular")?;
+    let inverse = invert(reduced).ok_or(RateError::Singular)?;
     let cov = |i: usize, j: usize| {
         if i == 0 || j == 0 {
             0.0
@@ -588,7 +710,7 @@ pub const USAGE: &str = "arena rate [--anchor NAME=ELO] [--prior P] FILE.pgn..."
 
 /// `arena rate [--anchor NAME=ELO] [--prior P] FILE...`: reads the files, fits the
 /// ratings and returns the report to print.
-pub fn rate_command(args: &[String]) -> Result<String, String> {
+pub fn rate_command(args: &[String]) -> Result<String, RateCommandError> {
     let mut options = FitOptions::default();
     let mut files = Vec::new();
     let mut it = args.iter();
@@ -596,7 +718,7 @@ pub fn rate_command(args: &[String]) -> Result<String, String> {
         let mut value = || {
             it.next()
                 .cloned()
-                .ok_or_else(|| format!("rate: {arg} needs a value"))
+                .ok_or_else(|| RateCommandError::NeedsValue(arg.clone()))
         };
         match arg.as_str() {
             "--help" | "-h" => return Ok(format!("usage: {USAGE}\n")),
@@ -609,39 +731,37 @@ pub fn rate_command(args: &[String]) -> Result<String, String> {
                     Some((name, elo)) if !name.is_empty() && elo.is_finite() && elo.abs() <= 100_000.0 => {
                         options.anchor = Some((name.to_string(), elo))
                     }
-                    _ => return Err(format!("rate: --anchor expects NAME=ELO (a number), found {v:?}")),
+                    _ => return Err(RateCommandError::Anchor(v)),
                 }
             }
             "--prior" => {
                 let v = value()?;
                 match v.trim().parse::<f64>() {
                     Ok(p) if p.is_finite() && (0.0..=MAX_PRIOR).contains(&p) => options.prior = p,
-                    _ => {
-                        return Err(format!(
-                        "rate: --prior must be a number of virtual draws from 0 to {MAX_PRIOR}, found {v:?}"
-                    ))
-                    }
+                    _ => return Err(RateCommandError::Prior(v)),
                 }
             }
             other if other.starts_with('-') && other.len() > 1 => {
-                return Err(format!("rate: unknown option {other} (usage: {USAGE})"))
+                return Err(RateCommandError::UnknownOption(other.to_string()))
             }
             file => files.push(file.to_string()),
         }
     }
     if files.is_empty() {
-        return Err(format!("rate: no PGN files given (usage: {USAGE})"));
+        return Err(RateCommandError::NoFiles);
     }
     let mut games = Vec::new();
     let mut unfinished = 0;
     for file in &files {
-        let bytes = std::fs::read(file).map_err(|e| format!("rate: cannot read {file}: {e}"))?;
-        let results =
-            read_results(&String::from_utf8_lossy(&bytes), file).map_err(|e| format!("rate: {e}"))?;
+        let bytes = std::fs::read(file).map_err(|source| RateCommandError::Read {
+            file: file.clone(),
+            source,
+        })?;
+        let results = read_results(&String::from_utf8_lossy(&bytes), file)?;
         games.extend(results.games);
         unfinished += results.unfinished;
     }
-    let ratings = fit(&games, &options).map_err(|e| format!("rate: {e}"))?;
+    let ratings = fit(&games, &options)?;
     let mut out = format!(
         "{} games of {} players from {} file{}{}\n",
         games.len(),
@@ -849,7 +969,7 @@ mod tests {
             anchor: Some(("sf9999".into(), 1.0)),
         };
         assert_eq!(
-            fit(&games, &missing),
+            fit(&games, &missing).map_err(|e| e.to_string()),
             Err("the anchor \"sf9999\" is not among the players (glaurung, luft, other, sf2200)".into())
         );
     }
@@ -869,7 +989,7 @@ mod tests {
             anchor: None,
         };
         assert_eq!(
-            fit(&games, &pure),
+            fit(&games, &pure).map_err(|e| e.to_string()),
             Err(
                 "with --prior 0 the maximum-likelihood ratings are infinite: A scored 0 % or 100 %; \
                  give --prior above 0 (virtual draws per pair, 1 by default)"
@@ -882,6 +1002,7 @@ mod tests {
         games.extend(results("A", "C", 10, 0, 0));
         assert!(fit(&games, &pure)
             .unwrap_err()
+            .to_string()
             .contains("a group of players scored every point"));
         assert!(fit(&games, &FitOptions::default()).is_ok());
         // The largest prior is accepted, anything beyond refused.
@@ -908,17 +1029,14 @@ mod tests {
         let mut games = results("A", "B", 5, 5, 5);
         games.extend(results("C", "D", 5, 5, 5));
         assert_eq!(
-            fit(&games, &FitOptions::default()),
+            fit(&games, &FitOptions::default()).map_err(|e| e.to_string()),
             Err(
                 "the games do not link all players, so they have no common scale: {A, B} and {C, D} \
                  never meet (directly or through others); rate each group on its own"
                     .into()
             )
         );
-        assert_eq!(
-            fit(&[], &FitOptions::default()),
-            Err("no finished games to rate".into())
-        );
+        assert_eq!(fit(&[], &FitOptions::default()), Err(RateError::NoGames));
     }
 
     #[test]
@@ -966,7 +1084,11 @@ mod tests {
             ),
             ("1. e4 e5 1-0\n", "x.pgn: game 1 (line 1) has no White tag"),
         ] {
-            assert_eq!(read_results(text, "x.pgn"), Err(error.to_string()), "{text}");
+            assert_eq!(
+                read_results(text, "x.pgn").map_err(|e| e.to_string()),
+                Err(error.to_string()),
+                "{text}"
+            );
         }
     }
 
@@ -1024,11 +1146,16 @@ mod tests {
             ),
             ("--bogus x", "rate: unknown option --bogus (usage: arena rate [--anchor NAME=ELO] [--prior P] FILE.pgn...)"),
         ] {
-            assert_eq!(rate_command(&args(line)), Err(error.to_string()), "{line}");
+            assert_eq!(
+                rate_command(&args(line)).map_err(|e| e.to_string()),
+                Err(error.to_string()),
+                "{line}"
+            );
         }
         let missing = dir.join("missing.pgn").to_string_lossy().into_owned();
         assert!(rate_command(std::slice::from_ref(&missing))
             .unwrap_err()
+            .to_string()
             .starts_with(&format!("rate: cannot read {missing}:")));
         assert!(rate_command(&args("--help"))
             .unwrap()

@@ -28,6 +28,16 @@ impl fmt::Debug for Regex {
     }
 }
 
+/// A `match_line` pattern that does not compile.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("match_line regex {pattern:?}: {why}")]
+pub struct RegexError {
+    /// The pattern as given.
+    pub pattern: String,
+    /// What is wrong with it, in regex-lite's words on one line.
+    pub why: String,
+}
+
 /// Two patterns are equal when they are spelt alike.
 impl PartialEq for Regex {
     fn eq(&self, other: &Regex) -> bool {
@@ -38,16 +48,18 @@ impl PartialEq for Regex {
 impl Eq for Regex {}
 
 impl Regex {
-    /// Compiles `pattern`, or says what in it is wrong or not supported (one line).
-    pub fn new(pattern: &str) -> Result<Regex, String> {
+    /// Compiles `pattern`. Errors: [`RegexError`], what in it is wrong or not supported.
+    pub fn new(pattern: &str) -> Result<Regex, RegexError> {
         regex_lite::RegexBuilder::new(pattern)
             .size_limit(SIZE_LIMIT)
             .build()
             .map(|inner| Regex { inner })
             .map_err(|e| {
                 let why = e.to_string();
-                let why = why.split_whitespace().collect::<Vec<_>>().join(" ");
-                format!("match_line regex {pattern:?}: {why}")
+                RegexError {
+                    pattern: pattern.to_string(),
+                    why: why.split_whitespace().collect::<Vec<_>>().join(" "),
+                }
             })
     }
 
@@ -154,7 +166,7 @@ mod tests {
             "a\\",
             "a{100000}{100000}",
         ] {
-            let e = Regex::new(bad).unwrap_err();
+            let e = Regex::new(bad).unwrap_err().to_string();
             assert!(e.starts_with(&format!("match_line regex {bad:?}: ")), "{e}");
             assert!(!e.contains('\n'), "{e}");
         }

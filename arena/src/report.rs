@@ -24,11 +24,9 @@
 //! jointly by maximum likelihood (`arena rate`'s fit, mean 0), then a block per pair that
 //! has played.
 
-use crate::runner::Tally;
-use crate::stats::{self, llr, sprt_bounds, Counts, EloEstimate, Model};
-
-/// The SPRT settings a report shows.
-pub use crate::cli::SprtConfig;
+use matchcore::sprt::{sprt_llr, SprtConfig};
+use matchcore::stats::{sprt_bounds, EloEstimate};
+use matchcore::tally::{estimate, Tally};
 
 /// A number as fastchess prints it with `{:.N}`: `inf`, `-inf`, `nan`, and no `-0.00`.
 pub fn num(x: f64, decimals: usize) -> String {
@@ -44,15 +42,6 @@ pub fn num(x: f64, decimals: usize) -> String {
     } else {
         text
     }
-}
-
-/// fastchess's estimate ([`stats::estimate`]) of a tally: per pair (`penta`) or per game.
-pub fn estimate(tally: &Tally, penta: bool) -> EloEstimate {
-    stats::estimate(if penta {
-        Counts::Penta(tally.penta)
-    } else {
-        Counts::Tri(tally.tri)
-    })
 }
 
 /// The `Elo: X +/- E, nElo: Y +/- F` line (without the newline), as fastchess prints it;
@@ -91,21 +80,6 @@ fn both(pair: &[String; 2]) -> String {
     } else {
         format!("{} - {}", pair[0], pair[1])
     }
-}
-
-/// The LLR of a tally under `s`: pentanomial when `penta` (`-report penta=true`, the
-/// default), trinomial for the BayesElo model, with `-report penta=false`, or before any
-/// pair is complete.
-pub fn sprt_llr(tally: &Tally, s: &SprtConfig, penta: bool) -> f64 {
-    if tally.games() == 0 {
-        return 0.0;
-    }
-    let counts = if s.model == Model::Bayes || !penta || tally.pairs() == 0 {
-        Counts::Tri(tally.tri)
-    } else {
-        Counts::Penta(tally.penta)
-    };
-    llr(counts, s.elo0, s.elo1, s.model)
 }
 
 /// The lines of one pair's results (without the dashed rules).
@@ -219,7 +193,7 @@ pub const RULE: &str = "--------------------------------------------------";
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::Model;
+    use matchcore::stats::Model;
 
     fn tally(penta: [u64; 5], wl: u64) -> Tally {
         // Games from the pairs: LL, LD, DD/WL, WD, WW.

@@ -19,7 +19,7 @@
 //! The end, as fastchess ends: the report once (not repeated when the last pair already
 //! printed it at its interval), `SPRT ([elo0, elo1]) completed - H0|H1 was accepted` when
 //! the test decided and no SPRT line when the rounds ran out first, then (from `main`)
-//! `Finished match` and `Total Time`; exit code 0 (see [`Verdict::exit_code`]).
+//! `Finished match` and `Total Time`; exit code 0 (see [`MatchEnd::exit_code`]).
 //!
 //! On a terminal, a progress bar on stderr (`progress`) counts the finished games; the
 //! lines on stdout are printed around it. With `-sprt-plot FILE`, each SPRT check also
@@ -28,16 +28,19 @@
 
 use crate::cli::{MatchConfig, TournamentKind};
 use crate::engine_process::{EngineProcess, ProcessSetup};
-use crate::log::{self, Level};
-use crate::openings;
+use crate::log::{self, Level, LogError};
+use crate::openings::{self, BookError};
 use crate::pgn_out::{self, GameTags};
 use crate::play::{play_game, FinishedGame, GameResult, GameSettings, Opening};
 use crate::progress::Progress;
 use crate::rating::{self, FitOptions, GameRecord};
 use crate::report::{self, MatchLabel, RULE};
 use crate::sprt_plot::{self, SprtPlot, SprtPoint};
-use crate::state::{self, SavedState};
-use crate::stats::sprt_bounds;
+use matchcore::sprt::{sprt_llr, Verdict};
+use matchcore::state::{self, SavedState, StateFileError};
+use matchcore::stats::sprt_bounds;
+use matchcore::tally::{estimate, Tally};
+use matchcore::termination::Termination;
 use movegen::{Board, Color};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
@@ -45,22 +48,126 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+/// Why a match could not start, or stopped with an error. The messages are arena's last
+/// words after `arena: error: `.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    /// An output (state, plot, PGN, EPD, log) that is the openings book.
+    #[error(transparent)]
+    BookAsOutput(std::io::Error),
+    /// The log file cannot be opened.
+    #[error(transparent)]
+    Log(#[from] LogError),
+    /// The openings file cannot be read.
+    #[error(transparent)]
+    Book(#[from] BookError),
+    /// The openings file holds no book.
+    #[error("openings {file}: {source}")]
+    Openings {
+        /// The book's file.
+        file: String,
+        /// Why.
+        source: BookError,
+    },
+    /// The tables of `-tb` do not load.
+    #[error("-tb {path}: {source}")]
+    Tablebases {
+        /// The `-tb` path.
+        path: String,
+        /// Why.
+        source: tablebase::TablebaseError,
+    },
+    /// No engines to pair, no rounds, or games that are not one or two a pairing.
+    #[error("a tournament needs two engines and at least one round of one or two games")]
+    Empty,
+    /// The PGN or EPD output cannot be opened.
+    #[error("cannot open {what} output {path}: {source}")]
+    OpenOutput {
+        /// `PGN` or `EPD`.
+        what: &'static str,
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A saved state whose counts name engines the match does not have.
+    #[error("the saved state names engines the tournament does not have")]
+    StateEngines,
+    /// A saved state's finished game (1-based) whose engines are not its encounter's.
+    #[error("the saved state's game {0} names engines its pairing does not have")]
+    StatePairing(u64),
+    /// The length of an output of a resumed match cannot be read.
+    #[error("cannot read the {what} output: {source}")]
+    ReadOutput {
+        /// `PGN` or `EPD`.
+        what: &'static str,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// An output of a resumed match cannot be cut back to what the state counts.
+    #[error("cannot cut the {what} output back to the saved state: {source}")]
+    CutOutput {
+        /// `PGN` or `EPD`.
+        what: &'static str,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// An output of a resumed match shorter than the state counts.
+    #[error(
+        "the {what} output holds {now} bytes, fewer than the {saved} the saved state counts: it was changed since \
+         the state was saved (resume with the file as it was, or start again)"
+    )]
+    OutputShrunk {
+        /// `PGN` or `EPD`.
+        what: &'static str,
+        /// Its length now, in bytes.
+        now: u64,
+        /// The length the state counts.
+        saved: u64,
+    },
+    /// The length of a new match's output cannot be read.
+    #[error("cannot read an output's length: {0}")]
+    OutputLength(std::io::Error),
+    /// The state cannot be saved before the first game; `note` says what that leaves.
+    #[error("{source}{note}")]
+    FirstSave {
+        /// Why.
+        source: SaveError,
+        /// What can be resumed.
+        note: String,
+    },
+    /// What stopped the match: an engine's fault without `-recover`, an output that
+    /// cannot be written, a warning under `-strict`, ...
+    #[error("{0}")]
+    Stopped(String),
+    /// What stopped the match, and (on the next line) what its state file holds and how to
+    /// resume it: a match saved to a state file whose test had not decided.
+    #[error("{why}\n{resume}")]
+    StoppedResumable {
+        /// What stopped it.
+        why: String,
+        /// What can be resumed, and how.
+        resume: String,
+    },
+}
+
+/// The tournament state cannot be saved.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot save the tournament state: {0}")]
+pub struct SaveError(#[from] StateFileError);
+
 /// How a tournament ended (the process exit code follows it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// The SPRT accepted H1 (exit code 0).
-    H1Accepted,
-    /// The SPRT accepted H0 (exit code 1).
-    H0Accepted,
-    /// An SPRT that ran out of games.
-    Undecided,
+pub enum MatchEnd {
+    /// The SPRT accepted H1 or H0, or ran out of games ([`Verdict::Undecided`]).
+    Sprt(Verdict),
     /// Every game played, no SPRT.
     Finished,
     /// Stopped by Ctrl-C.
     Interrupted,
 }
 
-impl Verdict {
+impl MatchEnd {
     /// The process exit code. As fastchess, 0 after every match that ended by itself
     /// (played out, or stopped by its SPRT whatever it accepted); with `sprt_codes`
     /// (`-sprt-exit-codes`, for scripts that branch on the outcome) 0 H1 accepted or a
@@ -68,42 +175,11 @@ impl Verdict {
     /// way (fastchess exits non-zero too).
     pub fn exit_code(self, sprt_codes: bool) -> u8 {
         match self {
-            Verdict::Interrupted => 2,
+            MatchEnd::Interrupted => 2,
             _ if !sprt_codes => 0,
-            Verdict::H1Accepted | Verdict::Finished => 0,
-            Verdict::H0Accepted => 1,
-            Verdict::Undecided => 2,
-        }
-    }
-}
-
-/// Running totals from one engine's side against another.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Tally {
-    /// (losses, draws, wins).
-    pub tri: [u64; 3],
-    /// (LL, LD, DD+WL, WD, WW).
-    pub penta: [u64; 5],
-    /// How many of `penta[2]` were a win and a loss (the rest are two draws).
-    pub wl: u64,
-}
-
-impl Tally {
-    /// Games counted.
-    pub fn games(&self) -> u64 {
-        self.tri.iter().sum()
-    }
-    /// Complete game pairs counted.
-    pub fn pairs(&self) -> u64 {
-        self.penta.iter().sum()
-    }
-    fn add_game(&mut self, half_points: u8) {
-        self.tri[usize::from(half_points)] += 1;
-    }
-    fn add_pair(&mut self, a: u8, b: u8) {
-        self.penta[usize::from(a + b)] += 1;
-        if a + b == 2 && a != 1 {
-            self.wl += 1;
+            MatchEnd::Sprt(Verdict::H1) | MatchEnd::Finished => 0,
+            MatchEnd::Sprt(Verdict::H0) => 1,
+            MatchEnd::Sprt(Verdict::Undecided) => 2,
         }
     }
 }
@@ -144,6 +220,7 @@ type Tallies = BTreeMap<(usize, usize), Tally>;
 struct Shared {
     next_game: u64,
     stop: bool,
+    /// The SPRT's decision once an LLR bound is crossed (H0 or H1).
     verdict: Option<Verdict>,
     error: Option<String>,
     /// Counts of every finished game (pairs once complete).
@@ -298,7 +375,7 @@ impl Plan {
 
     /// Saves the state (when there is a state file); a failure is recorded in `shared` and
     /// returned.
-    fn save(&self, shared: &mut Shared) -> Result<(), String> {
+    fn save(&self, shared: &mut Shared) -> Result<(), SaveError> {
         let Some(path) = &self.config.state_file else {
             return Ok(());
         };
@@ -311,8 +388,8 @@ impl Plan {
                 Ok(())
             }
             Err(e) => {
-                let e = format!("cannot save the tournament state: {e}");
-                shared.save_error = Some(e.clone());
+                let e = SaveError(e);
+                shared.save_error = Some(e.to_string());
                 Err(e)
             }
         }
@@ -339,7 +416,7 @@ impl Plan {
 /// Everything a finished game updates, under the lock.
 fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &FinishedGame) {
     let config = &plan.config;
-    if finished.termination == "unterminated" {
+    if finished.termination == Termination::Unterminated {
         return;
     }
     let (white, black) = if job.first_is_white {
@@ -459,10 +536,10 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
             if shared.verdict.is_none() {
                 let tally = shared.live.get(&(0, 1)).cloned().unwrap_or_default();
                 let penta = config.report_penta && config.games == 2;
-                let value = report::sprt_llr(&tally, sprt, penta);
+                let value = sprt_llr(&tally, sprt, penta);
                 let (lower, upper) = sprt_bounds(sprt.alpha, sprt.beta);
                 if config.sprt_plot.is_some() {
-                    let e = report::estimate(&tally, penta && tally.pairs() > 0);
+                    let e = estimate(&tally, penta && tally.pairs() > 0);
                     shared.trajectory.push(SprtPoint {
                         games: tally.games(),
                         llr: value,
@@ -470,11 +547,7 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
                         elo_error: e.elo_error,
                     });
                 }
-                if value >= upper {
-                    shared.verdict = Some(Verdict::H1Accepted);
-                } else if value <= lower {
-                    shared.verdict = Some(Verdict::H0Accepted);
-                }
+                shared.verdict = Verdict::of_llr(value, (lower, upper));
                 if shared.verdict.is_some() {
                     shared.stop = true;
                 }
@@ -501,7 +574,7 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
     // The state after every game, right after the game was written: what it counts and
     // what the outputs hold agree after any stop.
     if let Err(e) = plan.save(shared) {
-        shared.error.get_or_insert(e);
+        shared.error.get_or_insert(e.to_string());
         shared.stop = true;
     }
 }
@@ -514,7 +587,7 @@ fn progress_summary(plan: &Plan, shared: &Shared) -> String {
         return format!("{} games finished", shared.records.len());
     };
     let penta = config.report_penta && config.games == 2 && tally.pairs() > 0;
-    let e = report::estimate(tally, penta);
+    let e = estimate(tally, penta);
     let mut text = format!(
         "{} vs {}: Elo {} +/- {}",
         plan.names(0),
@@ -524,7 +597,7 @@ fn progress_summary(plan: &Plan, shared: &Shared) -> String {
     );
     if let Some(sprt) = &config.sprt {
         let (lower, upper) = sprt_bounds(sprt.alpha, sprt.beta);
-        let llr = report::sprt_llr(tally, sprt, config.report_penta && config.games == 2);
+        let llr = sprt_llr(tally, sprt, config.report_penta && config.games == 2);
         text.push_str(&format!(", LLR {llr:.2} ({lower:.2}, {upper:.2})"));
     }
     text
@@ -697,19 +770,23 @@ fn worker(plan: &Plan, shared: &Mutex<Shared>, interrupted: &AtomicBool, w: usiz
     }
 }
 
-fn open_output(path: &str, append: bool, what: &str) -> Result<std::fs::File, String> {
+fn open_output(path: &str, append: bool, what: &'static str) -> Result<std::fs::File, MatchError> {
     std::fs::OpenOptions::new()
         .create(true)
         .write(true)
         .append(append)
         .truncate(!append)
         .open(path)
-        .map_err(|e| format!("cannot open {what} output {path}: {e}"))
+        .map_err(|source| MatchError::OpenOutput {
+            what,
+            path: path.to_string(),
+            source,
+        })
 }
 
 /// Refuses a match whose outputs (state file, SPRT plot, PGN, EPD, log) include its book:
 /// `-pgnout` onto the openings would add games to them, `outname=` would replace them.
-fn refuse_book_as_output(config: &MatchConfig) -> Result<(), String> {
+fn refuse_book_as_output(config: &MatchConfig) -> Result<(), MatchError> {
     let Some(book) = &config.openings else {
         return Ok(());
     };
@@ -722,14 +799,14 @@ fn refuse_book_as_output(config: &MatchConfig) -> Result<(), String> {
     ];
     for out in outputs.into_iter().flatten() {
         output::refuse_inputs(std::path::Path::new(out), &[std::path::Path::new(&book.file)])
-            .map_err(|e| e.to_string())?;
+            .map_err(MatchError::BookAsOutput)?;
     }
     Ok(())
 }
 
 /// The openings of `config` (`-openings`, arranged in its order with its seed and start), or
 /// the standard position alone; and the book's file name, for the report.
-pub(crate) fn load_book(config: &MatchConfig) -> Result<(Vec<Opening>, Option<String>), String> {
+pub(crate) fn load_book(config: &MatchConfig) -> Result<(Vec<Opening>, Option<String>), MatchError> {
     Ok(match &config.openings {
         Some(o) => {
             let (text, mut notes) = openings::read_text(&o.file)?;
@@ -744,7 +821,10 @@ pub(crate) fn load_book(config: &MatchConfig) -> Result<(Vec<Opening>, Option<St
                     book
                 })
             }
-            .map_err(|e| format!("openings {}: {e}", o.file))?;
+            .map_err(|source| MatchError::Openings {
+                file: o.file.clone(),
+                source,
+            })?;
             for note in notes {
                 eprintln!("arena: note: {note}");
             }
@@ -768,11 +848,13 @@ pub(crate) fn load_book(config: &MatchConfig) -> Result<(Vec<Opening>, Option<St
 /// warning, and the run goes on with the others.
 pub(crate) fn load_tables(
     adjudication: &crate::play::Adjudication,
-) -> Result<Option<Arc<tablebase::Tablebases>>, String> {
+) -> Result<Option<Arc<tablebase::Tablebases>>, MatchError> {
     match &adjudication.tablebase {
         Some(tb) => {
-            let tables =
-                tablebase::Tablebases::open(&tb.path).map_err(|e| format!("-tb {}: {e}", tb.path))?;
+            let tables = tablebase::Tablebases::open(&tb.path).map_err(|source| MatchError::Tablebases {
+                path: tb.path.clone(),
+                source,
+            })?;
             for refused in tables.refused() {
                 crate::engine_process::warn_once(format!(
                     "-tb {}: {refused}; its ending is adjudicated without it",
@@ -785,8 +867,9 @@ pub(crate) fn load_tables(
     }
 }
 
-/// Runs the tournament; returns the verdict and the first pair's tally, or an error message.
-pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdict, Tally), String> {
+/// Runs the tournament; returns how it ended and the first pair's tally. Errors:
+/// [`MatchError`].
+pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(MatchEnd, Tally), MatchError> {
     refuse_book_as_output(config)?;
     if let Some(log_config) = &config.log {
         log::open(log_config)?;
@@ -794,7 +877,7 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
     let (book, book_name) = load_book(config)?;
     let pairings = pairings(config.tournament, config.engines.len(), config.seeds);
     if pairings.is_empty() || config.rounds == 0 || !(1..=2).contains(&config.games) {
-        return Err("a tournament needs two engines and at least one round of one or two games".into());
+        return Err(MatchError::Empty);
     }
     let resume = config.resume.clone();
     let mut shared = Shared {
@@ -829,7 +912,7 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
     if let Some(saved) = &resume {
         for (a, b, t) in &saved.pairs {
             if *a >= config.engines.len() || *b >= config.engines.len() {
-                return Err("the saved state names engines the tournament does not have".into());
+                return Err(MatchError::StateEngines);
             }
             shared.live.insert((*a, *b), t.clone());
             shared.done_tallies.insert((*a, *b), t.clone());
@@ -849,10 +932,7 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
             let encounter = index / config.games;
             let (first, second) = pairings[(encounter % pairings.len() as u64) as usize];
             if w.max(b) >= config.engines.len() || !((w, b) == (first, second) || (w, b) == (second, first)) {
-                return Err(format!(
-                    "the saved state's game {} names engines its pairing does not have",
-                    index + 1
-                ));
+                return Err(MatchError::StatePairing(index + 1));
             }
             let first_half = if w == first { p } else { 2 - p };
             shared
@@ -878,16 +958,18 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
             };
             let now = file
                 .metadata()
-                .map_err(|e| format!("cannot read the {what} output: {e}"))?
+                .map_err(|source| MatchError::ReadOutput { what, source })?
                 .len();
             if now < saved_len {
-                return Err(format!(
-                    "the {what} output holds {now} bytes, fewer than the {saved_len} the saved state counts: it was changed since the state was saved (resume with the file as it was, or start again)"
-                ));
+                return Err(MatchError::OutputShrunk {
+                    what,
+                    now,
+                    saved: saved_len,
+                });
             }
             if now > saved_len {
                 file.set_len(saved_len)
-                    .map_err(|e| format!("cannot cut the {what} output back to the saved state: {e}"))?;
+                    .map_err(|source| MatchError::CutOutput { what, source })?;
                 eprintln!(
                     "arena: note: the {what} output held {} bytes after the last saved state (games not counted); they were cut off and those games are played again",
                     now - saved_len
@@ -901,10 +983,7 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
             (shared.epd.as_ref(), &mut shared.epd_bytes),
         ] {
             if let Some(file) = file {
-                *len = file
-                    .metadata()
-                    .map_err(|e| format!("cannot read an output's length: {e}"))?
-                    .len();
+                *len = file.metadata().map_err(MatchError::OutputLength)?.len();
             }
         }
     }
@@ -929,11 +1008,13 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
         tables,
     });
     // A state from the start, so a stop before the first game still leaves one to resume.
-    plan.save(&mut shared)
-        .map_err(|e| match (&plan.skip, &config.state_file) {
-            (Some(_), Some(path)) => format!("{e}; no game was played and {path} is as it was"),
-            _ => format!("{e}. No state was saved: nothing can be resumed."),
-        })?;
+    plan.save(&mut shared).map_err(|source| MatchError::FirstSave {
+        source,
+        note: match (&plan.skip, &config.state_file) {
+            (Some(_), Some(path)) => format!("; no game was played and {path} is as it was"),
+            _ => ". No state was saved: nothing can be resumed.".into(),
+        },
+    })?;
     let shared = Arc::new(Mutex::new(shared));
     let workers = config.concurrency.min(total_games.max(1) as usize);
     let mut handles = Vec::new();
@@ -957,27 +1038,26 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
         output::outln!("{RULE}\n{}{RULE}", plan.report(&s));
     }
     let was_interrupted = interrupted.load(Ordering::Relaxed);
-    let verdict = match (s.verdict, &config.sprt) {
-        (Some(v), _) => v,
-        _ if was_interrupted => Verdict::Interrupted,
-        (None, Some(_)) => Verdict::Undecided,
-        (None, None) => Verdict::Finished,
+    let end = match (s.verdict, &config.sprt) {
+        (Some(v), _) => MatchEnd::Sprt(v),
+        _ if was_interrupted => MatchEnd::Interrupted,
+        (None, Some(_)) => MatchEnd::Sprt(Verdict::Undecided),
+        (None, None) => MatchEnd::Finished,
     };
     if let Some(sprt) = &config.sprt {
         let bounds = format!("[{}, {}]", report::num(sprt.elo0, 2), report::num(sprt.elo1, 2));
         // fastchess's words when the test decides; nothing when the rounds run out first
         // (fastchess prints no SPRT line then).
-        match verdict {
-            Verdict::H1Accepted => output::outln!("SPRT ({bounds}) completed - H1 was accepted"),
-            Verdict::H0Accepted => output::outln!("SPRT ({bounds}) completed - H0 was accepted"),
-            _ => {}
+        if let Some(v) = s.verdict {
+            output::outln!("SPRT ({bounds}) completed - {v} was accepted");
         }
         if let Some(path) = &config.sprt_plot {
             let games = s.live.get(&(0, 1)).map_or(0, Tally::games);
-            let outcome = match verdict {
-                Verdict::H1Accepted => format!("H1 accepted after {games} games"),
-                Verdict::H0Accepted => format!("H0 accepted after {games} games"),
-                Verdict::Interrupted => format!("interrupted after {games} games"),
+            let outcome = match end {
+                MatchEnd::Sprt(v @ (Verdict::H0 | Verdict::H1)) => {
+                    format!("{v} accepted after {games} games")
+                }
+                MatchEnd::Interrupted => format!("interrupted after {games} games"),
                 _ => format!("no decision after {games} games"),
             };
             let plot = SprtPlot {
@@ -987,7 +1067,7 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
                 title: format!("SPRT {bounds}, {} vs {}: {outcome}", plan.names(0), plan.names(1)),
             };
             if let Err(e) = sprt_plot::write(path, &plot) {
-                log::warn(&e);
+                log::warn(&e.to_string());
             }
         }
     }
@@ -1000,13 +1080,16 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(Verdic
     if let Some(e) = &s.error {
         log::message(Level::Err, e);
         return Err(if s.verdict.is_none() && config.state_file.is_some() {
-            format!("{e}\n{}", plan.resume_note(&s))
+            MatchError::StoppedResumable {
+                why: e.clone(),
+                resume: plan.resume_note(&s),
+            }
         } else {
-            e.clone()
+            MatchError::Stopped(e.clone())
         });
     }
     let tally = s.live.get(&(0, 1)).cloned().unwrap_or_default();
-    Ok((verdict, tally))
+    Ok((end, tally))
 }
 
 #[cfg(test)]
@@ -1028,19 +1111,15 @@ mod tests {
     }
 
     #[test]
-    fn pairs_count_win_loss_apart_from_two_draws() {
-        let mut t = Tally::default();
-        t.add_pair(2, 0);
-        t.add_pair(1, 1);
-        t.add_pair(0, 2);
-        t.add_pair(2, 1);
-        assert_eq!((t.penta, t.wl), ([0, 0, 3, 1, 0], 2));
-    }
-
-    #[test]
     fn exit_codes_are_fastchesss_unless_asked_for_arenas() {
-        use Verdict::*;
-        let all = [H1Accepted, H0Accepted, Undecided, Finished, Interrupted];
+        use MatchEnd::*;
+        let all = [
+            Sprt(Verdict::H1),
+            Sprt(Verdict::H0),
+            Sprt(Verdict::Undecided),
+            Finished,
+            Interrupted,
+        ];
         let codes = |own: bool| all.map(|v| v.exit_code(own));
         assert_eq!(codes(false), [0, 0, 0, 0, 2]);
         assert_eq!(codes(true), [0, 1, 2, 0, 2]);

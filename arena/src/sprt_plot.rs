@@ -14,9 +14,27 @@
 //! not finite (every pair with the same result) are left out; values far outside the
 //! bounds are clamped to the panel's edge rather than drawn over the axes.
 
-use crate::cli::SprtConfig;
+use matchcore::sprt::SprtConfig;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+
+/// Why a plot (the SPRT's or `arena spsa`'s) cannot be drawn or written, in plotters' or the
+/// file system's words: the `picture` crate, which the trainer and learn share, reports its
+/// failures as text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlotError {
+    /// Drawing or encoding failed.
+    #[error("{0}")]
+    Draw(String),
+    /// The picture cannot be drawn into its file.
+    #[error("the {plot} plot: {why}")]
+    Write {
+        /// Which plot: `SPRT` or `SPSA`.
+        plot: &'static str,
+        /// Why.
+        why: String,
+    },
+}
 
 /// The picture's size, in pixels (PNG) or user units (SVG).
 pub const SIZE: (u32, u32) = (960, 720);
@@ -82,8 +100,8 @@ fn draw_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     max_games: f64,
     panel: Panel,
-) -> Result<(), String> {
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+) -> Result<(), PlotError> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| PlotError::Draw(e.to_string());
     let (y0, y1) = panel.y_range;
     let mut chart = ChartBuilder::on(area)
         .margin(12)
@@ -140,8 +158,8 @@ fn draw_panel<DB: DrawingBackend>(
     Ok(())
 }
 
-fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &SprtPlot) -> Result<(), String> {
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &SprtPlot) -> Result<(), PlotError> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| PlotError::Draw(e.to_string());
     root.fill(&WHITE).map_err(err)?;
     let area = root.titled(&plot.title, ("sans-serif", 22)).map_err(err)?;
     let (top, bottom) = area.split_vertically(area.dim_in_pixel().1 / 2);
@@ -242,30 +260,30 @@ impl picture::Picture for SprtPlot<'_> {
         SIZE
     }
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
-        draw(root, self)
+        draw(root, self).map_err(|e| e.to_string())
     }
 }
 
 /// The picture as PNG bytes.
-pub fn render_png(plot: &SprtPlot) -> Result<Vec<u8>, String> {
-    picture::png(plot)
+pub fn render_png(plot: &SprtPlot) -> Result<Vec<u8>, PlotError> {
+    picture::png(plot).map_err(PlotError::Draw)
 }
 
 /// The picture as SVG text.
-pub fn render_svg(plot: &SprtPlot) -> Result<String, String> {
-    picture::svg(plot)
+pub fn render_svg(plot: &SprtPlot) -> Result<String, PlotError> {
+    picture::svg(plot).map_err(PlotError::Draw)
 }
 
 /// Draws the picture into `path` (SVG when it ends in `.svg`, else PNG) by the workspace's
 /// rule for output files (`picture::write`).
-pub fn write(path: &str, plot: &SprtPlot) -> Result<(), String> {
-    picture::write(std::path::Path::new(path), plot).map_err(|e| format!("the SPRT plot: {e}"))
+pub fn write(path: &str, plot: &SprtPlot) -> Result<(), PlotError> {
+    picture::write(std::path::Path::new(path), plot).map_err(|why| PlotError::Write { plot: "SPRT", why })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::Model;
+    use matchcore::stats::Model;
 
     fn sprt() -> SprtConfig {
         SprtConfig {
@@ -376,7 +394,7 @@ mod tests {
             title: "t".into(),
         };
         let bad = dir.join("taken.png");
-        let e = write(bad.to_str().unwrap(), &plot).unwrap_err();
+        let e = write(bad.to_str().unwrap(), &plot).unwrap_err().to_string();
         assert!(e.starts_with("the SPRT plot: "), "{e}");
         assert!(
             e.ends_with("taken.png is a directory, not a file to write"),

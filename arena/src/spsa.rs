@@ -107,31 +107,29 @@ impl Param {
     /// Why the parameter cannot be tuned, if it cannot: a name that is not one word without
     /// `=`, an integer's bounds that are not whole, `min >= max`, a start outside `[min,
     /// max]`, a `c_end` or `r_end` that is not above 0, or a number that is not finite.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), ParamError> {
         let name = &self.name;
         if name.is_empty() || name.contains(|c: char| c.is_whitespace() || c == '=' || c == ',') {
-            return Err(format!(
-                "the name {name:?} must be one word without '=' (it becomes option.NAME=VALUE)"
-            ));
+            return Err(ParamError::Name(name.clone()));
         }
         let (start, min, max) = (self.start, self.min, self.max);
         if ![start, min, max, self.c_end, self.r_end]
             .iter()
             .all(|v| v.is_finite())
         {
-            return Err(format!("{name}: every number must be finite"));
+            return Err(ParamError::NotFinite(name.clone()));
         }
         if self.kind == Kind::Int && (min.fract() != 0.0 || max.fract() != 0.0) {
-            return Err("an int parameter's min and max must be whole numbers".into());
+            return Err(ParamError::IntBounds);
         }
         if min >= max {
-            return Err(format!("min ({min}) must be below max ({max})"));
+            return Err(ParamError::MinMax { min, max });
         }
         if !(min..=max).contains(&start) {
-            return Err(format!("start ({start}) must lie in [min, max] = [{min}, {max}]"));
+            return Err(ParamError::Start { start, min, max });
         }
         if self.c_end <= 0.0 || self.r_end <= 0.0 {
-            return Err("c_end and r_end must be above 0".into());
+            return Err(ParamError::Steps);
         }
         Ok(())
     }
@@ -142,32 +140,99 @@ impl Param {
     }
 }
 
+/// Why a parameter, or a line of a parameter list, cannot be tuned.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ParamError {
+    /// A name that is not one word without `=` or `,`.
+    #[error("the name {0:?} must be one word without '=' (it becomes option.NAME=VALUE)")]
+    Name(String),
+    /// A number that is not finite.
+    #[error("{0}: every number must be finite")]
+    NotFinite(String),
+    /// An int parameter's bounds that are not whole.
+    #[error("an int parameter's min and max must be whole numbers")]
+    IntBounds,
+    /// `min >= max`.
+    #[error("min ({min}) must be below max ({max})")]
+    MinMax {
+        /// The lower bound.
+        min: f64,
+        /// The upper bound.
+        max: f64,
+    },
+    /// A start outside `[min, max]`.
+    #[error("start ({start}) must lie in [min, max] = [{min}, {max}]")]
+    Start {
+        /// The start.
+        start: f64,
+        /// The lower bound.
+        min: f64,
+        /// The upper bound.
+        max: f64,
+    },
+    /// A `c_end` or `r_end` not above 0.
+    #[error("c_end and r_end must be above 0")]
+    Steps,
+    /// A line without 7 fields.
+    #[error("expected 7 comma-separated fields (name, int|float, start, min, max, c_end, r_end), found {0}")]
+    Fields(usize),
+    /// A name given twice.
+    #[error("{0} is listed twice")]
+    Twice(String),
+    /// A type that is not `int` or `float`.
+    #[error("the type must be int or float, found {0:?}")]
+    Kind(String),
+    /// A field that is not a finite number.
+    #[error("{what} must be a number, found {text:?}")]
+    Number {
+        /// The field (`start`, `min`, ...).
+        what: &'static str,
+        /// Its text.
+        text: String,
+    },
+    /// What is wrong with line `line` (1-based) of a list, whose text is `text`.
+    #[error("line {line}: {why} (in {text:?})")]
+    Line {
+        /// The line number, from 1.
+        line: usize,
+        /// The line, trimmed.
+        text: String,
+        /// What is wrong with it.
+        why: Box<ParamError>,
+    },
+    /// A list without parameters.
+    #[error("no parameters (one line each: name, int|float, start, min, max, c_end, r_end)")]
+    Empty,
+}
+
 /// Reads a parameter list in the `luft spsa` format: one `name, int|float, start, min, max,
-/// c_end, r_end` a line; blank lines and lines starting with `#` are skipped. Errors name the
-/// line (1-based) and what is wrong with it.
-pub fn parse_params(text: &str) -> Result<Vec<Param>, String> {
+/// c_end, r_end` a line; blank lines and lines starting with `#` are skipped. Errors:
+/// [`ParamError::Line`], naming the line (1-based) and what is wrong with it, or
+/// [`ParamError::Empty`].
+pub fn parse_params(text: &str) -> Result<Vec<Param>, ParamError> {
     let mut params: Vec<Param> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let at = |why: String| format!("line {}: {why} (in {line:?})", i + 1);
+        let at = |why: ParamError| ParamError::Line {
+            line: i + 1,
+            text: line.to_string(),
+            why: Box::new(why),
+        };
         let fields: Vec<&str> = line.split(',').map(str::trim).collect();
         if fields.len() != 7 {
-            return Err(at(format!(
-                "expected 7 comma-separated fields (name, int|float, start, min, max, c_end, r_end), found {}",
-                fields.len()
-            )));
+            return Err(at(ParamError::Fields(fields.len())));
         }
         let name = fields[0];
         if params.iter().any(|p| p.name == name) {
-            return Err(at(format!("{name} is listed twice")));
+            return Err(at(ParamError::Twice(name.to_string())));
         }
         let kind = match fields[1] {
             "int" => Kind::Int,
             "float" => Kind::Float,
-            other => return Err(at(format!("the type must be int or float, found {other:?}"))),
+            other => return Err(at(ParamError::Kind(other.to_string()))),
         };
         let mut numbers = [0.0; 5];
         for (slot, (text, what)) in numbers
@@ -178,7 +243,12 @@ pub fn parse_params(text: &str) -> Result<Vec<Param>, String> {
                 .parse::<f64>()
                 .ok()
                 .filter(|v| v.is_finite())
-                .ok_or_else(|| at(format!("{what} must be a number, found {text:?}")))?;
+                .ok_or_else(|| {
+                    at(ParamError::Number {
+                        what,
+                        text: text.to_string(),
+                    })
+                })?;
         }
         let [start, min, max, c_end, r_end] = numbers;
         let param = Param {
@@ -194,7 +264,7 @@ pub fn parse_params(text: &str) -> Result<Vec<Param>, String> {
         params.push(param);
     }
     if params.is_empty() {
-        return Err("no parameters (one line each: name, int|float, start, min, max, c_end, r_end)".into());
+        return Err(ParamError::Empty);
     }
     Ok(params)
 }
@@ -587,7 +657,7 @@ mod tests {
                 "line 2: a is listed twice",
             ),
         ] {
-            let e = parse_params(text).unwrap_err();
+            let e = parse_params(text).unwrap_err().to_string();
             assert!(e.contains(why), "{text:?}: {e}");
         }
     }

@@ -9,7 +9,7 @@
 //! text), and written through a temporary name and a rename, so a reader never sees half a
 //! picture.
 
-use crate::sprt_plot::padded;
+use crate::sprt_plot::{padded, PlotError};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -54,8 +54,8 @@ fn draw_panel<DB: DrawingBackend>(
     name: &str,
     path: &[(f64, f64)],
     last_iteration: f64,
-) -> Result<(), String> {
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+) -> Result<(), PlotError> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| PlotError::Draw(e.to_string());
     let start = path.first().map_or(0.0, |p| p.1);
     let now = path.last().map_or(start, |p| p.1);
     let lo = path.iter().map(|p| p.1).fold(start, f64::min);
@@ -94,8 +94,8 @@ fn draw_panel<DB: DrawingBackend>(
     Ok(())
 }
 
-fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &SpsaPlot) -> Result<(), String> {
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: &SpsaPlot) -> Result<(), PlotError> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| PlotError::Draw(e.to_string());
     root.fill(&WHITE).map_err(err)?;
     let (_, height) = root.dim_in_pixel();
     let (title, body) = root.split_vertically(TITLE_HEIGHT.min(height));
@@ -120,25 +120,25 @@ impl picture::Picture for SpsaPlot<'_> {
         size(self.names.len())
     }
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
-        draw(root, self)
+        draw(root, self).map_err(|e| e.to_string())
     }
 }
 
 /// The picture as PNG bytes.
-pub fn render_png(plot: &SpsaPlot) -> Result<Vec<u8>, String> {
-    picture::png(plot)
+pub fn render_png(plot: &SpsaPlot) -> Result<Vec<u8>, PlotError> {
+    picture::png(plot).map_err(PlotError::Draw)
 }
 
 /// The picture as SVG text.
-pub fn render_svg(plot: &SpsaPlot) -> Result<String, String> {
-    picture::svg(plot)
+pub fn render_svg(plot: &SpsaPlot) -> Result<String, PlotError> {
+    picture::svg(plot).map_err(PlotError::Draw)
 }
 
 /// Draws the picture into `path` (SVG when it ends in `.svg`, else PNG) by the workspace's
 /// rule for output files (`picture::write`; this plot used to write a `.partial` file of
 /// its own and rename it, replacing a link or a device).
-pub fn write(path: &str, plot: &SpsaPlot) -> Result<(), String> {
-    picture::write(std::path::Path::new(path), plot).map_err(|e| format!("the SPSA plot: {e}"))
+pub fn write(path: &str, plot: &SpsaPlot) -> Result<(), PlotError> {
+    picture::write(std::path::Path::new(path), plot).map_err(|why| PlotError::Write { plot: "SPSA", why })
 }
 
 #[cfg(test)]
@@ -224,7 +224,7 @@ mod tests {
             title: "t".into(),
         };
         let bad = dir.join("taken.png");
-        let e = write(bad.to_str().unwrap(), &plot).unwrap_err();
+        let e = write(bad.to_str().unwrap(), &plot).unwrap_err().to_string();
         assert!(e.starts_with("the SPSA plot: ") && e.contains("taken.png"), "{e}");
         let left: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()

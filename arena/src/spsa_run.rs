@@ -44,14 +44,15 @@
 //! 0 finished, 2 interrupted, 3 error (bad input, an engine that does not declare a tuned
 //! option, a fault without `-recover`).
 
-use crate::cli::{self, MatchConfig};
-use crate::engine_process::{EngineProcess, ProcessSetup};
-use crate::log::{self, Level};
+use crate::cli::{self, CliError, MatchConfig};
+use crate::engine_process::{EngineFault, EngineProcess, ProcessSetup};
+use crate::log::{self, Level, LogError};
 use crate::play::{play_game, GameResult, GameSettings, Opening};
 use crate::progress::Progress;
-use crate::runner;
-use crate::spsa::{self, Kind, Param, Perturbation, Rng, Schedule};
+use crate::runner::{self, MatchError};
+use crate::spsa::{self, Kind, Param, ParamError, Perturbation, Rng, Schedule};
 use crate::spsa_plot::{self, SpsaPlot};
+use matchcore::termination::Termination;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -153,6 +154,165 @@ pub struct SpsaState {
     pub plot: String,
 }
 
+/// Why `arena spsa` cannot start, or stopped with an error; the messages are its last
+/// words after `arena: ` (`arena: error: ` once the run started).
+#[derive(Debug, thiserror::Error)]
+pub enum SpsaError {
+    /// A command line or setting refused as a match's would be.
+    #[error(transparent)]
+    Cli(#[from] CliError),
+    /// The book, the tables or the outputs of the games, as a match reports them.
+    #[error(transparent)]
+    Match(#[from] MatchError),
+    /// The log file cannot be opened.
+    #[error(transparent)]
+    Log(#[from] LogError),
+    /// Any other setting, or combination of settings, that `arena spsa` refuses; the
+    /// message names them.
+    #[error("{0}")]
+    Invalid(String),
+    /// A file cannot be read or written: `doing` says which and how (`read params p.txt`).
+    #[error("cannot {doing}: {source}")]
+    Io {
+        /// What could not be done, naming the file.
+        doing: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A state file that is no state.
+    #[error("{path}: {source}")]
+    State {
+        /// The file.
+        path: String,
+        /// Why.
+        source: SpsaStateError,
+    },
+    /// The command line a state holds is refused.
+    #[error("{file}: its command line: {source}")]
+    SavedArgs {
+        /// The state file.
+        file: String,
+        /// Why.
+        source: Box<SpsaError>,
+    },
+    /// The params file is no parameter list.
+    #[error("params {file}: {source}")]
+    Params {
+        /// The params file.
+        file: String,
+        /// Why.
+        source: ParamError,
+    },
+    /// The CSV of a resumed run does not hold what the state counts.
+    #[error("the CSV {path}: {source}")]
+    Csv {
+        /// The CSV file.
+        path: String,
+        /// Why.
+        source: CsvError,
+    },
+    /// An engine that does not start.
+    #[error("engine {name} failed at start-up: {fault}")]
+    Start {
+        /// The engine's name.
+        name: String,
+        /// What went wrong.
+        fault: EngineFault,
+    },
+    /// An engine that faults while it is given a parameter's value.
+    #[error("engine {name} {fault} while setting option.{option}={value}")]
+    SetOption {
+        /// The engine's name.
+        name: String,
+        /// What went wrong.
+        fault: EngineFault,
+        /// The parameter.
+        option: String,
+        /// Its value.
+        value: String,
+    },
+    /// What stopped an iteration (an engine's fault without `-recover`, ...).
+    #[error("{0}")]
+    Stopped(String),
+    /// What stopped the run, and (on the next line) how to resume it.
+    #[error("{source}\n{resume}")]
+    Resumable {
+        /// What stopped it.
+        source: Box<SpsaError>,
+        /// What the state holds, and how to resume it.
+        resume: String,
+    },
+}
+
+/// Why the text of an `arena spsa` state is not a state.
+#[derive(Debug, thiserror::Error)]
+pub enum SpsaStateError {
+    /// Not JSON, or JSON of another shape (serde_json's words).
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// No `arena_spsa` of this version.
+    #[error("not an arena spsa state of version {STATE_VERSION}")]
+    NotAState,
+    /// A parameter of a kind other than int and float.
+    #[error("parameter {name} has kind {kind:?}, not int or float")]
+    Kind {
+        /// The parameter.
+        name: String,
+        /// Its kind.
+        kind: String,
+    },
+    /// A parameter that cannot be tuned.
+    #[error("parameter {name}: {source}")]
+    Param {
+        /// The parameter.
+        name: String,
+        /// Why.
+        source: ParamError,
+    },
+    /// A parameter listed twice.
+    #[error("parameter {0} is listed twice")]
+    Twice(String),
+    /// No parameters.
+    #[error("no parameters")]
+    Empty,
+    /// A theta of another length than the parameters.
+    #[error("theta has {values} values for {params} parameters")]
+    ThetaLength {
+        /// Values in theta.
+        values: usize,
+        /// Parameters.
+        params: usize,
+    },
+    /// A value of theta outside its parameter's range.
+    #[error("theta's {name} = {value} lies outside [{min}, {max}]")]
+    ThetaOutside {
+        /// The parameter.
+        name: String,
+        /// Its value in theta.
+        value: f64,
+        /// Its lower bound.
+        min: f64,
+        /// Its upper bound.
+        max: f64,
+    },
+}
+
+/// Why a run's CSV does not read back.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CsvError {
+    /// The header names other parameters.
+    #[error("its header does not name the run's parameters")]
+    Header,
+    /// A row (1-based, after the header) of another shape.
+    #[error("row {0} is not iteration,games,wins,draws,losses and a value a parameter")]
+    Row(usize),
+}
+
+/// [`SpsaError::Io`] for `doing`.
+fn io_error(doing: String) -> impl FnOnce(std::io::Error) -> SpsaError {
+    move |source| SpsaError::Io { doing, source }
+}
+
 /// The version written in `arena_spsa`.
 const STATE_VERSION: u64 = 1;
 
@@ -221,22 +381,22 @@ impl SpsaState {
     }
 
     /// Reads what [`SpsaState::to_json`] writes, checking that it holds together.
-    pub fn from_json(text: &str) -> Result<SpsaState, String> {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    pub fn from_json(text: &str) -> Result<SpsaState, SpsaStateError> {
+        let value: serde_json::Value = serde_json::from_str(text)?;
         if value.get("arena_spsa").and_then(serde_json::Value::as_u64) != Some(STATE_VERSION) {
-            return Err(format!("not an arena spsa state of version {STATE_VERSION}"));
+            return Err(SpsaStateError::NotAState);
         }
-        let json: StateJson = serde_json::from_value(value).map_err(|e| e.to_string())?;
+        let json: StateJson = serde_json::from_value(value)?;
         let mut params: Vec<Param> = Vec::new();
         for p in &json.params {
             let kind = match p.kind.as_str() {
                 "int" => Kind::Int,
                 "float" => Kind::Float,
                 other => {
-                    return Err(format!(
-                        "parameter {} has kind {other:?}, not int or float",
-                        p.name
-                    ))
+                    return Err(SpsaStateError::Kind {
+                        name: p.name.clone(),
+                        kind: other.to_string(),
+                    })
                 }
             };
             let param = Param {
@@ -248,31 +408,35 @@ impl SpsaState {
                 c_end: p.c_end,
                 r_end: p.r_end,
             };
-            param.check().map_err(|e| format!("parameter {}: {e}", p.name))?;
+            param.check().map_err(|source| SpsaStateError::Param {
+                name: p.name.clone(),
+                source,
+            })?;
             if params.iter().any(|q| q.name == p.name) {
-                return Err(format!("parameter {} is listed twice", p.name));
+                return Err(SpsaStateError::Twice(p.name.clone()));
             }
             params.push(param);
         }
         if params.is_empty() {
-            return Err("no parameters".into());
+            return Err(SpsaStateError::Empty);
         }
         if json.theta.len() != params.len() {
-            return Err(format!(
-                "theta has {} values for {} parameters",
-                json.theta.len(),
-                params.len()
-            ));
+            return Err(SpsaStateError::ThetaLength {
+                values: json.theta.len(),
+                params: params.len(),
+            });
         }
         if let Some((p, v)) = params
             .iter()
             .zip(&json.theta)
             .find(|(p, v)| !(p.min..=p.max).contains(*v))
         {
-            return Err(format!(
-                "theta's {} = {v} lies outside [{}, {}]",
-                p.name, p.min, p.max
-            ));
+            return Err(SpsaStateError::ThetaOutside {
+                name: p.name.clone(),
+                value: *v,
+                min: p.min,
+                max: p.max,
+            });
         }
         Ok(SpsaState {
             args: json.args,
@@ -289,7 +453,7 @@ impl SpsaState {
 }
 
 /// Writes `state` to `path` (through a temporary file, synced, and a rename).
-pub fn save_state(path: &str, state: &SpsaState) -> Result<(), String> {
+pub fn save_state(path: &str, state: &SpsaState) -> Result<(), SpsaError> {
     let tmp = format!("{path}.tmp");
     let write = || -> std::io::Result<()> {
         let mut f = std::fs::File::create(&tmp)?;
@@ -298,28 +462,31 @@ pub fn save_state(path: &str, state: &SpsaState) -> Result<(), String> {
     };
     if let Err(e) = write() {
         let _ = std::fs::remove_file(&tmp);
-        return Err(format!("cannot write {tmp}: {e}"));
+        return Err(io_error(format!("write {tmp}"))(e));
     }
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot rename {tmp} to {path}: {e}"))
+    std::fs::rename(&tmp, path).map_err(io_error(format!("rename {tmp} to {path}")))
 }
 
 /// Reads a state file.
-pub fn load_state(path: &str) -> Result<SpsaState, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-    SpsaState::from_json(&text).map_err(|e| format!("{path}: {e}"))
+pub fn load_state(path: &str) -> Result<SpsaState, SpsaError> {
+    let text = std::fs::read_to_string(path).map_err(io_error(format!("read {path}")))?;
+    SpsaState::from_json(&text).map_err(|source| SpsaError::State {
+        path: path.to_string(),
+        source,
+    })
 }
 
 /// A real number from `lo` to `hi`.
-fn real(key: &str, value: &str, lo: f64, hi: f64) -> Result<f64, String> {
+fn real(key: &str, value: &str, lo: f64, hi: f64) -> Result<f64, SpsaError> {
     match value.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && (lo..=hi).contains(&v) => Ok(v),
-        _ => Err(format!(
+        _ => Err(SpsaError::Invalid(format!(
             "-spsa {key} must be a number from {lo} to {hi}, found {value:?}"
-        )),
+        ))),
     }
 }
 
-fn parse_settings(values: &[String]) -> Result<SpsaSettings, String> {
+fn parse_settings(values: &[String]) -> Result<SpsaSettings, SpsaError> {
     let mut params_file = None;
     let mut iterations = None;
     let mut s = SpsaSettings {
@@ -350,54 +517,63 @@ fn parse_settings(values: &[String]) -> Result<SpsaSettings, String> {
             "plot" => {
                 let lower = v.to_ascii_lowercase();
                 if !(lower.ends_with(".png") || lower.ends_with(".svg")) {
-                    return Err(format!("-spsa plot={v}: the file name must end in .png or .svg"));
+                    return Err(SpsaError::Invalid(format!(
+                        "-spsa plot={v}: the file name must end in .png or .svg"
+                    )));
                 }
                 s.plot = Some(v);
             }
             other => {
-                return Err(format!(
+                return Err(SpsaError::Invalid(format!(
                     "-spsa: unknown key {other:?} (params, iterations, pairs, seed, alpha, gamma, A_ratio, \
                      print, csv, plot)"
-                ))
+                )))
             }
         }
     }
-    s.params_file = params_file.ok_or("-spsa needs params=FILE (the `luft spsa` format)")?;
-    s.schedule.iterations = iterations.ok_or("-spsa needs iterations=N")?;
+    let missing = |what: &str| SpsaError::Invalid(format!("-spsa needs {what}"));
+    s.params_file = params_file.ok_or_else(|| missing("params=FILE (the `luft spsa` format)"))?;
+    s.schedule.iterations = iterations.ok_or_else(|| missing("iterations=N"))?;
     if s.schedule.alpha == 0.0 {
-        return Err("-spsa alpha must be above 0".into());
+        return Err(SpsaError::Invalid("-spsa alpha must be above 0".into()));
     }
     Ok(s)
 }
 
 /// Parses the command line of a new run (without `-config`).
-fn parse_new(args: &[String]) -> Result<(MatchConfig, SpsaSettings), String> {
+fn parse_new(args: &[String]) -> Result<(MatchConfig, SpsaSettings), SpsaError> {
     let groups = cli::groups(args)?;
     let mut settings = None;
     let mut engines = Vec::new();
     let mut rest = Vec::new();
     for (name, values) in &groups {
         match name.as_str() {
-            "spsa" if settings.is_some() => return Err("-spsa is given twice".into()),
+            "spsa" if settings.is_some() => return Err(SpsaError::Invalid("-spsa is given twice".into())),
             "spsa" => settings = Some(parse_settings(values)?),
             "engine" => engines.push(values.clone()),
             n if MATCH_OPTIONS.contains(&n) => rest.push((name.clone(), values.clone())),
             other => {
-                return Err(format!(
+                return Err(SpsaError::Invalid(format!(
                     "-{other} is not an option of arena spsa (see arena spsa -help)"
-                ))
+                )))
             }
         }
     }
-    let settings = settings.ok_or("give -spsa params=FILE iterations=N (see arena spsa -help)")?;
+    let settings = settings.ok_or_else(|| {
+        SpsaError::Invalid("give -spsa params=FILE iterations=N (see arena spsa -help)".into())
+    })?;
     let engine = match engines.as_slice() {
         [one] => one,
-        [] => return Err("give the engine to tune: -engine cmd=PATH [name=NAME] ...".into()),
+        [] => {
+            return Err(SpsaError::Invalid(
+                "give the engine to tune: -engine cmd=PATH [name=NAME] ...".into(),
+            ))
+        }
         many => {
-            return Err(format!(
+            return Err(SpsaError::Invalid(format!(
                 "arena spsa tunes one engine against itself: give one -engine, found {}",
                 many.len()
-            ))
+            )))
         }
     };
     let limit_keys = ["tc=", "nodes=", "plies=", "depth=", "st="];
@@ -411,11 +587,11 @@ fn parse_new(args: &[String]) -> Result<(MatchConfig, SpsaSettings), String> {
         .chain(each)
         .any(|v| limit_keys.iter().any(|k| v.starts_with(k)))
     {
-        return Err(
+        return Err(SpsaError::Invalid(
             "arena spsa needs a limit for the moves: give nodes=N, tc=BASE+INC, st=SECONDS or plies=N \
              (in -engine or -each)"
                 .into(),
-        );
+        ));
     }
     // The engine twice, as theta+'s side and theta-'s.
     let base = engine
@@ -459,31 +635,36 @@ fn beside(path: &str, ending: &str) -> String {
 }
 
 /// Parses an `arena spsa` command line (without `spsa`).
-pub fn parse(args: &[String]) -> Result<SpsaCommand, String> {
+pub fn parse(args: &[String]) -> Result<SpsaCommand, SpsaError> {
     let groups = cli::groups(args)?;
     if groups.iter().any(|(n, _)| matches!(n.as_str(), "help" | "h")) {
         return Ok(SpsaCommand::Help);
     }
     let (config, own_args) = cli::split_config(args, &groups)?;
     if config.as_ref().is_some_and(|c| !c.stats) {
-        return Err("-config stats= has no meaning for arena spsa".into());
+        return Err(SpsaError::Invalid(
+            "-config stats= has no meaning for arena spsa".into(),
+        ));
     }
     let config = config.unwrap_or_default();
     if let (Some(file), false) = (&config.file, config.discard) {
         if !own_args.is_empty() {
-            return Err(format!(
+            return Err(SpsaError::Invalid(format!(
                 "-config file={file} resumes the saved run as it was started; other options ({}) cannot be \
                  added (start a new one, or use discard=true to replace it)",
                 own_args[0]
-            ));
+            )));
         }
         let saved = load_state(file)?;
-        let (games, spsa) = parse_new(&saved.args).map_err(|e| format!("{file}: its command line: {e}"))?;
+        let (games, spsa) = parse_new(&saved.args).map_err(|e| SpsaError::SavedArgs {
+            file: file.clone(),
+            source: Box::new(e),
+        })?;
         if saved.k > spsa.schedule.iterations {
-            return Err(format!(
+            return Err(SpsaError::Invalid(format!(
                 "{file}: {} iterations done of {}",
                 saved.k, spsa.schedule.iterations
-            ));
+            )));
         }
         return Ok(SpsaCommand::Run(Box::new(SpsaConfig {
             games,
@@ -503,17 +684,17 @@ pub fn parse(args: &[String]) -> Result<SpsaCommand, String> {
         .or(if replace { config.file.clone() } else { None })
         .unwrap_or_else(|| DEFAULT_STATE.to_string());
     if !replace && std::path::Path::new(&state_file).exists() {
-        return Err(format!(
+        return Err(SpsaError::Invalid(format!(
             "{state_file} holds a run already: resume it with arena spsa -config file={state_file}, or start \
              over with -config file={state_file} discard=true"
-        ));
+        )));
     }
     let csv = spsa.csv.clone().unwrap_or_else(|| beside(&state_file, ".csv"));
     let plot = spsa.plot.clone().unwrap_or_else(|| beside(&state_file, ".png"));
     if [&csv, &plot].contains(&&state_file) || csv == plot {
-        return Err(format!(
+        return Err(SpsaError::Invalid(format!(
             "the state ({state_file}), the CSV ({csv}) and the plot ({plot}) need three different files"
-        ));
+        )));
     }
     Ok(SpsaCommand::Run(Box::new(SpsaConfig {
         games,
@@ -571,23 +752,27 @@ fn side_values(params: &[Param], p: &Perturbation, side: usize) -> Vec<String> {
 }
 
 /// Starts `slot`'s engine of `side` if need be and gives it `values`.
-fn ready_engine(plan: &Plan, slot: &mut Slot, side: usize, values: &[String]) -> Result<(), String> {
+fn ready_engine(plan: &Plan, slot: &mut Slot, side: usize, values: &[String]) -> Result<(), SpsaError> {
     let spec = &plan.config.games.engines[side];
     let engine = match &mut slot.engines[side] {
         Some(engine) => engine,
         empty => empty.insert(
-            EngineProcess::start_with(&spec.config, &slot.setup)
-                .map_err(|fault| format!("engine {} failed at start-up: {fault}", spec.config.name))?,
+            EngineProcess::start_with(&spec.config, &slot.setup).map_err(|fault| SpsaError::Start {
+                name: spec.config.name.clone(),
+                fault,
+            })?,
         ),
     };
     for (p, value) in plan.params.iter().zip(values) {
         if engine.option_value(&p.name).as_deref() != Some(value.as_str()) {
             if let Err(fault) = engine.set_option(&p.name, value) {
                 slot.engines[side] = None;
-                return Err(format!(
-                    "engine {} {fault} while setting option.{}={value}",
-                    spec.config.name, p.name
-                ));
+                return Err(SpsaError::SetOption {
+                    name: spec.config.name.clone(),
+                    fault,
+                    option: p.name.clone(),
+                    value: value.clone(),
+                });
             }
         }
     }
@@ -625,7 +810,7 @@ fn play_games(
         let plus_white = g.is_multiple_of(2);
         for (side, side_values) in values.iter().enumerate() {
             if let Err(e) = ready_engine(plan, slot, side, side_values) {
-                lock().error.get_or_insert(e);
+                lock().error.get_or_insert(e.to_string());
                 return;
             }
         }
@@ -639,7 +824,7 @@ fn play_games(
         let stop = || interrupted.load(Ordering::Relaxed);
         let finished = play_game(&mut white, &mut black, opening, &plan.settings, &stop);
         let names = (white.config.name.clone(), black.config.name.clone());
-        if finished.termination == "unterminated" {
+        if finished.termination == Termination::Unterminated {
             slot.engines[white_side] = Some(white);
             slot.engines[black_side] = Some(black);
             lock().interrupted = true;
@@ -737,20 +922,15 @@ fn csv_row(k: u64, games: u64, wdl: [u64; 3], theta: &[f64]) -> String {
 }
 
 /// The rows of a CSV [`csv_row`] wrote: (iteration, theta).
-fn read_csv(text: &str, params: &[Param]) -> Result<History, String> {
+fn read_csv(text: &str, params: &[Param]) -> Result<History, CsvError> {
     let mut lines = text.lines();
     if lines.next().map(|h| format!("{h}\n")) != Some(csv_header(params)) {
-        return Err("its header does not name the run's parameters".into());
+        return Err(CsvError::Header);
     }
     let mut rows = Vec::new();
     for (i, line) in lines.enumerate() {
         let fields: Vec<&str> = line.split(',').collect();
-        let bad = || {
-            format!(
-                "row {} is not iteration,games,wins,draws,losses and a value a parameter",
-                i + 1
-            )
-        };
+        let bad = || CsvError::Row(i + 1);
         if fields.len() != 5 + params.len() {
             return Err(bad());
         }
@@ -762,37 +942,40 @@ fn read_csv(text: &str, params: &[Param]) -> Result<History, String> {
 }
 
 /// Opens the CSV of a resumed run, cut back to the state's length; its rows.
-fn resume_csv(state: &SpsaState) -> Result<(std::fs::File, History), String> {
+fn resume_csv(state: &SpsaState) -> Result<(std::fs::File, History), SpsaError> {
     let path = &state.csv;
     let file = std::fs::OpenOptions::new()
         .append(true)
         .open(path)
-        .map_err(|e| format!("cannot open the CSV {path} of the saved run: {e}"))?;
+        .map_err(io_error(format!("open the CSV {path} of the saved run")))?;
     let len = file
         .metadata()
-        .map_err(|e| format!("cannot read the CSV {path}: {e}"))?
+        .map_err(io_error(format!("read the CSV {path}")))?
         .len();
     if len < state.csv_bytes {
-        return Err(format!(
+        return Err(SpsaError::Invalid(format!(
             "the CSV {path} holds {len} bytes, fewer than the {} the saved state counts: it was changed since",
             state.csv_bytes
-        ));
+        )));
     }
     if len > state.csv_bytes {
         file.set_len(state.csv_bytes)
-            .map_err(|e| format!("cannot cut the CSV {path} back to the saved state: {e}"))?;
+            .map_err(io_error(format!("cut the CSV {path} back to the saved state")))?;
         eprintln!(
             "arena: note: the CSV {path} held {} bytes after the last saved state; they were cut off",
             len - state.csv_bytes
         );
     }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the CSV {path}: {e}"))?;
-    let rows = read_csv(&text, &state.params).map_err(|e| format!("the CSV {path}: {e}"))?;
+    let text = std::fs::read_to_string(path).map_err(io_error(format!("read the CSV {path}")))?;
+    let rows = read_csv(&text, &state.params).map_err(|source| SpsaError::Csv {
+        path: path.clone(),
+        source,
+    })?;
     if rows.len() as u64 != state.k + 1 || rows.last().map(|r| &r.1) != Some(&state.theta) {
-        return Err(format!(
+        return Err(SpsaError::Invalid(format!(
             "the CSV {path} does not end at the saved state's iteration {} (resume with the files as they were)",
             state.k
-        ));
+        )));
     }
     Ok((file, rows))
 }
@@ -815,10 +998,12 @@ pub fn values_text(params: &[Param], theta: &[f64]) -> String {
 
 /// Checks that the engine declares every tuned option (and warns when a range reaches past
 /// the declared one).
-fn probe(config: &SpsaConfig, params: &[Param], setup: &ProcessSetup) -> Result<(), String> {
+fn probe(config: &SpsaConfig, params: &[Param], setup: &ProcessSetup) -> Result<(), SpsaError> {
     let spec = &config.games.engines[0];
-    let engine = EngineProcess::start_with(&spec.config, setup)
-        .map_err(|fault| format!("engine {} failed at start-up: {fault}", spec.config.name))?;
+    let engine = EngineProcess::start_with(&spec.config, setup).map_err(|fault| SpsaError::Start {
+        name: spec.config.name.clone(),
+        fault,
+    })?;
     let mut missing = Vec::new();
     for p in params {
         match engine
@@ -846,20 +1031,20 @@ fn probe(config: &SpsaConfig, params: &[Param], setup: &ProcessSetup) -> Result<
     }
     engine.quit();
     if !missing.is_empty() {
-        return Err(format!(
+        return Err(SpsaError::Invalid(format!(
             "engine {} does not declare the option{} {} (for luft, tune a build with the tune feature: \
              cargo build --release -p engine --features tune)",
             config.games.engines[0].config.cmd,
             if missing.len() == 1 { "" } else { "s" },
             missing.join(", ")
-        ));
+        )));
     }
     Ok(())
 }
 
-/// Runs the tuner; how it ended, or an error message (the state file then holds the whole
-/// iterations played).
-pub fn run(config: &SpsaConfig, interrupted: Arc<AtomicBool>) -> Result<SpsaOutcome, String> {
+/// Runs the tuner; how it ended. Errors: [`SpsaError`] (once the run started, the state file
+/// holds the whole iterations played, and the error says how to resume).
+pub fn run(config: &SpsaConfig, interrupted: Arc<AtomicBool>) -> Result<SpsaOutcome, SpsaError> {
     if let Some(log_config) = &config.games.log {
         log::open(log_config)?;
     }
@@ -870,21 +1055,23 @@ pub fn run(config: &SpsaConfig, interrupted: Arc<AtomicBool>) -> Result<SpsaOutc
         Some(state) => state.params.clone(),
         None => {
             let file = &config.spsa.params_file;
-            let text =
-                std::fs::read_to_string(file).map_err(|e| format!("cannot read params {file}: {e}"))?;
-            spsa::parse_params(&text).map_err(|e| format!("params {file}: {e}"))?
+            let text = std::fs::read_to_string(file).map_err(io_error(format!("read params {file}")))?;
+            spsa::parse_params(&text).map_err(|source| SpsaError::Params {
+                file: file.clone(),
+                source,
+            })?
         }
     };
     for (option, _) in &config.games.engines[0].config.options {
         if params.iter().any(|p| p.name.eq_ignore_ascii_case(option)) {
-            return Err(format!(
+            return Err(SpsaError::Invalid(format!(
                 "option.{option} is tuned: leave it out of -engine and -each (its start is in the params file)"
-            ));
+            )));
         }
     }
     let (book, _) = runner::load_book(&config.games)?;
     if book.is_empty() {
-        return Err("the openings book holds no positions".into());
+        return Err(SpsaError::Invalid("the openings book holds no positions".into()));
     }
 
     let games = &config.games;
@@ -924,11 +1111,11 @@ pub fn run(config: &SpsaConfig, interrupted: Arc<AtomicBool>) -> Result<SpsaOutc
         None => {
             let theta: Vec<f64> = params.iter().map(|p| p.start).collect();
             let mut file = std::fs::File::create(&config.csv)
-                .map_err(|e| format!("cannot create the CSV {}: {e}", config.csv))?;
+                .map_err(io_error(format!("create the CSV {}", config.csv)))?;
             let text = format!("{}{}", csv_header(&params), csv_row(0, 0, [0; 3], &theta));
             file.write_all(text.as_bytes())
                 .and_then(|()| file.sync_data())
-                .map_err(|e| format!("cannot write the CSV {}: {e}", config.csv))?;
+                .map_err(io_error(format!("write the CSV {}", config.csv)))?;
             let state = SpsaState {
                 args: config.args.clone(),
                 params: params.clone(),
@@ -991,7 +1178,7 @@ pub fn run(config: &SpsaConfig, interrupted: Arc<AtomicBool>) -> Result<SpsaOutc
             ),
         };
         if let Err(e) = spsa_plot::write(&config.plot, &plot) {
-            log::warn(&e);
+            log::warn(&e.to_string());
         }
     };
     let plan = Plan {
@@ -1031,7 +1218,7 @@ pub fn run(config: &SpsaConfig, interrupted: Arc<AtomicBool>) -> Result<SpsaOutc
                 break;
             }
             Err(Stop::Error(e)) => {
-                outcome = Err(e);
+                outcome = Err(SpsaError::Stopped(e));
                 break;
             }
         };
@@ -1045,7 +1232,7 @@ pub fn run(config: &SpsaConfig, interrupted: Arc<AtomicBool>) -> Result<SpsaOutc
         let row = csv_row(k, k.saturating_mul(games_per_iteration), wdl, &theta);
         if let Err(e) = csv.write_all(row.as_bytes()).and_then(|()| csv.sync_data()) {
             let _ = csv.set_len(state.csv_bytes);
-            outcome = Err(format!("cannot write the CSV {}: {e}", config.csv));
+            outcome = Err(io_error(format!("write the CSV {}", config.csv))(e));
             break;
         }
         let mut next = state.clone();
@@ -1106,8 +1293,11 @@ pub fn run(config: &SpsaConfig, interrupted: Arc<AtomicBool>) -> Result<SpsaOutc
         }
         Err(e) => {
             draw(&history, state.k);
-            log::message(Level::Err, &e);
-            Err(format!("{e}\n{}", resume_note(state.k)))
+            log::message(Level::Err, &e.to_string());
+            Err(SpsaError::Resumable {
+                source: Box::new(e),
+                resume: resume_note(state.k),
+            })
         }
     }
 }
@@ -1158,10 +1348,10 @@ mod tests {
         text.split_whitespace().map(String::from).collect()
     }
 
-    fn parse_run(text: &str) -> Result<SpsaConfig, String> {
+    fn parse_run(text: &str) -> Result<SpsaConfig, SpsaError> {
         match parse(&args(text))? {
             SpsaCommand::Run(c) => Ok(*c),
-            SpsaCommand::Help => Err("help".into()),
+            SpsaCommand::Help => Err(SpsaError::Invalid("help".into())),
         }
     }
 
@@ -1239,7 +1429,7 @@ mod tests {
             }
         );
         assert_eq!((c.csv.as_str(), c.plot.as_str()), ("/x/path.csv", "/x/p.svg"));
-        assert_eq!(parse(&args("-spsa -help")), Ok(SpsaCommand::Help));
+        assert!(matches!(parse(&args("-spsa -help")), Ok(SpsaCommand::Help)));
     }
 
     #[test]
@@ -1321,7 +1511,7 @@ mod tests {
                 "-config is given twice",
             ),
         ] {
-            let e = parse_run(&line).unwrap_err();
+            let e = parse_run(&line).unwrap_err().to_string();
             assert!(e.contains(error), "{line}: {e}");
         }
     }
@@ -1336,7 +1526,8 @@ mod tests {
         let e = parse_run(&format!(
             "-engine cmd=e -each nodes=1 -spsa params=q iterations=3 -config outname={p}"
         ))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(
             e.contains("holds a run already: resume it with arena spsa -config file="),
             "{e}"
@@ -1350,7 +1541,9 @@ mod tests {
         let c = parse_run(&format!("-config file={p}")).unwrap();
         assert_eq!(c.resume, Some(state()));
         assert_eq!((c.spsa.schedule.iterations, c.csv.as_str()), (10, "a.csv"));
-        let e = parse_run(&format!("-config file={p} -each nodes=3")).unwrap_err();
+        let e = parse_run(&format!("-config file={p} -each nodes=3"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("cannot be added"), "{e}");
         std::fs::remove_dir_all(&dir).ok();
     }
@@ -1380,7 +1573,9 @@ mod tests {
         ] {
             let text = s.to_json();
             assert!(text.contains(from), "{from} not in {text}");
-            let e = SpsaState::from_json(&text.replace(from, to)).unwrap_err();
+            let e = SpsaState::from_json(&text.replace(from, to))
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(why), "{to}: {e}");
         }
     }

@@ -16,29 +16,16 @@
 
 mod common;
 
-use arena::state::SavedState;
-use common::{luft, run_arena, BOOK, FAULT};
+use common::{luft, run_arena, temp_dir, words, BOOK, FAULT};
+use matchcore::state::SavedState;
 use movegen::pgn::parse_pgn;
 use std::collections::HashMap;
 use std::io::BufRead;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// A fresh directory for one test.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("luft-arena-fc-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 fn s(p: &std::path::Path) -> String {
     p.display().to_string()
-}
-
-fn words(text: &str) -> Vec<String> {
-    text.split_whitespace().map(String::from).collect()
 }
 
 /// What OpenBench's worker takes from a runner's output.

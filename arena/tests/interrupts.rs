@@ -9,25 +9,14 @@
 
 mod common;
 
-use arena::state::SavedState;
-use common::{luft, run_arena, BOOK, FAULT};
+use common::{luft, run_arena, temp_dir, words, BOOK, FAULT};
+use matchcore::state::SavedState;
 use movegen::pgn::parse_pgn;
 use std::io::BufRead;
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("arena-stops-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn words(text: &str) -> Vec<String> {
-    text.split_whitespace().map(String::from).collect()
-}
 
 /// The final pentanomial counts of a fastchess-style report.
 fn penta_of(out: &str) -> [u64; 5] {
@@ -294,4 +283,104 @@ fn a_stray_bestmove_is_a_protocol_fault_not_the_next_answer() {
     assert_eq!(games.len(), 1);
     assert_eq!(games[0].tag("Result"), Some("0-1"), "{pgn}");
     assert!(pgn.contains("a stray bestmove before go"), "{pgn}");
+}
+
+/// A state written by arena at 8257eee (`tests/data/state-8257eee.json`, with the PGN it
+/// counts, `state-8257eee.pgn`; see `tests/data/README.md`): a 6-game match of the synthetic
+/// engine stopped by Ctrl-C after 3 games, one pair done and the first game of the next
+/// pending. Today's arena resumes it: it plays games 4 to 6 only, as an uninterrupted run of
+/// the same command line plays them, keeps the saved games in the PGN byte for byte, and
+/// counts the saved and the new games together.
+#[test]
+fn a_state_written_by_an_older_arena_resumes() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let old_pgn = std::fs::read_to_string(data.join("state-8257eee.pgn")).unwrap();
+    // The state names its engine, book and PGN relative to where arena runs.
+    let setup = |name: &str| {
+        let dir = temp_dir(name);
+        std::fs::copy(FAULT, dir.join("arena-fault-engine")).unwrap();
+        std::fs::copy(BOOK, dir.join("book.epd")).unwrap();
+        dir
+    };
+    let dir = setup("old-state");
+    std::fs::copy(data.join("state-8257eee.json"), dir.join("state.json")).unwrap();
+    std::fs::write(dir.join("games.pgn"), &old_pgn).unwrap();
+    let state = dir.join("state.json").display().to_string();
+    let saved = matchcore::state::load(&state).unwrap();
+    assert_eq!(
+        (saved.done.as_slice(), saved.pending.as_slice()),
+        (&[(0, 0)][..], &[(2, 0, 1, 2)][..])
+    );
+    assert_eq!(saved.pgn_bytes, Some(old_pgn.len() as u64));
+    let tally = &saved.pairs[0].2;
+    assert_eq!(
+        (tally.tri, tally.penta, tally.wl),
+        ([0, 1, 1], [0, 0, 0, 1, 0], 0)
+    );
+
+    let (code, out, err) = run_arena(Some(&dir), &["-config", "file=state.json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let started: Vec<&str> = out.lines().filter(|l| l.starts_with("Started game")).collect();
+    assert_eq!(started.len(), 3, "{out}");
+    for (line, n) in started.iter().zip(4..) {
+        assert!(line.starts_with(&format!("Started game {n} of 6 ")), "{out}");
+    }
+    let pgn = std::fs::read_to_string(dir.join("games.pgn")).unwrap();
+    assert!(pgn.starts_with(&old_pgn), "the saved games are kept as they were");
+    let games = parse_pgn(&pgn).unwrap();
+    assert_eq!(games.len(), 6);
+
+    // The games played on resume are those of an uninterrupted run (the synthetic engine's
+    // results are a function of the options and the position alone).
+    let fresh = setup("old-state-fresh");
+    let (code, out_fresh, err) = run_arena(Some(&fresh), &saved.args);
+    assert_eq!(code, 0, "{out_fresh}{err}");
+    let text = std::fs::read_to_string(fresh.join("games.pgn")).unwrap();
+    let played = |games: &[movegen::pgn::PgnGame]| -> Vec<(String, String, String)> {
+        games
+            .iter()
+            .map(|g| {
+                let tag = |k: &str| g.tag(k).unwrap_or_default().to_string();
+                (tag("White"), tag("Result"), format!("{:?}", g.moves))
+            })
+            .collect()
+    };
+    assert_eq!(played(&games[3..]), played(&parse_pgn(&text).unwrap()[3..]));
+
+    // The counts are those of the six games in the PGN, from the first engine's side.
+    let halves: Vec<u8> = games
+        .iter()
+        .map(|g| {
+            let white = match g.tag("Result") {
+                Some("1-0") => 2,
+                Some("0-1") => 0,
+                _ => 1,
+            };
+            if g.tag("White") == Some("first") {
+                white
+            } else {
+                2 - white
+            }
+        })
+        .collect();
+    let mut expected = matchcore::tally::Tally::default();
+    for pair in halves.chunks(2) {
+        expected.add_game(pair[0]);
+        expected.add_game(pair[1]);
+        expected.add_pair(pair[0], pair[1]);
+    }
+    let resumed = matchcore::state::load(&state).unwrap();
+    assert_eq!(
+        (resumed.done.as_slice(), resumed.pending.len()),
+        (&[(0, 2)][..], 0)
+    );
+    assert_eq!(resumed.pairs[0].2, expected);
+    assert_eq!(penta_of(&out), expected.penta, "{out}");
+    assert!(
+        out.contains(&format!(
+            "Games: 6, Wins: {}, Losses: {}, Draws: {}",
+            expected.tri[2], expected.tri[0], expected.tri[1]
+        )),
+        "{out}"
+    );
 }

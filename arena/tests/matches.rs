@@ -12,20 +12,11 @@
 
 mod common;
 
-use common::{luft, run_arena, BOOK, FAULT};
+use common::{luft, run_arena, temp_file, BOOK, FAULT};
 use movegen::pgn::parse_pgn;
 use movegen::Game;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("luft-arena-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    let _ = std::fs::remove_file(&path);
-    path
-}
 
 /// A finished arena run, with its wall time and the peak resident memory seen.
 struct Measured {
@@ -180,7 +171,7 @@ fn an_engine_flooding_info_lines_after_go_loses_in_bounded_time_and_memory() {
 
 #[test]
 fn a_flooding_shell_script_loses_in_bounded_time_and_memory() {
-    let script = temp("flood.sh");
+    let script = temp_file("flood.sh");
     std::fs::write(
         &script,
         "#!/bin/sh\n\
@@ -313,7 +304,7 @@ fn book_run(
     extra: &[&str],
 ) -> (i32, String, Vec<movegen::pgn::PgnGame>) {
     let fault = format!("cmd={FAULT}");
-    let pgn = temp(&format!("book-{format}.pgn"));
+    let pgn = temp_file(&format!("book-{format}.pgn"));
     let file = format!("file={}", book.display());
     let format = format!("format={format}");
     let mut args = vec![
@@ -347,7 +338,7 @@ fn book_run(
 #[test]
 fn books_with_a_byte_order_mark_are_played() {
     let fen = "rnbqkbnr/pppp1ppp/8/4p3/4PP2/8/PPPP2PP/RNBQKBNR b KQkq - 0 2";
-    let epd = temp("bom.epd");
+    let epd = temp_file("bom.epd");
     std::fs::write(&epd, format!("\u{feff}{fen}\r\n")).unwrap();
     let (_, err, games) = book_run(&epd, "epd", &[]);
     assert!(err.is_empty(), "{err}");
@@ -356,7 +347,7 @@ fn books_with_a_byte_order_mark_are_played() {
     }
 
     // A PGN book saved with a mark, an e.p. capture marked, and a null move that ends it.
-    let book = temp("bom.pgn");
+    let book = temp_file("bom.pgn");
     std::fs::write(
         &book,
         "\u{feff}[Event \"book\"]\n\n1. e4 a6 2. e5 d5 3. exd6 e.p. e6 4. -- Nf6 *\n",
@@ -388,7 +379,7 @@ fn books_with_a_byte_order_mark_are_played() {
 #[test]
 fn luft_against_luft_at_a_node_limit() {
     let luft = luft();
-    let pgn = temp("luft.pgn");
+    let pgn = temp_file("luft.pgn");
     let cmd = format!("cmd={}", luft.display());
     let openings = BOOK;
     let (code, out, err) = run_arena(
@@ -461,7 +452,7 @@ fn luft_against_luft_at_a_node_limit() {
 
 fn fault_run(mode: &str, recover: bool) -> (i32, String, String, Vec<movegen::pgn::PgnGame>) {
     let fault = FAULT;
-    let pgn = temp(&format!("fault-{mode}-{recover}.pgn"));
+    let pgn = temp_file(&format!("fault-{mode}-{recover}.pgn"));
     let cmd = format!("cmd={fault}");
     let faulty_args = format!("args={mode} --after 2");
     let mut args = vec![
@@ -657,7 +648,7 @@ fn tablebase_positions_are_adjudicated_with_fastchess_words() {
     let tables = tablebase::tables_for_tests();
     let luft = luft();
     // White to move takes a loose queen: into KQRvK (a win) and KRvKR (a draw).
-    let book = temp("tb.epd");
+    let book = temp_file("tb.epd");
     std::fs::write(
         &book,
         "4k3/8/8/8/8/8/3q4/3QK2R w - -\n4k2r/8/8/8/8/8/3q4/R3K3 w - -\n",

@@ -8,22 +8,11 @@
 
 mod common;
 
-use arena::state::SavedState;
-use common::{run_arena, ARENA, BOOK, FAULT};
+use common::{run_arena, temp_dir, words, ARENA, BOOK, FAULT};
+use matchcore::state::SavedState;
 use std::os::unix::fs::FileTypeExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("arena-outputs-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn words(text: &str) -> Vec<String> {
-    text.split_whitespace().map(String::from).collect()
-}
 
 /// A two-game match of the fault engine against itself, plus `extra`.
 fn short_match(extra: &str) -> Vec<String> {

@@ -10,8 +10,8 @@
 mod common;
 
 use arena::spsa_run::{load_state, SpsaState};
-use common::{run_arena, ARENA, BOOK, FAULT};
-use std::path::{Path, PathBuf};
+use common::{run_arena, temp_dir, ARENA, BOOK, FAULT};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -20,13 +20,6 @@ const PEAK: [f64; 2] = [30.0, -20.0];
 
 /// Start far from the peak: X at 80 of [0, 100], Y at 40 of [-50, 50].
 const PARAMS: &str = "X, int, 80, 0, 100, 5, 0.2\nY, int, 40, -50, 50, 5, 0.2\n";
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("luft-arena-spsa-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// The command line of a run of `iterations` iterations of 2 pairs, saving to `state`.
 fn spsa_args(params: &Path, iterations: u64, seed: u64, state: &Path) -> Vec<String> {

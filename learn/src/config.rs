@@ -331,7 +331,7 @@ pub struct Tools {
 
 /// Refuses a `tc` of `section` that arena's parser refuses or that gives no clock (`inf`).
 fn clock(section: &str, tc: &str) -> Result<()> {
-    match arena::timecontrol::parse(tc) {
+    match matchcore::timecontrol::parse(tc) {
         Ok(Some(_)) => Ok(()),
         Ok(None) => Err(refuse(
             section,
@@ -489,8 +489,8 @@ impl Settings {
         // net's, so it must be one even with `nodes` set.
         clock("gate", &g.tc)?;
         for (key, elo) in [("elo0", g.elo0), ("elo1", g.elo1)] {
-            if arena::cli::sprt_elo(key, &elo.to_string()).is_err() {
-                let max = arena::cli::MAX_SPRT_ELO;
+            if matchcore::sprt::sprt_elo(key, &elo.to_string()).is_err() {
+                let max = matchcore::sprt::MAX_SPRT_ELO;
                 return Err(refuse(
                     "gate",
                     key,
@@ -508,7 +508,7 @@ impl Settings {
             ));
         }
         for (key, p) in [("alpha", g.alpha), ("beta", g.beta)] {
-            if arena::cli::sprt_probability(key, &p.to_string()).is_err() {
+            if matchcore::sprt::sprt_probability(key, &p.to_string()).is_err() {
                 return Err(refuse(
                     "gate",
                     key,
@@ -517,7 +517,7 @@ impl Settings {
                 ));
             }
         }
-        within("gate", "max_games", g.max_games, 2, 2 * arena::cli::MAX_ROUNDS)?;
+        within("gate", "max_games", g.max_games, 2, 2 * matchcore::MAX_ROUNDS)?;
         within("gate", "concurrency", g.concurrency, 1, MAX_CONCURRENCY)?;
         within("gate", "hash", g.hash, 1, MAX_HASH_MIB)?;
         within("gate", "max_moves", g.max_moves, 0, MAX_MOVES)?;
@@ -530,7 +530,7 @@ impl Settings {
                 "no opponents are listed ([[gauntlet.opponents]])",
             ));
         }
-        if g.games < 2 || !g.games.is_multiple_of(2) || g.games > 2 * arena::cli::MAX_ROUNDS {
+        if g.games < 2 || !g.games.is_multiple_of(2) || g.games > 2 * matchcore::MAX_ROUNDS {
             return Err(refuse(
                 "gauntlet",
                 "games",
@@ -545,7 +545,7 @@ impl Settings {
             "time_margin",
             g.time_margin,
             0,
-            arena::cli::MAX_TIME_MARGIN_MS,
+            matchcore::timecontrol::MAX_TIME_MARGIN_MS,
         )?;
         if g.nodes == 0 {
             clock("gauntlet", &g.tc)?;

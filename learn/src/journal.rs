@@ -40,7 +40,7 @@ pub struct DataSlice {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GateResult {
     /// `H1`, `H0` or `undecided` (the game cap came first).
-    pub verdict: String,
+    pub verdict: matchcore::sprt::Verdict,
     /// Games played.
     pub games: u64,
     /// Pentanomial counts (LL, LD, DD+WL, WD, WW) from the candidate's side.
@@ -747,6 +747,32 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gate_verdict_reads_and_writes_back_as_journals_hold_it() {
+        use matchcore::sprt::Verdict;
+        for (word, verdict) in [
+            ("H1", Verdict::H1),
+            ("H0", Verdict::H0),
+            ("undecided", Verdict::Undecided),
+        ] {
+            let line = format!(
+                "{{\"kind\":\"gate_done\",\"t\":5,\"cand\":2,\"result\":{{\"verdict\":\"{word}\",\"games\":28,\
+                 \"penta\":[0,2,10,2,0],\"elo\":0.0,\"elo_error\":12.5,\"llr\":-0.5}},\"gate_secs\":60}}"
+            );
+            let record: Record = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line}: {e}"));
+            let Record::GateDone { result, .. } = &record else {
+                panic!("{line}: read as {record:?}");
+            };
+            assert_eq!(result.verdict, verdict);
+            assert_eq!(
+                serde_json::to_string(&record).ok().as_deref(),
+                Some(line.as_str())
+            );
+        }
+        let playing = "{\"verdict\":\"playing\",\"games\":2,\"penta\":[0,0,1,0,0],\"elo\":0.0,\"elo_error\":null,\"llr\":0.1}";
+        assert!(serde_json::from_str::<GateResult>(playing).is_err());
+    }
 
     #[test]
     fn journal_times_read_as_utc_dates() {

@@ -137,10 +137,10 @@ pub fn status(dir: &Path) -> Result<String> {
             )?;
         } else if c.stage == Stage::Gating {
             let path = run.gates().join(format!("c{}", c.cand)).join("state.json");
-            if let Ok(saved) = arena::state::load(&path.display().to_string()) {
+            if let Ok(saved) = matchcore::state::load(&path.display().to_string()) {
                 let g = &settings.gate;
-                let r = crate::run::gate_reading(&saved, g.elo0, g.elo1, g.alpha, g.beta, g.max_games);
-                let (lo, hi) = arena::stats::sprt_bounds(g.alpha, g.beta);
+                let r = crate::run::gate_reading(&saved, g.elo0, g.elo1, g.alpha, g.beta);
+                let (lo, hi) = matchcore::stats::sprt_bounds(g.alpha, g.beta);
                 write!(
                     line,
                     "; {} games of at most {}, {:+.1} +- {} Elo, LLR {:.2} ({lo:.2}, {hi:.2})",
@@ -174,7 +174,7 @@ pub fn status(dir: &Path) -> Result<String> {
             )?,
             None => {
                 let path = run.root.join("gauntlets").join(&g.net).join("state.json");
-                let played = arena::state::load(&path.display().to_string())
+                let played = matchcore::state::load(&path.display().to_string())
                     .map_or(0, |saved| saved.games.len() + saved.pending.len());
                 writeln!(out, "  {}: playing, {played} of {} games", g.net, g.games)?;
             }

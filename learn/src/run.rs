@@ -17,6 +17,7 @@
 use crate::config::Settings;
 use crate::journal::{now, DataSlice, GateResult, Journal, Record, Stage, State};
 use anyhow::{anyhow, bail, Context, Result};
+use matchcore::sprt::Verdict;
 use movegen::openings::StartPositions;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -843,7 +844,7 @@ impl Runner {
                     .gate
                     .clone()
                     .ok_or_else(|| anyhow!("a decided gate without a result"))?;
-                if gate.verdict == "H1" {
+                if gate.verdict == Verdict::H1 {
                     self.promote(&cand)?;
                 } else {
                     let why = format!(
@@ -1163,7 +1164,7 @@ impl Runner {
     /// something changed. Errors: a state that cannot be read or written.
     fn relocate_saved_state(&self, path: &Path, own: usize) -> Result<()> {
         let file = path.display().to_string();
-        let mut saved = arena::state::load(&file).map_err(|e| anyhow!(e))?;
+        let mut saved = matchcore::state::load(&file).map_err(|e| anyhow!(e))?;
         let roots = self.journal.old_roots();
         let luft = format!("cmd={}", self.tools.luft.display());
         let mut engines = 0usize;
@@ -1183,7 +1184,7 @@ impl Runner {
             }
         }
         if changed {
-            arena::state::save(&file, &saved).map_err(|e| anyhow!(e))?;
+            matchcore::state::save(&file, &saved).map_err(|e| anyhow!(e))?;
         }
         Ok(())
     }
@@ -1194,7 +1195,7 @@ impl Runner {
         if !path.exists() {
             return Ok(None);
         }
-        let saved = arena::state::load(&path.display().to_string()).map_err(|e| anyhow!(e))?;
+        let saved = matchcore::state::load(&path.display().to_string()).map_err(|e| anyhow!(e))?;
         let g = &self.settings.gate;
         Ok(gate_verdict(&saved, g.elo0, g.elo1, g.alpha, g.beta, g.max_games))
     }
@@ -1840,7 +1841,7 @@ fn last_validation_loss(path: &Path) -> Option<f64> {
 /// state that cannot be read or written, or one without `-rounds N`.
 pub fn fit_gate_rounds(path: &Path, rounds: u64) -> Result<Option<u64>> {
     let file = path.display().to_string();
-    let mut saved = arena::state::load(&file).map_err(|e| anyhow!(e))?;
+    let mut saved = matchcore::state::load(&file).map_err(|e| anyhow!(e))?;
     let at = saved
         .args
         .iter()
@@ -1854,7 +1855,7 @@ pub fn fit_gate_rounds(path: &Path, rounds: u64) -> Result<Option<u64>> {
         return Ok(None);
     }
     saved.args[at + 1] = rounds.to_string();
-    arena::state::save(&file, &saved).map_err(|e| anyhow!(e))?;
+    matchcore::state::save(&file, &saved).map_err(|e| anyhow!(e))?;
     Ok(Some(old))
 }
 
@@ -1866,16 +1867,16 @@ pub fn gate_rounds(max_games: u64) -> u64 {
 }
 
 /// What a gate's saved arena state says now: the candidate's pentanomial counts (pair 0
-/// against 1), its Elo and the LLR, with the verdict `H1` or `H0` (an LLR bound crossed),
-/// `undecided` (the cap of `max_games`, rounded up to whole pairs, reached first) or
-/// `playing`. One reading for the loop's decision ([`gate_verdict`]) and for `learn status`.
+/// against 1), its Elo and the LLR, with the verdict `H1` or `H0` (an LLR bound crossed) or
+/// `undecided` (neither, yet: [`gate_verdict`] tells a gate still playing from one whose cap
+/// of `max_games`, rounded up to whole pairs, came first). One reading for the loop's
+/// decision and for `learn status`.
 pub fn gate_reading(
-    saved: &arena::state::SavedState,
+    saved: &matchcore::state::SavedState,
     elo0: f64,
     elo1: f64,
     alpha: f64,
     beta: f64,
-    max_games: u64,
 ) -> GateResult {
     let tally = saved
         .pairs
@@ -1883,28 +1884,20 @@ pub fn gate_reading(
         .find(|p| p.0 == 0 && p.1 == 1)
         .map(|p| p.2.clone())
         .unwrap_or_default();
-    let sprt = arena::cli::SprtConfig {
+    let sprt = matchcore::sprt::SprtConfig {
         elo0,
         elo1,
         alpha,
         beta,
-        model: arena::stats::Model::Normalized,
+        model: matchcore::stats::Model::Normalized,
     };
-    let llr = arena::report::sprt_llr(&tally, &sprt, true);
-    let (lower, upper) = arena::stats::sprt_bounds(alpha, beta);
+    let llr = matchcore::sprt::sprt_llr(&tally, &sprt, true);
+    let (lower, upper) = matchcore::stats::sprt_bounds(alpha, beta);
     let games = tally.games();
-    let verdict = if llr >= upper {
-        "H1"
-    } else if llr <= lower {
-        "H0"
-    } else if games >= gate_rounds(max_games) * 2 {
-        "undecided"
-    } else {
-        "playing"
-    };
-    let e = arena::report::estimate(&tally, tally.pairs() > 0);
+    let verdict = Verdict::of_llr(llr, (lower, upper)).unwrap_or(Verdict::Undecided);
+    let e = matchcore::tally::estimate(&tally, tally.pairs() > 0);
     GateResult {
-        verdict: verdict.into(),
+        verdict,
         games,
         penta: tally.penta,
         elo: if e.elo.is_finite() { e.elo } else { 0.0 },
@@ -1913,18 +1906,20 @@ pub fn gate_reading(
     }
 }
 
-/// The gate's decision from its saved state, once there is one ([`gate_reading`] unless
-/// it is still `playing`).
+/// The gate's decision from its saved state, once there is one: [`gate_reading`] once an
+/// LLR bound is crossed or the cap of `max_games` (rounded up to whole pairs) is reached,
+/// `None` while the gate is still playing.
 pub fn gate_verdict(
-    saved: &arena::state::SavedState,
+    saved: &matchcore::state::SavedState,
     elo0: f64,
     elo1: f64,
     alpha: f64,
     beta: f64,
     max_games: u64,
 ) -> Option<GateResult> {
-    let reading = gate_reading(saved, elo0, elo1, alpha, beta, max_games);
-    (reading.verdict != "playing").then_some(reading)
+    let reading = gate_reading(saved, elo0, elo1, alpha, beta);
+    let capped = reading.games >= gate_rounds(max_games) * 2;
+    (reading.verdict != Verdict::Undecided || capped).then_some(reading)
 }
 
 /// Datagen's arguments for the start positions of segment `index`, whose journal names
@@ -1951,12 +1946,12 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("learn-gate-cap-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("state.json");
-        let tally = arena::runner::Tally {
+        let tally = matchcore::tally::Tally {
             penta: [40, 100, 200, 110, 50],
             tri: [300, 380, 320],
             wl: 50,
         };
-        let saved = arena::state::SavedState {
+        let saved = matchcore::state::SavedState {
             args: ["-engine", "cmd=a", "-rounds", "600", "-games", "2", "-recover"]
                 .map(String::from)
                 .to_vec(),
@@ -1964,9 +1959,9 @@ mod tests {
             pairs: vec![(0, 1, tally)],
             ..Default::default()
         };
-        arena::state::save(&path.display().to_string(), &saved).unwrap();
+        matchcore::state::save(&path.display().to_string(), &saved).unwrap();
         let rounds_now = || {
-            let s = arena::state::load(&path.display().to_string()).unwrap();
+            let s = matchcore::state::load(&path.display().to_string()).unwrap();
             let at = s.args.iter().position(|a| a == "-rounds").unwrap();
             (s.args[at + 1].clone(), s.done.clone(), s.pairs.len())
         };
@@ -1977,23 +1972,20 @@ mod tests {
         assert_eq!(fit_gate_rounds(&path, 1500).unwrap(), None);
         // With 1,000 games played, the raised cap reads as playing, a lowered one as
         // undecided at once.
-        let saved = arena::state::load(&path.display().to_string()).unwrap();
-        assert_eq!(
-            gate_reading(&saved, 0.0, 15.0, 0.05, 0.05, 3000).verdict,
-            "playing"
-        );
+        let saved = matchcore::state::load(&path.display().to_string()).unwrap();
+        assert_eq!(gate_verdict(&saved, 0.0, 15.0, 0.05, 0.05, 3000), None);
         assert_eq!(fit_gate_rounds(&path, 400).unwrap(), Some(1500));
-        let saved = arena::state::load(&path.display().to_string()).unwrap();
+        let saved = matchcore::state::load(&path.display().to_string()).unwrap();
         assert_eq!(
-            gate_reading(&saved, 0.0, 15.0, 0.05, 0.05, 800).verdict,
-            "undecided"
+            gate_verdict(&saved, 0.0, 15.0, 0.05, 0.05, 800).map(|r| r.verdict),
+            Some(Verdict::Undecided)
         );
         // A state without -rounds is an error, not a guess.
-        let bare = arena::state::SavedState {
+        let bare = matchcore::state::SavedState {
             args: vec!["-engine".into(), "cmd=a".into()],
             ..Default::default()
         };
-        arena::state::save(&path.display().to_string(), &bare).unwrap();
+        matchcore::state::save(&path.display().to_string(), &bare).unwrap();
         assert!(fit_gate_rounds(&path, 1500).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -2079,11 +2071,11 @@ mod tests {
 
     #[test]
     fn the_gate_reads_its_verdict_from_the_saved_counts() {
-        let mut saved = arena::state::SavedState::default();
+        let mut saved = matchcore::state::SavedState::default();
         let tally = |penta: [u64; 5]| {
             let [ll, ld, mid, wd, ww] = penta;
             // tri from penta: LL is two losses, LD a loss and a draw, ...
-            arena::runner::Tally {
+            matchcore::tally::Tally {
                 penta,
                 tri: [2 * ll + ld, ld + 2 * mid + wd, wd + 2 * ww],
                 wl: 0,
@@ -2092,16 +2084,16 @@ mod tests {
         saved.pairs = vec![(0, 1, tally([0, 2, 10, 2, 0]))];
         assert_eq!(gate_verdict(&saved, 0.0, 15.0, 0.05, 0.05, 1000), None);
         let capped = gate_verdict(&saved, 0.0, 15.0, 0.05, 0.05, 28).unwrap();
-        assert_eq!((capped.verdict.as_str(), capped.games), ("undecided", 28));
+        assert_eq!((capped.verdict, capped.games), (Verdict::Undecided, 28));
         saved.pairs = vec![(0, 1, tally([0, 5, 40, 60, 30]))];
         assert_eq!(
             gate_verdict(&saved, 0.0, 15.0, 0.05, 0.05, 1000).unwrap().verdict,
-            "H1"
+            Verdict::H1
         );
         saved.pairs = vec![(0, 1, tally([30, 60, 40, 5, 0]))];
         assert_eq!(
             gate_verdict(&saved, 0.0, 15.0, 0.05, 0.05, 1000).unwrap().verdict,
-            "H0"
+            Verdict::H0
         );
     }
 }

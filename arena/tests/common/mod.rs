@@ -1,6 +1,6 @@
-//! What both arena end-to-end test files need: where the `luft` binary, arena and the
-//! misbehaving fault engine are, the openings book, and running arena to collect its exit
-//! code and output.
+//! What the arena end-to-end test files share: where the `luft` binary, arena and the
+//! misbehaving fault engine are, the openings book, a fresh directory for a test's files,
+//! and running arena to collect its exit code and output.
 
 #![allow(dead_code)] // each test file uses a different part
 
@@ -32,6 +32,26 @@ pub fn luft() -> PathBuf {
         luft.display()
     );
     luft
+}
+
+/// A fresh, empty directory for one test's files: `luft-arena-NAME-PID` in the system's
+/// temporary directory, emptied first if an earlier run left it. Panics when it cannot be
+/// made.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("luft-arena-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    dir
+}
+
+/// A path for a file `name` (not yet there) in a fresh directory of its own ([`temp_dir`]).
+pub fn temp_file(name: &str) -> PathBuf {
+    temp_dir(name).join(name)
+}
+
+/// The words of `text`, split at white space.
+pub fn words(text: &str) -> Vec<String> {
+    text.split_whitespace().map(String::from).collect()
 }
 
 /// Runs arena with `args`, in `dir` when given; (exit code, -1 when killed by a signal,

@@ -23,16 +23,19 @@ pub enum Model {
     Bayes,
 }
 
+/// A model name that is none of `normalized`, `logistic` and `bayes`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown SPRT model {0:?} (normalized, logistic or bayes)")]
+pub struct UnknownModel(pub String);
+
 impl std::str::FromStr for Model {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownModel;
+    fn from_str(s: &str) -> Result<Self, UnknownModel> {
         match s {
             "normalized" => Ok(Model::Normalized),
             "logistic" => Ok(Model::Logistic),
             "bayes" => Ok(Model::Bayes),
-            other => Err(format!(
-                "unknown SPRT model {other:?} (normalized, logistic or bayes)"
-            )),
+            other => Err(UnknownModel(other.to_string())),
         }
     }
 }

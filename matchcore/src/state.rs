@@ -37,7 +37,7 @@
 //! The file is written to a temporary name and renamed (the `output` crate's rule, so a link
 //! stays a link), so an interruption never leaves half a file. Version 1 files (no `pending`, no lengths) are still read.
 
-use crate::runner::Tally;
+use crate::tally::Tally;
 use serde::{Deserialize, Serialize};
 
 /// What a saved tournament holds.
@@ -62,6 +62,53 @@ pub struct SavedState {
     /// Per engine, (threads, hash) as the report names them (`1t`, `16MB`), once known;
     /// empty in files that do not have them.
     pub labels: Vec<Option<(String, String)>>,
+}
+
+/// Why a state's text is not a state.
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    /// Not JSON, or JSON of another shape (serde_json's words).
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// No `arena_state` of version 1 or 2.
+    #[error("not an arena state file of version 1 or 2")]
+    NotAState,
+    /// A `done` range whose end is below its start.
+    #[error("\"done\" has a backward range [{0}, {1}]")]
+    BackwardRange(u64, u64),
+    /// A pair's `wl` above its `penta[2]`.
+    #[error("a pair's \"wl\" exceeds its penta[2]")]
+    WinLossAboveDraws,
+    /// A done game's half-points above 2.
+    #[error("a game's half-points must be 0, 1 or 2")]
+    GamePoints,
+    /// A pending game's half-points above 2.
+    #[error("a pending game's half-points must be 0, 1 or 2")]
+    PendingPoints,
+}
+
+/// Why a state file cannot be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum StateFileError {
+    /// The file cannot be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not a state.
+    #[error("{path}: {source}")]
+    Content {
+        /// The file.
+        path: String,
+        /// Why.
+        source: StateError,
+    },
+    /// The file cannot be written (the `output` crate's words).
+    #[error(transparent)]
+    Write(std::io::Error),
 }
 
 /// The version written in `arena_state`.
@@ -124,14 +171,15 @@ impl SavedState {
         text
     }
 
-    /// Reads the JSON text [`SavedState::to_json`] writes (version 1 or 2).
-    pub fn from_json(text: &str) -> Result<SavedState, String> {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    /// Reads the JSON text [`SavedState::to_json`] writes (version 1 or 2). Errors:
+    /// [`StateError`].
+    pub fn from_json(text: &str) -> Result<SavedState, StateError> {
+        let value: serde_json::Value = serde_json::from_str(text)?;
         match value.get("arena_state").and_then(serde_json::Value::as_u64) {
             Some(1 | 2) => {}
-            _ => return Err("not an arena state file of version 1 or 2".into()),
+            _ => return Err(StateError::NotAState),
         }
-        let json: StateJson = serde_json::from_value(value).map_err(|e| e.to_string())?;
+        let json: StateJson = serde_json::from_value(value)?;
         let mut state = SavedState {
             args: json.args,
             pgn_bytes: json.pgn_bytes,
@@ -141,7 +189,7 @@ impl SavedState {
         };
         for (a, b) in json.done {
             if a > b {
-                return Err(format!("\"done\" has a backward range [{a}, {b}]"));
+                return Err(StateError::BackwardRange(a, b));
             }
             state.done.push((a, b));
         }
@@ -152,19 +200,19 @@ impl SavedState {
                 wl: p.wl,
             };
             if tally.wl > tally.penta[2] {
-                return Err("a pair's \"wl\" exceeds its penta[2]".into());
+                return Err(StateError::WinLossAboveDraws);
             }
             state.pairs.push((p.first, p.second, tally));
         }
         for &(w, b, p) in json.games.iter() {
             if p > 2 {
-                return Err("a game's half-points must be 0, 1 or 2".into());
+                return Err(StateError::GamePoints);
             }
             state.games.push((w, b, p));
         }
         for &(i, w, b, p) in json.pending.iter() {
             if p > 2 {
-                return Err("a pending game's half-points must be 0, 1 or 2".into());
+                return Err(StateError::PendingPoints);
             }
             state.pending.push((i, w, b, p));
         }
@@ -190,15 +238,23 @@ pub fn ranges(sorted: impl IntoIterator<Item = u64>) -> Vec<(u64, u64)> {
 }
 
 /// Writes `state` to `path` by the workspace's rule for output files (`output`): a regular
-/// file through `<path>.partial`, synced, and a rename; a link keeps being one.
-pub fn save(path: &str, state: &SavedState) -> Result<(), String> {
-    output::write(std::path::Path::new(path), &[], state.to_json().as_bytes()).map_err(|e| e.to_string())
+/// file through `<path>.partial`, synced, and a rename; a link keeps being one. Errors:
+/// [`StateFileError::Write`].
+pub fn save(path: &str, state: &SavedState) -> Result<(), StateFileError> {
+    output::write(std::path::Path::new(path), &[], state.to_json().as_bytes()).map_err(StateFileError::Write)
 }
 
-/// Reads a state file.
-pub fn load(path: &str) -> Result<SavedState, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-    SavedState::from_json(&text).map_err(|e| format!("{path}: {e}"))
+/// Reads a state file. Errors: [`StateFileError::Read`], or [`StateFileError::Content`]
+/// naming the file.
+pub fn load(path: &str) -> Result<SavedState, StateFileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| StateFileError::Read {
+        path: path.to_string(),
+        source,
+    })?;
+    SavedState::from_json(&text).map_err(|source| StateFileError::Content {
+        path: path.to_string(),
+        source,
+    })
 }
 
 #[cfg(test)]
@@ -227,7 +283,7 @@ mod tests {
         };
         assert_eq!(state.done, [(0, 2), (5, 5), (7, 8)]);
         assert!(state.is_done(1) && state.is_done(8) && !state.is_done(3) && !state.is_done(6));
-        assert_eq!(SavedState::from_json(&state.to_json()), Ok(state));
+        assert_eq!(SavedState::from_json(&state.to_json()).ok(), Some(state));
     }
 
     #[test]
@@ -239,6 +295,38 @@ mod tests {
         assert_eq!(state.args, ["name=\u{1f600}"]);
         assert!(state.pending.is_empty() && state.pgn_bytes.is_none() && state.labels.is_empty());
         assert!(state.is_done(3) && !state.is_done(4));
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_read_or_holds_no_state_is_named() {
+        let dir = std::env::temp_dir().join(format!("matchcore-state-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_default();
+        let missing = dir.join("missing.json").display().to_string();
+        let e = load(&missing).unwrap_err();
+        assert!(matches!(e, StateFileError::Read { .. }), "{e:?}");
+        assert!(
+            e.to_string().starts_with(&format!("cannot read {missing}: ")),
+            "{e}"
+        );
+        let other = dir.join("other.json");
+        std::fs::write(&other, "{\"arena_spsa\": 1}").unwrap_or_default();
+        let other = other.display().to_string();
+        let e = load(&other).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                StateFileError::Content {
+                    source: StateError::NotAState,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            format!("{other}: not an arena state file of version 1 or 2")
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -257,7 +345,7 @@ mod tests {
                 "backward range",
             ),
         ] {
-            let e = SavedState::from_json(text).unwrap_err();
+            let e = SavedState::from_json(text).unwrap_err().to_string();
             assert!(e.contains(why), "{text:?}: {e}");
         }
     }

@@ -17,6 +17,9 @@ use std::fmt;
 
 /// Longest time or increment a control may name: a day, in milliseconds.
 pub const MAX_TIME_MS: u64 = 86_400_000;
+/// Largest time margin (the grace past a clock's end before a move is lost on time), in
+/// milliseconds: a day.
+pub const MAX_TIME_MARGIN_MS: u64 = 86_400_000;
 /// Most moves a repeating session may have.
 pub const MAX_SESSION_MOVES: u32 = 10_000;
 
@@ -53,10 +56,35 @@ impl fmt::Display for TimeControl {
     }
 }
 
+/// Why a `tc=` value is refused; each names the value as given.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TimeControlError {
+    /// Not of the form `[MOVES/]TIME[+INC]`.
+    #[error("bad time control {0:?} (expected [MOVES/]TIME[+INC], TIME in seconds or M:SS)")]
+    Form(String),
+    /// A time or increment over [`MAX_TIME_MS`].
+    #[error("time control {0:?} is longer than a day")]
+    TooLong(String),
+    /// cutechess's hourglass (`hg`).
+    #[error("time control {0:?}: hourglass controls are not supported")]
+    Hourglass(String),
+    /// Moves per session that are not from 1 to [`MAX_SESSION_MOVES`].
+    #[error(
+        "time control {0:?}: the moves per session must be a whole number from 1 to {MAX_SESSION_MOVES}"
+    )]
+    SessionMoves(String),
+    /// An increment given as minutes and seconds.
+    #[error("time control {0:?}: the increment is in seconds")]
+    IncrementNotSeconds(String),
+    /// No time and no increment.
+    #[error("time control {0:?} gives no time")]
+    NoTime(String),
+}
+
 /// Seconds (`1.5`, `90`) or minutes and seconds (`1:30`, `0:05.5`) to milliseconds.
-fn duration_ms(text: &str, whole: &str) -> Result<u64, String> {
-    let bad = || format!("bad time control {whole:?} (expected [MOVES/]TIME[+INC], TIME in seconds or M:SS)");
-    let seconds = |s: &str| -> Result<f64, String> {
+fn duration_ms(text: &str, whole: &str) -> Result<u64, TimeControlError> {
+    let bad = || TimeControlError::Form(whole.to_string());
+    let seconds = |s: &str| -> Result<f64, TimeControlError> {
         let s = s.trim();
         if s.is_empty() || !s.chars().all(|c| c.is_ascii_digit() || c == '.') {
             return Err(bad());
@@ -74,21 +102,19 @@ fn duration_ms(text: &str, whole: &str) -> Result<u64, String> {
     };
     let ms = (total * 1000.0).round();
     if !(0.0..=MAX_TIME_MS as f64).contains(&ms) {
-        return Err(format!("time control {whole:?} is longer than a day"));
+        return Err(TimeControlError::TooLong(whole.to_string()));
     }
     Ok(ms as u64)
 }
 
-/// Parses a `tc=` value; `Ok(None)` is `inf`, no clock.
-pub fn parse(value: &str) -> Result<Option<TimeControl>, String> {
+/// Parses a `tc=` value; `Ok(None)` is `inf`, no clock. Errors: [`TimeControlError`].
+pub fn parse(value: &str) -> Result<Option<TimeControl>, TimeControlError> {
     let text = value.trim();
     if text == "inf" || text == "infinite" {
         return Ok(None);
     }
     if text.contains("hg") {
-        return Err(format!(
-            "time control {value:?}: hourglass controls are not supported"
-        ));
+        return Err(TimeControlError::Hourglass(value.to_string()));
     }
     let (moves, rest) = match text.split_once('/') {
         Some((moves, rest)) => {
@@ -96,11 +122,7 @@ pub fn parse(value: &str) -> Result<Option<TimeControl>, String> {
                 "inf" | "infinite" => None,
                 m => match m.parse::<u32>() {
                     Ok(n) if (1..=MAX_SESSION_MOVES).contains(&n) => Some(n),
-                    _ => {
-                        return Err(format!(
-                            "time control {value:?}: the moves per session must be a whole number from 1 to {MAX_SESSION_MOVES}"
-                        ))
-                    }
+                    _ => return Err(TimeControlError::SessionMoves(value.to_string())),
                 },
             };
             (count, rest)
@@ -114,13 +136,13 @@ pub fn parse(value: &str) -> Result<Option<TimeControl>, String> {
     let base_ms = duration_ms(time, value)?;
     let inc_ms = match inc {
         Some(inc) if inc.contains(':') => {
-            return Err(format!("time control {value:?}: the increment is in seconds"))
+            return Err(TimeControlError::IncrementNotSeconds(value.to_string()))
         }
         Some(inc) => duration_ms(inc, value)?,
         None => 0,
     };
     if base_ms == 0 && inc_ms == 0 {
-        return Err(format!("time control {value:?} gives no time"));
+        return Err(TimeControlError::NoTime(value.to_string()));
     }
     Ok(Some(TimeControl {
         moves,
@@ -215,8 +237,23 @@ mod tests {
         ] {
             assert!(parse(bad).is_err(), "{bad:?} accepted");
         }
-        assert!(parse("100000").unwrap_err().contains("longer than a day"));
-        assert!(parse("40/60hg").unwrap_err().contains("hourglass"));
+        assert_eq!(parse("100000"), Err(TimeControlError::TooLong("100000".into())));
+        assert!(parse("100000")
+            .unwrap_err()
+            .to_string()
+            .contains("longer than a day"));
+        assert_eq!(
+            parse("40/60hg"),
+            Err(TimeControlError::Hourglass("40/60hg".into()))
+        );
+        assert!(parse("40/60hg").unwrap_err().to_string().contains("hourglass"));
+        assert_eq!(parse("0/10"), Err(TimeControlError::SessionMoves("0/10".into())));
+        assert_eq!(
+            parse("10+1:00"),
+            Err(TimeControlError::IncrementNotSeconds("10+1:00".into()))
+        );
+        assert_eq!(parse("0+0"), Err(TimeControlError::NoTime("0+0".into())));
+        assert_eq!(parse("1:2:3"), Err(TimeControlError::Form("1:2:3".into())));
     }
 
     #[test]
