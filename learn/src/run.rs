@@ -24,6 +24,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use trainer::status::RunStatus;
 
 /// The openings book arena ships, written into a run directory for its gates.
 const GATE_BOOK: &str = include_str!("../../arena/openings/luft-8ply.epd");
@@ -741,18 +742,18 @@ impl Runner {
             Stage::Training => {
                 if self.trainer.is_none() {
                     let dir = self.run.path(&cand.dir);
-                    let checkpoint = cand.dir.join("checkpoint.bin");
                     let has_checkpoint = dir.join("checkpoint.bin").exists();
                     if dir.join("final.nnue").exists() {
                         return self.export(&cand);
                     }
                     // The settings of now (a journal's frozen command line is never run):
                     // a training stopped by a setting is retried with the mended one. A
-                    // checkpoint keeps its own shape and schedule.
-                    let (args, _) = self.trainer_args(cand.cand, &cand.data, &cand.dir)?;
+                    // checkpoint keeps its own shape and schedule: the trainer's status
+                    // gives the arguments that resume it.
                     let args = if has_checkpoint {
-                        resume_args(&args, &checkpoint)
+                        self.resume_args(&cand)
                     } else {
+                        let (args, _) = self.trainer_args(cand.cand, &cand.data, &cand.dir)?;
                         std::fs::create_dir_all(&dir)
                             .with_context(|| format!("cannot create {}", dir.display()))?;
                         output::write(
@@ -1009,6 +1010,21 @@ impl Runner {
         Ok((args, fine_tune))
     }
 
+    /// The trainer's arguments that resume candidate `cand` from its checkpoint: those its
+    /// `status.json` gives (`trainer::status`), or, for a checkpoint of a trainer that
+    /// wrote none, the same built from the journal's data; with `[train] threads` of now.
+    fn resume_args(&self, cand: &crate::journal::Candidate) -> Vec<String> {
+        let mut args = match RunStatus::load(&self.run.path(&cand.dir)) {
+            Ok(status) => status.resume,
+            Err(_) => {
+                let data: Vec<PathBuf> = cand.data.iter().map(|d| d.file.clone()).collect();
+                trainer::status::resume_args(&data, None, &cand.dir)
+            }
+        };
+        args.extend(["--threads".into(), self.settings.train.threads.to_string()]);
+        args
+    }
+
     fn export(&mut self, cand: &crate::journal::Candidate) -> Result<()> {
         let dir = self.run.path(&cand.dir);
         let final_net = dir.join("final.nnue");
@@ -1016,7 +1032,7 @@ impl Runner {
         std::fs::create_dir_all(self.run.candidates())?;
         let path = Path::new(RunDir::CANDIDATES).join(format!("{}.nnue", cand.name));
         output::write(&self.run.path(&path), &[], &net.to_bytes())?;
-        let val_loss = last_validation_loss(&dir.join("loss.csv"));
+        let val_loss = RunStatus::load(&dir).ok().and_then(|s| s.last_validation_loss());
         say(&format!(
             "learn: exported {} (validation loss {})",
             path.display(),
@@ -1748,38 +1764,6 @@ pub fn rating_of(table: &str, name: &str) -> (u64, Option<f64>, Option<f64>) {
     (0, None, None)
 }
 
-/// The trainer's arguments to resume from `checkpoint`: the same data and output, the
-/// checkpoint's own settings (its shape, schedule and weights).
-fn resume_args(args: &[String], checkpoint: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        if [
-            "--init",
-            "--epochs",
-            "--arch",
-            "--hidden",
-            "--buckets",
-            "--lr",
-            "--seed",
-            "--batch-size",
-            "--batches-per-superbatch",
-            "--wdl",
-        ]
-        .contains(&a.as_str())
-        {
-            i += 2;
-            continue;
-        }
-        out.push(a.clone());
-        i += 1;
-    }
-    out.push("--resume".into());
-    out.push(checkpoint.display().to_string());
-    out
-}
-
 /// `target` relative to `base` (both absolute), by their components alone (`.` dropped,
 /// `..` taken back): `../../shared/data` from `/w/runs/main` to `/w/shared/data`; `target`
 /// itself when they share no root.
@@ -1825,14 +1809,6 @@ fn log_tail(log: &Path) -> String {
         Some(line) => format!(": {}", line.chars().take(300).collect::<String>()),
         None => String::new(),
     }
-}
-
-/// The last validation loss in a trainer's `loss.csv`.
-fn last_validation_loss(path: &Path) -> Option<f64> {
-    let text = std::fs::read_to_string(path).ok()?;
-    text.lines()
-        .rev()
-        .find_map(|l| l.split(',').nth(2)?.trim().parse().ok())
 }
 
 /// Sets the `-rounds` of the arena state at `path` (a gate's) to `rounds` encounters of two
@@ -2063,18 +2039,10 @@ mod tests {
     }
 
     #[test]
-    fn names_and_resume_arguments() {
+    fn names() {
         assert_eq!(parse_gen("gen13-128"), Some((13, 128)));
         assert_eq!(parse_gen("gen14-256-c3"), Some((14, 256)));
         assert_eq!(parse_gen("material-32"), None);
-        let args: Vec<String> = "train --data a b --arch (768x4hm->128)x2->1x8 --hidden 128 --epochs 16 --out o --init n.nnue --threads 1"
-            .split(' ')
-            .map(String::from)
-            .collect();
-        assert_eq!(
-            resume_args(&args, Path::new("o/checkpoint.bin")).join(" "),
-            "train --data a b --out o --threads 1 --resume o/checkpoint.bin"
-        );
     }
 
     #[test]
