@@ -196,7 +196,8 @@ impl Default for Gate {
 
 /// Gauntlet settings: every `every`-th promoted net plays `games` games against each
 /// opponent (one `arena -tournament gauntlet` match, colours reversed over the book's
-/// openings), rated in one joint fit by `arena rate` with `anchor`.
+/// openings), rated in one joint fit by arena's rating library (`arena rate`'s fit) with
+/// `anchor`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Gauntlet {
@@ -215,7 +216,7 @@ pub struct Gauntlet {
     /// arena's `-each timemargin=MS`: how far past its clock a move may come before it
     /// loses on time (a loaded machine's scheduling delays).
     pub time_margin: u64,
-    /// `NAME=ELO` for `arena rate --anchor` (empty: the fit's mean is 0).
+    /// `NAME=ELO`, the anchor of the fit (`arena rate --anchor`; empty: the fit's mean is 0).
     pub anchor: String,
     /// The opponents.
     pub opponents: Vec<Opponent>,

@@ -201,12 +201,13 @@ pub enum Record {
         net: String,
         /// Games played.
         games: u64,
-        /// The net's rating in the joint fit (`arena rate`, against the anchor), and the
+        /// The net's rating in the joint fit (`arena::rating`, against the anchor), and the
         /// half-width of its 95% interval.
         elo: Option<f64>,
         /// Half-width of the interval.
         elo_error: Option<f64>,
-        /// `arena rate`'s table, as printed.
+        /// The fit's table (`arena::rating::render` under a line that says what was rated;
+        /// older journals hold `arena rate`'s printed output).
         ratings: String,
     },
     /// The run stopped (a signal, `--for`, or an error), for the record.

@@ -260,7 +260,7 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
         }
         for g in s.gauntlets.iter().filter(|g| g.done.is_some()) {
             if let Some((_, _, _, table)) = &g.done {
-                writeln!(md, "\n{}'s fit (`arena rate`):\n\n```\n{}```", g.net, table)?;
+                writeln!(md, "\n{}'s fit (`arena::rating`):\n\n```\n{}```", g.net, table)?;
             }
         }
     }

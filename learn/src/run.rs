@@ -1300,8 +1300,8 @@ impl Runner {
 
     /// The gauntlet stage: a promoted net due one (`[gauntlet] every`) plays it right after
     /// its promotion, before the next candidate trains (self-play runs `threads_busy`
-    /// meanwhile); once arena has played it out, `arena rate` fits the ratings and the
-    /// result is journaled. A kill resumes it from arena's saved state (a game cut short is
+    /// meanwhile); once arena has played it out, arena's rating library fits the ratings
+    /// and the result is journaled. A kill resumes it from arena's saved state (a game cut short is
     /// played again).
     fn step_gauntlet(&mut self) -> Result<()> {
         if self.gauntlet.is_some() {
@@ -1391,32 +1391,26 @@ impl Runner {
         Ok(())
     }
 
-    /// `arena rate` over the gauntlet's PGN (with `[gauntlet] anchor`), written to
-    /// `ratings.txt` beside it and journaled with the net's own rating.
+    /// The gauntlet's games rated by arena's rating library (`arena::rating`: the joint fit
+    /// `arena rate` makes, with `[gauntlet] anchor`), the table written to `ratings.txt`
+    /// beside the PGN and journaled with the net's own rating.
     fn rate_gauntlet(&mut self, g: &crate::journal::Gauntlet) -> Result<()> {
         let dir = self.gauntlet_dir(&g.net);
         let pgn = dir.join("games.pgn");
-        let mut cmd = std::process::Command::new(&self.tools.arena);
-        cmd.current_dir(&self.run.root).arg("rate");
         let anchor = self.settings.gauntlet.anchor.trim().to_string();
-        if !anchor.is_empty() {
-            cmd.args(["--anchor", &anchor]);
-        }
-        let out = cmd
-            .arg(&pgn)
-            .stdin(Stdio::null())
-            .output()
-            .with_context(|| format!("cannot run {} rate", self.tools.arena.display()))?;
-        if !out.status.success() {
-            return self.failed(&format!(
-                "arena rate on {} failed: {}",
-                pgn.display(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            ));
-        }
-        let ratings = String::from_utf8_lossy(&out.stdout).into_owned();
+        let rated = match rate(&self.run.path(&pgn), &pgn, &anchor) {
+            Ok(rated) => rated,
+            Err(e) => return self.failed(&format!("the rating of {} failed: {e}", pgn.display())),
+        };
+        let ratings = rated.1;
         output::write(&self.run.path(&dir).join("ratings.txt"), &[], ratings.as_bytes())?;
-        let (games, elo, elo_error) = rating_of(&ratings, &g.net);
+        let (games, elo, elo_error) = rated
+            .0
+            .iter()
+            .find(|r| r.name == g.net)
+            .map_or((0, None, None), |r| {
+                (r.games, Some(r.elo), Some(r.error).filter(|e| *e > 0.0))
+            });
         say(&format!(
             "learn: gauntlet of {} rated: {} ({games} games)",
             g.net,
@@ -1749,19 +1743,35 @@ fn match_args(rounds: u64, concurrency: usize, rating_interval: u32, dir: &Path)
     ]
 }
 
-/// A player's games, rating and interval in `arena rate`'s table (`Rank Name Elo +/- Games
-/// Score Draws`); zeros and None when it is not there. The anchor's interval is None.
-pub fn rating_of(table: &str, name: &str) -> (u64, Option<f64>, Option<f64>) {
-    for line in table.lines() {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        if words.len() >= 5 && words[1] == name && words[0].parse::<u32>().is_ok() {
-            let elo = words[2].parse::<f64>().ok();
-            let err = words[3].parse::<f64>().ok().filter(|e| *e > 0.0);
-            let games = words[4].parse::<u64>().unwrap_or(0);
-            return (games, elo, err);
-        }
+/// The players of the games in the PGN file `file` (named `shown` in errors) rated jointly
+/// by arena's rating library (`arena::rating::fit`, the fit of `arena rate`, with its
+/// default prior), `anchor` (`NAME=ELO`, or empty: the mean is 0) fixing the scale: the
+/// ratings, strongest first, and their table (`arena::rating::render`) under a line that
+/// says what was rated. Errors: a file that cannot be read or parsed, an anchor that is
+/// not `NAME=ELO`, a fit that fails (no finished game, players that never met).
+pub fn rate(file: &Path, shown: &Path, anchor: &str) -> Result<(Vec<arena::rating::Rating>, String)> {
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", shown.display()))?;
+    let results = arena::rating::read_results(&String::from_utf8_lossy(&bytes), &shown.display().to_string())
+        .map_err(|e| anyhow!(e))?;
+    let mut options = arena::rating::FitOptions::default();
+    if !anchor.is_empty() {
+        let (name, elo) = anchor
+            .rsplit_once('=')
+            .and_then(|(name, elo)| Some((name.trim(), elo.trim().parse::<f64>().ok()?)))
+            .ok_or_else(|| anyhow!("the anchor {anchor:?} is not NAME=ELO"))?;
+        options.anchor = Some((name.to_string(), elo));
     }
-    (0, None, None)
+    let ratings = arena::rating::fit(&results.games, &options).map_err(|e| anyhow!(e))?;
+    let table = format!(
+        "{} games of {} players from {} ({} unfinished left out), rated jointly with {}; +/- is a 95% interval\n{}",
+        results.games.len(),
+        ratings.len(),
+        shown.display(),
+        results.unfinished,
+        if anchor.is_empty() { "the mean at 0".to_string() } else { format!("the anchor {anchor}") },
+        arena::rating::render(&ratings)
+    );
+    Ok((ratings, table))
 }
 
 /// `target` relative to `base` (both absolute), by their components alone (`.` dropped,
@@ -2036,6 +2046,44 @@ mod tests {
         assert_eq!(rel("/w/runs/main", "/w/runs/main/x.bin"), Path::new("x.bin"));
         assert_eq!(rel("/w/runs/./main", "/w/a/../shared"), Path::new("../../shared"));
         assert_eq!(rel("/w/runs/main", "/w/runs/main"), Path::new("."));
+    }
+
+    #[test]
+    fn gauntlets_are_rated_by_arenas_rating_library() {
+        let dir = std::env::temp_dir().join(format!("learn-rate-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let pgn = dir.join("games.pgn");
+        let game = |white: &str, black: &str, result: &str| {
+            format!("[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n\n1. e4 {result}\n\n")
+        };
+        let text = [
+            game("gen1-32", "sf", "1-0"),
+            game("sf", "gen1-32", "1/2-1/2"),
+            game("gen1-32", "sf", "0-1"),
+            game("sf", "gen1-32", "0-1"),
+            game("sf", "gen1-32", "*"),
+        ]
+        .concat();
+        std::fs::write(&pgn, text).unwrap();
+        let (ratings, table) = rate(&pgn, Path::new("gauntlets/gen1-32/games.pgn"), "sf=2200").unwrap();
+        let of = |name: &str| ratings.iter().find(|r| r.name == name).unwrap();
+        assert_eq!((of("sf").elo, of("sf").error), (2200.0, 0.0));
+        // 2.5 of 4 points: above the anchor.
+        assert!(of("gen1-32").elo > 2200.0 && of("gen1-32").error > 0.0);
+        assert_eq!(of("gen1-32").games, 4);
+        assert!(
+            table
+                .starts_with("4 games of 2 players from gauntlets/gen1-32/games.pgn (1 unfinished left out)"),
+            "{table}"
+        );
+        assert!(table.contains(&arena::rating::render(&ratings)), "{table}");
+        assert!(rate(&pgn, &pgn, "sf").is_err(), "an anchor without a rating");
+        assert!(
+            rate(&pgn, &pgn, "nobody=0").is_err(),
+            "an anchor that did not play"
+        );
+        assert!(rate(&dir.join("none.pgn"), &pgn, "").is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
