@@ -10,6 +10,11 @@
 use crate::play::Opening;
 use movegen::pgn::parse_pgn;
 
+/// The opening book arena ships, `arena/openings/luft-8ply.epd` (2000 EPD positions made by
+/// Luft's own tools; `openings/README.md`): the one definition of its text for every crate
+/// that plays from it (learn writes it into each run directory for its gates).
+pub const BOOK: &str = include_str!("../openings/luft-8ply.epd");
+
 /// The text of an openings file, and notes for the user: invalid UTF-8 is replaced.
 pub fn read_text(path: &str) -> Result<(String, Vec<String>), String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read openings {path}: {e}"))?;
@@ -227,7 +232,7 @@ mod tests {
 
     #[test]
     fn arrangement_is_seeded_and_rotated() {
-        let (book, notes) = read_epd(include_str!("../openings/luft-8ply.epd")).unwrap();
+        let (book, notes) = read_epd(BOOK).unwrap();
         assert!(notes.is_empty(), "{notes:?}");
         let a = arrange(book.clone(), true, 7, 1);
         let b = arrange(book.clone(), true, 7, 1);

@@ -26,9 +26,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use trainer::status::RunStatus;
 
-/// The openings book arena ships, written into a run directory for its gates.
-const GATE_BOOK: &str = include_str!("../../arena/openings/luft-8ply.epd");
-
 /// The trainer's command line of a candidate started from scratch, as JSON, in its
 /// directory (`DIR/candidates/cK/command.json`): what `learn report` gives as its provenance.
 pub const COMMAND_FILE: &str = "command.json";
@@ -244,7 +241,7 @@ pub fn init(dir: &Path, net: &Path, name: Option<&str>, extra_data: &[PathBuf], 
         .collect::<Result<_>>()?;
     std::fs::create_dir_all(run.nets()).with_context(|| format!("cannot create {}", run.nets().display()))?;
     output::write(&copy, &[net], &network.to_bytes())?;
-    output::write(&run.book(), &[], GATE_BOOK.as_bytes())?;
+    output::write(&run.book(), &[], arena::openings::BOOK.as_bytes())?;
     output::write(&run.settings(), &[], settings.to_toml()?.as_bytes())?;
     let (mut journal, _) = Journal::open(&run.journal())?;
     journal.append(&Record::Init {
