@@ -24,7 +24,7 @@ use crate::stage::gauntlet::Gauntlet;
 use crate::stage::promote::Promotion;
 use crate::stage::selfplay::SelfPlay;
 use crate::stage::train::Training;
-use crate::stage::{say, Context, ToolPaths};
+use crate::stage::{say, Context, Step, ToolPaths};
 use anyhow::{bail, Context as _, Result};
 use std::fs::File;
 use std::path::Path;
@@ -234,12 +234,12 @@ impl Runner {
     /// and self-play's, then the packing of finished segments.
     fn step(&mut self) -> Result<()> {
         let cx = &mut self.cx;
-        match (Track::of(cx), cx.state.open_candidate().cloned()) {
-            (Track::StartTraining, _) => Training::start(cx)?,
-            (Track::Training, Some(cand)) => self.training.step(cx, &cand)?,
-            (Track::Gate, Some(cand)) => self.gate.step(cx, &cand)?,
-            (Track::Promotion, Some(cand)) => self.promotion.step(cx, &cand)?,
-            _ => {}
+        match Track::of(cx) {
+            Track::StartTraining => Training::start(cx)?,
+            Track::Training => self.training.step(cx)?,
+            Track::Gate => self.gate.step(cx)?,
+            Track::Promotion => self.promotion.step(cx)?,
+            Track::Waiting => {}
         }
         self.gauntlet.step(cx)?;
         self.selfplay.step(cx)?;
@@ -310,3 +310,7 @@ fn decided(state: &State) -> usize {
         .filter(|c| matches!(c.stage, Stage::Promoted | Stage::Rejected(_)))
         .count()
 }
+
+#[cfg(all(test, unix))]
+#[path = "run_tests.rs"]
+mod tests;

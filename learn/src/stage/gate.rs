@@ -12,7 +12,7 @@
 //! flight, which then resumes with the new cap ([`Gate::cap_changed`]).
 
 use super::gate_math::{self, fit_gate_rounds, gate_rounds, relocate_saved_state};
-use super::{book_args, limit_args, match_args, say, Context};
+use super::{book_args, limit_args, match_args, say, Context, Step};
 use crate::child::{log_tail, poll, Running};
 use crate::journal::{now, Candidate, Record, Stage};
 use crate::rundir::RunDir;
@@ -26,63 +26,12 @@ pub struct Gate {
 }
 
 impl Gate {
-    /// One step of the open candidate `cand`, exported or gating: journals and starts its
-    /// gate, starts (or resumes) arena, or looks at the one running and journals the
-    /// verdict once arena's state has one. Errors: the journal, a state that cannot be
-    /// read, arena failing three times in a row.
-    pub fn step(&mut self, cx: &mut Context, cand: &Candidate) -> Result<()> {
-        if cand.stage == Stage::Exported {
-            return self.start(cx, cand);
-        }
-        if self.child.is_none() {
-            return self.spawn(cx, cand);
-        }
-        if let Some(status) = poll(&mut self.child)? {
-            match result(cx, cand)? {
-                Some(result) => {
-                    cx.succeeded();
-                    let gate_secs = now().saturating_sub(cand.gate_started.unwrap_or(now()));
-                    say(&format!(
-                        "learn: gate of {} decided: {} after {} games, {} Elo, LLR {:.2}",
-                        cand.name,
-                        result.verdict,
-                        result.games,
-                        crate::journal::elo_text(&result),
-                        result.llr
-                    ));
-                    cx.record(Record::GateDone {
-                        t: now(),
-                        cand: cand.cand,
-                        result,
-                        gate_secs,
-                    })?;
-                }
-                // It ended by itself before it decided (the loop's own stops report
-                // nothing): a failure, resumed on the next step.
-                None => {
-                    let log = cx.run.log(&format!("gate-c{}", cand.cand));
-                    cx.failed(&format!(
-                        "arena for the gate of {} failed ({status}){}",
-                        cand.name,
-                        log_tail(&log)
-                    ))?;
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// `[gate] max_games` changed: the arena in flight stops, saving its state, and the
     /// next step resumes it with the new cap.
     pub fn cap_changed(&mut self) {
         if let Some(r) = self.child.as_mut() {
             r.stop();
         }
-    }
-
-    /// Its arena, taken to be stopped with the loop's other children.
-    pub fn take_child(&mut self) -> Option<Running> {
-        self.child.take()
     }
 
     fn start(&mut self, cx: &mut Context, cand: &Candidate) -> Result<()> {
@@ -152,6 +101,63 @@ impl Gate {
     }
 }
 
+impl Step for Gate {
+    /// One step of the open candidate, exported or gating (nothing while there is none):
+    /// journals and starts its gate, starts (or resumes) arena, or looks at the one running
+    /// and journals the verdict once arena's state has one. Errors: the journal, a state
+    /// that cannot be read, arena failing three times in a row.
+    fn step(&mut self, cx: &mut Context) -> Result<()> {
+        let Some(cand) = cx.open_candidate_in(|s| matches!(s, Stage::Exported | Stage::Gating)) else {
+            return Ok(());
+        };
+        let cand = &cand;
+        if cand.stage == Stage::Exported {
+            return self.start(cx, cand);
+        }
+        if self.child.is_none() {
+            return self.spawn(cx, cand);
+        }
+        if let Some(status) = poll(&mut self.child)? {
+            match result(cx, cand)? {
+                Some(result) => {
+                    cx.succeeded();
+                    let gate_secs = now().saturating_sub(cand.gate_started.unwrap_or(now()));
+                    say(&format!(
+                        "learn: gate of {} decided: {} after {} games, {} Elo, LLR {:.2}",
+                        cand.name,
+                        result.verdict,
+                        result.games,
+                        crate::journal::elo_text(&result),
+                        result.llr
+                    ));
+                    cx.record(Record::GateDone {
+                        t: now(),
+                        cand: cand.cand,
+                        result,
+                        gate_secs,
+                    })?;
+                }
+                // It ended by itself before it decided (the loop's own stops report
+                // nothing): a failure, resumed on the next step.
+                None => {
+                    let log = cx.run.log(&format!("gate-c{}", cand.cand));
+                    cx.failed(&format!(
+                        "arena for the gate of {} failed ({status}){}",
+                        cand.name,
+                        log_tail(&log)
+                    ))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Its arena, taken to be stopped with the loop's other children.
+    fn take_child(&mut self) -> Option<Running> {
+        self.child.take()
+    }
+}
+
 /// The gate's directory, relative to the run directory (`gates/cK`).
 pub fn gate_dir(cand: &Candidate) -> PathBuf {
     Path::new(RunDir::GATES).join(format!("c{}", cand.cand))
@@ -214,3 +220,7 @@ fn same_architecture(a: &Path, b: &Path) -> bool {
         _ => false,
     }
 }
+
+#[cfg(all(test, unix))]
+#[path = "gate_tests.rs"]
+mod tests;

@@ -166,6 +166,47 @@ pub fn relocate_saved_state(path: &Path, own: usize, luft: &Path, roots: &[PathB
     Ok(())
 }
 
+/// A gate's saved arena state with `rounds` rounds and the candidate's pentanomial counts
+/// `penta` (pair 0 against 1), written to `path`: what the stage tests' arena saves.
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+pub(crate) fn write_state(path: &Path, rounds: u64, penta: [u64; 5]) {
+    let tally = tally_of(penta);
+    let rounds = rounds.to_string();
+    let saved = arena::state::SavedState {
+        args: [
+            "-engine", "cmd=luft", "-engine", "cmd=luft", "-rounds", &rounds, "-games", "2",
+        ]
+        .map(String::from)
+        .to_vec(),
+        pairs: vec![(0, 1, tally)],
+        ..Default::default()
+    };
+    arena::state::save(&path.display().to_string(), &saved).unwrap();
+}
+
+/// The reading of a gate with the counts `penta` and the cap `max_games` at the SPRT
+/// bounds 0 and 15, alpha and beta 0.05: a gate's result for the stage tests.
+#[cfg(test)]
+pub(crate) fn reading_of(penta: [u64; 5], max_games: u64) -> GateResult {
+    let saved = arena::state::SavedState {
+        pairs: vec![(0, 1, tally_of(penta))],
+        ..Default::default()
+    };
+    gate_reading(&saved, 0.0, 15.0, 0.05, 0.05, max_games)
+}
+
+/// The counts of pentanomial `penta` (LL, LD, DD+WL, WD, WW), with their games.
+#[cfg(test)]
+fn tally_of(penta: [u64; 5]) -> arena::runner::Tally {
+    let [ll, ld, mid, wd, ww] = penta;
+    arena::runner::Tally {
+        penta,
+        tri: [2 * ll + ld, ld + 2 * mid + wd, wd + 2 * ww],
+        wl: 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

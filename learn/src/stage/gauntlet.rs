@@ -12,7 +12,7 @@
 //! again); the rating, made once arena has played it out, takes the anchor of now.
 
 use super::gate_math::relocate_saved_state;
-use super::{book_args, limit_args, match_args, say, Context};
+use super::{book_args, limit_args, match_args, say, Context, Step};
 use crate::child::{log_tail, poll, Running};
 use crate::journal::{now, Record};
 use crate::rundir::RunDir;
@@ -26,10 +26,41 @@ pub struct Gauntlet {
 }
 
 impl Gauntlet {
+    fn spawn(&mut self, cx: &mut Context, g: &crate::journal::Gauntlet) -> Result<()> {
+        let state_rel = gauntlet_dir(&g.net).join("state.json");
+        let state_file = cx.run.path(&state_rel);
+        // As for the gate: the saved state once under way, else the settings of now.
+        let args = if state_file.exists() {
+            // The first engine is learn's luft, the others the opponents.
+            relocate_saved_state(&state_file, 1, &cx.tools.luft, cx.old_roots())?;
+            vec!["-config".into(), format!("file={}", state_rel.display())]
+        } else {
+            let net = cx
+                .state
+                .chain
+                .iter()
+                .find(|(name, _, _)| *name == g.net)
+                .map(|(_, net, _)| net.clone())
+                .ok_or_else(|| anyhow!("the gauntlet's net {} is not a promoted net", g.net))?;
+            gauntlet_args(cx, &g.net, &net)
+        };
+        say(&format!(
+            "learn: gauntlet of {} ({} games; {})",
+            g.net,
+            g.games,
+            if state_file.exists() { "resumed" } else { "started" }
+        ));
+        let log = format!("gauntlet-{}", g.net);
+        self.child = Some(cx.spawn(&cx.tools.arena, &args, &log, cx.settings.gauntlet.concurrency)?);
+        Ok(())
+    }
+}
+
+impl Step for Gauntlet {
     /// One step: looks at the arena running (and rates the gauntlet it played out), resumes
     /// the open gauntlet, or journals and starts the one a promoted net is due, between
     /// candidates. Errors: the journal, arena or the rating failing three times in a row.
-    pub fn step(&mut self, cx: &mut Context) -> Result<()> {
+    fn step(&mut self, cx: &mut Context) -> Result<()> {
         if self.child.is_some() {
             let Some(status) = poll(&mut self.child)? else {
                 return Ok(());
@@ -78,37 +109,8 @@ impl Gauntlet {
     }
 
     /// Its arena, taken to be stopped with the loop's other children.
-    pub fn take_child(&mut self) -> Option<Running> {
+    fn take_child(&mut self) -> Option<Running> {
         self.child.take()
-    }
-
-    fn spawn(&mut self, cx: &mut Context, g: &crate::journal::Gauntlet) -> Result<()> {
-        let state_rel = gauntlet_dir(&g.net).join("state.json");
-        let state_file = cx.run.path(&state_rel);
-        // As for the gate: the saved state once under way, else the settings of now.
-        let args = if state_file.exists() {
-            // The first engine is learn's luft, the others the opponents.
-            relocate_saved_state(&state_file, 1, &cx.tools.luft, cx.old_roots())?;
-            vec!["-config".into(), format!("file={}", state_rel.display())]
-        } else {
-            let net = cx
-                .state
-                .chain
-                .iter()
-                .find(|(name, _, _)| *name == g.net)
-                .map(|(_, net, _)| net.clone())
-                .ok_or_else(|| anyhow!("the gauntlet's net {} is not a promoted net", g.net))?;
-            gauntlet_args(cx, &g.net, &net)
-        };
-        say(&format!(
-            "learn: gauntlet of {} ({} games; {})",
-            g.net,
-            g.games,
-            if state_file.exists() { "resumed" } else { "started" }
-        ));
-        let log = format!("gauntlet-{}", g.net);
-        self.child = Some(cx.spawn(&cx.tools.arena, &args, &log, cx.settings.gauntlet.concurrency)?);
-        Ok(())
     }
 }
 

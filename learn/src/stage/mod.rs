@@ -23,15 +23,30 @@ pub mod gate_math;
 pub mod gauntlet;
 pub mod promote;
 pub mod selfplay;
+#[cfg(all(test, unix))]
+pub(crate) mod testkit;
 pub mod train;
 
 use crate::child::{spawn, Running};
 use crate::config::Settings;
-use crate::journal::{Journal, Record, State};
+use crate::journal::{Candidate, Journal, Record, State};
 use crate::rundir::RunDir;
 use anyhow::{anyhow, bail, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// A stage of the loop, stepped by the [`crate::run::Runner`] at every turn: it starts its
+/// tool, looks at it, or journals what the tool finished, as the journal's state says.
+pub trait Step {
+    /// One step. Errors: the journal, a file the stage cannot read or write, its tool
+    /// failing three times in a row.
+    fn step(&mut self, cx: &mut Context) -> Result<()>;
+
+    /// Its running tool, if any, taken to be stopped with the loop's other children.
+    fn take_child(&mut self) -> Option<Running> {
+        None
+    }
+}
 
 /// The tools a run drives, by absolute paths.
 #[derive(Clone, Debug, PartialEq)]
@@ -146,6 +161,11 @@ impl Context {
     /// ([`Journal::old_roots`]).
     pub fn old_roots(&self) -> &[PathBuf] {
         self.journal.old_roots()
+    }
+
+    /// The open candidate (neither promoted nor rejected) when its stage is one `at` takes.
+    pub fn open_candidate_in(&self, at: impl Fn(&crate::journal::Stage) -> bool) -> Option<Candidate> {
+        self.state.open_candidate().filter(|c| at(&c.stage)).cloned()
     }
 
     /// The best net: its name, its file (relative to the run directory) and generation.

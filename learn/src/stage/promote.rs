@@ -8,8 +8,8 @@
 //! stays decided. A promotion cut short before its record copies the net again.
 
 use super::gate_math::promotes;
-use super::{say, Context};
-use crate::journal::{now, Candidate, Record};
+use super::{say, Context, Step};
+use crate::journal::{now, Candidate, Record, Stage};
 use crate::rundir::RunDir;
 use anyhow::{anyhow, Context as _, Result};
 use std::path::Path;
@@ -18,11 +18,15 @@ use std::path::Path;
 #[derive(Debug, Default)]
 pub struct Promotion;
 
-impl Promotion {
-    /// Promotes or rejects the decided candidate `cand` by its journaled verdict. Errors:
-    /// a decided candidate without a gate result or a net, a net that cannot be copied,
-    /// the journal.
-    pub fn step(&mut self, cx: &mut Context, cand: &Candidate) -> Result<()> {
+impl Step for Promotion {
+    /// Promotes or rejects the open candidate whose gate decided, by its journaled verdict
+    /// (nothing while there is none). Errors: a decided candidate without a gate result or
+    /// a net, a net that cannot be copied, the journal.
+    fn step(&mut self, cx: &mut Context) -> Result<()> {
+        let Some(cand) = cx.open_candidate_in(|s| *s == Stage::Decided) else {
+            return Ok(());
+        };
+        let cand = &cand;
         let gate = cand
             .gate
             .clone()
@@ -69,3 +73,7 @@ fn promote(cx: &mut Context, cand: &Candidate) -> Result<()> {
         net: path,
     })
 }
+
+#[cfg(all(test, unix))]
+#[path = "promote_tests.rs"]
+mod tests;

@@ -11,7 +11,7 @@
 //! whose net is no longer the best ends where it is. A finished segment is packed into
 //! `packs/` ([`SelfPlay::pack`]).
 
-use super::{say, Context};
+use super::{say, Context, Step};
 use crate::child::{interrupt, Running};
 use crate::data::scan_data;
 use crate::journal::{now, DataSlice, Record, Segment};
@@ -32,12 +32,70 @@ pub struct SelfPlay {
 }
 
 impl SelfPlay {
+    /// Packs every finished segment that has no pack yet into `DIR/packs/NAME.pack`
+    /// (`datagen pack`, which writes through a temporary file and a rename, so a pack that
+    /// exists is whole; a kill mid-pack leaves none and the next pass packs again), until
+    /// `stop` is set. The segment's data files stay: the pack is a copy to carry. A failed
+    /// pack is said once and tried again after a restart; it never stops the loop.
+    pub fn pack(&mut self, cx: &Context, stop: &AtomicBool) {
+        let todo: Vec<Segment> = cx
+            .state
+            .segments
+            .iter()
+            .filter(|s| s.done.is_some_and(|d| d.1 > 0) && !self.pack_failed.contains(&s.index))
+            .filter(|s| !cx.run.path(&pack_path(s)).exists())
+            .cloned()
+            .collect();
+        for seg in todo {
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
+            let out = pack_path(&seg);
+            let result = std::fs::create_dir_all(cx.run.packs())
+                .map_err(anyhow::Error::from)
+                .and_then(|()| {
+                    let status = Command::new(&cx.tools.datagen)
+                        .current_dir(&cx.run.root)
+                        .arg("pack")
+                        .arg(&seg.dir)
+                        .arg("--out")
+                        .arg(&out)
+                        .stdin(Stdio::null())
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::piped())
+                        .output()
+                        .with_context(|| format!("cannot start {}", cx.tools.datagen.display()))?;
+                    if status.status.success() {
+                        Ok(())
+                    } else {
+                        bail!("{}", String::from_utf8_lossy(&status.stderr).trim())
+                    }
+                });
+            match result {
+                Ok(()) => say(&format!(
+                    "learn: segment {} packed into {}",
+                    seg.index,
+                    out.display()
+                )),
+                Err(e) => {
+                    say(&format!(
+                        "learn: segment {} not packed (the data files stay): {e:#}",
+                        seg.index
+                    ));
+                    self.pack_failed.push(seg.index);
+                }
+            }
+        }
+    }
+}
+
+impl Step for SelfPlay {
     /// One step: ends a segment whose net is no longer the best, stops datagen while
     /// self-play waits (`threads_busy = 0` beside a candidate or gauntlet), starts the next
     /// segment or datagen on the open one, restarts it when the core budget changed, and
     /// journals a segment that reached its target. Errors: the journal, a data file that
     /// cannot be read, datagen failing three times in a row.
-    pub fn step(&mut self, cx: &mut Context) -> Result<()> {
+    fn step(&mut self, cx: &mut Context) -> Result<()> {
         // Busy from a candidate's first record to its decision, whatever its child is doing,
         // so the thread count does not depend on timing.
         let busy = cx.state.open_candidate().is_some() || cx.state.open_gauntlet().is_some();
@@ -113,64 +171,8 @@ impl SelfPlay {
     }
 
     /// Its datagen, taken to be stopped with the loop's other children.
-    pub fn take_child(&mut self) -> Option<Running> {
+    fn take_child(&mut self) -> Option<Running> {
         self.child.take()
-    }
-
-    /// Packs every finished segment that has no pack yet into `DIR/packs/NAME.pack`
-    /// (`datagen pack`, which writes through a temporary file and a rename, so a pack that
-    /// exists is whole; a kill mid-pack leaves none and the next pass packs again), until
-    /// `stop` is set. The segment's data files stay: the pack is a copy to carry. A failed
-    /// pack is said once and tried again after a restart; it never stops the loop.
-    pub fn pack(&mut self, cx: &Context, stop: &AtomicBool) {
-        let todo: Vec<Segment> = cx
-            .state
-            .segments
-            .iter()
-            .filter(|s| s.done.is_some_and(|d| d.1 > 0) && !self.pack_failed.contains(&s.index))
-            .filter(|s| !cx.run.path(&pack_path(s)).exists())
-            .cloned()
-            .collect();
-        for seg in todo {
-            if stop.load(Ordering::Relaxed) {
-                return;
-            }
-            let out = pack_path(&seg);
-            let result = std::fs::create_dir_all(cx.run.packs())
-                .map_err(anyhow::Error::from)
-                .and_then(|()| {
-                    let status = Command::new(&cx.tools.datagen)
-                        .current_dir(&cx.run.root)
-                        .arg("pack")
-                        .arg(&seg.dir)
-                        .arg("--out")
-                        .arg(&out)
-                        .stdin(Stdio::null())
-                        .stdout(Stdio::null())
-                        .stderr(Stdio::piped())
-                        .output()
-                        .with_context(|| format!("cannot start {}", cx.tools.datagen.display()))?;
-                    if status.status.success() {
-                        Ok(())
-                    } else {
-                        bail!("{}", String::from_utf8_lossy(&status.stderr).trim())
-                    }
-                });
-            match result {
-                Ok(()) => say(&format!(
-                    "learn: segment {} packed into {}",
-                    seg.index,
-                    out.display()
-                )),
-                Err(e) => {
-                    say(&format!(
-                        "learn: segment {} not packed (the data files stay): {e:#}",
-                        seg.index
-                    ));
-                    self.pack_failed.push(seg.index);
-                }
-            }
-        }
     }
 }
 

@@ -12,10 +12,10 @@
 //! checkpoint's), with `[train] threads` of now; one whose `final.nnue` is there is exported.
 
 use super::selfplay::segment_data;
-use super::{say, Context};
+use super::{say, Context, Step};
 use crate::child::{log_tail, poll, Running};
 use crate::data::scan_data;
-use crate::journal::{now, Candidate, DataSlice, Record, State};
+use crate::journal::{now, Candidate, DataSlice, Record, Stage, State};
 use crate::rundir::RunDir;
 use anyhow::{anyhow, bail, Context as _, Result};
 use std::path::{Path, PathBuf};
@@ -114,12 +114,18 @@ impl Training {
             args: Vec::new(),
         })
     }
+}
 
-    /// One step of the open candidate `cand` in training: exports a net the trainer
-    /// finished, starts the trainer (from the start or from its checkpoint), or looks at
-    /// the one running. Errors: the journal, a net that does not load, the trainer failing
-    /// three times in a row.
-    pub fn step(&mut self, cx: &mut Context, cand: &Candidate) -> Result<()> {
+impl Step for Training {
+    /// One step of the open candidate in training (nothing while there is none): exports a
+    /// net the trainer finished, starts the trainer (from the start or from its
+    /// checkpoint), or looks at the one running. Errors: the journal, a net that does not
+    /// load, the trainer failing three times in a row.
+    fn step(&mut self, cx: &mut Context) -> Result<()> {
+        let Some(cand) = cx.open_candidate_in(|s| *s == Stage::Training) else {
+            return Ok(());
+        };
+        let cand = &cand;
         let dir = cx.run.path(&cand.dir);
         if self.child.is_none() {
             if dir.join("final.nnue").exists() {
@@ -171,7 +177,7 @@ impl Training {
     }
 
     /// Its trainer, taken to be stopped with the loop's other children.
-    pub fn take_child(&mut self) -> Option<Running> {
+    fn take_child(&mut self) -> Option<Running> {
         self.child.take()
     }
 }
