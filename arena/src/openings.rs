@@ -32,6 +32,11 @@ pub enum BookError {
     NoGames,
 }
 
+/// The opening book arena ships, `arena/openings/luft-8ply.epd` (2000 EPD positions made by
+/// Luft's own tools; `openings/README.md`): the one definition of its text for every crate
+/// that plays from it (learn writes it into each run directory for its gates).
+pub const BOOK: &str = include_str!("../openings/luft-8ply.epd");
+
 /// The text of an openings file, and notes for the user: invalid UTF-8 is replaced.
 /// Errors: [`BookError::Read`].
 pub fn read_text(path: &str) -> Result<(String, Vec<String>), BookError> {
@@ -253,7 +258,7 @@ mod tests {
 
     #[test]
     fn arrangement_is_seeded_and_rotated() {
-        let (book, notes) = read_epd(include_str!("../openings/luft-8ply.epd")).unwrap();
+        let (book, notes) = read_epd(BOOK).unwrap();
         assert!(notes.is_empty(), "{notes:?}");
         let a = arrange(book.clone(), true, 7, 1);
         let b = arrange(book.clone(), true, 7, 1);

@@ -1,11 +1,14 @@
 //! The run's settings, `DIR/learn.toml`: one documented TOML file (serde + the `toml` crate)
 //! that `learn init` writes with every key at its default. `learn run` reads it at every
 //! stage boundary: a changed setting applies from the next stage, and the change is logged in
-//! the journal. Every key is optional in the file; a missing key takes the default below.
+//! the journal. Every key is optional in the file; a missing key takes the default below. The
+//! check of the values and paths is `config/check.rs`.
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+
+mod check;
 
 /// All settings of a run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -196,7 +199,8 @@ impl Default for Gate {
 
 /// Gauntlet settings: every `every`-th promoted net plays `games` games against each
 /// opponent (one `arena -tournament gauntlet` match, colours reversed over the book's
-/// openings), rated in one joint fit by `arena rate` with `anchor`.
+/// openings), rated in one joint fit by arena's rating library (`arena rate`'s fit) with
+/// `anchor`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Gauntlet {
@@ -215,7 +219,7 @@ pub struct Gauntlet {
     /// arena's `-each timemargin=MS`: how far past its clock a move may come before it
     /// loses on time (a loaded machine's scheduling delays).
     pub time_margin: u64,
-    /// `NAME=ELO` for `arena rate --anchor` (empty: the fit's mean is 0).
+    /// `NAME=ELO`, the anchor of the fit (`arena rate --anchor`; empty: the fit's mean is 0).
     pub anchor: String,
     /// The opponents.
     pub opponents: Vec<Opponent>,
@@ -329,20 +333,6 @@ pub struct Tools {
     pub arena: PathBuf,
 }
 
-/// Refuses a `tc` of `section` that arena's parser refuses or that gives no clock (`inf`).
-fn clock(section: &str, tc: &str) -> Result<()> {
-    match matchcore::timecontrol::parse(tc) {
-        Ok(Some(_)) => Ok(()),
-        Ok(None) => Err(refuse(
-            section,
-            "tc",
-            tc,
-            "a clock such as 2+0.02 (inf sets no limit)",
-        )),
-        Err(e) => Err(refuse(section, "tc", tc, e)),
-    }
-}
-
 /// The commented header `learn init` writes above the settings.
 const HEADER: &str = "\
 # learn.toml: the settings of one `learn run` directory (see docs/learn.md).
@@ -364,32 +354,6 @@ pub const MAX_CONCURRENCY: usize = 1024;
 pub const MAX_HASH_MIB: u32 = 1 << 20;
 /// arena's `-maxmoves` range.
 pub const MAX_MOVES: u32 = 100_000;
-
-/// A value as `learn.toml` writes it (`"abc"`, `nan`, `0`), for errors.
-fn shown<T: Serialize + ?Sized>(value: &T) -> String {
-    toml::Value::try_from(value).map_or_else(|_| "?".to_string(), |v| v.to_string())
-}
-
-/// The error for one setting: `[section] key = value: why`.
-fn refuse<T: Serialize + ?Sized>(
-    section: &str,
-    key: &str,
-    value: &T,
-    why: impl std::fmt::Display,
-) -> anyhow::Error {
-    anyhow::anyhow!("[{section}] {key} = {}: {why}", shown(value))
-}
-
-/// `value` within `lo..=hi`, or the error naming the key.
-fn within<T>(section: &str, key: &str, value: T, lo: T, hi: T) -> Result<()>
-where
-    T: Serialize + PartialOrd + std::fmt::Display + Copy,
-{
-    if value < lo || value > hi {
-        return Err(refuse(section, key, &value, format!("must be from {lo} to {hi}")));
-    }
-    Ok(())
-}
 
 /// A path of the settings as a run reads it: an absolute one as it is, a relative one from
 /// `base`, the settings file's directory (the run directory).
@@ -421,202 +385,6 @@ impl Settings {
     /// The settings as TOML, with the header comment.
     pub fn to_toml(&self) -> Result<String> {
         Ok(format!("{HEADER}\n{}", toml::to_string(self)?))
-    }
-
-    /// Refuses settings no stage could run with, each within what the tool it goes to
-    /// takes (datagen, `trainer train`, arena's SPRT and limits, luft's Hash), before any
-    /// work. Errors: the first value out of range, as `[section] key = value: why`.
-    pub fn check(&self) -> Result<()> {
-        let s = &self.selfplay;
-        within("selfplay", "threads_idle", s.threads_idle, 1, MAX_THREADS)?;
-        within("selfplay", "threads_busy", s.threads_busy, 0, MAX_THREADS)?;
-        // The hard limit is 8x the soft one.
-        within("selfplay", "nodes", s.nodes, 1, u64::MAX / 8)?;
-        within("selfplay", "segment_positions", s.segment_positions, 1, u64::MAX)?;
-        within("selfplay", "random_plies", s.random_plies, 0, MAX_RANDOM_PLIES)?;
-        let t = &self.train;
-        within("train", "every_positions", t.every_positions, 1, u64::MAX)?;
-        within("train", "epochs", t.epochs, 1, 1_000_000)?;
-        within("train", "epochs_scratch", t.epochs_scratch, 1, 1_000_000)?;
-        if !(t.lr > 0.0 && t.lr < 1.0) {
-            return Err(refuse("train", "lr", &t.lr, "must lie above 0 and below 1"));
-        }
-        if !(0.0..=1.0).contains(&t.wdl) {
-            return Err(refuse("train", "wdl", &t.wdl, "must be from 0 to 1"));
-        }
-        if t.hidden != 0 && (!t.hidden.is_multiple_of(16) || t.hidden > nnue::MAX_HIDDEN) {
-            return Err(refuse(
-                "train",
-                "hidden",
-                &t.hidden,
-                format!(
-                    "must be 0 (the best net's) or a multiple of 16 up to {}",
-                    nnue::MAX_HIDDEN
-                ),
-            ));
-        }
-        if t.buckets > nnue::MAX_OUTPUT_BUCKETS {
-            return Err(refuse(
-                "train",
-                "buckets",
-                &t.buckets,
-                format!("must be 0 (the best net's) or 1 to {}", nnue::MAX_OUTPUT_BUCKETS),
-            ));
-        }
-        if !t.arch.trim().is_empty() {
-            if t.hidden != 0 || t.buckets != 0 {
-                return Err(refuse(
-                    "train",
-                    "arch",
-                    &t.arch,
-                    "conflicts with hidden and buckets (set those to 0)",
-                ));
-            }
-            let arch: nnue::Arch = t.arch.parse().map_err(|e| refuse("train", "arch", &t.arch, e))?;
-            arch.runnable().map_err(|e| refuse("train", "arch", &t.arch, e))?;
-        }
-        within(
-            "train",
-            "batches_per_superbatch",
-            t.batches_per_superbatch,
-            1,
-            u32::MAX,
-        )?;
-        within("train", "batch_size", t.batch_size, 1, MAX_BATCH_SIZE)?;
-        within("train", "threads", t.threads, 1, MAX_THREADS)?;
-        let g = &self.gate;
-        // The clock is used whenever the candidate's architecture differs from the best
-        // net's, so it must be one even with `nodes` set.
-        clock("gate", &g.tc)?;
-        for (key, elo) in [("elo0", g.elo0), ("elo1", g.elo1)] {
-            if matchcore::sprt::sprt_elo(key, &elo.to_string()).is_err() {
-                let max = matchcore::sprt::MAX_SPRT_ELO;
-                return Err(refuse(
-                    "gate",
-                    key,
-                    &elo,
-                    format!("must be a number from -{max} to {max} (normalized Elo)"),
-                ));
-            }
-        }
-        if g.elo1 <= g.elo0 {
-            return Err(refuse(
-                "gate",
-                "elo1",
-                &g.elo1,
-                format!("must be above elo0 ({}) for an SPRT", shown(&g.elo0)),
-            ));
-        }
-        for (key, p) in [("alpha", g.alpha), ("beta", g.beta)] {
-            if matchcore::sprt::sprt_probability(key, &p.to_string()).is_err() {
-                return Err(refuse(
-                    "gate",
-                    key,
-                    &p,
-                    "must be an error rate above 0 and below 0.5",
-                ));
-            }
-        }
-        within("gate", "max_games", g.max_games, 2, 2 * matchcore::MAX_ROUNDS)?;
-        within("gate", "concurrency", g.concurrency, 1, MAX_CONCURRENCY)?;
-        within("gate", "hash", g.hash, 1, MAX_HASH_MIB)?;
-        within("gate", "max_moves", g.max_moves, 0, MAX_MOVES)?;
-        let g = &self.gauntlet;
-        if g.every > 0 && g.opponents.is_empty() {
-            return Err(refuse(
-                "gauntlet",
-                "every",
-                &g.every,
-                "no opponents are listed ([[gauntlet.opponents]])",
-            ));
-        }
-        if g.games < 2 || !g.games.is_multiple_of(2) || g.games > 2 * matchcore::MAX_ROUNDS {
-            return Err(refuse(
-                "gauntlet",
-                "games",
-                &g.games,
-                "must be an even number of games, at least 2",
-            ));
-        }
-        within("gauntlet", "concurrency", g.concurrency, 1, MAX_CONCURRENCY)?;
-        within("gauntlet", "hash", g.hash, 1, MAX_HASH_MIB)?;
-        within(
-            "gauntlet",
-            "time_margin",
-            g.time_margin,
-            0,
-            matchcore::timecontrol::MAX_TIME_MARGIN_MS,
-        )?;
-        if g.nodes == 0 {
-            clock("gauntlet", &g.tc)?;
-        }
-        for o in &g.opponents {
-            if o.name.trim().is_empty() || !o.engine.iter().any(|e| e.starts_with("cmd=")) {
-                return Err(refuse(
-                    "gauntlet",
-                    "opponents",
-                    o,
-                    "every opponent needs a name and a cmd= among its engine settings",
-                ));
-            }
-        }
-        if !g.anchor.is_empty()
-            && g.anchor
-                .split_once('=')
-                .is_none_or(|(_, elo)| elo.trim().parse::<f64>().is_err())
-        {
-            return Err(refuse(
-                "gauntlet",
-                "anchor",
-                &g.anchor,
-                "must read NAME=ELO (or be empty)",
-            ));
-        }
-        Ok(())
-    }
-
-    /// Refuses paths of the settings that are not there, each read from `base` (the
-    /// settings file's directory) when relative: every `[train] extra_data`, `[gate]
-    /// openings` when set, and every `[selfplay] syzygy` directory. The `[tools]` are found
-    /// when a run starts. Errors: the first one missing, naming its key and value.
-    pub fn check_paths(&self, base: &Path) -> Result<()> {
-        let relative = |p: &Path| {
-            if p.is_relative() {
-                format!(" (read from {})", base.display())
-            } else {
-                String::new()
-            }
-        };
-        for p in &self.train.extra_data {
-            if !resolve(base, p).exists() {
-                return Err(refuse(
-                    "train",
-                    "extra_data",
-                    &self.train.extra_data,
-                    format!("{} is not there{}", p.display(), relative(p)),
-                ));
-            }
-        }
-        let o = &self.gate.openings;
-        if !o.as_os_str().is_empty() && !resolve(base, o).is_file() {
-            return Err(refuse(
-                "gate",
-                "openings",
-                o,
-                format!("no such file{}", relative(o)),
-            ));
-        }
-        for d in self.selfplay.syzygy_dirs() {
-            if !resolve(base, &d).is_dir() {
-                return Err(refuse(
-                    "selfplay",
-                    "syzygy",
-                    &self.selfplay.syzygy,
-                    format!("{} is not a directory{}", d.display(), relative(&d)),
-                ));
-            }
-        }
-        Ok(())
     }
 
     /// One line per key whose value differs between `self` and `new` (`section.key: old ->

@@ -4,8 +4,8 @@
 //! every decision made and at most a torn last line, which the reader drops (and the next
 //! append cuts off). A damaged line before the end is an error: the run refuses to guess.
 //!
-//! [`State::replay`] folds the records into the run's state: the best net, the self-play
-//! segments, the candidate in progress and every candidate's outcome. `learn run`, `learn
+//! [`State::replay`] (`journal/state.rs`) folds the records into the run's state: the best
+//! net, the self-play segments, the candidate in progress and every candidate's outcome. `learn run`, `learn
 //! status` and `learn report` all read the run through it.
 //!
 //! **Paths.** Every path a record gives to a file of the run is relative to the run
@@ -20,6 +20,9 @@ use output::checksum::fnv1a;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+mod state;
+pub use state::{Candidate, Gauntlet, Segment, Stage, State};
 
 /// One file of training data and how much of it a training used.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -201,12 +204,13 @@ pub enum Record {
         net: String,
         /// Games played.
         games: u64,
-        /// The net's rating in the joint fit (`arena rate`, against the anchor), and the
+        /// The net's rating in the joint fit (`arena::rating`, against the anchor), and the
         /// half-width of its 95% interval.
         elo: Option<f64>,
         /// Half-width of the interval.
         elo_error: Option<f64>,
-        /// `arena rate`'s table, as printed.
+        /// The fit's table (`arena::rating::render` under a line that says what was rated;
+        /// older journals hold `arena rate`'s printed output).
         ratings: String,
     },
     /// The run stopped (a signal, `--for`, or an error), for the record.
@@ -433,314 +437,6 @@ impl Journal {
             .context("cannot append to the journal")?;
         self.file.sync_data().context("cannot sync the journal")?;
         Ok(())
-    }
-}
-
-/// A self-play segment as the journal knows it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Segment {
-    /// Number from 0.
-    pub index: u64,
-    /// datagen directory.
-    pub dir: PathBuf,
-    /// The net that plays it.
-    pub net: String,
-    /// `classical` or `dfrc`.
-    pub openings: String,
-    /// datagen's position target.
-    pub target: u64,
-    /// datagen seed.
-    pub seed: u64,
-    /// (games, positions) once done.
-    pub done: Option<(u64, u64)>,
-    /// Unix time it started.
-    pub started: u64,
-}
-
-/// Where a candidate is.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Stage {
-    /// Training (or to be resumed).
-    Training,
-    /// Exported, the gate not started.
-    Exported,
-    /// Playing its gate.
-    Gating,
-    /// The gate decided, not yet promoted or rejected.
-    Decided,
-    /// Promoted.
-    Promoted,
-    /// Rejected.
-    Rejected(String),
-}
-
-/// A candidate as the journal knows it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Candidate {
-    /// Number (generation).
-    pub cand: u32,
-    /// Name.
-    pub name: String,
-    /// Trainer directory.
-    pub dir: PathBuf,
-    /// The data.
-    pub data: Vec<DataSlice>,
-    /// Segments in its data.
-    pub segments: Vec<u64>,
-    /// Trainer arguments as a journal before 2026-12-06 froze them (empty since: see
-    /// `DIR/candidates/cK/command.json`).
-    pub args: Vec<String>,
-    /// The best net it was trained from and gated against.
-    pub parent: String,
-    /// Where it is.
-    pub stage: Stage,
-    /// Exported net, its fingerprint and validation loss.
-    pub net: Option<PathBuf>,
-    /// Fingerprint.
-    pub fingerprint: Option<String>,
-    /// Validation loss.
-    pub val_loss: Option<f64>,
-    /// Gate outcome.
-    pub gate: Option<GateResult>,
-    /// Seconds spent training and gating.
-    pub train_secs: u64,
-    /// Seconds spent in the gate.
-    pub gate_secs: u64,
-    /// Unix times the stages started.
-    pub train_started: u64,
-    /// When the gate started.
-    pub gate_started: Option<u64>,
-}
-
-/// A gauntlet as the journal knows it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Gauntlet {
-    /// The promoted net's name.
-    pub net: String,
-    /// arena's arguments as a journal before 2026-12-06 froze them (empty since).
-    pub args: Vec<String>,
-    /// Games it plays in all.
-    pub games: u64,
-    /// Unix time it started.
-    pub started: u64,
-    /// Once rated: (games, Elo, its interval, the ratings table).
-    pub done: Option<(u64, Option<f64>, Option<f64>, String)>,
-    /// Seconds it took.
-    pub secs: u64,
-}
-
-/// The run's state, folded from the journal.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct State {
-    /// The best net: (name, file, generation number).
-    pub best: Option<(String, PathBuf, u32)>,
-    /// Every promoted net in order, the first one the start: (name, file, Elo over its
-    /// parent by its gate).
-    pub chain: Vec<(String, PathBuf, f64)>,
-    /// Segments in order.
-    pub segments: Vec<Segment>,
-    /// Candidates in order.
-    pub candidates: Vec<Candidate>,
-    /// Gauntlets in order.
-    pub gauntlets: Vec<Gauntlet>,
-    /// Settings changes, in order: (time, lines).
-    pub settings: Vec<(u64, Vec<String>)>,
-    /// Start time of the run.
-    pub started: u64,
-}
-
-impl State {
-    /// Folds the records.
-    pub fn replay(records: &[Record]) -> State {
-        let mut s = State::default();
-        for r in records {
-            match r {
-                Record::Init { t, net, name, gen } => {
-                    s.started = *t;
-                    s.best = Some((name.clone(), net.clone(), *gen));
-                    s.chain.push((name.clone(), net.clone(), 0.0));
-                }
-                Record::Settings { t, changes } => s.settings.push((*t, changes.clone())),
-                Record::SegmentStarted {
-                    t,
-                    index,
-                    dir,
-                    net,
-                    openings,
-                    target,
-                    seed,
-                } => s.segments.push(Segment {
-                    index: *index,
-                    dir: dir.clone(),
-                    net: net.clone(),
-                    openings: openings.clone(),
-                    target: *target,
-                    seed: *seed,
-                    done: None,
-                    started: *t,
-                }),
-                Record::SegmentDone {
-                    index,
-                    games,
-                    positions,
-                    ..
-                } => {
-                    if let Some(seg) = s.segments.iter_mut().find(|g| g.index == *index) {
-                        seg.done = Some((*games, *positions));
-                    }
-                }
-                Record::TrainStarted {
-                    t,
-                    cand,
-                    name,
-                    dir,
-                    data,
-                    segments,
-                    args,
-                } => s.candidates.push(Candidate {
-                    cand: *cand,
-                    name: name.clone(),
-                    dir: dir.clone(),
-                    data: data.clone(),
-                    segments: segments.clone(),
-                    args: args.clone(),
-                    parent: s.best.as_ref().map_or(String::new(), |b| b.0.clone()),
-                    stage: Stage::Training,
-                    net: None,
-                    fingerprint: None,
-                    val_loss: None,
-                    gate: None,
-                    train_secs: 0,
-                    gate_secs: 0,
-                    train_started: *t,
-                    gate_started: None,
-                }),
-                Record::Exported {
-                    cand,
-                    net,
-                    fingerprint,
-                    val_loss,
-                    train_secs,
-                    ..
-                } => {
-                    if let Some(c) = s.candidate_mut(*cand) {
-                        c.stage = Stage::Exported;
-                        c.net = Some(net.clone());
-                        c.fingerprint = Some(fingerprint.clone());
-                        c.val_loss = *val_loss;
-                        c.train_secs = *train_secs;
-                    }
-                }
-                Record::GateStarted { t, cand, .. } => {
-                    if let Some(c) = s.candidate_mut(*cand) {
-                        c.stage = Stage::Gating;
-                        c.gate_started = Some(*t);
-                    }
-                }
-                Record::GateDone {
-                    cand,
-                    result,
-                    gate_secs,
-                    ..
-                } => {
-                    if let Some(c) = s.candidate_mut(*cand) {
-                        c.stage = Stage::Decided;
-                        c.gate = Some(result.clone());
-                        c.gate_secs = *gate_secs;
-                    }
-                }
-                Record::Promoted { cand, net, .. } => {
-                    let mut promoted = None;
-                    if let Some(c) = s.candidate_mut(*cand) {
-                        c.stage = Stage::Promoted;
-                        promoted = Some((c.name.clone(), c.gate.as_ref().map_or(0.0, |g| g.elo)));
-                    }
-                    if let Some((cand_name, elo)) = promoted {
-                        // The promoted net's own name (gen14-128), not the candidate's.
-                        let name = net
-                            .file_stem()
-                            .map_or(cand_name, |n| n.to_string_lossy().into_owned());
-                        let gen = s.best.as_ref().map_or(0, |b| b.2) + 1;
-                        s.best = Some((name.clone(), net.clone(), gen));
-                        s.chain.push((name, net.clone(), elo));
-                    }
-                }
-                Record::Rejected { cand, why, .. } => {
-                    if let Some(c) = s.candidate_mut(*cand) {
-                        c.stage = Stage::Rejected(why.clone());
-                    }
-                }
-                Record::GauntletStarted { t, net, args, games } => {
-                    // A gauntlet started again (settings changed before it began) replaces
-                    // its unfinished record.
-                    s.gauntlets.retain(|g| !(g.net == *net && g.done.is_none()));
-                    s.gauntlets.push(Gauntlet {
-                        net: net.clone(),
-                        args: args.clone(),
-                        games: *games,
-                        started: *t,
-                        done: None,
-                        secs: 0,
-                    });
-                }
-                Record::GauntletDone {
-                    t,
-                    net,
-                    games,
-                    elo,
-                    elo_error,
-                    ratings,
-                } => {
-                    if let Some(g) = s
-                        .gauntlets
-                        .iter_mut()
-                        .rev()
-                        .find(|g| g.net == *net && g.done.is_none())
-                    {
-                        g.done = Some((*games, *elo, *elo_error, ratings.clone()));
-                        g.secs = t.saturating_sub(g.started);
-                    }
-                }
-                Record::Stopped { .. } => {}
-            }
-        }
-        s
-    }
-
-    /// The gauntlet started and not yet rated, if any.
-    pub fn open_gauntlet(&self) -> Option<&Gauntlet> {
-        self.gauntlets.iter().find(|g| g.done.is_none())
-    }
-
-    /// The first promoted net due a gauntlet (every `every`-th promotion, counted from the
-    /// run's first) that has none started: (name, net file).
-    pub fn due_gauntlet(&self, every: u32) -> Option<(String, PathBuf)> {
-        if every == 0 {
-            return None;
-        }
-        self.chain
-            .iter()
-            .skip(1)
-            .enumerate()
-            .filter(|(i, _)| (*i as u64 + 1).is_multiple_of(u64::from(every)))
-            .map(|(_, (name, net, _))| (name.clone(), net.clone()))
-            .find(|(name, _)| !self.gauntlets.iter().any(|g| &g.net == name))
-    }
-
-    fn candidate_mut(&mut self, cand: u32) -> Option<&mut Candidate> {
-        self.candidates.iter_mut().find(|c| c.cand == cand)
-    }
-
-    /// The candidate not yet promoted or rejected, if any.
-    pub fn open_candidate(&self) -> Option<&Candidate> {
-        self.candidates
-            .last()
-            .filter(|c| !matches!(c.stage, Stage::Promoted | Stage::Rejected(_)))
-    }
-
-    /// The segment still playing, if any.
-    pub fn open_segment(&self) -> Option<&Segment> {
-        self.segments.last().filter(|s| s.done.is_none())
     }
 }
 

@@ -158,7 +158,7 @@ fn run(cli: Cli) -> Result<()> {
             name,
             extra_data,
             force,
-        } => learn::run::init(&dir, &net, name.as_deref(), &extra_data, force),
+        } => learn::init::init(&dir, &net, name.as_deref(), &extra_data, force),
         Cmd::Run {
             dir,
             for_,

@@ -3,8 +3,9 @@
 //! every candidate's provenance in machine-readable form). Both only read the run: they work
 //! while `learn run` holds the directory.
 
+use crate::data::scan_data;
 use crate::journal::{now, read, Stage, State};
-use crate::run::{scan_data, RunDir};
+use crate::rundir::RunDir;
 use anyhow::{anyhow, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -137,10 +138,8 @@ pub fn status(dir: &Path) -> Result<String> {
             )?;
         } else if c.stage == Stage::Gating {
             let path = run.gates().join(format!("c{}", c.cand)).join("state.json");
-            if let Ok(saved) = matchcore::state::load(&path.display().to_string()) {
-                let g = &settings.gate;
-                let r = crate::run::gate_reading(&saved, g.elo0, g.elo1, g.alpha, g.beta);
-                let (lo, hi) = matchcore::stats::sprt_bounds(g.alpha, g.beta);
+            let g = &settings.gate;
+            if let Some((r, (lo, hi))) = crate::stage::gate_math::live_reading(&path, g) {
                 write!(
                     line,
                     "; {} games of at most {}, {:+.1} +- {} Elo, LLR {:.2} ({lo:.2}, {hi:.2})",
@@ -174,8 +173,7 @@ pub fn status(dir: &Path) -> Result<String> {
             )?,
             None => {
                 let path = run.root.join("gauntlets").join(&g.net).join("state.json");
-                let played = matchcore::state::load(&path.display().to_string())
-                    .map_or(0, |saved| saved.games.len() + saved.pending.len());
+                let played = crate::stage::gate_math::games_saved(&path);
                 writeln!(out, "  {}: playing, {played} of {} games", g.net, g.games)?;
             }
         }
@@ -260,7 +258,7 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
         }
         for g in s.gauntlets.iter().filter(|g| g.done.is_some()) {
             if let Some((_, _, _, table)) = &g.done {
-                writeln!(md, "\n{}'s fit (`arena rate`):\n\n```\n{}```", g.net, table)?;
+                writeln!(md, "\n{}'s fit (`arena::rating`):\n\n```\n{}```", g.net, table)?;
             }
         }
     }
@@ -365,7 +363,7 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
 /// with (`DIR/candidates/cK/command.json`), or the one a journal before 2026-12-06 froze
 /// (empty when neither is there).
 fn trainer_args(run: &RunDir, c: &crate::journal::Candidate) -> Vec<String> {
-    std::fs::read_to_string(run.root.join(&c.dir).join(crate::run::COMMAND_FILE))
+    std::fs::read_to_string(run.root.join(&c.dir).join(crate::stage::train::COMMAND_FILE))
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok())
         .unwrap_or_else(|| c.args.clone())

@@ -15,7 +15,8 @@
 //! workspace's 1.85 (so does postcard 1.2, hence `~1.1`). Checkpoints of versions 1 and 2,
 //! the hand-written layouts of earlier builds, still load through a read-only path.
 //! Loss plots are drawn with `plotters` (`plot`), and the command line shows a progress
-//! bar (the workspace's `progress` crate, `indicatif`) when stderr is a terminal.
+//! bar (the workspace's `progress` crate, `indicatif`) when stderr is a terminal. A run's
+//! `status.json` (`status`, serde_json) tells the tools that drive the trainer where it is.
 
 #![warn(missing_docs)]
 
@@ -25,5 +26,6 @@ pub mod model;
 pub mod plain;
 pub mod plot;
 mod simd;
+pub mod status;
 pub mod train;
 pub mod validate;

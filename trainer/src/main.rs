@@ -54,6 +54,10 @@
 //! i32 biases, `nnue::quantise`). `--init` for such a run takes only a net of the same
 //! shape (no growing), and `--resume` keeps its checkpoint's layers.
 //!
+//! `OUT/status.json` (`trainer::status`) says where a run is, as data: superbatches and
+//! epochs done, every superbatch's losses, the checkpoint, the final net once written, and
+//! the arguments that resume the run.
+//!
 //! While training, stderr shows a progress bar (the workspace's `progress` crate) over all
 //! batches (position, rate, ETA, the running loss and positions per second) when it is a
 //! terminal; the summary of each superbatch stays above the bar. Otherwise (a log file, a pipe) it gets
@@ -71,8 +75,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use trainer::data::{load_packed_as, PackedPosition, Position};
 use trainer::model::Model;
+use trainer::status::{resume_args, StatusWriter, STATUS_FILE};
 use trainer::train::{
-    final_net_path, split, superbatches_for_epochs, train, write_atomic, Checkpoint, TrainConfig,
+    final_net_path, split, superbatches_for_epochs, train_saving, write_atomic, Checkpoint, TrainConfig,
 };
 
 /// Largest batch: positions are held in memory per batch and counted in 32 bits.
@@ -365,10 +370,14 @@ fn main() {
                 king_buckets_given: given("king_buckets"),
             };
             let format = data_format
+                .as_deref()
                 .map(|f| f.parse::<Format>())
                 .transpose()
                 .map_err(anyhow::Error::msg);
-            format.and_then(|format| run_train(config, epochs, &data, format, &out, threads, start))
+            format.and_then(|format| {
+                let data_format = data_format.as_deref().map(|word| (format, word));
+                run_train(config, epochs, &data, data_format, &out, threads, start)
+            })
         }
         Command::Export { checkpoint, out } => export(&checkpoint, &out),
         Command::Eval { net, fen } => eval(&net, &fen),
@@ -557,20 +566,22 @@ fn starting_checkpoint(config: TrainConfig, start: &Start) -> Result<Checkpoint>
     Ok(Checkpoint::new(config, model))
 }
 
+/// `trainer train`: `data_format` is the `--data-format` given, parsed and as its word.
 fn run_train(
     config: TrainConfig,
     epochs: Option<f64>,
     data: &[PathBuf],
-    format: Option<Format>,
+    data_format: Option<(Option<Format>, &str)>,
     out: &Path,
     threads: usize,
     start: Start,
 ) -> Result<()> {
+    let format = data_format.and_then(|f| f.0);
     // None of the run's files may be one of its inputs (the checkpoint resumed from is
     // meant to be replaced).
     let mut inputs: Vec<&Path> = data.iter().map(PathBuf::as_path).collect();
     inputs.extend(start.init.as_deref());
-    for name in ["checkpoint.bin", "loss.csv", "loss.png", "loss.svg"] {
+    for name in ["checkpoint.bin", "loss.csv", "loss.png", "loss.svg", STATUS_FILE] {
         output::refuse_inputs(&out.join(name), &inputs)?;
     }
     output::refuse_inputs(&final_net_path(out), &inputs)?;
@@ -627,9 +638,22 @@ fn run_train(
         u64::from(ckpt.superbatches_done.min(c.superbatches)) * u64::from(c.batches_per_superbatch),
         progress::stderr_is_terminal(),
     );
-    let result = train(ckpt, &train_set, &validation, threads, out, &stop, |line| {
-        progress.line(line)
-    });
+    let status = StatusWriter {
+        out: out.to_path_buf(),
+        resume: resume_args(data, data_format.map(|f| f.1), out),
+        threads,
+        training_positions: train_set.len() as u64,
+    };
+    let result = train_saving(
+        ckpt,
+        &train_set,
+        &validation,
+        threads,
+        out,
+        &stop,
+        |line| progress.line(line),
+        |saved| status.write(saved, None),
+    );
     progress.finish();
     let result = result?;
     let net = result
@@ -637,7 +661,11 @@ fn run_train(
         .to_network()
         .map_err(|e| anyhow::anyhow!("cannot export: {e}"))?;
     let path = final_net_path(out);
+    // The status of the whole run before the net and with it, so that a final net never
+    // stands beside the status of an earlier superbatch.
+    status.write(&result, None)?;
     write_atomic(&path, &net.to_bytes())?;
+    status.write(&result, Some(&path))?;
     eprintln!(
         "wrote {} (fingerprint {:016x})",
         path.display(),

@@ -4,7 +4,8 @@
 //! (beta1 0.9, beta2 0.999, weight decay 0.01) with cosine decay of the learning rate to
 //! `lr · 0.3⁵`, weights clipped to ±1.98 after every step, a validation loss on a held-out
 //! 1% after every superbatch, then a CSV line, the loss plot (`loss.png` and `loss.svg`)
-//! and an atomic checkpoint. A checkpoint is a versioned, checksummed envelope around a
+//! and an atomic checkpoint (after which the trainer writes its `status.json`,
+//! `crate::status`). A checkpoint is a versioned, checksummed envelope around a
 //! serde structure in postcard (version 6, which added the model's hidden layers); version 5
 //! (the same without hidden layers), version 4 (without king buckets either), version 3
 //! (without mirroring either) and versions 1 and 2, hand-written layouts of earlier builds,
@@ -790,6 +791,21 @@ pub fn draw_batch<S: Sample>(
 /// Packed training positions are decoded for the model's mirroring; `validation` (and
 /// training positions given decoded) must have been decoded for it.
 pub fn train<S: Sample>(
+    ckpt: Checkpoint,
+    train: &[S],
+    validation: &[Position],
+    threads: usize,
+    out: &Path,
+    stop: &AtomicBool,
+    progress: impl FnMut(&str),
+) -> Result<Checkpoint> {
+    train_saving(ckpt, train, validation, threads, out, stop, progress, |_| Ok(()))
+}
+
+/// [`train`], calling `saved` with the checkpoint after each one is written (the trainer
+/// writes its `status.json` there, [`crate::status`]); an error of `saved` stops the run.
+#[allow(clippy::too_many_arguments)]
+pub fn train_saving<S: Sample>(
     mut ckpt: Checkpoint,
     train: &[S],
     validation: &[Position],
@@ -797,6 +813,7 @@ pub fn train<S: Sample>(
     out: &Path,
     stop: &AtomicBool,
     mut progress: impl FnMut(&str),
+    mut saved: impl FnMut(&Checkpoint) -> Result<()>,
 ) -> Result<Checkpoint> {
     if train.is_empty() {
         bail!("no training positions (did the data pass the filter?)");
@@ -915,6 +932,7 @@ pub fn train<S: Sample>(
             progress(&format!("\nwarning: {e:#}\n"));
         }
         ckpt.save(&out.join("checkpoint.bin"))?;
+        saved(&ckpt)?;
         progress(&format!(
             "superbatch {}/{} done: train {train_loss:.6} validation {val_loss:.6} ({pos_per_sec:.0} pos/s)\n",
             sb + 1,

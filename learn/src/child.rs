@@ -1,0 +1,180 @@
+//! The loop's children: each tool runs as a process in the run directory, in a process
+//! group of its own (a terminal's Ctrl-C reaches `learn` alone), with SIGINT when `learn`
+//! dies (`PR_SET_PDEATHSIG`) and its output appended to a log; `learn` stops each with
+//! SIGINT, on which every tool saves its state. A new run first waits for the children an
+//! earlier one left ([`wait_for_orphans`]).
+
+use anyhow::{Context, Result};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a child has to stop after SIGINT before it is killed.
+pub const STOP_WAIT: Duration = Duration::from_secs(120);
+
+/// A child process of a stage.
+#[derive(Debug)]
+pub struct Running {
+    /// The process.
+    pub child: Child,
+    /// Its threads (datagen's, which follow the core budget).
+    pub threads: usize,
+    /// When it started.
+    pub started: Instant,
+    /// Set once the loop asked it to stop: its exit is the loop's doing, not a failure.
+    pub stopping: bool,
+}
+
+impl Running {
+    /// A child just started with `threads` threads.
+    pub fn new(child: Child, threads: usize) -> Running {
+        Running {
+            child,
+            threads,
+            started: Instant::now(),
+            stopping: false,
+        }
+    }
+
+    /// Asks it to stop (SIGINT, once): it saves its state and exits.
+    pub fn stop(&mut self) {
+        if !self.stopping {
+            interrupt(&self.child);
+            self.stopping = true;
+        }
+    }
+}
+
+/// The exit status of the child in `slot` once it has exited (the slot emptied); None while
+/// it runs or when there is none. A child the loop stopped itself reports nothing: its
+/// exit is no failure.
+pub fn poll(slot: &mut Option<Running>) -> Result<Option<ExitStatus>> {
+    let Some(running) = slot.as_mut() else {
+        return Ok(None);
+    };
+    match running.child.try_wait()? {
+        None => Ok(None),
+        Some(status) => {
+            let stopping = running.stopping;
+            *slot = None;
+            Ok((!stopping).then_some(status))
+        }
+    }
+}
+
+/// Stops every child of `all` with SIGINT (each saves its state) and waits for each, killing
+/// one that has not exited after [`STOP_WAIT`].
+pub fn stop_all(mut all: Vec<Running>) {
+    for r in &all {
+        interrupt(&r.child);
+    }
+    let deadline = Instant::now() + STOP_WAIT;
+    for r in &mut all {
+        loop {
+            match r.child.try_wait() {
+                Ok(Some(_)) | Err(_) => break,
+                Ok(None) if Instant::now() >= deadline => {
+                    let _ = r.child.kill();
+                    let _ = r.child.wait();
+                    break;
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+            }
+        }
+    }
+}
+
+/// Starts `program` in `cwd` (the run directory, which the run's relative paths are read
+/// from) in a process group of its own, with SIGINT when `learn` dies, its output appended
+/// to `log`.
+pub fn spawn(program: &Path, args: &[String], cwd: &Path, log: &Path) -> Result<Child> {
+    if let Some(dir) = log.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .with_context(|| format!("cannot open {}", log.display()))?;
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(out.try_clone()?)
+        .stderr(out);
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        command.process_group(0);
+        #[cfg(target_os = "linux")]
+        // SAFETY: prctl is async-signal-safe and changes only the child.
+        unsafe {
+            command.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGINT);
+                Ok(())
+            });
+        }
+    }
+    command
+        .spawn()
+        .with_context(|| format!("cannot start {}", program.display()))
+}
+
+/// Waits for the children of an earlier `learn run` of this directory (listed in
+/// `DIR/lock.children`) to exit: a run killed with `kill -9` left them SIGINT (by
+/// `PR_SET_PDEATHSIG`), and each is saving its state; a new child on the same files must
+/// not start before. A listed process counts only while it runs the listed program on this
+/// run: in `root` (children run in the run directory) or, a child of the code before
+/// 2026-12-06, with `root` on its command line; so a copy of a directory whose run is
+/// going on does not wait for that run's children. Gives up on a child after
+/// [`STOP_WAIT`].
+pub fn wait_for_orphans(list: &Path, root: &Path) {
+    let text = std::fs::read_to_string(list).unwrap_or_default();
+    let deadline = Instant::now() + STOP_WAIT;
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let ours = |pid: &str, exe: &str| -> bool {
+        let proc = Path::new("/proc").join(pid);
+        if !std::fs::read_link(proc.join("exe")).is_ok_and(|p| p.to_string_lossy().starts_with(exe)) {
+            return false;
+        }
+        if std::fs::read_link(proc.join("cwd")).is_ok_and(|cwd| cwd == root) {
+            return true;
+        }
+        let cmdline = std::fs::read(proc.join("cmdline")).unwrap_or_default();
+        let needle = root.as_os_str().as_encoded_bytes();
+        !needle.is_empty() && cmdline.windows(needle.len()).any(|w| w == needle)
+    };
+    for line in text.lines() {
+        let Some((pid, exe)) = line.split_once(' ') else {
+            continue;
+        };
+        while ours(pid, exe) {
+            if Instant::now() >= deadline {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    let _ = std::fs::remove_file(list);
+}
+
+/// Sends SIGINT to a child (each tool saves its state on it).
+pub fn interrupt(child: &Child) {
+    #[cfg(unix)]
+    // SAFETY: kill with a child's own pid and a valid signal.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+}
+
+/// `: LAST LINE` of a child's log (its last words, often why it stopped), or nothing when
+/// the log is empty or unreadable; at most 300 characters of it.
+pub fn log_tail(log: &Path) -> String {
+    let text = std::fs::read(log).unwrap_or_default();
+    let text = String::from_utf8_lossy(&text[text.len().saturating_sub(4096)..]).into_owned();
+    match text.lines().rev().map(str::trim).find(|l| !l.is_empty()) {
+        Some(line) => format!(": {}", line.chars().take(300).collect::<String>()),
+        None => String::new(),
+    }
+}
