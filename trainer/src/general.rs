@@ -10,6 +10,11 @@
 //! prediction `sigmoid(z)`, `z · 400` centipawns). The loss of a position is
 //! `(sigmoid(z) - target)²`, as in the fused kernel.
 //!
+//! A factorised layout ([`Layout::factor`]) is run as its definition says: each active
+//! feature reads its bucket's row plus its factor row, and its gradient goes to both. The
+//! training loop does not run it that way (it merges the factor into the rows once per
+//! batch, `crate::model`); this is the reference it is checked against.
+//!
 //! One position at a time, plain loops: this path is for shapes the fused kernel
 //! (`crate::model::Kernel`) does not cover, and the training loop takes the kernel for the
 //! plain shape. [`accumulate_for`] compiles the loops a second and third time with the
@@ -154,8 +159,19 @@ fn forward<T: Real>(p: &[T], layout: &Layout, dense: &[Dense], pos: &Position, b
     for i in 0..pos.count as usize {
         for (view, feature) in [(0, pos.stm[i]), (1, pos.nstm[i])] {
             let row = &p[feature as usize * h..(feature as usize + 1) * h];
-            for (a, &w) in buf.acc[view * h..(view + 1) * h].iter_mut().zip(row) {
-                *a += w;
+            let acc = &mut buf.acc[view * h..(view + 1) * h];
+            match layout.factor_row(feature) {
+                // A factorised layout: the merged weight, bucket row plus factor row.
+                Some(at) => {
+                    for ((a, &w), &f) in acc.iter_mut().zip(row).zip(&p[at..at + h]) {
+                        *a += w + f;
+                    }
+                }
+                None => {
+                    for (a, &w) in acc.iter_mut().zip(row) {
+                        *a += w;
+                    }
+                }
             }
         }
     }
@@ -307,9 +323,16 @@ pub fn accumulate<T: Real>(
         }
         for i in 0..pos.count as usize {
             for (view, feature) in [(0, pos.stm[i]), (1, pos.nstm[i])] {
+                let d_acc = &buf.d_in[view * h..(view + 1) * h];
                 let row = &mut grad[feature as usize * h..(feature as usize + 1) * h];
-                for (g, &d) in row.iter_mut().zip(&buf.d_in[view * h..(view + 1) * h]) {
+                for (g, &d) in row.iter_mut().zip(d_acc) {
                     *g += d;
+                }
+                // The factor row moves the merged weight as much as the bucket's row.
+                if let Some(at) = layout.factor_row(feature) {
+                    for (g, &d) in grad[at..at + h].iter_mut().zip(d_acc) {
+                        *g += d;
+                    }
                 }
             }
         }

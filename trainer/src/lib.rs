@@ -4,7 +4,9 @@
 //! Two training paths: `model::Kernel`, the fused fast kernel for the plain shape
 //! (`(768[xK][hm] -> N)x2 -> 1xB`), and `general`, forward and backward for any shape,
 //! nets with hidden layers after the transformer included; `train::gradient` picks the
-//! kernel wherever it applies.
+//! kernel wherever it applies. A king-bucketed model may carry a factoriser (768 feature
+//! rows shared by every bucket, `model`), which both paths train through the merged net
+//! and which export adds into every bucket.
 //!
 //! Checkpoints (`train::Checkpoint`) are serde structures encoded with `postcard`, inside
 //! Luft's own envelope (magic, version, FNV-1a checksum, written atomically). postcard was

@@ -3,7 +3,7 @@
 //! ```text
 //! trainer train --data FILES... --hidden N --out DIR [--superbatches S | --epochs E] [--wdl W]
 //!               [--lr L] [--threads T] [--resume CHECKPOINT] [--init NET [--allow-mirror-change]]
-//!               [--mirror] [--king-buckets K | --arch ARCH] [--seed S]
+//!               [--mirror] [--king-buckets K | --arch ARCH] [--factorise] [--seed S]
 //! trainer export CHECKPOINT --out FILE.nnue
 //! trainer eval --net CHECKPOINT|FILE.nnue --fen FEN
 //! ```
@@ -57,6 +57,15 @@
 //! `OUT/status.json` (`trainer::status`) says where a run is, as data: superbatches and
 //! epochs done, every superbatch's losses, the checkpoint, the final net once written, and
 //! the arguments that resume the run.
+//!
+//! `--factorise` (only with king buckets, K > 1; refused otherwise before any work) trains
+//! a factoriser beside the buckets: 768 feature rows shared by all of them, added to each
+//! bucket's rows (`trainer::model`). The checkpoint (version 7) keeps it and a resumed run
+//! keeps it (`--factorise` on a checkpoint without one is refused); `export` and the run's
+//! `final.nnue` merge it into every bucket, so the net and the engine are unchanged.
+//! `--init` from a net without king buckets puts its rows into the factoriser and starts
+//! the buckets at zero; from a net with the run's king buckets, the buckets get its rows
+//! and the factoriser starts at zero (the same output either way).
 //!
 //! While training, stderr shows a progress bar (the workspace's `progress` crate) over all
 //! batches (position, rate, ETA, the running loss and positions per second) when it is a
@@ -245,6 +254,14 @@ enum Command {
         /// --hidden, --buckets, --mirror and --king-buckets).
         #[arg(long, value_parser = parse_arch, conflicts_with_all = ["hidden", "buckets", "mirror", "king_buckets"])]
         arch: Option<Box<nnue::Arch>>,
+        /// Train a factoriser beside the king buckets (only with more than one): 768
+        /// feature rows shared by every bucket, added to each bucket's rows, so that what
+        /// the buckets have in common is learned from every position. The checkpoint keeps
+        /// it; export and final.nnue merge it into every bucket, so the net is an ordinary
+        /// king-bucketed net. With --init from a net without king buckets, its rows seed the
+        /// factoriser and the buckets start at zero.
+        #[arg(long)]
+        factorise: bool,
         /// With --init: accept a net whose mirroring differs from this run's and start
         /// from its weights read with this run's mirroring.
         #[arg(long, requires = "init")]
@@ -328,6 +345,7 @@ fn main() {
             mirror,
             king_buckets,
             arch,
+            factorise,
             allow_mirror_change,
             seed,
         } => {
@@ -359,6 +377,7 @@ fn main() {
                 mirror,
                 features: arch.features,
                 layers: arch.layers.clone(),
+                factorise,
                 arch: arch_given,
                 allow_mirror_change,
                 given: CHECKPOINT_FLAGS
@@ -404,6 +423,8 @@ struct Start {
     features: nnue::FeatureSet,
     /// The widths of the run's hidden layers (`--arch`; empty: none).
     layers: Vec<usize>,
+    /// `--factorise`: a factoriser beside the king buckets.
+    factorise: bool,
     /// The whole shape, when `--arch` gives it (with `--resume` it must be the
     /// checkpoint's).
     arch: Option<nnue::Arch>,
@@ -504,6 +525,13 @@ fn starting_checkpoint(config: TrainConfig, start: &Start) -> Result<Checkpoint>
                 c.model.arch()
             );
         }
+        if start.factorise && !c.model.factoriser {
+            bail!(
+                "--factorise: {} is a run without a factoriser, and a resumed run keeps its \
+                 checkpoint's settings (start a new run, with --init to start from a net)",
+                path.display()
+            );
+        }
         let buckets_given = start.king_buckets_given || start.features.king_buckets_count() > 1;
         if buckets_given && c.model.features != start.features.with_mirroring(c.model.mirrored()) {
             bail!(
@@ -513,17 +541,32 @@ fn starting_checkpoint(config: TrainConfig, start: &Start) -> Result<Checkpoint>
             );
         }
         eprintln!(
-            "resuming {} after superbatch {}{}",
+            "resuming {} after superbatch {}{}{}",
             path.display(),
             c.superbatches_done,
-            if c.model.mirrored() { " (mirrored)" } else { "" }
+            if c.model.mirrored() { " (mirrored)" } else { "" },
+            if c.model.factoriser { " (factorised)" } else { "" }
         );
         return Ok(c);
     }
+    if start.factorise && start.features.king_buckets_count() < 2 {
+        bail!(
+            "--factorise needs king buckets (--king-buckets 2 or more, or an --arch such as \
+             \"(768x4hm -> 128)x2 -> 1x8\"); this run's inputs are {}",
+            start.features
+        );
+    }
+    let factorised = |model: Model| -> Result<Model> {
+        if start.factorise {
+            model.with_factoriser().map_err(anyhow::Error::msg)
+        } else {
+            Ok(model)
+        }
+    };
     let mut arch = nnue::Arch::simple(start.features, config.hidden, config.buckets);
     arch.layers = start.layers.clone();
     let Some(path) = &start.init else {
-        let model = Model::random_arch(&arch, config.seed);
+        let model = factorised(Model::random_arch(&arch, config.seed))?;
         return Ok(Checkpoint::new(config, model));
     };
     let net = Network::load(path).map_err(|e| anyhow::anyhow!("--init {}: {e}", path.display()))?;
@@ -538,7 +581,7 @@ fn starting_checkpoint(config: TrainConfig, start: &Start) -> Result<Checkpoint>
             );
         }
         let model = Model::from_network(&net).map_err(|e| anyhow::anyhow!("--init: {e}"))?;
-        return Ok(Checkpoint::new(config, model));
+        return Ok(Checkpoint::new(config, factorised(model)?));
     }
     if net.mirrored() != start.mirror {
         if !start.allow_mirror_change {
@@ -561,7 +604,12 @@ fn starting_checkpoint(config: TrainConfig, start: &Start) -> Result<Checkpoint>
     }
     // A narrower or one-bucket net grows into the requested shape with the same output,
     // so what it learned carries over.
-    let model = Model::grown_into(&net, start.features, config.hidden, config.buckets, config.seed)
+    let grow = if start.factorise {
+        Model::grown_into_factorised
+    } else {
+        Model::grown_into
+    };
+    let model = grow(&net, start.features, config.hidden, config.buckets, config.seed)
         .map_err(|e| anyhow::anyhow!("--init: {e}"))?;
     Ok(Checkpoint::new(config, model))
 }
@@ -597,13 +645,14 @@ fn run_train(
     let (mirrored, features) = (ckpt.model.mirrored(), ckpt.model.features);
     let validation: Vec<Position> = validation.iter().map(|p| p.unpack_features(&features)).collect();
     eprintln!(
-        "{} training positions, {} validation positions, hidden {}{}, {} threads, arch {}",
+        "{} training positions, {} validation positions, hidden {}{}, {} threads, arch {}{}",
         train_set.len(),
         validation.len(),
         ckpt.config.hidden,
         if mirrored { ", mirrored" } else { "" },
         threads,
-        ckpt.model.arch()
+        ckpt.model.arch(),
+        if ckpt.model.factoriser { ", factorised" } else { "" }
     );
     if let Some(epochs) = epochs {
         let c = &mut ckpt.config;
@@ -750,18 +799,24 @@ fn export(checkpoint: &Path, out: &Path) -> Result<()> {
     output::plan(out)?;
     output::refuse_inputs(out, &[checkpoint])?;
     let ckpt = Checkpoint::load(checkpoint)?;
+    // A factorised model exports its merged net (`Model::float_net`).
     let net = ckpt
         .model
         .to_network()
         .map_err(|e| anyhow::anyhow!("refusing to export: {e}"))?;
     output::write(out, &[checkpoint], &net.to_bytes())?;
     output::outln!(
-        "wrote {} (hidden {}{}, fingerprint {:016x}, arch {})",
+        "wrote {} (hidden {}{}, fingerprint {:016x}, arch {}{})",
         out.display(),
         net.hidden(),
         if net.mirrored() { ", mirrored" } else { "" },
         net.fingerprint(),
-        net.arch()
+        net.arch(),
+        if ckpt.model.factoriser {
+            ", factoriser merged into every king bucket"
+        } else {
+            ""
+        }
     );
     Ok(())
 }

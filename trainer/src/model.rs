@@ -13,6 +13,22 @@
 //! features its positions carry (`crate::data`); this code only sees the row count, and
 //! the exported net carries the feature set.
 //!
+//! A king-bucketed model may carry a factoriser ([`Model::factoriser`], `trainer train
+//! --factorise`): one more block of 768 feature rows `F`, shared by every king bucket, so
+//! that feature `f` of bucket `b` has the weight `W_b[f] + F[f]` (the merged weight) and `F`
+//! learns from every position while a bucket's own rows learn from about `1/K` of them. The
+//! factor rows come last in the parameter vector, after everything the net stores, so
+//! the rest of the layout is the merged net's ([`Layout::factor`], [`Layout::merged`]).
+//! Training never gives the kernels the factor rows: it merges them into a parameter vector
+//! of the merged net's layout once per batch ([`Model::merge_into`]), runs the fused kernel
+//! or the general path on that unchanged, and then adds each bucket's row gradients into
+//! the factor row's ([`Layout::fold_factor_gradient`]), since `d loss / d F[f] = Σ_b d loss
+//! / d W_b[f]`. A factorised batch so costs two passes over the feature weights more, not
+//! twice the rows per position. [`Model::merged`] is the net export writes: `W_b + F` in
+//! every bucket, the factor dropped, so the net file and the engine are the same as without
+//! a factoriser. Clipping keeps every merged weight within ±[`WEIGHT_CLIP`]
+//! ([`Model::clip_merged`]), so a factorised model quantises exactly as a plain one does.
+//!
 //! The hot loop is [`Kernel::accumulate`] (forward and backward over a share of a batch,
 //! into a gradient buffer private to the thread). A plain per-sample loop gathers ~2x30 rows
 //! of N weights per position out of the 768-row matrix and scatters as many gradient rows
@@ -63,6 +79,10 @@ pub struct Model {
     /// The widths of the hidden layers after the transformer (`nnue::Arch::layers`); empty
     /// for a net whose transformer feeds the output directly (the fused kernel's case).
     pub layers: Vec<usize>,
+    /// Whether the model has a factoriser: 768 feature rows shared by every king bucket
+    /// (module documentation), after all other parameters. Only with more than one king
+    /// bucket ([`Model::with_factoriser`]).
+    pub factoriser: bool,
     /// All parameters, `Layout::len` of them.
     pub params: Array1<f32>,
 }
@@ -90,7 +110,18 @@ pub struct Layout {
     pub layer_widths: [usize; nnue::arch::MAX_LAYERS],
     /// How many hidden layers.
     pub hidden_layers: usize,
+    /// Where the factoriser's rows start ([`FACTOR_ROWS`] rows of `hidden` floats, the last
+    /// parameters, up to `len`); `None` without a factoriser. Everything before them is laid
+    /// out as in the merged net ([`Layout::merged`]).
+    pub factor: Option<usize>,
 }
+
+/// The rows of a factoriser: one for each feature of a king bucket (`nnue::INPUTS`).
+pub const FACTOR_ROWS: usize = INPUTS;
+
+/// Rows per task when merging, folding and clipping factorised weights in parallel (a
+/// divisor of [`FACTOR_ROWS`]: eight tasks a bucket).
+const FACTOR_CHUNK: usize = FACTOR_ROWS / 8;
 
 /// One dense layer after the transformer in the flat parameters: the output layer of a
 /// plain model, or each layer of a model with hidden layers ([`Layout::dense`]). Its weights
@@ -145,12 +176,90 @@ impl Layout {
             len: 0,
             layer_widths,
             hidden_layers: layers.len(),
+            factor: None,
         };
         layout.len = layout
             .dense()
             .last()
             .map_or(out_w, |d| d.bias + buckets * d.outputs);
         layout
+    }
+
+    /// This layout with a factoriser: [`FACTOR_ROWS`] rows of `hidden` floats appended after
+    /// every other parameter (the same layout if it has one).
+    pub fn with_factoriser(self) -> Layout {
+        let mut layout = self.merged();
+        layout.factor = Some(layout.len);
+        layout.len += FACTOR_ROWS * layout.hidden;
+        layout
+    }
+
+    /// The layout of the merged net: this one without the factoriser's rows (the same
+    /// layout if it has none). Its parameters are a prefix of this layout's.
+    pub fn merged(self) -> Layout {
+        Layout {
+            len: self.factor.unwrap_or(self.len),
+            factor: None,
+            ..self
+        }
+    }
+
+    /// Where the factor row of feature row `feature` starts (the row of its index within
+    /// its king bucket); `None` without a factoriser.
+    #[inline(always)]
+    pub fn factor_row(&self, feature: u16) -> Option<usize> {
+        self.factor
+            .map(|at| at + usize::from(feature) % FACTOR_ROWS * self.hidden)
+    }
+
+    /// The merged net's parameters ([`Layout::merged`]) of `params` (laid out as this
+    /// layout) into `out`, resized to hold them: with a factoriser every bucket's feature
+    /// row plus its factor row, the rest copied; without, a copy.
+    pub fn merge(&self, params: &[f32], out: &mut Vec<f32>) {
+        assert_eq!(params.len(), self.len, "parameters for the layout");
+        let merged = self.merged().len;
+        out.clear();
+        out.extend_from_slice(&params[..merged]);
+        let Some(factor) = self.factor else {
+            return;
+        };
+        let (chunk, rows) = (FACTOR_CHUNK * self.hidden, FACTOR_ROWS * self.hidden);
+        let f = &params[factor..factor + rows];
+        out[..self.ft_bias]
+            .par_chunks_mut(chunk)
+            .enumerate()
+            .for_each(|(i, block)| {
+                let start = i * chunk % rows;
+                for (w, &x) in block.iter_mut().zip(&f[start..start + chunk]) {
+                    *w += x;
+                }
+            });
+    }
+
+    /// Turns `grad` (this layout's length), whose bucket rows hold the gradient by the
+    /// merged weights, into the gradient by the factorised parameters: each factor row's
+    /// gradient becomes the sum of its feature's rows over the buckets (`W_b[f] + F[f]`
+    /// moves with `F[f]` in every bucket `b`), overwriting what the factor rows held; the
+    /// bucket rows' gradients are already right. Nothing happens without a factoriser.
+    pub fn fold_factor_gradient(&self, grad: &mut [f32]) {
+        assert_eq!(grad.len(), self.len, "gradients for the layout");
+        let Some(factor) = self.factor else {
+            return;
+        };
+        let (chunk, rows) = (FACTOR_CHUNK * self.hidden, FACTOR_ROWS * self.hidden);
+        let (buckets, rest) = grad.split_at_mut(self.ft_bias);
+        let buckets = &*buckets;
+        rest[factor - self.ft_bias..][..rows]
+            .par_chunks_mut(chunk)
+            .enumerate()
+            .for_each(|(i, out)| {
+                out.fill(0.0);
+                for bucket in buckets.chunks_exact(rows) {
+                    for (o, &g) in out.iter_mut().zip(&bucket[i * chunk..]) {
+                        *o += g;
+                    }
+                }
+            });
     }
 
     /// The dense layers after the transformer, first to last (one, the output layer, in the
@@ -212,6 +321,7 @@ impl Model {
             buckets,
             features,
             layers: Vec::new(),
+            factoriser: false,
             params,
         }
     }
@@ -300,6 +410,7 @@ impl Model {
             buckets: arch.output_buckets,
             features: arch.features,
             layers: arch.layers,
+            factoriser: false,
             params: Array1::from_vec(params),
         })
     }
@@ -401,13 +512,123 @@ impl Model {
             buckets,
             features,
             layers: Vec::new(),
+            factoriser: false,
             params,
         })
     }
 
+    /// [`Model::grown_into`] for a run with a factoriser. From a net without king buckets,
+    /// its rows go into the factor rows and every bucket's rows start at zero (the hidden
+    /// units a wider run adds keep their small random weights in the buckets); from a net
+    /// with the run's king buckets, its rows stay in the buckets and the factor starts at
+    /// zero. Either way the merged net is the one `grown_into` makes, with the same output
+    /// as `net`. Errors: those of `grown_into` and of [`Model::with_factoriser`].
+    pub fn grown_into_factorised(
+        net: &Network,
+        features: FeatureSet,
+        hidden: usize,
+        buckets: usize,
+        seed: u64,
+    ) -> Result<Model, String> {
+        let mut model = Model::grown_into(net, features, hidden, buckets, seed)?.with_factoriser()?;
+        if net.features().king_buckets_count() == 1 {
+            let layout = model.layout();
+            let factor = layout.factor.expect("a factorised layout");
+            let old = net.hidden();
+            let p = model.params.as_slice_mut().expect("contiguous");
+            for f in 0..FACTOR_ROWS {
+                for j in 0..old {
+                    // Every bucket holds the same copy of the net's weight.
+                    p[factor + f * hidden + j] = p[f * hidden + j];
+                    for b in 0..features.king_buckets_count() {
+                        p[(b * FACTOR_ROWS + f) * hidden + j] = 0.0;
+                    }
+                }
+            }
+        }
+        Ok(model)
+    }
+
+    /// The same model with a factoriser whose rows start at zero, so that the merged net,
+    /// and every output, stay as they are; a model that has one is returned unchanged.
+    /// Errors: a model without king buckets (a factoriser would only repeat its one block
+    /// of rows).
+    pub fn with_factoriser(mut self) -> Result<Model, String> {
+        if self.factoriser {
+            return Ok(self);
+        }
+        if self.features.king_buckets_count() < 2 {
+            return Err(format!(
+                "a factoriser needs king buckets (more than one), and {} has none",
+                self.arch()
+            ));
+        }
+        let len = self.layout().with_factoriser().len;
+        let mut params = self.params.to_vec();
+        params.resize(len, 0.0);
+        self.params = Array1::from_vec(params);
+        self.factoriser = true;
+        Ok(self)
+    }
+
+    /// The net a factorised model stands for: every bucket's row of feature `f` the merged
+    /// weight `W_b[f] + F[f]`, the factor rows dropped. What export quantises, and what
+    /// [`Model::output`] computes; a model without a factoriser is returned as it is.
+    pub fn merged(&self) -> Model {
+        if !self.factoriser {
+            return self.clone();
+        }
+        let mut params = Vec::new();
+        self.merge_into(&mut params);
+        Model {
+            hidden: self.hidden,
+            buckets: self.buckets,
+            features: self.features,
+            layers: self.layers.clone(),
+            factoriser: false,
+            params: Array1::from_vec(params),
+        }
+    }
+
+    /// The parameters of [`Model::merged`] into `out` (`layout().merged().len` floats; it
+    /// is resized to hold them): what the training kernels run on once per batch.
+    pub fn merge_into(&self, out: &mut Vec<f32>) {
+        self.layout()
+            .merge(self.params.as_slice().expect("contiguous"), out);
+    }
+
     /// Where each part of the parameters lies.
     pub fn layout(&self) -> Layout {
-        Layout::with_layers(self.features.inputs(), self.hidden, self.buckets, &self.layers)
+        let layout = Layout::with_layers(self.features.inputs(), self.hidden, self.buckets, &self.layers);
+        if self.factoriser {
+            layout.with_factoriser()
+        } else {
+            layout
+        }
+    }
+
+    /// Keeps every merged weight within ±[`WEIGHT_CLIP`], the range the quantiser is safe
+    /// for: each bucket's weight `W_b[f]` is clipped to `[-c - F[f], c - F[f]]` for its
+    /// factor weight `F[f]` (which [`Model::clips`] keeps within ±c), so that `W_b[f] + F[f]`
+    /// lies within ±c up to a rounding of the last bit. The optimiser calls it after every
+    /// step, after the clips; nothing happens without a factoriser.
+    pub fn clip_merged(&mut self) {
+        let layout = self.layout();
+        let Some(factor) = layout.factor else {
+            return;
+        };
+        let chunk = FACTOR_CHUNK * layout.hidden;
+        let rows = FACTOR_ROWS * layout.hidden;
+        let p = self.params.as_slice_mut().expect("contiguous");
+        let (weights, rest) = p.split_at_mut(layout.ft_bias);
+        let f = &rest[factor - layout.ft_bias..][..rows];
+        weights.par_chunks_mut(chunk).enumerate().for_each(|(i, block)| {
+            let start = i * chunk % rows;
+            for (w, &x) in block.iter_mut().zip(&f[start..start + chunk]) {
+                // max/min rather than clamp: no panic on a NaN bound.
+                *w = w.max(-WEIGHT_CLIP - x).min(WEIGHT_CLIP - x);
+            }
+        });
     }
 
     /// The clip of each range of parameters after every optimiser step, from the
@@ -416,14 +637,29 @@ impl Model {
     /// QB = 64 alike, as it always did). A model with hidden layers clips its transformer to
     /// [`WEIGHT_CLIP`], its layer weights to `LAYER_WEIGHT_MAX / QB` (127 / 64, the largest
     /// that rounds into i8) and its layer biases to `LAYER_BIAS_MAX / (QA · QB)`.
+    ///
+    /// With a factoriser, its rows are clipped to [`WEIGHT_CLIP`] too, and the buckets'
+    /// feature weights to twice that (the most a weight can hold whose merged weight and
+    /// factor weight lie within ±[`WEIGHT_CLIP`]); [`Model::clip_merged`] then holds each
+    /// merged weight to ±[`WEIGHT_CLIP`].
     pub fn clips(&self) -> Vec<(usize, usize, f32)> {
         let layout = self.layout();
+        let merged = layout.merged();
+        let mut clips = if let Some(factor) = layout.factor {
+            vec![
+                (0, layout.ft_bias, 2.0 * WEIGHT_CLIP),
+                (layout.ft_bias, layout.out_w, WEIGHT_CLIP),
+                (factor, layout.len, WEIGHT_CLIP),
+            ]
+        } else {
+            vec![(0, layout.out_w, WEIGHT_CLIP)]
+        };
         if self.layers.is_empty() {
-            return vec![(0, layout.len, WEIGHT_CLIP)];
+            clips.push((layout.out_w, merged.len, WEIGHT_CLIP));
+            return clips;
         }
         let weight = f32::from(nnue::quantise::LAYER_WEIGHT_MAX) / nnue::QB as f32;
         let bias = nnue::quantise::LAYER_BIAS_MAX as f32 / (nnue::QA * nnue::QB) as f32;
-        let mut clips = vec![(0, layout.out_w, WEIGHT_CLIP)];
         for d in layout.dense() {
             clips.push((d.weights, d.bias, weight));
             clips.push((d.bias, d.bias + layout.buckets * d.outputs, bias));
@@ -443,7 +679,9 @@ impl Model {
         Position::from_board_features(board, 0.0, 0.5, &self.features)
     }
 
-    /// The raw output for a position (centipawns / 400).
+    /// The raw output for a position (centipawns / 400). A factorised model reads each
+    /// feature's merged weight `W_b[f] + F[f]`, summed as the merged net's one weight, so
+    /// its output is that of [`Model::merged`] to the bit.
     pub fn output(&self, pos: &Position) -> f32 {
         let l = self.layout();
         let p = self.params.as_slice().expect("contiguous");
@@ -457,8 +695,19 @@ impl Model {
         for i in 0..pos.count as usize {
             for (view, feature) in [(0, pos.stm[i]), (1, pos.nstm[i])] {
                 let row = &p[feature as usize * h..(feature as usize + 1) * h];
-                for (a, w) in acc[view * h..(view + 1) * h].iter_mut().zip(row) {
-                    *a += w;
+                let acc = &mut acc[view * h..(view + 1) * h];
+                match l.factor_row(feature) {
+                    // The merged weight, as the merged net holds it.
+                    Some(at) => {
+                        for ((a, w), f) in acc.iter_mut().zip(row).zip(&p[at..at + h]) {
+                            *a += w + f;
+                        }
+                    }
+                    None => {
+                        for (a, w) in acc.iter_mut().zip(row) {
+                            *a += w;
+                        }
+                    }
                 }
             }
         }
@@ -471,8 +720,12 @@ impl Model {
         out
     }
 
-    /// The model as `nnue`'s float net (the parameters split into their four arrays).
+    /// The model as `nnue`'s float net (the parameters split into their four arrays); a
+    /// factorised model as its merged net ([`Model::merged`]).
     pub fn float_net(&self) -> FloatNet {
+        if self.factoriser {
+            return self.merged().float_net();
+        }
         let l = self.layout();
         let p = self.params.as_slice().expect("contiguous");
         let layered = !self.layers.is_empty();
@@ -1222,8 +1475,16 @@ fn tile_mut(s: &mut [f32], at: usize) -> &mut Lanes {
     (&mut s[at..at + LANES]).try_into().expect("16 floats")
 }
 
-/// The loss of `positions` without gradients (validation).
+/// The loss of `positions` without gradients (validation); a factorised model is merged
+/// once first (the same outputs, [`Model::output`]).
 pub fn loss_only(model: &Model, positions: &[Position], wdl: f32) -> f64 {
+    let merged;
+    let model = if model.factoriser {
+        merged = model.merged();
+        &merged
+    } else {
+        model
+    };
     positions
         .iter()
         .map(|p| {

@@ -5,13 +5,16 @@
 //! `lr · 0.3⁵`, weights clipped to ±1.98 after every step, a validation loss on a held-out
 //! 1% after every superbatch, then a CSV line, the loss plot (`loss.png` and `loss.svg`)
 //! and an atomic checkpoint (after which the trainer writes its `status.json`,
-//! `crate::status`). A checkpoint is a versioned, checksummed envelope around a
-//! serde structure in postcard (version 6, which added the model's hidden layers); version 5
-//! (the same without hidden layers), version 4 (without king buckets either), version 3
-//! (without mirroring either) and versions 1 and 2, hand-written layouts of earlier builds,
-//! are still read. A model with hidden layers trains on the general path (`crate::general`)
+//! `crate::status`). A checkpoint is a versioned, checksummed envelope around a serde
+//! structure in postcard (version 7, which added the factoriser); version 6 (the same
+//! without a factoriser), version 5 (without hidden layers either), version 4 (without king
+//! buckets either), version 3 (without mirroring either) and versions 1 and 2, hand-written
+//! layouts of earlier builds, are still read. A model with hidden layers trains on the
+//! general path (`crate::general`)
 //! and clips each tensor to what its quantisation holds (`Model::clips`); the plain shape
-//! takes the fused kernel, clipped to ±1.98 as always.
+//! takes the fused kernel, clipped to ±1.98 as always. A factorised model (`trainer train
+//! --factorise`) trains as its merged net, one merge before and one fold of the gradient
+//! after each batch, and its merged weights are held to ±1.98 (`crate::model`).
 //! A resumed run first cuts `loss.csv` back to the checkpoint's superbatches (a row written
 //! before a kill that came ahead of its checkpoint goes), so every superbatch has one row.
 
@@ -73,13 +76,13 @@ const CHECKPOINT_MAGIC: &[u8; 8] = b"LUFTCKPT";
 
 /// The version this trainer writes: the serde layout of `WireCheckpoint` with
 /// `WireConfig` in postcard.
-pub const CHECKPOINT_VERSION: u32 = 6;
+pub const CHECKPOINT_VERSION: u32 = 7;
 
 /// The envelope around every checkpoint version: magic (8 bytes), version (u32 LE), the
 /// body, FNV-1a 64 of everything before it (u64 LE).
 const ENVELOPE_LEN: usize = 8 + 4 + 8;
 
-/// A run's settings as version 5 stores them. The file layout is these fields in this
+/// A run's settings as version 7 stores them. The file layout is these fields in this
 /// order, in postcard's encoding (integers as varints, floats as little-endian bytes,
 /// booleans as one byte 0 or 1, sequences prefixed by their length); a change here is a
 /// new version number, and the old version keeps a reader.
@@ -101,6 +104,45 @@ struct WireConfig {
     bucket_map: Vec<u8>,
     /// The widths of the model's hidden layers (new in version 6; empty: none).
     layers: Vec<u32>,
+    /// Whether the model has a factoriser (new in version 7).
+    factoriser: bool,
+}
+
+/// A run's settings as version 6 stored them: [`WireConfig`] without the factoriser.
+#[derive(Serialize, Deserialize)]
+struct WireConfigV6 {
+    hidden: u32,
+    buckets: u32,
+    superbatches: u32,
+    batches_per_superbatch: u32,
+    batch_size: u64,
+    wdl: f32,
+    lr: f32,
+    seed: u64,
+    mirrored: bool,
+    king_buckets: u32,
+    bucket_map: Vec<u8>,
+    layers: Vec<u32>,
+}
+
+impl From<WireConfigV6> for WireConfig {
+    fn from(c: WireConfigV6) -> WireConfig {
+        WireConfig {
+            hidden: c.hidden,
+            buckets: c.buckets,
+            superbatches: c.superbatches,
+            batches_per_superbatch: c.batches_per_superbatch,
+            batch_size: c.batch_size,
+            wdl: c.wdl,
+            lr: c.lr,
+            seed: c.seed,
+            mirrored: c.mirrored,
+            king_buckets: c.king_buckets,
+            bucket_map: c.bucket_map,
+            layers: c.layers,
+            factoriser: false,
+        }
+    }
 }
 
 /// A run's settings as version 5 stored them: [`WireConfig`] without hidden layers.
@@ -134,6 +176,7 @@ impl From<WireConfigV5> for WireConfig {
             king_buckets: c.king_buckets,
             bucket_map: c.bucket_map,
             layers: Vec::new(),
+            factoriser: false,
         }
     }
 }
@@ -181,6 +224,7 @@ impl From<WireConfigV4> for WireConfig {
             king_buckets: 1,
             bucket_map: vec![0; 64],
             layers: Vec::new(),
+            factoriser: false,
         }
     }
 }
@@ -200,11 +244,12 @@ impl From<WireConfigV3> for WireConfig {
             king_buckets: 1,
             bucket_map: vec![0; 64],
             layers: Vec::new(),
+            factoriser: false,
         }
     }
 }
 
-/// A checkpoint as versions 3 (`C` = [`WireConfigV3`]) and 4 ([`WireConfig`]) store it
+/// A checkpoint as versions 3 (`C` = [`WireConfigV3`]) to 7 ([`WireConfig`]) store it
 /// (borrowed when writing, owned when read).
 #[derive(Serialize, Deserialize)]
 struct WireCheckpoint<'a, C> {
@@ -262,6 +307,7 @@ impl Checkpoint {
                     .iter()
                     .map(|&w| narrow("hidden layer width", w))
                     .collect::<Result<_>>()?,
+                factoriser: self.model.factoriser,
             },
             superbatches_done: self.superbatches_done,
             history: Cow::Borrowed(&self.history),
@@ -276,8 +322,9 @@ impl Checkpoint {
         Ok(seal(out))
     }
 
-    /// Reads a checkpoint of any version this trainer knows: 6 to 3 (serde + postcard; 5
-    /// has no hidden layers, 4 no king buckets, 3 no mirroring), or the hand-written layouts 1 and 2 of earlier builds (read only).
+    /// Reads a checkpoint of any version this trainer knows: 7 to 3 (serde + postcard; 6
+    /// has no factoriser, 5 no hidden layers either, 4 no king buckets, 3 no mirroring), or
+    /// the hand-written layouts 1 and 2 of earlier builds (read only).
     pub fn from_bytes(bytes: &[u8]) -> Result<Checkpoint> {
         if bytes.len() < ENVELOPE_LEN || &bytes[..8] != CHECKPOINT_MAGIC {
             bail!("not a Luft checkpoint");
@@ -292,6 +339,7 @@ impl Checkpoint {
             3 => decode::<WireConfigV3>(&body[12..])?,
             4 => decode::<WireConfigV4>(&body[12..])?,
             5 => decode::<WireConfigV5>(&body[12..])?,
+            6 => decode::<WireConfigV6>(&body[12..])?,
             CHECKPOINT_VERSION => decode::<WireConfig>(&body[12..])?,
             _ => bail!(
                 "unsupported checkpoint version {version} (this trainer reads 1 to {CHECKPOINT_VERSION}; \
@@ -318,6 +366,9 @@ impl Checkpoint {
             .arch()
             .check()
             .map_err(|e| anyhow::anyhow!("checkpoint architecture: {e}"))?;
+        if self.model.factoriser && self.model.features.king_buckets_count() < 2 {
+            bail!("checkpoint has a factoriser but no king buckets");
+        }
         let len = self.model.layout().len;
         for (name, array) in [
             ("weights", &self.model.params),
@@ -355,7 +406,7 @@ fn seal(mut out: Vec<u8>) -> Vec<u8> {
     out
 }
 
-/// The body of version 3 (`C` = [`WireConfigV3`]) or 4 ([`WireConfig`]): one
+/// The body of versions 3 to 7 (`C` = [`WireConfigV3`] to [`WireConfig`]): one
 /// postcard-encoded [`WireCheckpoint`] and nothing after it.
 fn decode<C>(body: &[u8]) -> Result<Checkpoint>
 where
@@ -401,6 +452,7 @@ where
             buckets,
             features,
             layers,
+            factoriser: c.factoriser,
             params: Array1::from_vec(wire.params.into_owned()),
         },
         m: Array1::from_vec(wire.m.into_owned()),
@@ -486,6 +538,7 @@ mod legacy {
                 buckets,
                 features: nnue::FeatureSet::plain(),
                 layers: Vec::new(),
+                factoriser: false,
                 params,
             },
             m,
@@ -645,6 +698,8 @@ pub struct Workspace {
     /// The general path's buffers (a model with hidden layers), one per thread.
     general: Vec<Buffers<f32>>,
     columns: Columns,
+    /// A factorised model's merged parameters, made once per batch (`Model::merge_into`).
+    merged: Vec<f32>,
     total: Vec<f32>,
     batch: Vec<Position>,
     kernel: Kernel,
@@ -692,6 +747,7 @@ impl Workspace {
                 Vec::new()
             },
             columns: Columns::new(if layered { 16 } else { hidden }),
+            merged: Vec::new(),
             total: vec![0.0; len],
             batch: Vec::new(),
             kernel,
@@ -702,10 +758,22 @@ impl Workspace {
 /// Forward and backward over `batch` on the current pool; leaves the mean gradient in
 /// `ws.total` and returns the mean loss. A plain model takes the fused kernel, a model with
 /// hidden layers the general path (`crate::general`); `ws` must be made for the model
-/// ([`Workspace::for_model`]; a mismatch panics).
+/// ([`Workspace::for_model`]; a mismatch panics). A factorised model runs as its merged
+/// net (merged once here), and its factor rows' gradient is folded from the buckets'
+/// afterwards (`crate::model`'s module documentation).
 pub fn gradient(model: &Model, batch: &[Position], wdl: f32, ws: &mut Workspace) -> f64 {
-    let params = model.params.as_slice().expect("contiguous");
-    let layout = model.layout();
+    let full = model.layout();
+    let layout = full.merged();
+    let params = if full.factor.is_some() {
+        model.merge_into(&mut ws.merged);
+        ws.merged.as_slice()
+    } else {
+        model.params.as_slice().expect("contiguous")
+    };
+    assert!(
+        ws.grads.iter().all(|g| g.len == full.len),
+        "a workspace made for the model"
+    );
     let kernel = ws.kernel;
     let chunk = batch.len().div_ceil(ws.grads.len()).max(1);
     let loss: f64 = if layout.hidden_layers > 0 {
@@ -715,7 +783,7 @@ pub fn gradient(model: &Model, batch: &[Position], wdl: f32, ws: &mut Workspace)
             .zip(ws.general.par_iter_mut())
             .zip(batch.par_chunks(chunk))
             .map(|((g, buf), positions)| {
-                let g = g.as_mut_slice();
+                let g = &mut g.as_mut_slice()[..layout.len];
                 g.iter_mut().for_each(|x| *x = 0.0);
                 crate::general::accumulate_for(kernel, params, &layout, positions, wdl, g, buf)
             })
@@ -728,7 +796,7 @@ pub fn gradient(model: &Model, batch: &[Position], wdl: f32, ws: &mut Workspace)
             .zip(ws.scratch.par_iter_mut())
             .zip(batch.par_chunks(chunk))
             .map(|((g, s), positions)| {
-                let g = g.as_mut_slice();
+                let g = &mut g.as_mut_slice()[..layout.len];
                 g.iter_mut().for_each(|x| *x = 0.0);
                 kernel.accumulate(params, columns, layout, positions, wdl, g, s)
             })
@@ -737,21 +805,26 @@ pub fn gradient(model: &Model, batch: &[Position], wdl: f32, ws: &mut Workspace)
     // Reduce the thread buffers, in fixed order, over parameter ranges in parallel.
     let scale = 1.0 / batch.len().max(1) as f32;
     let grads = &ws.grads;
-    ws.total.par_chunks_mut(4096).enumerate().for_each(|(c, out)| {
-        let start = c * 4096;
-        for (i, o) in out.iter_mut().enumerate() {
-            let mut sum = 0.0;
-            for g in grads {
-                sum += g.as_slice()[start + i];
+    ws.total[..layout.len]
+        .par_chunks_mut(4096)
+        .enumerate()
+        .for_each(|(c, out)| {
+            let start = c * 4096;
+            for (i, o) in out.iter_mut().enumerate() {
+                let mut sum = 0.0;
+                for g in grads {
+                    sum += g.as_slice()[start + i];
+                }
+                *o = sum * scale;
             }
-            *o = sum * scale;
-        }
-    });
+        });
+    full.fold_factor_gradient(&mut ws.total);
     loss / batch.len().max(1) as f64
 }
 
 /// One AdamW step, each parameter then clipped to its tensor's limit (`Model::clips`:
-/// ±[`crate::model::WEIGHT_CLIP`] for every parameter of a plain model).
+/// ±[`crate::model::WEIGHT_CLIP`] for every parameter of a plain model), and a factorised
+/// model's merged weights to ±[`crate::model::WEIGHT_CLIP`] (`Model::clip_merged`).
 pub fn adamw(ckpt: &mut Checkpoint, grad: &[f32], lr: f32, step: u64) {
     let (b1, b2, eps, wd) = (0.9f32, 0.999f32, 1e-8f32, 0.01f32);
     let bc1 = 1.0 - b1.powi(step.min(i32::MAX as u64) as i32);
@@ -771,6 +844,7 @@ pub fn adamw(ckpt: &mut Checkpoint, grad: &[f32], lr: f32, step: u64) {
                 *p = p.clamp(-clip, clip);
             });
     }
+    ckpt.model.clip_merged();
 }
 
 /// Fills `batch` with `size` positions drawn for (superbatch, batch index), decoded for a

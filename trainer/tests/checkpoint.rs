@@ -1,5 +1,7 @@
-//! Checkpoint files across versions: version 5 (serde + postcard in the checksummed
-//! envelope, with the model's mirroring and king buckets) round-trips, mirrored or not; a version 3 file of an
+//! Checkpoint files across versions: the current version (serde + postcard in the checksummed
+//! envelope, with the model's mirroring, king buckets, hidden layers and factoriser)
+//! round-trips, mirrored or not, factorised or not; versions 6 and 5 load as models without
+//! what came later; a version 3 file of an
 //! earlier build (`data/checkpoint-v3.bin`, commit 03adc34: `trainer train --data
 //! gen3-b.bin --hidden 16 --buckets 2 --superbatches 2 --batches-per-superbatch 2
 //! --batch-size 64 --wdl 0.5 --seed 3`) and a version 2 file written by an earlier trainer
@@ -113,7 +115,7 @@ fn version_4_round_trips() {
         let bytes = c.to_bytes().unwrap();
         assert_eq!(&bytes[..8], b"LUFTCKPT");
         assert_eq!(version_of(&bytes), CHECKPOINT_VERSION);
-        assert_eq!(CHECKPOINT_VERSION, 6);
+        assert_eq!(CHECKPOINT_VERSION, 7);
         let back = Checkpoint::from_bytes(&bytes).unwrap();
         assert!(same(&back, &c));
         assert_eq!(back.model.mirrored(), mirrored);
@@ -123,20 +125,68 @@ fn version_4_round_trips() {
     }
 }
 
-/// The version 5 file of `c` (a plain model): version 6 without the hidden layer widths,
-/// an empty list (one byte 0) right after the king bucket count (1) and the 64-byte map.
-fn v5_bytes(c: &Checkpoint) -> Vec<u8> {
+/// The file of `c` (a plain model without a factoriser) in `version` 6 or 5: the current
+/// version without the factoriser byte (0) that follows the hidden layer widths, and for 5
+/// without the widths either, an empty list (one byte 0) right after the king bucket count
+/// (1) and the 64-byte map.
+fn old_bytes(c: &Checkpoint, version: u32) -> Vec<u8> {
     assert!(c.model.layers.is_empty() && c.model.features.king_buckets_count() == 1);
+    assert!(!c.model.factoriser);
     let mut bytes = c.to_bytes().unwrap();
     let mut pattern = vec![1u8, 64];
-    pattern.extend([0u8; 65]);
+    pattern.extend([0u8; 66]);
     let at = bytes
         .windows(pattern.len())
         .position(|w| w == pattern.as_slice())
-        .expect("the king buckets, the map and the empty layer list");
+        .expect("the king buckets, the map, the empty layer list and no factoriser");
     bytes.remove(at + pattern.len() - 1);
-    bytes[8..12].copy_from_slice(&5u32.to_le_bytes());
+    if version == 5 {
+        bytes.remove(at + pattern.len() - 2);
+    }
+    bytes[8..12].copy_from_slice(&version.to_le_bytes());
     reseal(bytes)
+}
+
+fn v5_bytes(c: &Checkpoint) -> Vec<u8> {
+    old_bytes(c, 5)
+}
+
+#[test]
+fn version_6_loads_without_a_factoriser_and_version_7_keeps_it() {
+    let c = sample(32, 8);
+    let v6 = old_bytes(&c, 6);
+    assert_eq!(version_of(&v6), 6);
+    let back = Checkpoint::from_bytes(&v6).unwrap();
+    assert!(same(&back, &c));
+    assert!(!back.model.factoriser);
+    // A factorised model round trips with its factor rows and moments.
+    let features = nnue::FeatureSet::default_buckets(4, true).unwrap();
+    let model = Model::random_with(features, 32, 8, 5).with_factoriser().unwrap();
+    let mut factorised = Checkpoint::new(c.config.clone(), model);
+    factorised.history = vec![(0.5, 0.25)];
+    factorised.m.fill(0.125);
+    let bytes = factorised.to_bytes().unwrap();
+    let back = Checkpoint::from_bytes(&bytes).unwrap();
+    assert!(same(&back, &factorised));
+    assert!(back.model.factoriser);
+    assert_eq!(back.model.params.len(), (4 * 768 + 768) * 32 + 32 + 8 * 64 + 8);
+    // Its version 7 body read as version 6 does not decode.
+    let mut as_v6 = bytes.clone();
+    as_v6[8..12].copy_from_slice(&6u32.to_le_bytes());
+    assert!(Checkpoint::from_bytes(&reseal(as_v6)).is_err());
+    // Without the factor rows the arrays are too short; a factoriser without king buckets
+    // is refused.
+    let mut short = factorised.clone();
+    short.model.factoriser = false;
+    let e = Checkpoint::from_bytes(&short.to_bytes().unwrap()).unwrap_err();
+    assert!(format!("{e:#}").contains("weights hold"), "{e:#}");
+    let mut flat = sample(32, 8);
+    flat.model.factoriser = true;
+    let e = Checkpoint::from_bytes(&flat.to_bytes().unwrap()).unwrap_err();
+    assert_eq!(
+        format!("{e:#}"),
+        "checkpoint has a factoriser but no king buckets"
+    );
 }
 
 #[test]
@@ -147,7 +197,7 @@ fn version_5_loads_as_a_model_without_hidden_layers_and_version_6_keeps_them() {
     let back = Checkpoint::from_bytes(&v5).unwrap();
     assert!(same(&back, &c));
     assert!(back.model.layers.is_empty());
-    // Written again it is version 6, and the same checkpoint.
+    // Written again it is the current version, and the same checkpoint.
     assert!(same(
         &Checkpoint::from_bytes(&back.to_bytes().unwrap()).unwrap(),
         &c
@@ -162,7 +212,7 @@ fn version_5_loads_as_a_model_without_hidden_layers_and_version_6_keeps_them() {
     assert_eq!(back.model.layers, vec![16, 8]);
     assert_eq!(back.model.arch(), arch);
     assert_eq!(back.model.to_network().unwrap().arch(), arch);
-    // Its version 6 body read as version 5 does not decode (the layers are extra bytes).
+    // Its current body read as version 5 does not decode (the layers are extra bytes).
     let mut as_v5 = bytes.clone();
     as_v5[8..12].copy_from_slice(&5u32.to_le_bytes());
     assert!(Checkpoint::from_bytes(&reseal(as_v5)).is_err());
@@ -271,9 +321,9 @@ fn damage_is_an_error_never_a_panic() {
 
     // A future version.
     let mut future = good.clone();
-    future[8..12].copy_from_slice(&7u32.to_le_bytes());
+    future[8..12].copy_from_slice(&8u32.to_le_bytes());
     let e = error(&reseal(future)).unwrap();
-    assert!(e.starts_with("unsupported checkpoint version 7"), "{e}");
+    assert!(e.starts_with("unsupported checkpoint version 8"), "{e}");
     // Version 3's body read as version 4 (or the reverse) does not decode: no mirroring
     // byte where version 4 has one.
     let mut v3_as_v4 = V3.to_vec();
