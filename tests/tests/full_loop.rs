@@ -180,8 +180,8 @@ fn datagen_train_export_play_and_read_back() {
     assert_eq!(&checkpoint[..8], b"LUFTCKPT");
     assert_eq!(
         u32::from_le_bytes(checkpoint[8..12].try_into().unwrap()),
-        6,
-        "checkpoint version (6: the hidden layers of nnue::Arch)"
+        7,
+        "checkpoint version (7: the factoriser's shared block)"
     );
 
     // 4. Exported; the same net the run wrote at its end.

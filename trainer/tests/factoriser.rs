@@ -14,10 +14,9 @@
 
 mod common;
 
-use common::{boards, data_file, labelled, playouts, selfplay_slice, temp_dir, trainer};
+use common::{boards, data_file, labelled, playouts, positions_for, selfplay_slice, temp_dir, trainer};
 use engine::Evaluator;
 use movegen::rng::SplitMix64;
-use movegen::Color;
 use nnue::{Arch, FeatureSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -32,22 +31,6 @@ const WDL: f32 = 0.3;
 /// A uniform number in [-1, 1).
 fn uniform(rng: &mut SplitMix64) -> f32 {
     (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-}
-
-/// The first `count` labelled positions of random playouts from `seed`, decoded for
-/// `features` (the score and result from the side to move's view).
-fn positions_for(features: &FeatureSet, count: usize, seed: u64) -> Vec<Position> {
-    playouts(80, seed)
-        .flat_map(|game| labelled(&game).collect::<Vec<_>>())
-        .take(count)
-        .map(|(board, score, result)| {
-            let (score, result) = match board.side_to_move() {
-                Color::White => (score, result.white_score()),
-                Color::Black => (-score, 1.0 - result.white_score()),
-            };
-            Position::from_board_features(&board, f32::from(score), result, features)
-        })
-        .collect()
 }
 
 /// A factorised model of `arch`: random bucket rows, random factor rows of a third of

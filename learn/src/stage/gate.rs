@@ -13,7 +13,7 @@
 
 use super::gate_math::{self, fit_gate_rounds, gate_rounds, relocate_saved_state};
 use super::{book_args, limit_args, match_args, say, Context, Step};
-use crate::child::{log_tail, poll, Running};
+use crate::child::{poll, Running};
 use crate::journal::{now, Candidate, Record, Stage};
 use crate::rundir::RunDir;
 use anyhow::{anyhow, Result};
@@ -140,12 +140,10 @@ impl Step for Gate {
                 // It ended by itself before it decided (the loop's own stops report
                 // nothing): a failure, resumed on the next step.
                 None => {
-                    let log = cx.run.log(&format!("gate-c{}", cand.cand));
-                    cx.failed(&format!(
-                        "arena for the gate of {} failed ({status}){}",
-                        cand.name,
-                        log_tail(&log)
-                    ))?;
+                    cx.child_failed(
+                        &format!("arena for the gate of {} failed ({status})", cand.name),
+                        &format!("gate-c{}", cand.cand),
+                    )?;
                 }
             }
         }

@@ -13,7 +13,7 @@
 
 use super::gate_math::relocate_saved_state;
 use super::{book_args, limit_args, match_args, say, Context, Step};
-use crate::child::{log_tail, poll, Running};
+use crate::child::{poll, Running};
 use crate::journal::{now, Record};
 use crate::rundir::RunDir;
 use anyhow::{anyhow, Context as _, Result};
@@ -74,12 +74,10 @@ impl Step for Gauntlet {
             }
             // It ended by itself before it was played out (the loop's own stops report
             // nothing): a failure, resumed on the next step.
-            let log = cx.run.log(&format!("gauntlet-{}", open.net));
-            cx.failed(&format!(
-                "arena for the gauntlet of {} failed ({status}){}",
-                open.net,
-                log_tail(&log)
-            ))?;
+            cx.child_failed(
+                &format!("arena for the gauntlet of {} failed ({status})", open.net),
+                &format!("gauntlet-{}", open.net),
+            )?;
             return Ok(());
         }
         if let Some(open) = cx.state.open_gauntlet().cloned() {

@@ -173,6 +173,13 @@ impl Context {
         self.state.best.clone().unwrap_or_default()
     }
 
+    /// [`Context::failed`] for a child that ended by itself: `what` followed by the last
+    /// lines of its log `log` (a name under the run's `logs/`, `RunDir::log`).
+    pub fn child_failed(&mut self, what: &str, log: &str) -> Result<()> {
+        let tail = crate::child::log_tail(&self.run.log(log));
+        self.failed(&format!("{what}{tail}"))
+    }
+
     /// A child failed: counted; three in a row stop the run with the reason (an error),
     /// otherwise the stage tries again after [`Context::retry_pause`].
     pub fn failed(&mut self, what: &str) -> Result<()> {

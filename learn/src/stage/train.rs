@@ -13,7 +13,7 @@
 
 use super::selfplay::segment_data;
 use super::{say, Context, Step};
-use crate::child::{log_tail, poll, Running};
+use crate::child::{poll, Running};
 use crate::data::scan_data;
 use crate::journal::{now, Candidate, DataSlice, Record, Stage, State};
 use crate::rundir::RunDir;
@@ -166,12 +166,10 @@ impl Step for Training {
                 cx.succeeded();
                 return export(cx, cand);
             }
-            let log = cx.run.log(&format!("train-c{}", cand.cand));
-            cx.failed(&format!(
-                "trainer for {} exited with {status}{}",
-                cand.name,
-                log_tail(&log)
-            ))?;
+            cx.child_failed(
+                &format!("trainer for {} exited with {status}", cand.name),
+                &format!("train-c{}", cand.cand),
+            )?;
         }
         Ok(())
     }

@@ -11,6 +11,7 @@
 
 use movegen::rng::SplitMix64;
 use movegen::{Board, Color, Move, PieceType};
+use nnue::FeatureSet;
 use records::positions::{bullet_record, text_line};
 use records::record::{encode_chunk, encode_header, GameRecord, GenHeader, Wdl};
 use std::ffi::OsStr;
@@ -88,6 +89,11 @@ pub fn labelled(game: &GameRecord) -> impl Iterator<Item = (Board, i16, Wdl)> + 
 /// result from the side to move's view), for a net with horizontal mirroring (`mirrored`) or
 /// without: the sets `training.rs`'s tolerances were set on.
 pub fn positions(count: usize, seed: u64, mirrored: bool) -> Vec<Position> {
+    positions_for(&FeatureSet::plain().with_mirroring(mirrored), count, seed)
+}
+
+/// [`positions`] decoded for the input feature set `features` (king buckets, mirroring).
+pub fn positions_for(features: &FeatureSet, count: usize, seed: u64) -> Vec<Position> {
     playouts(80, seed)
         .flat_map(|game| labelled(&game).collect::<Vec<_>>())
         .take(count)
@@ -96,7 +102,7 @@ pub fn positions(count: usize, seed: u64, mirrored: bool) -> Vec<Position> {
                 Color::White => (score, result.white_score()),
                 Color::Black => (-score, 1.0 - result.white_score()),
             };
-            Position::from_board_mirroring(&board, f32::from(score), result, mirrored)
+            Position::from_board_features(&board, f32::from(score), result, features)
         })
         .collect()
 }
