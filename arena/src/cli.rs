@@ -44,7 +44,7 @@ use crate::regex::Regex;
 use matchcore::sprt::{sprt_elo, sprt_probability, SprtConfig};
 use matchcore::stats::Model;
 use matchcore::timecontrol::MAX_TIME_MARGIN_MS;
-use matchcore::MAX_ROUNDS;
+use matchcore::{MAX_CONCURRENCY, MAX_MOVES, MAX_ROUNDS};
 
 /// Why a command line is refused. Every message names the option (or the engine) and what
 /// it takes, as fastchess users expect to read it after `arena: `.
@@ -802,7 +802,7 @@ const OPTIONS: &[(&str, Handler)] = &[
         Ok(())
     }),
     ("concurrency", |d, g| {
-        d.config.concurrency = g.whole(1, 1024)?;
+        d.config.concurrency = g.whole(1, MAX_CONCURRENCY)?;
         Ok(())
     }),
     ("force-concurrency", |_, g| g.none()),
@@ -823,7 +823,7 @@ const OPTIONS: &[(&str, Handler)] = &[
         Ok(())
     }),
     ("maxmoves", |d, g| {
-        d.config.adjudication.max_moves = Some(g.whole(1, 100_000)?);
+        d.config.adjudication.max_moves = Some(g.whole(1, MAX_MOVES)?);
         Ok(())
     }),
     ("pgnout", |d, g| {

@@ -349,11 +349,11 @@ pub const MAX_THREADS: usize = 256;
 /// Most random opening plies datagen takes.
 pub const MAX_RANDOM_PLIES: u32 = 40;
 /// Most games arena plays at once.
-pub const MAX_CONCURRENCY: usize = 1024;
+pub use matchcore::MAX_CONCURRENCY;
 /// Luft's `Hash` option range, MiB.
 pub const MAX_HASH_MIB: u32 = 1 << 20;
 /// arena's `-maxmoves` range.
-pub const MAX_MOVES: u32 = 100_000;
+pub use matchcore::MAX_MOVES;
 
 /// A path of the settings as a run reads it: an absolute one as it is, a relative one from
 /// `base`, the settings file's directory (the run directory).

@@ -10,8 +10,8 @@
 //! - `state`: a match saved to resume it (arena's `-config outname=F`), as JSON;
 //! - `termination`: how a game ended, as PGN's `Termination` tag names it;
 //! - `timecontrol`: time controls as fastchess writes them, and the clock that keeps one;
-//! - [`MAX_ROUNDS`] and the other bounds both arena's command line and learn's settings are
-//!   checked against.
+//! - [`MAX_ROUNDS`], [`MAX_CONCURRENCY`], [`MAX_MOVES`] and the other bounds both arena's
+//!   command line and learn's settings are checked against.
 //!
 //! No process is started and no engine is spoken to here: pure functions and plain data,
 //! with files only where a state is saved or read.
@@ -27,3 +27,7 @@ pub mod timecontrol;
 
 /// Most rounds a match may have (the game numbers stay far from overflow).
 pub const MAX_ROUNDS: u64 = 1_000_000_000;
+/// Most games a match plays at once (arena's `-concurrency`).
+pub const MAX_CONCURRENCY: usize = 1024;
+/// Most moves a side may make before the game is adjudicated a draw (arena's `-maxmoves`).
+pub const MAX_MOVES: u32 = 100_000;
