@@ -352,6 +352,8 @@ const HEADER: &str = "\
 # the journal. [selfplay] goes to datagen, [train] to trainer train, [gate] to arena's SPRT,
 # [gauntlet] to an arena gauntlet of every `every`-th promoted net (0: none) against the
 # opponents listed (arena -engine settings; `learn init` lists the installed ones).
+# [[train.recipes]] (none: one candidate a generation) makes each generation a sweep: one
+# candidate per recipe, screened by `trainer validate` on the newest segment, the best gated.
 ";
 
 /// Largest batch the trainer takes (`trainer train --batch-size`).

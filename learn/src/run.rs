@@ -1,9 +1,10 @@
 //! `learn run`: the loop that drives the stages ([`crate::stage`]). Self-play (`datagen`)
 //! plays in segments, one datagen directory each, always with the best net; once enough
 //! finished segments have arrived, a candidate is trained (`trainer train`), exported, and
-//! gated by an `arena` SPRT against the best net on the same binary; H1 promotes it, H0 or
-//! the game cap rejects it; a promoted net due a gauntlet plays it before the next
-//! candidate. Self-play goes on while a candidate trains or plays its gate, with
+//! gated by an `arena` SPRT against the best net on the same binary (with `[train]
+//! recipes`, one candidate per recipe, the one `trainer validate` screens best gated); H1
+//! promotes it, H0 or the game cap rejects it; a promoted net due a gauntlet plays it
+//! before the next candidate. Self-play goes on while a candidate trains or plays its gate, with
 //! `[selfplay] threads_busy` threads, and with `threads_idle` otherwise.
 //!
 //! The [`Runner`] holds no state of its own beyond its children: at every step it picks the
