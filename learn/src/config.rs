@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 mod check;
+mod recipe;
+pub use recipe::Recipe;
 
 /// All settings of a run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -125,6 +127,14 @@ pub struct Train {
     pub threads: usize,
     /// Seed of the first candidate (candidate k uses seed + k).
     pub seed: u64,
+    /// The WDL weight of the target at which a sweep's candidates are compared (`trainer
+    /// validate --wdl`): one weight for all, since a recipe's loss at its own weight is not
+    /// comparable with another's.
+    pub screen_wdl: f64,
+    /// A recipe sweep: with recipes, each generation trains one candidate per recipe (in
+    /// this order, on the same data, the newest segment held out), screens them on the
+    /// held-out segment and gates the best; empty: one candidate of these settings.
+    pub recipes: Vec<Recipe>,
 }
 
 impl Default for Train {
@@ -143,6 +153,8 @@ impl Default for Train {
             batch_size: 16384,
             threads: 1,
             seed: 1400,
+            screen_wdl: 0.3,
+            recipes: Vec::new(),
         }
     }
 }
@@ -340,6 +352,8 @@ const HEADER: &str = "\
 # the journal. [selfplay] goes to datagen, [train] to trainer train, [gate] to arena's SPRT,
 # [gauntlet] to an arena gauntlet of every `every`-th promoted net (0: none) against the
 # opponents listed (arena -engine settings; `learn init` lists the installed ones).
+# [[train.recipes]] (none: one candidate a generation) makes each generation a sweep: one
+# candidate per recipe, screened by `trainer validate` on the newest segment, the best gated.
 ";
 
 /// Largest batch the trainer takes (`trainer train --batch-size`).
@@ -464,5 +478,49 @@ mod tests {
         assert!(t.check().unwrap_err().to_string().contains("cmd="));
         // Off by default, so a run without opponents is valid.
         Settings::default().check().unwrap();
+    }
+
+    #[test]
+    fn recipes_round_trip_and_apply_over_train() {
+        let mut s = Settings::default();
+        s.train.recipes = vec![
+            Recipe {
+                name: "long".into(),
+                epochs: Some(32),
+                wdl: Some(0.2),
+                seed: Some(9),
+                ..Recipe::default()
+            },
+            Recipe {
+                name: "kb".into(),
+                arch: Some("(768x4 -> 128)x2 -> 1x8".into()),
+                factorise: true,
+                from_scratch: true,
+                ..Recipe::default()
+            },
+        ];
+        s.check().unwrap();
+        let text = s.to_toml().unwrap();
+        assert!(text.contains("[[train.recipes]]"), "{text}");
+        let back: Settings = toml::from_str(&text).unwrap();
+        assert_eq!(back, s);
+        let long = s.train.with_recipe(&s.train.recipes[0]);
+        assert_eq!((long.epochs, long.wdl, long.lr), (32, 0.2, s.train.lr));
+        assert!(long.recipes.is_empty());
+        let mut t = s.train.clone();
+        t.hidden = 256;
+        let kb = t.with_recipe(&t.recipes[1]);
+        assert_eq!((kb.hidden, kb.arch.as_str()), (0, "(768x4 -> 128)x2 -> 1x8"));
+        assert_eq!(
+            s.train.recipes[1].describe(),
+            "kb (arch (768x4 -> 128)x2 -> 1x8, from scratch, factorised)"
+        );
+        let changed = {
+            let mut c = s.clone();
+            c.train.recipes[0].epochs = Some(16);
+            s.changes(&c)
+        };
+        assert_eq!(changed.len(), 1, "{changed:?}");
+        assert!(changed[0].starts_with("train.recipes: "), "{changed:?}");
     }
 }

@@ -22,7 +22,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 mod state;
-pub use state::{Candidate, Gauntlet, Segment, Stage, State};
+mod sweep;
+pub use state::{loss_text, Candidate, Gauntlet, Screen, Segment, Stage, State};
+pub use sweep::{ScreenEntry, SweepTag};
 
 /// One file of training data and how much of it a training used.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -126,6 +128,10 @@ pub enum Record {
         /// so a setting mended after a failure applies). Empty, and not written, since.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         args: Vec<String>,
+        /// Its place in a recipe sweep (`[train] recipes`); none for a generation of one
+        /// candidate.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sweep: Option<SweepTag>,
     },
     /// Training finished; the net is exported.
     Exported {
@@ -141,6 +147,24 @@ pub enum Record {
         val_loss: Option<f64>,
         /// Seconds the training took (over all its resumes).
         train_secs: u64,
+    },
+    /// A sweep's candidates were measured on the held-out data (`trainer validate`) and one
+    /// picked for the gate, the lowest loss; the others are screened out.
+    Screened {
+        /// Unix time.
+        t: u64,
+        /// The sweep (its first candidate's number).
+        first: u32,
+        /// The held-out data, file by file.
+        data: Vec<DataSlice>,
+        /// The WDL weight of the measure.
+        wdl: f64,
+        /// Positions measured (after the training filter).
+        positions: u64,
+        /// Every candidate of the sweep, in training order.
+        entries: Vec<ScreenEntry>,
+        /// The candidate that goes to the gate.
+        picked: u32,
     },
     /// The gate started.
     GateStarted {

@@ -4,7 +4,7 @@
 //! while `learn run` holds the directory.
 
 use crate::data::scan_data;
-use crate::journal::{now, read, Stage, State};
+use crate::journal::{loss_text, now, read, Stage, State};
 use crate::rundir::RunDir;
 use anyhow::{anyhow, Result};
 use plotters::coord::Shift;
@@ -15,11 +15,13 @@ use std::path::Path;
 fn stage_name(stage: &Stage) -> String {
     match stage {
         Stage::Training => "training".into(),
+        Stage::Trained => "trained, waits for the screen".into(),
         Stage::Exported => "exported".into(),
         Stage::Gating => "gate".into(),
         Stage::Decided => "decided".into(),
         Stage::Promoted => "promoted".into(),
         Stage::Rejected(why) => format!("rejected ({why})"),
+        Stage::ScreenedOut(why) => format!("screened out ({why})"),
     }
 }
 
@@ -155,6 +157,16 @@ pub fn status(dir: &Path) -> Result<String> {
             write!(line, "; validation loss {v:.6}")?;
         }
         writeln!(out, "{line}")?;
+    }
+    if let Some(first) = s
+        .candidates
+        .iter()
+        .rev()
+        .find_map(|c| c.sweep.as_ref().map(|w| w.first))
+    {
+        for line in sweep_lines(&s, first) {
+            writeln!(out, "{line}")?;
+        }
     }
     if !s.gauntlets.is_empty() || settings.gauntlet.every > 0 {
         writeln!(
@@ -300,11 +312,48 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
             "data": c.data,
             "segments": c.segments,
             "trainer_args": trainer_args(&run, c),
+            "recipe": c.sweep.as_ref().map(|w| w.own()),
+            "screen": c.sweep.as_ref().map(|w| {
+                let screen = s.screens.iter().find(|x| x.first == w.first);
+                serde_json::json!({
+                    "sweep": w.first,
+                    "held_out_segments": w.held_out,
+                    "wdl": screen.map(|x| x.wdl),
+                    "positions": screen.map(|x| x.positions),
+                    "loss": c.screen_loss,
+                    "picked": screen.map(|x| x.picked == c.cand),
+                })
+            }),
             "validation_loss": c.val_loss,
             "gate": c.gate,
             "train_secs": c.train_secs,
             "gate_secs": c.gate_secs,
         }));
+    }
+    let firsts: Vec<u32> = s
+        .candidates
+        .iter()
+        .filter(|c| c.sweep.as_ref().is_some_and(|w| w.first == c.cand))
+        .map(|c| c.cand)
+        .collect();
+    if !firsts.is_empty() {
+        writeln!(md, "\n## Recipe sweeps\n")?;
+    }
+    for first in firsts {
+        let mut lines = sweep_lines(&s, first).into_iter();
+        writeln!(md, "{}\n", lines.next().unwrap_or_default())?;
+        writeln!(md, "| candidate | recipe | screen loss | outcome |")?;
+        writeln!(md, "|---|---|---|---|")?;
+        for c in s.sweep_of(first) {
+            let recipe = c.sweep.as_ref().map_or(String::new(), |w| w.own().describe());
+            writeln!(
+                md,
+                "| {} | {recipe} | {} | {} |",
+                c.name,
+                loss_text(c.screen_loss),
+                stage_name(&c.stage)
+            )?;
+        }
     }
     writeln!(md, "\n## Self-play\n")?;
     writeln!(md, "| segment | net | openings | games | positions |")?;
@@ -357,6 +406,54 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
     let path = run.root.join("report.md");
     output::write(&path, &[], md.as_bytes())?;
     Ok(path)
+}
+
+/// The sweep `first` (its first candidate's number): a heading line (its generation, held-out
+/// segments and screen), then a line per recipe, trained or not yet: its overrides, its
+/// candidate and stage, its screen loss and whether the screen picked it.
+fn sweep_lines(s: &State, first: u32) -> Vec<String> {
+    let cands = s.sweep_of(first);
+    let Some(tag) = cands.first().and_then(|c| c.sweep.clone()) else {
+        return Vec::new();
+    };
+    let screen = s.screens.iter().find(|x| x.first == first);
+    let generation = cands
+        .first()
+        .and_then(|c| crate::init::parse_gen(&c.name))
+        .map_or(0, |g| g.0);
+    let mut out = vec![format!(
+        "sweep of c{first} (generation {generation}, {} recipes, segments {:?} held out){}:",
+        tag.recipes.len(),
+        tag.held_out,
+        screen.map_or(": not screened yet".to_string(), |x| format!(
+            "; screened at wdl {} on {} positions",
+            x.wdl, x.positions
+        ))
+    )];
+    for r in &tag.recipes {
+        let line = match cands
+            .iter()
+            .find(|c| c.sweep.as_ref().is_some_and(|w| w.recipe == r.name))
+        {
+            None => "not started".to_string(),
+            Some(c) => {
+                let stage = match &c.stage {
+                    Stage::ScreenedOut(_) => "screened out".to_string(),
+                    other => stage_name(other),
+                };
+                let mut line = format!("{}, {stage}", c.name);
+                if let Some(x) = screen {
+                    line.push_str(&format!("; screen loss {}", loss_text(c.screen_loss)));
+                    if x.picked == c.cand {
+                        line.push_str(", picked");
+                    }
+                }
+                line
+            }
+        };
+        out.push(format!("  {}: {line}", r.describe()));
+    }
+    out
 }
 
 /// The trainer's command line of candidate `c`: the one learn last started it from scratch

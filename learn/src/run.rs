@@ -1,9 +1,10 @@
 //! `learn run`: the loop that drives the stages ([`crate::stage`]). Self-play (`datagen`)
 //! plays in segments, one datagen directory each, always with the best net; once enough
 //! finished segments have arrived, a candidate is trained (`trainer train`), exported, and
-//! gated by an `arena` SPRT against the best net on the same binary; H1 promotes it, H0 or
-//! the game cap rejects it; a promoted net due a gauntlet plays it before the next
-//! candidate. Self-play goes on while a candidate trains or plays its gate, with
+//! gated by an `arena` SPRT against the best net on the same binary (with `[train]
+//! recipes`, one candidate per recipe, the one `trainer validate` screens best gated); H1
+//! promotes it, H0 or the game cap rejects it; a promoted net due a gauntlet plays it
+//! before the next candidate. Self-play goes on while a candidate trains or plays its gate, with
 //! `[selfplay] threads_busy` threads, and with `threads_idle` otherwise.
 //!
 //! The [`Runner`] holds no state of its own beyond its children: at every step it picks the
@@ -15,13 +16,14 @@
 //! Ctrl-C reaches `learn` alone: it stops its children itself, each saving its state, and a
 //! later `learn run` goes on where it was. One run per directory: `DIR/lock`.
 
-use crate::child::{stop_all, wait_for_orphans};
+use crate::child::{stop_all, wait_for_orphans, Running};
 use crate::config::Settings;
 use crate::journal::{now, Record, Stage, State};
 use crate::rundir::RunDir;
 use crate::stage::gate::Gate;
 use crate::stage::gauntlet::Gauntlet;
 use crate::stage::promote::Promotion;
+use crate::stage::screen::Screening;
 use crate::stage::selfplay::SelfPlay;
 use crate::stage::train::Training;
 use crate::stage::{say, Context, Step, ToolPaths};
@@ -55,6 +57,8 @@ pub enum Track {
     StartTraining,
     /// The open candidate trains (or is exported).
     Training,
+    /// Every recipe of the open sweep is trained: the screen picks the one to gate.
+    Screen,
     /// The open candidate is exported or plays its gate.
     Gate,
     /// The open candidate's gate decided: promotion or rejection.
@@ -68,12 +72,61 @@ impl Track {
     pub fn of(cx: &Context) -> Track {
         match cx.state.open_candidate().map(|c| &c.stage) {
             Some(Stage::Training) => Track::Training,
+            Some(Stage::Trained) => {
+                let next = cx.state.open_candidate().and_then(|c| c.sweep.as_ref()?.next());
+                if next.is_some() {
+                    Track::StartTraining
+                } else {
+                    Track::Screen
+                }
+            }
             Some(Stage::Exported | Stage::Gating) => Track::Gate,
             Some(Stage::Decided) => Track::Promotion,
-            Some(Stage::Promoted | Stage::Rejected(_)) => Track::Waiting,
+            Some(Stage::Promoted | Stage::Rejected(_) | Stage::ScreenedOut(_)) => Track::Waiting,
             None if Training::due(cx) => Track::StartTraining,
             None => Track::Waiting,
         }
+    }
+}
+
+/// The candidate's stages, stepped by [`Track`]: training, a sweep's screen, the gate and
+/// the promotion, one at a time.
+#[derive(Debug, Default)]
+pub struct CandidateStages {
+    training: Training,
+    screening: Screening,
+    gate: Gate,
+    promotion: Promotion,
+}
+
+impl CandidateStages {
+    /// Their running tools, taken to be stopped with the loop's other children.
+    fn take_children(&mut self) -> Vec<Running> {
+        let all = [
+            self.training.take_child(),
+            self.screening.take_child(),
+            self.gate.take_child(),
+        ];
+        all.into_iter().flatten().collect()
+    }
+}
+
+impl Step for CandidateStages {
+    /// One step of the stage the journal's [`Track`] names. Errors: that stage's.
+    fn step(&mut self, cx: &mut Context) -> Result<()> {
+        match Track::of(cx) {
+            Track::StartTraining => Training::start(cx),
+            Track::Training => self.training.step(cx),
+            Track::Screen => self.screening.step(cx),
+            Track::Gate => self.gate.step(cx),
+            Track::Promotion => self.promotion.step(cx),
+            Track::Waiting => Ok(()),
+        }
+    }
+
+    /// The running tool (at most one runs at a time).
+    fn take_child(&mut self) -> Option<Running> {
+        self.take_children().into_iter().next()
     }
 }
 
@@ -83,9 +136,7 @@ pub struct Runner {
     cx: Context,
     settings_text: String,
     selfplay: SelfPlay,
-    training: Training,
-    gate: Gate,
-    promotion: Promotion,
+    candidate: CandidateStages,
     gauntlet: Gauntlet,
     stop: Arc<AtomicBool>,
     until: Until,
@@ -134,9 +185,7 @@ impl Runner {
             cx,
             settings_text,
             selfplay: SelfPlay::default(),
-            training: Training::default(),
-            gate: Gate::default(),
-            promotion: Promotion,
+            candidate: CandidateStages::default(),
             gauntlet: Gauntlet::default(),
             stop,
             until,
@@ -234,13 +283,7 @@ impl Runner {
     /// and self-play's, then the packing of finished segments.
     fn step(&mut self) -> Result<()> {
         let cx = &mut self.cx;
-        match Track::of(cx) {
-            Track::StartTraining => Training::start(cx)?,
-            Track::Training => self.training.step(cx)?,
-            Track::Gate => self.gate.step(cx)?,
-            Track::Promotion => self.promotion.step(cx)?,
-            Track::Waiting => {}
-        }
+        self.candidate.step(cx)?;
         self.gauntlet.step(cx)?;
         self.selfplay.step(cx)?;
         self.selfplay.pack(cx, &self.stop);
@@ -281,7 +324,7 @@ impl Runner {
         // A new cap for the gate in flight: its arena stops (saving its state) and the next
         // step resumes it with the new cap.
         if new.gate.max_games != self.cx.settings.gate.max_games {
-            self.gate.cap_changed();
+            self.candidate.gate.cap_changed();
         }
         say(&format!("learn: settings changed: {}", changes.join("; ")));
         self.cx.settings = new;
@@ -292,13 +335,10 @@ impl Runner {
 
     /// Stops every child with SIGINT (each saves its state), waiting for each.
     fn stop_children(&mut self) {
-        let all = [
-            self.selfplay.take_child(),
-            self.training.take_child(),
-            self.gate.take_child(),
-            self.gauntlet.take_child(),
-        ];
-        stop_all(all.into_iter().flatten().collect());
+        let mut all = self.candidate.take_children();
+        all.extend(self.selfplay.take_child());
+        all.extend(self.gauntlet.take_child());
+        stop_all(all);
     }
 }
 

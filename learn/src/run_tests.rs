@@ -55,6 +55,7 @@ fn the_candidates_stage_comes_from_the_journal() {
             }],
             segments: vec![0, 1],
             args: Vec::new(),
+            sweep: None,
         }]),
         Track::Training
     );

@@ -99,6 +99,7 @@ fn segment_and_training(run: &Path, args: &str) -> Vec<Record> {
             }],
             segments: vec![0],
             args: args.split(' ').map(String::from).collect(),
+            sweep: None,
         },
     ]
 }

@@ -175,3 +175,72 @@ fn relative_extra_data_is_written_relative_to_the_run_directory() {
     assert!(err.contains("no-such-luft not found"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_bad_recipe_is_refused_at_start_naming_the_recipe_and_its_key() {
+    let dir = temp("recipes");
+    let run = dir.join("run");
+    init(&run);
+    let journal = std::fs::read(run.join("journal")).unwrap();
+    let good = "[[train.recipes]]\nname = \"base\"\n";
+    for (recipes, named) in [
+        (
+            "[[train.recipes]]\nname = \"long\"\nepoch = 32\n",
+            vec!["unknown field", "epoch"],
+        ),
+        (
+            "[[train.recipes]]\nname = \"long\"\nepochs = 0\n",
+            vec!["[train.recipes.long] epochs = 0"],
+        ),
+        (
+            "[[train.recipes]]\nname = \"results\"\nwdl = 1.5\n",
+            vec!["[train.recipes.results] wdl = 1.5"],
+        ),
+        (
+            "[[train.recipes]]\nname = \"scores\"\nwdl = -0.1\n",
+            vec!["[train.recipes.scores] wdl = -0.1"],
+        ),
+        (
+            "[[train.recipes]]\nname = \"base\"\nlr = 0.002\n",
+            vec!["[train.recipes] name = \"base\"", "two recipes"],
+        ),
+        (
+            "[[train.recipes]]\nname = \"a b\"\n",
+            vec!["[train.recipes] name = \"a b\"", "plain name"],
+        ),
+        (
+            "[[train.recipes]]\nname = \"wide\"\nhidden = 100\n",
+            vec!["[train.recipes.wide] hidden = 100"],
+        ),
+        (
+            "[[train.recipes]]\nname = \"f\"\narch = \"(768 -> 32)x2 -> 1x8\"\nfactorise = true\n",
+            vec!["[train.recipes.f] factorise = true", "king buckets"],
+        ),
+    ] {
+        std::fs::write(run.join("learn.toml"), format!("{good}{recipes}{NO_TOOLS}")).unwrap();
+        let out = learn(&["run", run.to_str().unwrap(), "--candidates", "1"]);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(1), "{recipes}: {err}");
+        for words in &named {
+            assert!(err.contains(words), "{recipes}: the error names {words}: {err}");
+        }
+        assert_eq!(
+            std::fs::read(run.join("journal")).unwrap(),
+            journal,
+            "{recipes}: nothing is journaled"
+        );
+    }
+    // Good recipes pass the check (the run stops on the missing tools instead).
+    std::fs::write(
+        run.join("learn.toml"),
+        format!(
+            "{good}[[train.recipes]]\nname = \"long\"\nepochs = 32\nwdl = 0.2\nseed = 9\n\
+             [[train.recipes]]\nname = \"kb\"\narch = \"(768x4 -> 32)x2 -> 1x8\"\nfactorise = true\n{NO_TOOLS}"
+        ),
+    )
+    .unwrap();
+    let out = learn(&["run", run.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains("no-such-luft not found"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -15,11 +15,11 @@ use crate::model::{loss_only, Model};
 use anyhow::{anyhow, Context, Result};
 use nnue::Network;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// One net's losses.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NetLoss {
     /// The net file, as given.
     pub net: PathBuf,
@@ -29,8 +29,9 @@ pub struct NetLoss {
     pub losses: Vec<(f32, f64)>,
 }
 
-/// What `trainer validate` measured: the positions and every net's losses.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// What `trainer validate` measured: the positions and every net's losses (its `--json`,
+/// which `learn`'s screen of a recipe sweep reads back as this type).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Validation {
     /// The data given (files, packs or directories).
     pub data: Vec<PathBuf>,

@@ -3,7 +3,7 @@
 //! the key and the value (`[gate] tc = "abc": ...`).
 
 use super::{
-    resolve, Settings, MAX_BATCH_SIZE, MAX_CONCURRENCY, MAX_HASH_MIB, MAX_MOVES, MAX_RANDOM_PLIES,
+    resolve, Settings, Train, MAX_BATCH_SIZE, MAX_CONCURRENCY, MAX_HASH_MIB, MAX_MOVES, MAX_RANDOM_PLIES,
     MAX_THREADS,
 };
 use anyhow::Result;
@@ -50,6 +50,93 @@ where
     Ok(())
 }
 
+/// The checks of the training settings `t` that a recipe can change, named as in
+/// `[section]` (`train`, or `train.recipes.NAME` for `[train]` with a recipe applied).
+fn check_train(section: &str, t: &Train) -> Result<()> {
+    within(section, "epochs", t.epochs, 1, 1_000_000)?;
+    within(section, "epochs_scratch", t.epochs_scratch, 1, 1_000_000)?;
+    if !(t.lr > 0.0 && t.lr < 1.0) {
+        return Err(refuse(section, "lr", &t.lr, "must lie above 0 and below 1"));
+    }
+    if !(0.0..=1.0).contains(&t.wdl) {
+        return Err(refuse(section, "wdl", &t.wdl, "must be from 0 to 1"));
+    }
+    if t.hidden != 0 && (!t.hidden.is_multiple_of(16) || t.hidden > nnue::MAX_HIDDEN) {
+        return Err(refuse(
+            section,
+            "hidden",
+            &t.hidden,
+            format!(
+                "must be 0 (the best net's) or a multiple of 16 up to {}",
+                nnue::MAX_HIDDEN
+            ),
+        ));
+    }
+    if t.buckets > nnue::MAX_OUTPUT_BUCKETS {
+        return Err(refuse(
+            section,
+            "buckets",
+            &t.buckets,
+            format!("must be 0 (the best net's) or 1 to {}", nnue::MAX_OUTPUT_BUCKETS),
+        ));
+    }
+    if !t.arch.trim().is_empty() {
+        if t.hidden != 0 || t.buckets != 0 {
+            return Err(refuse(
+                section,
+                "arch",
+                &t.arch,
+                "conflicts with hidden and buckets (set those to 0)",
+            ));
+        }
+        let arch: nnue::Arch = t.arch.parse().map_err(|e| refuse(section, "arch", &t.arch, e))?;
+        arch.runnable().map_err(|e| refuse(section, "arch", &t.arch, e))?;
+    }
+    Ok(())
+}
+
+/// The recipes of `t` (`[[train.recipes]]`): each a plain name of its own, and `[train]` with
+/// it applied within what the trainer takes; a factorised one has king buckets where its
+/// shape is given (an `arch`; otherwise the best net's, checked when it trains).
+fn check_recipes(t: &Train) -> Result<()> {
+    for (i, r) in t.recipes.iter().enumerate() {
+        if !output::is_plain_name(&r.name) {
+            return Err(refuse(
+                "train.recipes",
+                "name",
+                &r.name,
+                "must be a plain name: ASCII letters, digits, '.', '_' and '-', not starting with '.'",
+            ));
+        }
+        if t.recipes[..i].iter().any(|o| o.name == r.name) {
+            return Err(refuse(
+                "train.recipes",
+                "name",
+                &r.name,
+                "two recipes have this name; each needs one of its own",
+            ));
+        }
+        let section = format!("train.recipes.{}", r.name);
+        let applied = t.with_recipe(r);
+        check_train(&section, &applied)?;
+        if r.factorise && !applied.arch.trim().is_empty() {
+            let arch: nnue::Arch = applied
+                .arch
+                .parse()
+                .map_err(|e| refuse(&section, "arch", &applied.arch, e))?;
+            if arch.features.king_buckets_count() < 2 {
+                return Err(refuse(
+                    &section,
+                    "factorise",
+                    &r.factorise,
+                    format!("needs king buckets; the shape {:?} has none", applied.arch),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Settings {
     /// Refuses settings no stage could run with, each within what the tool it goes to
     /// takes (datagen, `trainer train`, arena's SPRT and limits, luft's Hash), before any
@@ -63,46 +150,17 @@ impl Settings {
         within("selfplay", "segment_positions", s.segment_positions, 1, u64::MAX)?;
         within("selfplay", "random_plies", s.random_plies, 0, MAX_RANDOM_PLIES)?;
         let t = &self.train;
+        check_train("train", t)?;
         within("train", "every_positions", t.every_positions, 1, u64::MAX)?;
-        within("train", "epochs", t.epochs, 1, 1_000_000)?;
-        within("train", "epochs_scratch", t.epochs_scratch, 1, 1_000_000)?;
-        if !(t.lr > 0.0 && t.lr < 1.0) {
-            return Err(refuse("train", "lr", &t.lr, "must lie above 0 and below 1"));
-        }
-        if !(0.0..=1.0).contains(&t.wdl) {
-            return Err(refuse("train", "wdl", &t.wdl, "must be from 0 to 1"));
-        }
-        if t.hidden != 0 && (!t.hidden.is_multiple_of(16) || t.hidden > nnue::MAX_HIDDEN) {
+        if !(0.0..=1.0).contains(&t.screen_wdl) {
             return Err(refuse(
                 "train",
-                "hidden",
-                &t.hidden,
-                format!(
-                    "must be 0 (the best net's) or a multiple of 16 up to {}",
-                    nnue::MAX_HIDDEN
-                ),
+                "screen_wdl",
+                &t.screen_wdl,
+                "must be from 0 to 1",
             ));
         }
-        if t.buckets > nnue::MAX_OUTPUT_BUCKETS {
-            return Err(refuse(
-                "train",
-                "buckets",
-                &t.buckets,
-                format!("must be 0 (the best net's) or 1 to {}", nnue::MAX_OUTPUT_BUCKETS),
-            ));
-        }
-        if !t.arch.trim().is_empty() {
-            if t.hidden != 0 || t.buckets != 0 {
-                return Err(refuse(
-                    "train",
-                    "arch",
-                    &t.arch,
-                    "conflicts with hidden and buckets (set those to 0)",
-                ));
-            }
-            let arch: nnue::Arch = t.arch.parse().map_err(|e| refuse("train", "arch", &t.arch, e))?;
-            arch.runnable().map_err(|e| refuse("train", "arch", &t.arch, e))?;
-        }
+        check_recipes(t)?;
         within(
             "train",
             "batches_per_superbatch",

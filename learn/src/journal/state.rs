@@ -3,7 +3,7 @@
 //! in, and every gauntlet. The loop decides its next step from it; `learn status` and `learn
 //! report` show it.
 
-use super::{DataSlice, GateResult, Record};
+use super::{DataSlice, GateResult, Record, SweepTag};
 use std::path::PathBuf;
 
 /// A self-play segment as the journal knows it.
@@ -32,7 +32,9 @@ pub struct Segment {
 pub enum Stage {
     /// Training (or to be resumed).
     Training,
-    /// Exported, the gate not started.
+    /// A sweep's candidate, exported, waiting for the rest of its sweep and the screen.
+    Trained,
+    /// Exported (a sweep's: picked by the screen), the gate not started.
     Exported,
     /// Playing its gate.
     Gating,
@@ -42,6 +44,8 @@ pub enum Stage {
     Promoted,
     /// Rejected.
     Rejected(String),
+    /// A sweep's candidate the screen did not pick (why: its loss and the picked one's).
+    ScreenedOut(String),
 }
 
 /// A candidate as the journal knows it.
@@ -80,6 +84,25 @@ pub struct Candidate {
     pub train_started: u64,
     /// When the gate started.
     pub gate_started: Option<u64>,
+    /// Its place in a recipe sweep, if any.
+    pub sweep: Option<SweepTag>,
+    /// Its loss on the sweep's held-out data, once screened.
+    pub screen_loss: Option<f64>,
+}
+
+/// A sweep's screen as the journal knows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Screen {
+    /// The sweep (its first candidate's number).
+    pub first: u32,
+    /// The held-out data.
+    pub data: Vec<DataSlice>,
+    /// The WDL weight of the measure.
+    pub wdl: f64,
+    /// Positions measured.
+    pub positions: u64,
+    /// The candidate picked for the gate.
+    pub picked: u32,
 }
 
 /// A gauntlet as the journal knows it.
@@ -113,6 +136,8 @@ pub struct State {
     pub candidates: Vec<Candidate>,
     /// Gauntlets in order.
     pub gauntlets: Vec<Gauntlet>,
+    /// Sweeps' screens in order.
+    pub screens: Vec<Screen>,
     /// Settings changes, in order: (time, lines).
     pub settings: Vec<(u64, Vec<String>)>,
     /// Start time of the run.
@@ -167,6 +192,7 @@ impl State {
                     data,
                     segments,
                     args,
+                    sweep,
                 } => s.candidates.push(Candidate {
                     cand: *cand,
                     name: name.clone(),
@@ -184,6 +210,8 @@ impl State {
                     gate_secs: 0,
                     train_started: *t,
                     gate_started: None,
+                    sweep: sweep.clone(),
+                    screen_loss: None,
                 }),
                 Record::Exported {
                     cand,
@@ -194,12 +222,52 @@ impl State {
                     ..
                 } => {
                     if let Some(c) = s.candidate_mut(*cand) {
-                        c.stage = Stage::Exported;
+                        c.stage = if c.sweep.is_some() {
+                            Stage::Trained
+                        } else {
+                            Stage::Exported
+                        };
                         c.net = Some(net.clone());
                         c.fingerprint = Some(fingerprint.clone());
                         c.val_loss = *val_loss;
                         c.train_secs = *train_secs;
                     }
+                }
+                Record::Screened {
+                    first,
+                    data,
+                    wdl,
+                    positions,
+                    entries,
+                    picked,
+                    ..
+                } => {
+                    let best = entries.iter().find(|e| e.cand == *picked).and_then(|e| e.loss);
+                    let picked_name = entries
+                        .iter()
+                        .find(|e| e.cand == *picked)
+                        .map_or(String::new(), |e| e.name.clone());
+                    for e in entries {
+                        if let Some(c) = s.candidate_mut(e.cand) {
+                            c.screen_loss = e.loss;
+                            c.stage = if e.cand == *picked {
+                                Stage::Exported
+                            } else {
+                                Stage::ScreenedOut(format!(
+                                    "screen loss {} against {picked_name}'s {}",
+                                    loss_text(e.loss),
+                                    loss_text(best)
+                                ))
+                            };
+                        }
+                    }
+                    s.screens.push(Screen {
+                        first: *first,
+                        data: data.clone(),
+                        wdl: *wdl,
+                        positions: *positions,
+                        picked: *picked,
+                    });
                 }
                 Record::GateStarted { t, cand, .. } => {
                     if let Some(c) = s.candidate_mut(*cand) {
@@ -301,15 +369,31 @@ impl State {
         self.candidates.iter_mut().find(|c| c.cand == cand)
     }
 
-    /// The candidate not yet promoted or rejected, if any.
+    /// The candidate not yet promoted or rejected, if any: the newest one, or, after a
+    /// sweep's screen, the one it picked (the newest not screened out).
     pub fn open_candidate(&self) -> Option<&Candidate> {
         self.candidates
-            .last()
+            .iter()
+            .rev()
+            .find(|c| !matches!(c.stage, Stage::ScreenedOut(_)))
             .filter(|c| !matches!(c.stage, Stage::Promoted | Stage::Rejected(_)))
+    }
+
+    /// The candidates of the sweep `first`, in training order.
+    pub fn sweep_of(&self, first: u32) -> Vec<&Candidate> {
+        self.candidates
+            .iter()
+            .filter(|c| c.sweep.as_ref().is_some_and(|w| w.first == first))
+            .collect()
     }
 
     /// The segment still playing, if any.
     pub fn open_segment(&self) -> Option<&Segment> {
         self.segments.last().filter(|s| s.done.is_none())
     }
+}
+
+/// A loss for the journal's words: six decimals, or `?`.
+pub fn loss_text(loss: Option<f64>) -> String {
+    loss.map_or("?".into(), |v| format!("{v:.6}"))
 }

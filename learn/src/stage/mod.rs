@@ -4,6 +4,7 @@
 //! |---|---|---|---|
 //! | self-play | `selfplay.rs` | `segment_started`, `segment_done` | in the open segment's datagen directory |
 //! | training | `train.rs` | `train_started`, `exported` | from the trainer's checkpoint, by its `status.json` |
+//! | screen (a recipe sweep's) | `screen.rs` | `screened` | from `trainer validate`'s JSON, or again |
 //! | gate | `gate.rs` (`gate_math.rs`: the SPRT's reading) | `gate_started`, `gate_done` | from arena's saved state |
 //! | promotion | `promote.rs` | `promoted`, `rejected` | from the gate's journaled verdict |
 //! | gauntlet | `gauntlet.rs` | `gauntlet_started`, `gauntlet_done` | from arena's saved state |
@@ -22,6 +23,7 @@ pub mod gate;
 pub mod gate_math;
 pub mod gauntlet;
 pub mod promote;
+pub mod screen;
 pub mod selfplay;
 #[cfg(all(test, unix))]
 pub(crate) mod testkit;

@@ -49,16 +49,19 @@ impl Step for Promotion {
     }
 }
 
-/// Copies `cand`'s net to `nets/genN-W.nnue` (its name without `-cK`) and journals it.
+/// Copies `cand`'s net to `nets/genN-W.nnue` (its name without `-cK` and a sweep's
+/// `-RECIPE`) and journals it.
 fn promote(cx: &mut Context, cand: &Candidate) -> Result<()> {
     let net = cand
         .net
         .clone()
         .ok_or_else(|| anyhow!("{} has no net", cand.name))?;
+    // `genN-W` of `genN-W-cK` (or of a sweep's `genN-W-cK-RECIPE`).
+    let tail = format!("-c{}", cand.cand);
     let name = cand
         .name
-        .rsplit_once("-c")
-        .map_or(cand.name.clone(), |(a, _)| a.to_string());
+        .find(&tail)
+        .map_or(cand.name.clone(), |at| cand.name[..at].to_string());
     let path = Path::new(RunDir::NETS).join(format!("{name}.nnue"));
     std::fs::copy(cx.run.path(&net), cx.run.path(&path))
         .with_context(|| format!("cannot copy {} to {}", net.display(), path.display()))?;

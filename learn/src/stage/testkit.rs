@@ -137,6 +137,7 @@ pub fn candidate(run: &RunDir, result: GateResult, n: usize) {
             data: Vec::new(),
             segments: Vec::new(),
             args: Vec::new(),
+            sweep: None,
         },
         Record::Exported {
             t: 4,

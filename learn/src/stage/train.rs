@@ -14,8 +14,9 @@
 use super::selfplay::segment_data;
 use super::{say, Context, Step};
 use crate::child::{poll, Running};
+use crate::config::{Recipe, Train};
 use crate::data::scan_data;
-use crate::journal::{now, Candidate, DataSlice, Record, Stage, State};
+use crate::journal::{now, Candidate, DataSlice, Record, Stage, State, SweepTag};
 use crate::rundir::RunDir;
 use anyhow::{anyhow, bail, Context as _, Result};
 use std::path::{Path, PathBuf};
@@ -33,28 +34,61 @@ pub struct Training {
 
 impl Training {
     /// Whether the next candidate is due: none is open, no promoted net's gauntlet waits
-    /// (it comes first), and `[train] every_positions` new positions have finished.
+    /// (it comes first), and `[train] every_positions` new positions have finished; for a
+    /// sweep (`[train] recipes`), also data to train on beside the segment it holds out (an
+    /// older finished segment or extra data).
     pub fn due(cx: &Context) -> bool {
         let s = &cx.state;
         let gauntlet_waits =
             s.open_gauntlet().is_some() || s.due_gauntlet(cx.settings.gauntlet.every).is_some();
+        let t = &cx.settings.train;
+        let finished = s
+            .segments
+            .iter()
+            .filter(|g| g.done.is_some_and(|d| d.1 > 0))
+            .count();
+        let data_beside_held_out = t.recipes.is_empty() || !t.extra_data.is_empty() || finished >= 2;
         s.open_candidate().is_none()
             && !gauntlet_waits
-            && new_positions(s) >= cx.settings.train.every_positions
+            && data_beside_held_out
+            && new_positions(s) >= t.every_positions
     }
 
     /// Journals the next candidate (`train_started`) with its data: every extra source and
-    /// the run's finished segments, newest first up to the cap. Errors: extra data that is
-    /// gone, data that cannot be read, no data, a best net that does not load.
+    /// the run's finished segments, newest first up to the cap. With `[train] recipes`, the
+    /// first recipe's candidate of a sweep, the newest finished segment held out for the
+    /// screen; while a sweep is under way (its last candidate trained), its next recipe's
+    /// candidate, on the same data. Errors: extra data that is gone, data that cannot be
+    /// read, no data, a best net that does not load.
     pub fn start(cx: &mut Context) -> Result<()> {
-        let (best_name, best_net, best_gen) = cx.best();
-        let t = cx.settings.train.clone();
-        let best = nnue::Network::load(&cx.run.path(&best_net))
-            .map_err(|e| anyhow!("{}: {e}", best_net.display()))?;
-        let hidden = candidate_arch(&best, &t)?.width;
         let cand = cx.state.candidates.last().map_or(1, |c| c.cand + 1);
-        let name = format!("gen{}-{hidden}-c{cand}", best_gen + 1);
-        let dir = Path::new(RunDir::CANDIDATES).join(format!("c{cand}"));
+        let waiting = cx.open_candidate_in(|s| *s == Stage::Trained);
+        if let Some(prev) = waiting {
+            let tag = prev
+                .sweep
+                .clone()
+                .ok_or_else(|| anyhow!("{} waits for a screen but belongs to no sweep", prev.name))?;
+            let next = tag
+                .next()
+                .cloned()
+                .ok_or_else(|| anyhow!("the sweep of c{} has no recipe left to train", tag.first))?;
+            let sweep = SweepTag {
+                recipe: next.name,
+                ..tag
+            };
+            return journal_start(cx, cand, prev.data, prev.segments, Some(sweep));
+        }
+        let t = cx.settings.train.clone();
+        let held_out: Vec<u64> = if t.recipes.is_empty() {
+            Vec::new()
+        } else {
+            let newest = cx.state.segments.iter().rev();
+            newest
+                .filter(|g| g.done.is_some_and(|d| d.1 > 0))
+                .map(|g| g.index)
+                .take(1)
+                .collect()
+        };
         let mut data = Vec::new();
         for extra in &t.extra_data {
             let path = crate::config::resolve(&cx.run.root, extra);
@@ -77,7 +111,8 @@ impl Training {
         let mut segments = Vec::new();
         let mut own = 0u64;
         let cap = cx.settings.selfplay.max_positions;
-        for seg in cx.state.segments.iter().rev().filter(|s| s.done.is_some()) {
+        let finished = cx.state.segments.iter().rev().filter(|s| s.done.is_some());
+        for seg in finished.filter(|s| !held_out.contains(&s.index)) {
             let slices = segment_data(&cx.run, seg)?;
             let positions: u64 = slices.iter().map(|s| s.positions).sum();
             if cap > 0 && own + positions > cap && !segments.is_empty() {
@@ -92,28 +127,79 @@ impl Training {
         if data.is_empty() {
             bail!("no data to train on");
         }
-        let (_, fine_tune) = trainer_args(cx, cand, &data, &dir)?;
-        say(&format!(
-            "learn: candidate {name}: {} from {best_name} on {} positions ({} of the run's own, {} segments)",
-            if fine_tune {
-                "fine-tuned"
-            } else {
-                "trained from scratch"
-            },
-            data.iter().map(|d| d.positions).sum::<u64>(),
-            own,
-            segments.len()
-        ));
-        cx.record(Record::TrainStarted {
-            t: now(),
-            cand,
-            name,
-            dir,
-            data,
-            segments,
-            args: Vec::new(),
-        })
+        let sweep = t.recipes.first().map(|r| SweepTag {
+            first: cand,
+            recipe: r.name.clone(),
+            recipes: t.recipes.clone(),
+            held_out,
+        });
+        journal_start(cx, cand, data, segments, sweep)
     }
+}
+
+/// Journals candidate `cand` (`train_started`) on `data` (of the run's `segments`), of the
+/// sweep `sweep` if any: its name `genN-W-cK` (`-RECIPE` added for a sweep's), its directory
+/// `candidates/cK`. Errors: a best net that does not load, a shape the trainer cannot make.
+fn journal_start(
+    cx: &mut Context,
+    cand: u32,
+    data: Vec<DataSlice>,
+    segments: Vec<u64>,
+    sweep: Option<SweepTag>,
+) -> Result<()> {
+    let (best_name, best_net, best_gen) = cx.best();
+    let recipe = sweep.as_ref().map(|w| recipe_of(cx, w));
+    let best =
+        nnue::Network::load(&cx.run.path(&best_net)).map_err(|e| anyhow!("{}: {e}", best_net.display()))?;
+    let hidden = candidate_arch(&best, &applied(cx, recipe.as_ref()))?.width;
+    let mut name = format!("gen{}-{hidden}-c{cand}", best_gen + 1);
+    if let Some(r) = &recipe {
+        name = format!("{name}-{}", r.name);
+    }
+    let dir = Path::new(RunDir::CANDIDATES).join(format!("c{cand}"));
+    let (_, fine_tune) = trainer_args(cx, cand, &data, &dir, recipe.as_ref())?;
+    let own: u64 = (cx.state.segments.iter())
+        .filter(|g| segments.contains(&g.index))
+        .filter_map(|g| g.done.map(|d| d.1))
+        .sum();
+    say(&format!(
+        "learn: candidate {name}{}: {} from {best_name} on {} positions ({own} of the run's own, {} segments{})",
+        recipe.as_ref().map_or(String::new(), |r| format!(" (recipe {})", r.describe())),
+        if fine_tune {
+            "fine-tuned"
+        } else {
+            "trained from scratch"
+        },
+        data.iter().map(|d| d.positions).sum::<u64>(),
+        segments.len(),
+        sweep.as_ref().map_or(String::new(), |w| format!(
+            "; segments {:?} held out for the screen",
+            w.held_out
+        ))
+    ));
+    cx.record(Record::TrainStarted {
+        t: now(),
+        cand,
+        name,
+        dir,
+        data,
+        segments,
+        args: Vec::new(),
+        sweep,
+    })
+}
+
+/// The recipe of a sweep's candidate: learn.toml's of now by that name (a recipe mended
+/// after a failure applies to a training that starts again from scratch), else the one
+/// journaled when its sweep started.
+fn recipe_of(cx: &Context, tag: &SweepTag) -> Recipe {
+    let now = cx.settings.train.recipes.iter().find(|r| r.name == tag.recipe);
+    now.cloned().unwrap_or_else(|| tag.own())
+}
+
+/// `[train]` of now with `recipe` applied, if any.
+fn applied(cx: &Context, recipe: Option<&Recipe>) -> Train {
+    recipe.map_or_else(|| cx.settings.train.clone(), |r| cx.settings.train.with_recipe(r))
 }
 
 impl Step for Training {
@@ -138,7 +224,8 @@ impl Step for Training {
             let args = if has_checkpoint {
                 resume_args(cx, cand)
             } else {
-                let (args, _) = trainer_args(cx, cand.cand, &cand.data, &cand.dir)?;
+                let recipe = cand.sweep.as_ref().map(|w| recipe_of(cx, w));
+                let (args, _) = trainer_args(cx, cand.cand, &cand.data, &cand.dir, recipe.as_ref())?;
                 std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
                 output::write(
                     &dir.join(COMMAND_FILE),
@@ -180,9 +267,12 @@ impl Step for Training {
     }
 }
 
-/// Positions of finished segments that no candidate has trained on yet.
+/// Positions of finished segments that no candidate has trained on (or held out) yet.
 fn new_positions(s: &State) -> u64 {
-    let used = s.candidates.last().and_then(|c| c.segments.iter().max().copied());
+    let used = s.candidates.last().and_then(|c| {
+        let held_out = c.sweep.iter().flat_map(|w| w.held_out.iter());
+        c.segments.iter().chain(held_out).max().copied()
+    });
     s.segments
         .iter()
         .filter(|g| used.is_none_or(|u| g.index > u))
@@ -191,16 +281,25 @@ fn new_positions(s: &State) -> u64 {
 }
 
 /// `trainer train`'s command line for candidate `cand` (trained on `data` into `dir`)
-/// from the settings of now and the best net, and whether it fine-tunes the best net
-/// (`--init`; otherwise it trains from scratch for `epochs_scratch`). Errors: a best net
-/// that does not load, a `[train] arch` that does not parse.
-fn trainer_args(cx: &Context, cand: u32, data: &[DataSlice], dir: &Path) -> Result<(Vec<String>, bool)> {
+/// from the settings of now with `recipe` applied, if any, and the best net, and whether it
+/// fine-tunes the best net (`--init`; otherwise it trains from scratch for
+/// `epochs_scratch`, as a recipe's `from_scratch` asks). The seed is the recipe's, else
+/// `[train] seed` + `cand`. Errors: a best net that does not load, a `[train] arch` that does
+/// not parse, a factorised recipe whose shape has no king buckets.
+fn trainer_args(
+    cx: &Context,
+    cand: u32,
+    data: &[DataSlice],
+    dir: &Path,
+    recipe: Option<&Recipe>,
+) -> Result<(Vec<String>, bool)> {
     let (_, best_net, _) = cx.best();
-    let t = &cx.settings.train;
+    let t = &applied(cx, recipe);
     let best =
         nnue::Network::load(&cx.run.path(&best_net)).map_err(|e| anyhow!("{}: {e}", best_net.display()))?;
     let target = candidate_arch(&best, t)?;
-    let fine_tune = can_grow_into(&best.arch(), &target);
+    let fine_tune = can_grow_into(&best.arch(), &target) && !recipe.is_some_and(|r| r.from_scratch);
+    let seed = recipe.and_then(|r| r.seed).unwrap_or(t.seed + u64::from(cand));
     let mut args: Vec<String> = vec!["train".into(), "--data".into()];
     args.extend(data.iter().map(|d| d.file.display().to_string()));
     // The whole shape, always: `--hidden` and `--buckets` alone would drop the best net's
@@ -215,7 +314,7 @@ fn trainer_args(cx: &Context, cand: u32, data: &[DataSlice], dir: &Path) -> Resu
         ("--wdl", t.wdl.to_string()),
         ("--lr", t.lr.to_string()),
         ("--threads", t.threads.to_string()),
-        ("--seed", (t.seed + u64::from(cand)).to_string()),
+        ("--seed", seed.to_string()),
         ("--batch-size", t.batch_size.to_string()),
         ("--batches-per-superbatch", t.batches_per_superbatch.to_string()),
         ("--out", dir.display().to_string()),
@@ -226,6 +325,15 @@ fn trainer_args(cx: &Context, cand: u32, data: &[DataSlice], dir: &Path) -> Resu
     if fine_tune {
         args.push("--init".into());
         args.push(best_net.display().to_string());
+    }
+    if let Some(r) = recipe.filter(|r| r.factorise) {
+        if target.features.king_buckets_count() < 2 {
+            bail!(
+                "[train.recipes.{}] factorise = true: needs king buckets; the candidate's shape {target} has none",
+                r.name
+            );
+        }
+        args.push("--factorise".into());
     }
     Ok((args, fine_tune))
 }

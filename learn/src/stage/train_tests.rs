@@ -87,6 +87,7 @@ fn run(dir: &Path) -> RunDir {
                 }],
                 segments: vec![0],
                 args: Vec::new(),
+                sweep: None,
             },
         ],
     );
