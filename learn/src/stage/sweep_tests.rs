@@ -13,7 +13,9 @@ use super::*;
 use crate::journal::{Candidate, State};
 use crate::run::CandidateStages;
 use crate::stage::gate_math::write_state;
-use crate::stage::testkit::{append, calls, decisions, finish, kill_when, net, new_run, open, temp};
+use crate::stage::testkit::{
+    append, calls, decisions, edit_settings, finish, kill_when, net, new_run, open, temp,
+};
 use crate::stage::train::Training;
 use trainer::status::RunStatus;
 use trainer::validate::NetLoss;
@@ -69,6 +71,11 @@ fn validation() -> String {
 /// superbatch, then, unless `DIR/stall` exists and it trains candidate 2, the final net and
 /// status) and whose `validate` writes [`validation`], and an arena whose gate decides H1.
 fn run(dir: &Path) -> RunDir {
+    run_with(dir, SETTINGS)
+}
+
+/// [`run`] with `settings` for learn.toml.
+fn run_with(dir: &Path, settings: &str) -> RunDir {
     std::fs::create_dir_all(dir).unwrap();
     for (cand, done) in [(1, 1), (1, 2), (2, 1), (2, 2)] {
         std::fs::write(dir.join(format!("status{done}-c{cand}.json")), status(cand, done)).unwrap();
@@ -93,7 +100,7 @@ fn run(dir: &Path) -> RunDir {
         "for a in \"$@\"; do case \"$a\" in outname=*) state=${{a#outname=}};; esac; done\ncp '{}' \"$state\"",
         d("decided.json")
     );
-    let run = new_run(dir, SETTINGS, &[("trainer", &trainer), ("arena", &arena)]);
+    let run = new_run(dir, settings, &[("trainer", &trainer), ("arena", &arena)]);
     for index in [0, 1] {
         let file = run.path(Path::new(&data(index)));
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
@@ -322,5 +329,28 @@ fn a_sweep_waits_for_data_beside_the_segment_it_holds_out() {
     assert!(!Training::due(&cx), "no new positions since the sweep");
     append(&run, &segment(2));
     assert!(Training::due(&open(&run)));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_recipe_the_best_net_cannot_take_is_refused_before_the_sweep_trains_any() {
+    // gen1-32 has no king buckets: the second recipe's factoriser cannot be made. Found
+    // only when its candidate starts, the first recipe would train for nothing first, and
+    // the plan journaled with the sweep would keep the recipe even once removed.
+    let dir = temp("sweep-late");
+    let settings = SETTINGS.replace("wdl = 0.2\nseed = 99\n", "factorise = true\n");
+    let run = run_with(&dir, &settings);
+    let mut cx = open(&run);
+    let e = format!("{:#}", Training::start(&mut cx).unwrap_err());
+    assert!(
+        e.contains("[train.recipes.lowwdl] factorise = true") && e.contains("king buckets"),
+        "{e}"
+    );
+    assert!(cx.state.candidates.is_empty(), "no candidate journaled");
+    // Mended (the recipe removed), the sweep starts with the recipes of now.
+    edit_settings(&run, "factorise = true\n", "");
+    let mut cx = open(&run);
+    Training::start(&mut cx).unwrap();
+    assert_eq!(sweep(&cx.state.candidates[0]).recipes.len(), 2);
     std::fs::remove_dir_all(&dir).ok();
 }

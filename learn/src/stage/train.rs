@@ -59,7 +59,9 @@ impl Training {
     /// first recipe's candidate of a sweep, the newest finished segment held out for the
     /// screen; while a sweep is under way (its last candidate trained), its next recipe's
     /// candidate, on the same data. Errors: extra data that is gone, data that cannot be
-    /// read, no data, a best net that does not load.
+    /// read, no data, a best net that does not load, a recipe of a sweep about to start
+    /// whose candidate cannot be made from the best net (a factoriser on a shape without
+    /// king buckets): every recipe is checked before the first trains.
     pub fn start(cx: &mut Context) -> Result<()> {
         let cand = cx.state.candidates.last().map_or(1, |c| c.cand + 1);
         let waiting = cx.open_candidate_in(|s| *s == Stage::Trained);
@@ -126,6 +128,12 @@ impl Training {
         data.retain(|d| d.games > 0);
         if data.is_empty() {
             bail!("no data to train on");
+        }
+        // Every recipe is made now, against the best net it will start from: one the best net
+        // cannot take is refused before any recipe trains (the plan journaled below keeps it).
+        for (k, r) in (cand..).zip(&t.recipes) {
+            let dir = Path::new(RunDir::CANDIDATES).join(format!("c{k}"));
+            trainer_args(cx, k, &data, &dir, Some(r))?;
         }
         let sweep = t.recipes.first().map(|r| SweepTag {
             first: cand,
