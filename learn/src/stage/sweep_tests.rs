@@ -69,7 +69,8 @@ fn validation() -> String {
 /// A run with two finished segments (their data the repository's generation-3 games), two
 /// recipes, a trainer that trains as train_tests' does (a checkpoint and status after one
 /// superbatch, then, unless `DIR/stall` exists and it trains candidate 2, the final net and
-/// status) and whose `validate` writes [`validation`], and an arena whose gate decides H1.
+/// status) and whose `validate` writes [`validation`] (unless `DIR/stall-screen` exists), and an
+/// arena whose gate decides H1.
 fn run(dir: &Path) -> RunDir {
     run_with(dir, SETTINGS)
 }
@@ -85,7 +86,7 @@ fn run_with(dir: &Path, settings: &str) -> RunDir {
     let d = |name: &str| dir.join(name).display().to_string();
     let trainer = format!(
         "mode=$1\nwhile [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; [ \"$1\" = --json ] && json=$2; shift; done\n\
-         if [ \"$mode\" = validate ]; then cp '{validate}' \"$json\"; exit 0; fi\n\
+         if [ \"$mode\" = validate ]; then [ -e '{stall_screen}' ] && exec sleep 30; cp '{validate}' \"$json\"; exit 0; fi\n\
          c=$(basename \"$out\")\nmkdir -p \"$out\"\n\
          if [ ! -e \"$out/checkpoint.bin\" ]; then\n  echo 1 > \"$out/checkpoint.bin\"\n  \
          cp '{dir}/status1-'$c.json \"$out/status.part\" && mv \"$out/status.part\" \"$out/status.json\"\n  \
@@ -94,6 +95,7 @@ fn run_with(dir: &Path, settings: &str) -> RunDir {
         validate = d("validate.json"),
         dir = dir.display(),
         stall = d("stall"),
+        stall_screen = d("stall-screen"),
         net = net().display(),
     );
     let arena = format!(
@@ -352,5 +354,36 @@ fn a_recipe_the_best_net_cannot_take_is_refused_before_the_sweep_trains_any() {
     let mut cx = open(&run);
     Training::start(&mut cx).unwrap();
     assert_eq!(sweep(&cx.state.candidates[0]).recipes.len(), 2);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_recipe_mended_during_its_sweep_is_the_one_its_candidate_gives_as_provenance() {
+    let dir = temp("sweep-mended");
+    let run = run(&dir);
+    let mut cx = open(&run);
+    let c1_trained = |cx: &Context| cx.state.candidates.last().is_some_and(|c| c.stage == Stage::Trained);
+    finish(&mut cx, &mut CandidateStages::default(), c1_trained);
+    drop(cx);
+    // The second recipe mended while the first was training: it trains as mended.
+    edit_settings(&run, "wdl = 0.2\n", "wdl = 0.25\n");
+    let mut cx = open(&run);
+    finish(&mut cx, &mut CandidateStages::default(), decided);
+    let c2 = calls(&dir, "trainer")
+        .into_iter()
+        .find(|c| c.contains("--out candidates/c2 "))
+        .unwrap();
+    assert!(c2.contains("--wdl 0.25"), "{c2}");
+    crate::report::report(&run.root).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.root.join("candidates.json")).unwrap()).unwrap();
+    let promoted = &json[1];
+    assert_eq!(promoted["name"], "gen2-32-c2-lowwdl");
+    assert_eq!(
+        promoted["recipe"]["wdl"], 0.25,
+        "the recipe it trained with, as its trainer_args: {promoted:#}"
+    );
+    let md = std::fs::read_to_string(run.root.join("report.md")).unwrap();
+    assert!(md.contains("| gen2-32-c2-lowwdl | lowwdl (wdl 0.25, seed 99) |"), "{md}");
     std::fs::remove_dir_all(&dir).ok();
 }

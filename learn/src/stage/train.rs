@@ -26,6 +26,12 @@ use trainer::status::RunStatus;
 /// directory (`DIR/candidates/cK/command.json`): what `learn report` gives as its provenance.
 pub const COMMAND_FILE: &str = "command.json";
 
+/// A sweep's candidate's recipe as it was applied when its trainer last started from scratch
+/// (learn.toml's of then, which a mended recipe changes from the sweep's journaled plan), as
+/// JSON beside [`COMMAND_FILE`] (`DIR/candidates/cK/recipe.json`): the recipe `learn report`
+/// gives as its provenance.
+pub const RECIPE_FILE: &str = "recipe.json";
+
 /// The training stage: its trainer, when one runs.
 #[derive(Debug, Default)]
 pub struct Training {
@@ -240,6 +246,9 @@ impl Step for Training {
                     &[],
                     serde_json::to_string(&args)?.as_bytes(),
                 )?;
+                if let Some(r) = &recipe {
+                    output::write(&dir.join(RECIPE_FILE), &[], serde_json::to_string(r)?.as_bytes())?;
+                }
                 args
             };
             say(&format!(
