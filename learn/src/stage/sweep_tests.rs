@@ -387,3 +387,33 @@ fn a_recipe_mended_during_its_sweep_is_the_one_its_candidate_gives_as_provenance
     assert!(md.contains("| gen2-32-c2-lowwdl | lowwdl (wdl 0.25, seed 99) |"), "{md}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_kill_during_the_screen_or_before_the_gate_does_each_step_once() {
+    let dir = temp("sweep-screen-kill");
+    let whole = run(&dir.join("whole"));
+    let mut cx = open(&whole);
+    finish(&mut cx, &mut CandidateStages::default(), decided);
+    let reference = decisions(&cx);
+
+    // Killed while trainer validate measures: no JSON, so it measures again, once.
+    let broken = dir.join("broken");
+    let run = run(&broken);
+    let validating = || calls(&broken, "trainer").iter().any(|c| c.starts_with("validate"));
+    kill_when::<CandidateStages>(&run, &broken.join("stall-screen"), validating);
+    assert!(!run.path(&screen_file(1)).exists());
+    assert_eq!(open(&run).state.screens.len(), 0);
+    // Then killed once the screen is journaled, before the gate starts.
+    let screened = || open(&run).state.screens.len() == 1;
+    kill_when::<CandidateStages>(&run, &broken.join("stall-none"), screened);
+    let mut cx = open(&run);
+    assert_eq!(cx.state.candidates[1].stage, Stage::Exported, "picked, not gated yet");
+    finish(&mut cx, &mut CandidateStages::default(), decided);
+    assert_eq!(decisions(&cx), reference);
+    let trainer = calls(&broken, "trainer");
+    let screens = trainer.iter().filter(|c| c.starts_with("validate")).count();
+    assert_eq!(screens, 2, "measured again after the kill, not after the record: {trainer:#?}");
+    assert_eq!(trainer.len(), 2 + 2, "each recipe trained once: {trainer:#?}");
+    assert_eq!(calls(&broken, "arena").len(), 1, "one gate");
+    std::fs::remove_dir_all(&dir).ok();
+}
