@@ -362,7 +362,12 @@ fn a_recipe_mended_during_its_sweep_is_the_one_its_candidate_gives_as_provenance
     let dir = temp("sweep-mended");
     let run = run(&dir);
     let mut cx = open(&run);
-    let c1_trained = |cx: &Context| cx.state.candidates.last().is_some_and(|c| c.stage == Stage::Trained);
+    let c1_trained = |cx: &Context| {
+        cx.state
+            .candidates
+            .last()
+            .is_some_and(|c| c.stage == Stage::Trained)
+    };
     finish(&mut cx, &mut CandidateStages::default(), c1_trained);
     drop(cx);
     // The second recipe mended while the first was training: it trains as mended.
@@ -384,7 +389,10 @@ fn a_recipe_mended_during_its_sweep_is_the_one_its_candidate_gives_as_provenance
         "the recipe it trained with, as its trainer_args: {promoted:#}"
     );
     let md = std::fs::read_to_string(run.root.join("report.md")).unwrap();
-    assert!(md.contains("| gen2-32-c2-lowwdl | lowwdl (wdl 0.25, seed 99) |"), "{md}");
+    assert!(
+        md.contains("| gen2-32-c2-lowwdl | lowwdl (wdl 0.25, seed 99) |"),
+        "{md}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -399,7 +407,11 @@ fn a_kill_during_the_screen_or_before_the_gate_does_each_step_once() {
     // Killed while trainer validate measures: no JSON, so it measures again, once.
     let broken = dir.join("broken");
     let run = run(&broken);
-    let validating = || calls(&broken, "trainer").iter().any(|c| c.starts_with("validate"));
+    let validating = || {
+        calls(&broken, "trainer")
+            .iter()
+            .any(|c| c.starts_with("validate"))
+    };
     kill_when::<CandidateStages>(&run, &broken.join("stall-screen"), validating);
     assert!(!run.path(&screen_file(1)).exists());
     assert_eq!(open(&run).state.screens.len(), 0);
@@ -407,12 +419,19 @@ fn a_kill_during_the_screen_or_before_the_gate_does_each_step_once() {
     let screened = || open(&run).state.screens.len() == 1;
     kill_when::<CandidateStages>(&run, &broken.join("stall-none"), screened);
     let mut cx = open(&run);
-    assert_eq!(cx.state.candidates[1].stage, Stage::Exported, "picked, not gated yet");
+    assert_eq!(
+        cx.state.candidates[1].stage,
+        Stage::Exported,
+        "picked, not gated yet"
+    );
     finish(&mut cx, &mut CandidateStages::default(), decided);
     assert_eq!(decisions(&cx), reference);
     let trainer = calls(&broken, "trainer");
     let screens = trainer.iter().filter(|c| c.starts_with("validate")).count();
-    assert_eq!(screens, 2, "measured again after the kill, not after the record: {trainer:#?}");
+    assert_eq!(
+        screens, 2,
+        "measured again after the kill, not after the record: {trainer:#?}"
+    );
     assert_eq!(trainer.len(), 2 + 2, "each recipe trained once: {trainer:#?}");
     assert_eq!(calls(&broken, "arena").len(), 1, "one gate");
     std::fs::remove_dir_all(&dir).ok();
