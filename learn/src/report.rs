@@ -312,7 +312,7 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
             "data": c.data,
             "segments": c.segments,
             "trainer_args": trainer_args(&run, c),
-            "recipe": c.sweep.as_ref().map(|w| w.own()),
+            "recipe": recipe_applied(&run, c),
             "screen": c.sweep.as_ref().map(|w| {
                 let screen = s.screens.iter().find(|x| x.first == w.first);
                 serde_json::json!({
@@ -345,7 +345,7 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
         writeln!(md, "| candidate | recipe | screen loss | outcome |")?;
         writeln!(md, "|---|---|---|---|")?;
         for c in s.sweep_of(first) {
-            let recipe = c.sweep.as_ref().map_or(String::new(), |w| w.own().describe());
+            let recipe = recipe_applied(&run, c).map_or(String::new(), |r| r.describe());
             writeln!(
                 md,
                 "| {} | {recipe} | {} | {} |",
@@ -464,6 +464,17 @@ fn trainer_args(run: &RunDir, c: &crate::journal::Candidate) -> Vec<String> {
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok())
         .unwrap_or_else(|| c.args.clone())
+}
+
+/// The recipe of a sweep's candidate `c` as its training applied it
+/// (`DIR/candidates/cK/recipe.json`: learn.toml's recipe when its trainer started from
+/// scratch), else as its sweep's journaled plan gives it; none outside a sweep.
+fn recipe_applied(run: &RunDir, c: &crate::journal::Candidate) -> Option<crate::config::Recipe> {
+    let tag = c.sweep.as_ref()?;
+    std::fs::read_to_string(run.root.join(&c.dir).join(crate::stage::train::RECIPE_FILE))
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .or_else(|| Some(tag.own()))
 }
 
 /// A line plot of points with a title and axis names (the report's Elo chain and

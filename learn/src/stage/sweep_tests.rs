@@ -13,7 +13,9 @@ use super::*;
 use crate::journal::{Candidate, State};
 use crate::run::CandidateStages;
 use crate::stage::gate_math::write_state;
-use crate::stage::testkit::{append, calls, decisions, finish, kill_when, net, new_run, open, temp};
+use crate::stage::testkit::{
+    append, calls, decisions, edit_settings, finish, kill_when, net, new_run, open, temp,
+};
 use crate::stage::train::Training;
 use trainer::status::RunStatus;
 use trainer::validate::NetLoss;
@@ -67,8 +69,14 @@ fn validation() -> String {
 /// A run with two finished segments (their data the repository's generation-3 games), two
 /// recipes, a trainer that trains as train_tests' does (a checkpoint and status after one
 /// superbatch, then, unless `DIR/stall` exists and it trains candidate 2, the final net and
-/// status) and whose `validate` writes [`validation`], and an arena whose gate decides H1.
+/// status) and whose `validate` writes [`validation`] (unless `DIR/stall-screen` exists), and an
+/// arena whose gate decides H1.
 fn run(dir: &Path) -> RunDir {
+    run_with(dir, SETTINGS)
+}
+
+/// [`run`] with `settings` for learn.toml.
+fn run_with(dir: &Path, settings: &str) -> RunDir {
     std::fs::create_dir_all(dir).unwrap();
     for (cand, done) in [(1, 1), (1, 2), (2, 1), (2, 2)] {
         std::fs::write(dir.join(format!("status{done}-c{cand}.json")), status(cand, done)).unwrap();
@@ -78,7 +86,7 @@ fn run(dir: &Path) -> RunDir {
     let d = |name: &str| dir.join(name).display().to_string();
     let trainer = format!(
         "mode=$1\nwhile [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; [ \"$1\" = --json ] && json=$2; shift; done\n\
-         if [ \"$mode\" = validate ]; then cp '{validate}' \"$json\"; exit 0; fi\n\
+         if [ \"$mode\" = validate ]; then [ -e '{stall_screen}' ] && exec sleep 30; cp '{validate}' \"$json\"; exit 0; fi\n\
          c=$(basename \"$out\")\nmkdir -p \"$out\"\n\
          if [ ! -e \"$out/checkpoint.bin\" ]; then\n  echo 1 > \"$out/checkpoint.bin\"\n  \
          cp '{dir}/status1-'$c.json \"$out/status.part\" && mv \"$out/status.part\" \"$out/status.json\"\n  \
@@ -87,13 +95,14 @@ fn run(dir: &Path) -> RunDir {
         validate = d("validate.json"),
         dir = dir.display(),
         stall = d("stall"),
+        stall_screen = d("stall-screen"),
         net = net().display(),
     );
     let arena = format!(
         "for a in \"$@\"; do case \"$a\" in outname=*) state=${{a#outname=}};; esac; done\ncp '{}' \"$state\"",
         d("decided.json")
     );
-    let run = new_run(dir, SETTINGS, &[("trainer", &trainer), ("arena", &arena)]);
+    let run = new_run(dir, settings, &[("trainer", &trainer), ("arena", &arena)]);
     for index in [0, 1] {
         let file = run.path(Path::new(&data(index)));
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
@@ -322,5 +331,108 @@ fn a_sweep_waits_for_data_beside_the_segment_it_holds_out() {
     assert!(!Training::due(&cx), "no new positions since the sweep");
     append(&run, &segment(2));
     assert!(Training::due(&open(&run)));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_recipe_the_best_net_cannot_take_is_refused_before_the_sweep_trains_any() {
+    // gen1-32 has no king buckets: the second recipe's factoriser cannot be made. Found
+    // only when its candidate starts, the first recipe would train for nothing first, and
+    // the plan journaled with the sweep would keep the recipe even once removed.
+    let dir = temp("sweep-late");
+    let settings = SETTINGS.replace("wdl = 0.2\nseed = 99\n", "factorise = true\n");
+    let run = run_with(&dir, &settings);
+    let mut cx = open(&run);
+    let e = format!("{:#}", Training::start(&mut cx).unwrap_err());
+    assert!(
+        e.contains("[train.recipes.lowwdl] factorise = true") && e.contains("king buckets"),
+        "{e}"
+    );
+    assert!(cx.state.candidates.is_empty(), "no candidate journaled");
+    // Mended (the recipe removed), the sweep starts with the recipes of now.
+    edit_settings(&run, "factorise = true\n", "");
+    let mut cx = open(&run);
+    Training::start(&mut cx).unwrap();
+    assert_eq!(sweep(&cx.state.candidates[0]).recipes.len(), 2);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_recipe_mended_during_its_sweep_is_the_one_its_candidate_gives_as_provenance() {
+    let dir = temp("sweep-mended");
+    let run = run(&dir);
+    let mut cx = open(&run);
+    let c1_trained = |cx: &Context| {
+        cx.state
+            .candidates
+            .last()
+            .is_some_and(|c| c.stage == Stage::Trained)
+    };
+    finish(&mut cx, &mut CandidateStages::default(), c1_trained);
+    drop(cx);
+    // The second recipe mended while the first was training: it trains as mended.
+    edit_settings(&run, "wdl = 0.2\n", "wdl = 0.25\n");
+    let mut cx = open(&run);
+    finish(&mut cx, &mut CandidateStages::default(), decided);
+    let c2 = calls(&dir, "trainer")
+        .into_iter()
+        .find(|c| c.contains("--out candidates/c2 "))
+        .unwrap();
+    assert!(c2.contains("--wdl 0.25"), "{c2}");
+    crate::report::report(&run.root).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.root.join("candidates.json")).unwrap()).unwrap();
+    let promoted = &json[1];
+    assert_eq!(promoted["name"], "gen2-32-c2-lowwdl");
+    assert_eq!(
+        promoted["recipe"]["wdl"], 0.25,
+        "the recipe it trained with, as its trainer_args: {promoted:#}"
+    );
+    let md = std::fs::read_to_string(run.root.join("report.md")).unwrap();
+    assert!(
+        md.contains("| gen2-32-c2-lowwdl | lowwdl (wdl 0.25, seed 99) |"),
+        "{md}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_kill_during_the_screen_or_before_the_gate_does_each_step_once() {
+    let dir = temp("sweep-screen-kill");
+    let whole = run(&dir.join("whole"));
+    let mut cx = open(&whole);
+    finish(&mut cx, &mut CandidateStages::default(), decided);
+    let reference = decisions(&cx);
+
+    // Killed while trainer validate measures: no JSON, so it measures again, once.
+    let broken = dir.join("broken");
+    let run = run(&broken);
+    let validating = || {
+        calls(&broken, "trainer")
+            .iter()
+            .any(|c| c.starts_with("validate"))
+    };
+    kill_when::<CandidateStages>(&run, &broken.join("stall-screen"), validating);
+    assert!(!run.path(&screen_file(1)).exists());
+    assert_eq!(open(&run).state.screens.len(), 0);
+    // Then killed once the screen is journaled, before the gate starts.
+    let screened = || open(&run).state.screens.len() == 1;
+    kill_when::<CandidateStages>(&run, &broken.join("stall-none"), screened);
+    let mut cx = open(&run);
+    assert_eq!(
+        cx.state.candidates[1].stage,
+        Stage::Exported,
+        "picked, not gated yet"
+    );
+    finish(&mut cx, &mut CandidateStages::default(), decided);
+    assert_eq!(decisions(&cx), reference);
+    let trainer = calls(&broken, "trainer");
+    let screens = trainer.iter().filter(|c| c.starts_with("validate")).count();
+    assert_eq!(
+        screens, 2,
+        "measured again after the kill, not after the record: {trainer:#?}"
+    );
+    assert_eq!(trainer.len(), 2 + 2, "each recipe trained once: {trainer:#?}");
+    assert_eq!(calls(&broken, "arena").len(), 1, "one gate");
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -26,6 +26,12 @@ use trainer::status::RunStatus;
 /// directory (`DIR/candidates/cK/command.json`): what `learn report` gives as its provenance.
 pub const COMMAND_FILE: &str = "command.json";
 
+/// A sweep's candidate's recipe as it was applied when its trainer last started from scratch
+/// (learn.toml's of then, which a mended recipe changes from the sweep's journaled plan), as
+/// JSON beside [`COMMAND_FILE`] (`DIR/candidates/cK/recipe.json`): the recipe `learn report`
+/// gives as its provenance.
+pub const RECIPE_FILE: &str = "recipe.json";
+
 /// The training stage: its trainer, when one runs.
 #[derive(Debug, Default)]
 pub struct Training {
@@ -59,7 +65,9 @@ impl Training {
     /// first recipe's candidate of a sweep, the newest finished segment held out for the
     /// screen; while a sweep is under way (its last candidate trained), its next recipe's
     /// candidate, on the same data. Errors: extra data that is gone, data that cannot be
-    /// read, no data, a best net that does not load.
+    /// read, no data, a best net that does not load, a recipe of a sweep about to start
+    /// whose candidate cannot be made from the best net (a factoriser on a shape without
+    /// king buckets): every recipe is checked before the first trains.
     pub fn start(cx: &mut Context) -> Result<()> {
         let cand = cx.state.candidates.last().map_or(1, |c| c.cand + 1);
         let waiting = cx.open_candidate_in(|s| *s == Stage::Trained);
@@ -126,6 +134,12 @@ impl Training {
         data.retain(|d| d.games > 0);
         if data.is_empty() {
             bail!("no data to train on");
+        }
+        // Every recipe is made now, against the best net it will start from: one the best net
+        // cannot take is refused before any recipe trains (the plan journaled below keeps it).
+        for (k, r) in (cand..).zip(&t.recipes) {
+            let dir = Path::new(RunDir::CANDIDATES).join(format!("c{k}"));
+            trainer_args(cx, k, &data, &dir, Some(r))?;
         }
         let sweep = t.recipes.first().map(|r| SweepTag {
             first: cand,
@@ -232,6 +246,9 @@ impl Step for Training {
                     &[],
                     serde_json::to_string(&args)?.as_bytes(),
                 )?;
+                if let Some(r) = &recipe {
+                    output::write(&dir.join(RECIPE_FILE), &[], serde_json::to_string(r)?.as_bytes())?;
+                }
                 args
             };
             say(&format!(
