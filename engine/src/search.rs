@@ -188,6 +188,9 @@ struct PlyState {
     excluded: Move,
     /// Double singular extensions on the path to this ply.
     double_extensions: i32,
+    /// The correction-history keys of the position at this ply (set by the move, or the
+    /// null move, that leads here; at the root by `search`).
+    correction_keys: CorrectionKeys,
 }
 
 /// One search thread's private state.
@@ -335,6 +338,7 @@ impl Worker {
         self.root_keys = self.keys.len();
         self.keys.push(root.hash());
         self.nnue.refresh(root);
+        self.stack[0].correction_keys = CorrectionKeys::of(root);
         // A tune build's `setoption` may have changed the reduction table's parameters.
         // Refilled in place: a search allocates nothing it could fail to get.
         #[cfg(feature = "tune")]
@@ -609,6 +613,13 @@ impl Worker {
         self.stack[ply].moved = PieceTo::of_move(board, mv);
         self.stack[ply].mv = mv;
         self.stack[ply].quiet = board.is_quiet(mv);
+        // The child's correction keys, and its correction entries fetched while the move's
+        // other work goes on.
+        let keys = CorrectionKeys::of(&child);
+        self.stack[ply + 1].correction_keys = keys;
+        self.history
+            .correction
+            .prefetch(child.side_to_move(), &keys, self.previous_moves(ply + 1));
         child
     }
 
@@ -750,7 +761,8 @@ impl Worker {
         // improved over two plies ago.
         let us = board.side_to_move();
         let previous = self.previous_moves(ply);
-        let correction_keys = CorrectionKeys::of(board);
+        let correction_keys = self.stack[ply].correction_keys;
+        debug_assert_eq!(correction_keys, CorrectionKeys::of(board));
         let (raw_eval, static_eval) = if in_check {
             (-INFINITY, -INFINITY)
         } else {
@@ -790,6 +802,8 @@ impl Worker {
                     let reduction = nmp_base_reduction() + depth / nmp_depth_divisor();
                     self.nnue.push_null();
                     self.keys.push(child.hash());
+                    // The same pieces: the same keys.
+                    self.stack[ply + 1].correction_keys = self.stack[ply].correction_keys;
                     self.stack[ply].moved = PieceTo::NONE;
                     self.stack[ply].mv = Move::NULL;
                     let score =
@@ -1091,7 +1105,8 @@ impl Worker {
             (-INFINITY, -INFINITY)
         } else {
             let raw = tt_entry.map_or_else(|| self.evaluate(board), |e| e.eval);
-            let keys = CorrectionKeys::of(board);
+            let keys = self.stack[ply].correction_keys;
+            debug_assert_eq!(keys, CorrectionKeys::of(board));
             let previous = self.previous_moves(ply);
             (raw, self.corrected(raw, board.side_to_move(), &keys, previous))
         };
