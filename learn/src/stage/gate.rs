@@ -12,7 +12,7 @@
 //! flight, which then resumes with the new cap ([`Gate::cap_changed`]).
 
 use super::gate_math::{self, fit_gate_rounds, gate_rounds, relocate_saved_state};
-use super::{book_args, limit_args, match_args, say, Context, Step};
+use super::{book_args, clear_unsaved_games, limit_args, match_args, say, Context, Step};
 use crate::child::{poll, Running};
 use crate::journal::{now, Candidate, Record, Stage};
 use crate::rundir::RunDir;
@@ -61,6 +61,7 @@ impl Gate {
         let args: Vec<String> = if state_file.exists() {
             vec!["-config".into(), format!("file={}", state_rel.display())]
         } else {
+            clear_unsaved_games(&cx.run, &gate_dir(cand))?;
             gate_args(cx, cand)?
         };
         if state_file.exists() {

@@ -12,7 +12,7 @@
 //! again); the rating, made once arena has played it out, takes the anchor of now.
 
 use super::gate_math::relocate_saved_state;
-use super::{book_args, limit_args, match_args, say, Context, Step};
+use super::{book_args, clear_unsaved_games, limit_args, match_args, say, Context, Step};
 use crate::child::{poll, Running};
 use crate::journal::{now, Record};
 use crate::rundir::RunDir;
@@ -42,6 +42,7 @@ impl Gauntlet {
                 .find(|(name, _, _)| *name == g.net)
                 .map(|(_, net, _)| net.clone())
                 .ok_or_else(|| anyhow!("the gauntlet's net {} is not a promoted net", g.net))?;
+            clear_unsaved_games(&cx.run, &gauntlet_dir(&g.net))?;
             gauntlet_args(cx, &g.net, &net)
         };
         say(&format!(

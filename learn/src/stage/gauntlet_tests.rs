@@ -34,7 +34,7 @@ fn pgn(results: &[&str]) -> String {
 
 /// A run whose journal holds a promoted candidate (testkit's `candidate`), with an
 /// arena that saves a state and two games (then sleeps while `DIR/stall` exists) and then
-/// all four games.
+/// all four games, appended as arena appends to the PGN it found at its first start.
 fn run(dir: &Path) -> RunDir {
     std::fs::create_dir_all(dir).unwrap();
     write_state(&dir.join("state.json"), 2, [0, 1, 0, 0, 0]);
@@ -44,8 +44,9 @@ fn run(dir: &Path) -> RunDir {
     let arena = format!(
         "for a in \"$@\"; do case \"$a\" in outname=*) state=${{a#outname=}};; file=*state.json) state=${{a#file=}};; esac; done\n\
          games=$(dirname \"$state\")/games.pgn\n\
-         if [ ! -e \"$state\" ]; then\n  cp '{}' \"$games\"\n  cp '{}' \"$state.part\" && mv \"$state.part\" \"$state\"\n  \
-         [ -e '{}' ] && exec sleep 30\nfi\ncp '{}' \"$games\"",
+         if [ ! -e \"$state\" ]; then\n  cp \"$games\" \"$games.before\" 2>/dev/null || : > \"$games.before\"\n  \
+         cat \"$games.before\" '{}' > \"$games\"\n  cp '{}' \"$state.part\" && mv \"$state.part\" \"$state\"\n  \
+         [ -e '{}' ] && exec sleep 30\nfi\ncat \"$games.before\" '{}' > \"$games\"",
         d("two.pgn"),
         d("state.json"),
         d("stall"),
@@ -93,6 +94,31 @@ fn a_gauntlet_killed_under_way_resumes_from_arenas_state_to_the_same_records() {
     assert_eq!(played.len(), 2, "{played:?}");
     assert!(played[0].starts_with("-tournament gauntlet") && played[0].contains("-rounds 2"));
     assert_eq!(played[1], "-config file=gauntlets/gen2-32/state.json");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn games_a_killed_first_start_left_without_a_saved_state_are_not_rated_again() {
+    // arena appends to an existing PGN (as fastchess does) and saves its state only after
+    // a game: a kill between the two leaves games no state accounts for. The fresh start
+    // must not rate them beside its own.
+    let dir = temp("gauntlet-unsaved");
+    let run = run(&dir);
+    let games = run.path(Path::new("gauntlets/gen2-32/games.pgn"));
+    std::fs::create_dir_all(games.parent().unwrap()).unwrap();
+    std::fs::write(&games, pgn(&["0-1", "1-0"])).unwrap();
+    let mut cx = open(&run);
+    cx.record(Record::GauntletStarted {
+        t: now(),
+        net: "gen2-32".into(),
+        args: Vec::new(),
+        games: 4,
+    })
+    .unwrap();
+    let mut cx = open(&run);
+    finish(&mut cx, &mut Gauntlet::default(), rated);
+    let (games, ..) = cx.state.gauntlets[0].done.clone().unwrap();
+    assert_eq!(games, 4, "the fresh start's games only");
     std::fs::remove_dir_all(&dir).ok();
 }
 

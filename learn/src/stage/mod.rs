@@ -249,6 +249,26 @@ pub fn match_args(rounds: u64, concurrency: usize, rating_interval: u32, dir: &P
     ]
 }
 
+/// Readies `dir` (relative to the run directory) for a match started afresh, with no saved
+/// state: removes a `games.pgn` a killed first start left there. arena appends to the PGN it
+/// finds, as fastchess does, and saves its state only after a game, so a kill between the
+/// two leaves games no state accounts for; read with the new start's, they would be counted
+/// twice. Errors: the file cannot be removed.
+pub fn clear_unsaved_games(run: &RunDir, dir: &Path) -> Result<()> {
+    let pgn = run.path(&dir.join("games.pgn"));
+    match std::fs::remove_file(&pgn) {
+        Ok(()) => {
+            say(&format!(
+                "learn: {} held games of a start killed before its first saved state: removed",
+                dir.join("games.pgn").display()
+            ));
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(anyhow!("cannot remove {}: {e}", pgn.display())),
+    }
+}
+
 /// arena's openings for gates and gauntlets: `[gate] openings`, or the book arena ships
 /// (written into the run directory), in random order from `seed`.
 pub fn book_args(settings: &Settings, seed: u64) -> Vec<String> {
