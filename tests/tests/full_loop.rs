@@ -17,24 +17,11 @@
 use movegen::pgn::parse_pgn;
 use movegen::{Board, Game};
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
-
-/// A workspace binary next to this test's directory (target/<profile>/NAME).
-fn binary(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().unwrap().parent().unwrap();
-    let path = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.exists(),
-        "{} missing: the workspace test command builds it; for this package alone run \
-         `cargo build -p engine -p datagen -p trainer -p arena` (with --release for --release tests) first",
-        path.display()
-    );
-    path
-}
+use tests::binary;
 
 /// Runs a binary to its end, failing the test with its output when it fails.
 fn run(name: &str, args: &[&str]) -> Output {

@@ -9,20 +9,8 @@
 #![allow(clippy::unwrap_used)]
 
 use learn::journal::{read, Record};
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
-
-fn binary(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().unwrap().parent().unwrap();
-    let path = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.exists(),
-        "{} missing: build the workspace first (`cargo build -p engine -p datagen -p trainer -p arena -p learn`)",
-        path.display()
-    );
-    path
-}
+use tests::binary;
 
 const SETTINGS: &str = r#"
 [selfplay]

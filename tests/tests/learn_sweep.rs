@@ -15,18 +15,7 @@
 use learn::journal::read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-
-fn binary(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().unwrap().parent().unwrap();
-    let path = dir.join(name);
-    assert!(
-        path.exists(),
-        "{} missing: build the workspace first (`cargo build --release`)",
-        path.display()
-    );
-    path
-}
+use tests::binary;
 
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("learn-sweep-{name}-{}", std::process::id()));
