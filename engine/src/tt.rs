@@ -237,6 +237,7 @@ impl TranspositionTable {
     /// The slots.
     #[inline]
     fn slots(&self) -> &[Slot] {
+        debug_assert!(self.count * std::mem::size_of::<Slot>() <= self.block.len());
         // SAFETY: the block holds `count` slots' bytes, 64-byte aligned (a `Slot` needs 8),
         // zeroed at allocation and written since only through these atomics; a `Slot` is two
         // `AtomicU64`, for which all-zero bytes are a valid value (the empty slot, equal to
