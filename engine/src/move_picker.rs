@@ -203,6 +203,22 @@ impl MovePicker {
         picker
     }
 
+    /// Whether the move `next` returned last came from the good noisy stage: it won at least
+    /// `mp_good_noisy_see_margin` by static exchange (SEE is monotone in its threshold, so
+    /// any lower threshold holds too).
+    #[inline]
+    pub fn last_passed_see(&self) -> bool {
+        self.stage == Stage::GoodNoisy
+    }
+
+    /// Whether the move `next` returned last was a bad noisy move: it failed static exchange
+    /// at `mp_good_noisy_see_margin`, and so at any higher threshold; every later move is one
+    /// too.
+    #[inline]
+    pub fn last_failed_see(&self) -> bool {
+        self.stage == Stage::BadNoisy
+    }
+
     /// Stops handing out quiet moves (late move pruning); captures still come.
     pub fn skip_quiets(&mut self) {
         if self.stage < Stage::BadNoisy && self.stage > Stage::GoodNoisy {
