@@ -31,16 +31,18 @@ pub(crate) const HUGE_PAGE_BYTES: usize = 2 * 1024 * 1024;
 
 /// `len` zeroed bytes (at least one), aligned to 64 bytes (a cache line), for a table of
 /// atomics read at random. Pages are handed out as they are first touched. On Linux the
-/// block is its own anonymous mapping aligned to [`HUGE_PAGE_BYTES`] and advised
-/// (`madvise(MADV_HUGEPAGE)`) to be backed by transparent huge pages: advice only, so where
-/// the kernel gives none (`transparent_hugepage` set to `never`, no free huge page) the
-/// block works as before. Elsewhere it comes from the global allocator.
+/// block is its own anonymous mapping (page-aligned); from [`HUGE_PAGE_BYTES`] up it starts
+/// on a huge-page boundary (unless only an unaligned mapping fits the address space) and is
+/// advised (`madvise(MADV_HUGEPAGE)`) to be backed by transparent huge pages: advice only,
+/// so where the kernel gives none (`transparent_hugepage` set to `never`, no free huge page)
+/// the block works as before. Elsewhere it comes from the global allocator.
 pub(crate) struct ZeroedBlock {
     ptr: NonNull<u8>,
     len: usize,
-    /// What to give back on drop: the mapping (Linux) or the allocation's layout.
+    /// What to give back on drop: the mapping's size from `ptr` (Linux) or the allocation's
+    /// layout.
     #[cfg(target_os = "linux")]
-    mapping: (NonNull<u8>, usize),
+    mapping: usize,
     #[cfg(not(target_os = "linux"))]
     layout: std::alloc::Layout,
 }
@@ -57,38 +59,50 @@ impl ZeroedBlock {
         let len = len.max(1);
         #[cfg(target_os = "linux")]
         {
-            // Map a huge page more than asked, keep the part that starts on a boundary.
-            let size = len
-                .checked_next_multiple_of(HUGE_PAGE_BYTES)?
-                .checked_add(HUGE_PAGE_BYTES)?;
-            // SAFETY: an anonymous private mapping at an address the kernel picks touches no
-            // memory of ours; failure is `MAP_FAILED`, checked.
-            let base = unsafe {
-                libc::mmap(
-                    std::ptr::null_mut(),
-                    size,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                    -1,
-                    0,
-                )
+            // SAFETY: `sysconf` reads a constant of the system.
+            let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
+                .ok()
+                .filter(|&p| p.is_power_of_two())
+                .unwrap_or(4096);
+            let size = len.checked_next_multiple_of(page)?;
+            // A table of a huge page or more is mapped a huge page larger, and what lies
+            // before the first boundary and after the table is given back at once; when
+            // even that much address space is refused, an unaligned mapping of the size.
+            let ptr = if size >= HUGE_PAGE_BYTES {
+                match map(size.checked_add(HUGE_PAGE_BYTES)?) {
+                    Some(base) => {
+                        let head = (base as usize).next_multiple_of(HUGE_PAGE_BYTES) - base as usize;
+                        // SAFETY: `head < HUGE_PAGE_BYTES`: inside the mapping.
+                        let ptr = unsafe { base.add(head) };
+                        // SAFETY: both ranges are whole pages of our own fresh mapping
+                        // (`base` and `size` are page multiples, so `head` is one too), outside
+                        // the table's `size` bytes from `ptr`.
+                        unsafe {
+                            if head > 0 {
+                                libc::munmap(base.cast(), head);
+                            }
+                            let tail = HUGE_PAGE_BYTES - head;
+                            if tail > 0 {
+                                libc::munmap(ptr.add(size).cast(), tail);
+                            }
+                        }
+                        ptr
+                    }
+                    None => map(size)?,
+                }
+            } else {
+                map(size)?
             };
-            if base == libc::MAP_FAILED {
-                return None;
-            }
-            let base = NonNull::new(base.cast::<u8>())?;
-            let offset = (base.as_ptr() as usize).next_multiple_of(HUGE_PAGE_BYTES) - base.as_ptr() as usize;
-            // SAFETY: `offset < HUGE_PAGE_BYTES` and `offset + len <= size`: inside the mapping.
-            let ptr = unsafe { base.add(offset) };
-            let advised = len.next_multiple_of(HUGE_PAGE_BYTES).min(size - offset);
-            // SAFETY: the range lies inside our own fresh mapping and keeps its contents.
-            unsafe {
-                libc::madvise(ptr.as_ptr().cast(), advised, libc::MADV_HUGEPAGE);
+            if size >= HUGE_PAGE_BYTES {
+                // SAFETY: the range is our own fresh mapping; the advice keeps its contents.
+                unsafe {
+                    libc::madvise(ptr.cast(), size, libc::MADV_HUGEPAGE);
+                }
             }
             Some(ZeroedBlock {
-                ptr,
+                ptr: NonNull::new(ptr)?,
                 len,
-                mapping: (base, size),
+                mapping: size,
             })
         }
         #[cfg(not(target_os = "linux"))]
@@ -111,12 +125,30 @@ impl ZeroedBlock {
     }
 }
 
+/// A fresh anonymous read-write mapping of `size` bytes (zeroed, untouched), or `None`.
+#[cfg(target_os = "linux")]
+fn map(size: usize) -> Option<*mut u8> {
+    // SAFETY: an anonymous private mapping at an address the kernel picks touches no memory of
+    // ours; failure is `MAP_FAILED`, checked.
+    let base = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            size,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    (base != libc::MAP_FAILED).then_some(base.cast::<u8>())
+}
+
 impl Drop for ZeroedBlock {
     fn drop(&mut self) {
         #[cfg(target_os = "linux")]
-        // SAFETY: the whole mapping made in `new`, unmapped once.
+        // SAFETY: the whole mapping kept in `new`, unmapped once.
         unsafe {
-            libc::munmap(self.mapping.0.as_ptr().cast(), self.mapping.1);
+            libc::munmap(self.ptr.as_ptr().cast(), self.mapping);
         }
         #[cfg(not(target_os = "linux"))]
         // SAFETY: allocated in `new` with this layout, freed once.
@@ -143,7 +175,9 @@ mod tests {
             assert_eq!(block.len(), len);
             assert_eq!(block.as_ptr() as usize % 64, 0);
             #[cfg(target_os = "linux")]
-            assert_eq!(block.as_ptr() as usize % HUGE_PAGE_BYTES, 0);
+            if len >= HUGE_PAGE_BYTES {
+                assert_eq!(block.as_ptr() as usize % HUGE_PAGE_BYTES, 0);
+            }
             // SAFETY: `len` bytes from `as_ptr` belong to the block.
             let bytes = unsafe { std::slice::from_raw_parts_mut(block.as_ptr(), len) };
             assert!(bytes.iter().all(|&b| b == 0));
