@@ -2,8 +2,14 @@
 //! fallibly: a machine without the memory refuses the setting (`info string error`, the old
 //! setting kept) instead of aborting the engine, as `Vec` does when the allocator says no.
 //! The contents are what `vec![value; len]` gives, so searches are the same.
+//!
+//! Large tables read at random (the transposition table) are a [`ZeroedBlock`]: on Linux
+//! an anonymous mapping aligned to 2 MiB and advised to be transparent huge pages, since
+//! with 4 KiB pages nearly every probe of a 16 MiB table misses the TLB as well as the
+//! cache, and a page walk (two-dimensional under a hypervisor) comes on top.
 
 use std::collections::TryReserveError;
+use std::ptr::NonNull;
 
 /// `len` copies of `value`, or the allocator's refusal.
 pub(crate) fn try_vec<T: Clone>(len: usize, value: T) -> Result<Vec<T>, TryReserveError> {
@@ -20,9 +26,168 @@ pub(crate) fn try_with_capacity<T>(capacity: usize) -> Result<Vec<T>, TryReserve
     Ok(v)
 }
 
+/// The size of a transparent huge page on x86-64 and most arm64 Linux, 2 MiB.
+pub(crate) const HUGE_PAGE_BYTES: usize = 2 * 1024 * 1024;
+
+/// `len` zeroed bytes (at least one), aligned to 64 bytes (a cache line), for a table of
+/// atomics read at random. Pages are handed out as they are first touched. On Linux the
+/// block is its own anonymous mapping (page-aligned); from [`HUGE_PAGE_BYTES`] up it starts
+/// on a huge-page boundary (unless only an unaligned mapping fits the address space) and is
+/// advised (`madvise(MADV_HUGEPAGE)`) to be backed by transparent huge pages: advice only,
+/// so where the kernel gives none (`transparent_hugepage` set to `never`, no free huge page)
+/// the block works as before. Elsewhere it comes from the global allocator.
+pub(crate) struct ZeroedBlock {
+    ptr: NonNull<u8>,
+    len: usize,
+    /// What to give back on drop: the mapping's size from `ptr` (Linux) or the allocation's
+    /// layout.
+    #[cfg(target_os = "linux")]
+    mapping: usize,
+    #[cfg(not(target_os = "linux"))]
+    layout: std::alloc::Layout,
+}
+
+// SAFETY: the block is plain memory owned by this value; what is stored in it, and how it is
+// shared, is up to the owner (the transposition table keeps atomics there).
+unsafe impl Send for ZeroedBlock {}
+// SAFETY: as above: `&ZeroedBlock` gives out only the pointer.
+unsafe impl Sync for ZeroedBlock {}
+
+impl ZeroedBlock {
+    /// A block of `len` zeroed bytes, or `None` when the system refuses it.
+    pub(crate) fn new(len: usize) -> Option<ZeroedBlock> {
+        let len = len.max(1);
+        #[cfg(target_os = "linux")]
+        {
+            // SAFETY: `sysconf` reads a constant of the system.
+            let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
+                .ok()
+                .filter(|&p| p.is_power_of_two())
+                .unwrap_or(4096);
+            let size = len.checked_next_multiple_of(page)?;
+            // A table of a huge page or more is mapped a huge page larger, and what lies
+            // before the first boundary and after the table is given back at once; when
+            // even that much address space is refused, an unaligned mapping of the size.
+            let ptr = if size >= HUGE_PAGE_BYTES {
+                match map(size.checked_add(HUGE_PAGE_BYTES)?) {
+                    Some(base) => {
+                        let head = (base as usize).next_multiple_of(HUGE_PAGE_BYTES) - base as usize;
+                        // SAFETY: `head < HUGE_PAGE_BYTES`: inside the mapping.
+                        let ptr = unsafe { base.add(head) };
+                        // SAFETY: both ranges are whole pages of our own fresh mapping
+                        // (`base` and `size` are page multiples, so `head` is one too), outside
+                        // the table's `size` bytes from `ptr`.
+                        unsafe {
+                            if head > 0 {
+                                libc::munmap(base.cast(), head);
+                            }
+                            let tail = HUGE_PAGE_BYTES - head;
+                            if tail > 0 {
+                                libc::munmap(ptr.add(size).cast(), tail);
+                            }
+                        }
+                        ptr
+                    }
+                    None => map(size)?,
+                }
+            } else {
+                map(size)?
+            };
+            if size >= HUGE_PAGE_BYTES {
+                // SAFETY: the range is our own fresh mapping; the advice keeps its contents.
+                unsafe {
+                    libc::madvise(ptr.cast(), size, libc::MADV_HUGEPAGE);
+                }
+            }
+            Some(ZeroedBlock {
+                ptr: NonNull::new(ptr)?,
+                len,
+                mapping: size,
+            })
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let layout = std::alloc::Layout::from_size_align(len, 64).ok()?;
+            // SAFETY: `layout` has a non-zero size (`len >= 1`).
+            let ptr = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })?;
+            Some(ZeroedBlock { ptr, len, layout })
+        }
+    }
+
+    /// The first byte; the block is `len()` bytes from here, 64-byte aligned.
+    pub(crate) fn as_ptr(&self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+
+    /// The size in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+}
+
+/// A fresh anonymous read-write mapping of `size` bytes (zeroed, untouched), or `None`.
+#[cfg(target_os = "linux")]
+fn map(size: usize) -> Option<*mut u8> {
+    // SAFETY: an anonymous private mapping at an address the kernel picks touches no memory of
+    // ours; failure is `MAP_FAILED`, checked.
+    let base = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            size,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    (base != libc::MAP_FAILED).then_some(base.cast::<u8>())
+}
+
+impl Drop for ZeroedBlock {
+    fn drop(&mut self) {
+        #[cfg(target_os = "linux")]
+        // SAFETY: the whole mapping kept in `new`, unmapped once.
+        unsafe {
+            libc::munmap(self.ptr.as_ptr().cast(), self.mapping);
+        }
+        #[cfg(not(target_os = "linux"))]
+        // SAFETY: allocated in `new` with this layout, freed once.
+        unsafe {
+            std::alloc::dealloc(self.ptr.as_ptr(), self.layout);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zeroed_blocks_are_zero_aligned_and_writable() {
+        for len in [
+            1,
+            4096,
+            HUGE_PAGE_BYTES - 1,
+            HUGE_PAGE_BYTES,
+            3 * HUGE_PAGE_BYTES + 16,
+        ] {
+            let block = ZeroedBlock::new(len).unwrap();
+            assert_eq!(block.len(), len);
+            assert_eq!(block.as_ptr() as usize % 64, 0);
+            #[cfg(target_os = "linux")]
+            if len >= HUGE_PAGE_BYTES {
+                assert_eq!(block.as_ptr() as usize % HUGE_PAGE_BYTES, 0);
+            }
+            // SAFETY: `len` bytes from `as_ptr` belong to the block.
+            let bytes = unsafe { std::slice::from_raw_parts_mut(block.as_ptr(), len) };
+            assert!(bytes.iter().all(|&b| b == 0));
+            bytes[0] = 9;
+            bytes[len - 1] = 7;
+            assert_eq!(bytes[len - 1], 7);
+            assert_eq!(bytes[0], if len == 1 { 7 } else { 9 });
+        }
+        assert!(ZeroedBlock::new(usize::MAX - 4096).is_none());
+    }
 
     #[test]
     fn vectors_hold_what_vec_gives_or_say_why_not() {

@@ -14,8 +14,104 @@ use crate::params::{
 };
 use crate::see::see;
 use movegen::{Bitboard, Board, Move, PieceType};
+use std::mem::MaybeUninit;
 
 const CAPACITY: usize = 256;
+
+/// The picker's move list and scores: `CAPACITY` slots left uninitialised, since a picker
+/// is made at every node, quiescence included, and most nodes use a few slots of 1.5 KiB;
+/// slot `i` is written before it is read, which the picker keeps by reading only below
+/// `end` (moves) and inside the scored ranges (scores).
+struct MoveList {
+    moves: [MaybeUninit<Move>; CAPACITY],
+    scores: [MaybeUninit<i32>; CAPACITY],
+    /// Moves written: slots `0..end` hold moves.
+    end: usize,
+}
+
+impl MoveList {
+    #[inline]
+    fn new() -> Self {
+        MoveList {
+            moves: [const { MaybeUninit::uninit() }; CAPACITY],
+            scores: [const { MaybeUninit::uninit() }; CAPACITY],
+            end: 0,
+        }
+    }
+
+    /// Appends `mv` (dropped past `CAPACITY`, which no legal position reaches: at most 218).
+    #[inline]
+    fn push(&mut self, mv: Move) {
+        if self.end < CAPACITY {
+            self.moves[self.end] = MaybeUninit::new(mv);
+            self.end += 1;
+        }
+    }
+
+    /// The move in slot `i`. Panics if `i >= end` (never written).
+    #[inline]
+    fn get(&self, i: usize) -> Move {
+        assert!(i < self.end);
+        // SAFETY: slots below `end` were written by `push` or `set`, which never lower `end`.
+        unsafe { self.moves[i].assume_init() }
+    }
+
+    /// Overwrites slot `i < end`.
+    #[inline]
+    fn set(&mut self, i: usize, mv: Move) {
+        assert!(i < self.end);
+        self.moves[i] = MaybeUninit::new(mv);
+    }
+
+    /// The moves in slots `from..to` (`to <= end`).
+    #[inline]
+    fn slice(&self, from: usize, to: usize) -> &[Move] {
+        assert!(from <= to && to <= self.end);
+        // SAFETY: slots below `end` are written; `MaybeUninit<Move>` has `Move`'s layout.
+        unsafe { std::slice::from_raw_parts(self.moves.as_ptr().add(from).cast::<Move>(), to - from) }
+    }
+
+    /// Gives slot `i < end` its score.
+    #[inline]
+    fn set_score(&mut self, i: usize, score: i32) {
+        assert!(i < self.end);
+        self.scores[i] = MaybeUninit::new(score);
+    }
+
+    /// The score of slot `i`; the caller has scored it with `set_score` (or a `swap` moved a
+    /// scored one there).
+    #[inline]
+    fn score(&self, i: usize) -> i32 {
+        assert!(i < self.end);
+        // SAFETY: `i < end`, and every slot of a range is scored before the range is picked
+        // from (`GenerateNoisy` scores `0..noisy_end`, `GenerateQuiet` `noisy_end..end`);
+        // an `i32` has no invalid bit patterns either way.
+        unsafe { self.scores[i].assume_init() }
+    }
+
+    /// Swaps slots `a` and `b` (moves and scores), both below `end`.
+    #[inline]
+    fn swap(&mut self, a: usize, b: usize) {
+        assert!(a < self.end && b < self.end);
+        self.moves.swap(a, b);
+        self.scores.swap(a, b);
+    }
+
+    /// Index of the best-scored move in `[from, to)`.
+    #[inline]
+    fn best_index(&self, from: usize, to: usize) -> usize {
+        let mut best = from;
+        let mut best_score = self.score(from);
+        for i in from + 1..to {
+            let score = self.score(i);
+            if score > best_score {
+                best = i;
+                best_score = score;
+            }
+        }
+        best
+    }
+}
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum Stage {
@@ -37,10 +133,8 @@ pub struct MovePicker {
     killers: [Move; 2],
     counter: Move,
     quiescence: bool,
-    moves: [Move; CAPACITY],
-    scores: [i32; CAPACITY],
+    list: MoveList,
     noisy_end: usize,
-    end: usize,
     cursor: usize,
     bad_end: usize,
     bad_cursor: usize,
@@ -77,10 +171,8 @@ impl MovePicker {
             killers,
             counter,
             quiescence: false,
-            moves: [Move::NULL; CAPACITY],
-            scores: [0; CAPACITY],
+            list: MoveList::new(),
             noisy_end: 0,
-            end: 0,
             cursor: 0,
             bad_end: 0,
             bad_cursor: 0,
@@ -111,6 +203,22 @@ impl MovePicker {
         picker
     }
 
+    /// Whether the move `next` returned last came from the good noisy stage: it won at least
+    /// `mp_good_noisy_see_margin` by static exchange (SEE is monotone in its threshold, so
+    /// any lower threshold holds too).
+    #[inline]
+    pub fn last_passed_see(&self) -> bool {
+        self.stage == Stage::GoodNoisy
+    }
+
+    /// Whether the move `next` returned last was a bad noisy move: it failed static exchange
+    /// at `mp_good_noisy_see_margin`, and so at any higher threshold; every later move is one
+    /// too.
+    #[inline]
+    pub fn last_failed_see(&self) -> bool {
+        self.stage == Stage::BadNoisy
+    }
+
     /// Stops handing out quiet moves (late move pruning); captures still come.
     pub fn skip_quiets(&mut self) {
         if self.stage < Stage::BadNoisy && self.stage > Stage::GoodNoisy {
@@ -118,30 +226,12 @@ impl MovePicker {
         }
     }
 
-    fn push(&mut self, mv: Move) {
-        if self.end < CAPACITY {
-            self.moves[self.end] = mv;
-            self.end += 1;
-        }
-    }
-
-    /// Index of the best-scored move in `[from, to)`.
-    fn best_index(&self, from: usize, to: usize) -> usize {
-        let mut best = from;
-        for i in from + 1..to {
-            if self.scores[i] > self.scores[best] {
-                best = i;
-            }
-        }
-        best
-    }
-
     fn is_special(&self, mv: Move) -> bool {
         mv == self.tt_move || mv == self.killers[0] || mv == self.killers[1] || mv == self.counter
     }
 
     fn quiet_is_generated(&self, mv: Move) -> bool {
-        self.moves[self.noisy_end..self.end].contains(&mv)
+        self.list.slice(self.noisy_end, self.list.end).contains(&mv)
     }
 
     /// The next move, or `None` when all are out.
@@ -157,13 +247,13 @@ impl MovePicker {
                 Stage::GenerateNoisy => {
                     board.generate_noisy_moves(|pm| {
                         for mv in pm {
-                            self.push(mv);
+                            self.list.push(mv);
                         }
                         false
                     });
-                    self.noisy_end = self.end;
+                    self.noisy_end = self.list.end;
                     for i in 0..self.noisy_end {
-                        let mv = self.moves[i];
+                        let mv = self.list.get(i);
                         let captured = if board.is_en_passant(mv) {
                             PieceType::Pawn
                         } else {
@@ -182,7 +272,8 @@ impl MovePicker {
                                 mp_under_promotion()
                             }
                         });
-                        self.scores[i] = mvv + promo + history.capture_score(moving, mv.to(), captured);
+                        self.list
+                            .set_score(i, mvv + promo + history.capture_score(moving, mv.to(), captured));
                     }
                     self.cursor = 0;
                     self.bad_end = 0;
@@ -190,17 +281,16 @@ impl MovePicker {
                 }
                 Stage::GoodNoisy => {
                     if self.cursor < self.noisy_end {
-                        let best = self.best_index(self.cursor, self.noisy_end);
-                        self.moves.swap(self.cursor, best);
-                        self.scores.swap(self.cursor, best);
-                        let mv = self.moves[self.cursor];
+                        let best = self.list.best_index(self.cursor, self.noisy_end);
+                        self.list.swap(self.cursor, best);
+                        let mv = self.list.get(self.cursor);
                         self.cursor += 1;
                         if mv == self.tt_move {
                             continue;
                         }
                         if !see(board, mv, mp_good_noisy_see_margin()) {
                             // Set aside for the bad-capture stage.
-                            self.moves[self.bad_end] = mv;
+                            self.list.set(self.bad_end, mv);
                             self.bad_end += 1;
                             continue;
                         }
@@ -215,7 +305,7 @@ impl MovePicker {
                         // Quiets are generated now so killers can be checked against them.
                         board.generate_quiet_moves(|pm| {
                             for mv in pm {
-                                self.push(mv);
+                                self.list.push(mv);
                             }
                             false
                         });
@@ -238,25 +328,25 @@ impl MovePicker {
                 }
                 Stage::GenerateQuiet => {
                     let us = board.side_to_move();
-                    for i in self.noisy_end..self.end {
-                        let mv = self.moves[i];
-                        self.scores[i] = history.quiet_score(
+                    for i in self.noisy_end..self.list.end {
+                        let mv = self.list.get(i);
+                        let score = history.quiet_score(
                             us,
                             mv,
                             PieceTo::of_move(board, mv),
                             self.previous,
                             self.threats,
                         );
+                        self.list.set_score(i, score);
                     }
                     self.cursor = self.noisy_end;
                     self.stage = Stage::Quiet;
                 }
                 Stage::Quiet => {
-                    if self.cursor < self.end {
-                        let best = self.best_index(self.cursor, self.end);
-                        self.moves.swap(self.cursor, best);
-                        self.scores.swap(self.cursor, best);
-                        let mv = self.moves[self.cursor];
+                    if self.cursor < self.list.end {
+                        let best = self.list.best_index(self.cursor, self.list.end);
+                        self.list.swap(self.cursor, best);
+                        let mv = self.list.get(self.cursor);
                         self.cursor += 1;
                         if self.is_special(mv) {
                             continue;
@@ -267,7 +357,7 @@ impl MovePicker {
                 }
                 Stage::BadNoisy => {
                     if self.bad_cursor < self.bad_end {
-                        let mv = self.moves[self.bad_cursor];
+                        let mv = self.list.get(self.bad_cursor);
                         self.bad_cursor += 1;
                         return Some(mv);
                     }

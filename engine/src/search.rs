@@ -865,14 +865,16 @@ impl Worker {
                         continue;
                     }
                 }
-                // SEE pruning.
+                // SEE pruning (a good capture the picker tested at a higher bar passes).
                 if depth <= see_prune_max_depth() {
                     let margin = if is_quiet {
                         see_quiet_margin() * depth
                     } else {
                         see_noisy_margin() * depth * depth
                     };
-                    if !see(board, mv, margin) {
+                    let passed =
+                        !is_quiet && picker.last_passed_see() && margin <= mp_good_noisy_see_margin();
+                    if !passed && !see(board, mv, margin) {
                         continue;
                     }
                 }
@@ -1124,6 +1126,11 @@ impl Worker {
         let original_alpha = alpha;
         while let Some(mv) = picker.next(board, &self.history) {
             if !in_check {
+                // The bad captures the picker hands out last failed SEE at a bar no higher
+                // than the one below: all would be pruned.
+                if picker.last_failed_see() && qs_see_margin() >= mp_good_noisy_see_margin() {
+                    break;
+                }
                 // Delta pruning: even winning the piece cannot reach alpha.
                 if static_eval + gain(board, mv) + qs_delta_margin() <= alpha && mv.promotion().is_none() {
                     continue;

@@ -15,11 +15,13 @@
 //!
 //! Allocation is fallible ([`TranspositionTable::try_new`]): a size larger than the
 //! machine's memory, or one the allocator refuses, is an error the caller reports, never an
-//! abort. The table is allocated zeroed (an all-zero slot is an empty one), so the operating
-//! system hands out pages as the search first touches them.
+//! abort. The table is a [`ZeroedBlock`] (an all-zero slot is an empty one), so the operating
+//! system hands out pages as the search first touches them; on Linux they are transparent
+//! huge pages where the kernel has them, which saves a TLB miss on most probes (bench CPU
+//! time in `docs/measurements.md`).
 
+use crate::memory::ZeroedBlock;
 use movegen::Move;
-use std::alloc::Layout;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 /// The largest `Hash` (MiB) the UCI option offers: 1 TiB. Allocation is fallible and checked
@@ -142,13 +144,15 @@ struct Slot {
 }
 
 pub struct TranspositionTable {
-    slots: Box<[Slot]>,
+    /// `count` slots, zeroed at allocation.
+    block: ZeroedBlock,
+    count: usize,
     age: AtomicU8,
 }
 
 impl std::fmt::Debug for TranspositionTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "TranspositionTable({} slots)", self.slots.len())
+        write!(f, "TranspositionTable({} slots)", self.count)
     }
 }
 
@@ -221,33 +225,34 @@ impl TranspositionTable {
             }
         }
         let count = (bytes / std::mem::size_of::<Slot>()).max(1);
-        let layout = Layout::array::<Slot>(count).map_err(|_| TtAllocError::TooLarge { mib })?;
-        // SAFETY: `layout` has a non-zero size, all `alloc_zeroed` asks: `count` is at least
-        // 1 (`max(1)` above) and a `Slot` is 16 bytes.
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-        if ptr.is_null() {
-            return Err(TtAllocError::AllocationFailed { mib });
-        }
-        // SAFETY: `ptr` is a live allocation (not null, checked above) from the global
-        // allocator with the layout of `[Slot; count]`, which is what `Box<[Slot]>` frees it
-        // with; a `Slot` is two
-        // `AtomicU64`, for which all-zero bytes are a valid value (the empty slot, equal to
-        // `Slot::default()`).
-        let slots = unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr.cast::<Slot>(), count)) };
+        let block = ZeroedBlock::new(count * std::mem::size_of::<Slot>())
+            .ok_or(TtAllocError::AllocationFailed { mib })?;
         Ok(TranspositionTable {
-            slots,
+            block,
+            count,
             age: AtomicU8::new(0),
         })
     }
 
+    /// The slots.
+    #[inline]
+    fn slots(&self) -> &[Slot] {
+        debug_assert!(self.count * std::mem::size_of::<Slot>() <= self.block.len());
+        // SAFETY: the block holds `count` slots' bytes, 64-byte aligned (a `Slot` needs 8),
+        // zeroed at allocation and written since only through these atomics; a `Slot` is two
+        // `AtomicU64`, for which all-zero bytes are a valid value (the empty slot, equal to
+        // `Slot::default()`). The slice lives as long as `self`, which owns the block.
+        unsafe { std::slice::from_raw_parts(self.block.as_ptr().cast::<Slot>(), self.count) }
+    }
+
     /// The number of slots (16 bytes each).
     pub fn slot_count(&self) -> usize {
-        self.slots.len()
+        self.count
     }
 
     /// Empties the table (requires no search running).
     pub fn clear(&self) {
-        for slot in &self.slots {
+        for slot in self.slots() {
             slot.check.store(0, Ordering::Relaxed);
             slot.data.store(0, Ordering::Relaxed);
         }
@@ -265,7 +270,7 @@ impl TranspositionTable {
 
     #[inline]
     fn index(&self, key: u64) -> usize {
-        ((u128::from(key) * self.slots.len() as u128) >> 64) as usize
+        ((u128::from(key) * self.count as u128) >> 64) as usize
     }
 
     /// Hints the CPU to fetch the slot of `key`.
@@ -273,7 +278,7 @@ impl TranspositionTable {
     pub fn prefetch(&self, key: u64) {
         #[cfg(target_arch = "x86_64")]
         {
-            let ptr = &self.slots[self.index(key)] as *const Slot as *const i8;
+            let ptr = &self.slots()[self.index(key)] as *const Slot as *const i8;
             // SAFETY: prefetching is a hint and never faults; `ptr` points into `slots`.
             unsafe { std::arch::x86_64::_mm_prefetch(ptr, std::arch::x86_64::_MM_HINT_T0) };
         }
@@ -283,7 +288,7 @@ impl TranspositionTable {
 
     /// The entry for `key`, with its score converted to be relative to the root at `ply`.
     pub fn probe(&self, key: u64, ply: usize) -> Option<TtEntry> {
-        let slot = &self.slots[self.index(key)];
+        let slot = &self.slots()[self.index(key)];
         let data = slot.data.load(Ordering::Relaxed);
         let check = slot.check.load(Ordering::Relaxed);
         if check ^ data != key || data == 0 {
@@ -295,7 +300,7 @@ impl TranspositionTable {
     /// Stores a search result for `key` found at `ply`.
     #[allow(clippy::too_many_arguments)]
     pub fn store(&self, key: u64, ply: usize, mv: Move, score: i32, eval: i32, depth: i32, bound: Bound) {
-        let slot = &self.slots[self.index(key)];
+        let slot = &self.slots()[self.index(key)];
         let age = self.current_age();
         let old_data = slot.data.load(Ordering::Relaxed);
         let old_check = slot.check.load(Ordering::Relaxed);
@@ -323,8 +328,8 @@ impl TranspositionTable {
     /// Permille of sampled slots filled in the current search.
     pub fn hashfull(&self) -> u32 {
         let age = self.current_age();
-        let sample = self.slots.len().min(1000);
-        let used = self.slots[..sample]
+        let sample = self.count.min(1000);
+        let used = self.slots()[..sample]
             .iter()
             .filter(|s| {
                 let d = s.data.load(Ordering::Relaxed);
