@@ -31,7 +31,7 @@ trap 'rm -rf "$tmp"' EXIT
 TIMEFORMAT='%U %S'
 run_bench() {
     if [[ -n $net ]]; then
-        printf 'setoption name EvalFile value %s\nbench\nquit\n' "$net" | "$bin/luft"
+        printf 'setoption name EvalFile value %s\nbench\n' "$net" | "$bin/luft"
     else
         "$bin/luft" bench
     fi

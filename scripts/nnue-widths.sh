@@ -42,7 +42,7 @@ TIMEFORMAT='%U %S'
 for ((r = 1; r <= rounds; r++)); do
     for w in $widths; do
         for p in "${usable[@]}"; do
-            { time printf 'setoption name EvalFile value %s\nbench %s\nquit\n' "$tmp/random-$w.nnue" "$depth" \
+            { time printf 'setoption name EvalFile value %s\nbench %s\n' "$tmp/random-$w.nnue" "$depth" \
                 | LUFT_SIMD=$p "$luft" >"$tmp/out"; } 2>"$tmp/time"
             read -r nodes _ nps _ < <(tail -1 "$tmp/out") || { echo "error: luft bench printed nothing (hidden $w, $p)" >&2; exit 1; }
             read -r user sys <"$tmp/time"

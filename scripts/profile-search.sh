@@ -27,7 +27,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "== luft bench${net:+ (EvalFile $net)}"
 if [ -n "$net" ]; then
-    printf 'setoption name EvalFile value %s\nbench\nquit\n' "$net" >"$tmp/in"
+    printf 'setoption name EvalFile value %s\nbench\n' "$net" >"$tmp/in"
     perf record -q -e cpu-clock -F 2000 -o "$tmp/bench.data" "$dir/release/luft" <"$tmp/in" >/dev/null
 else
     perf record -q -e cpu-clock -F 2000 -o "$tmp/bench.data" "$dir/release/luft" bench >/dev/null 2>&1
