@@ -9,7 +9,8 @@
 #     (through UCI: `setoption name EvalFile`, then `bench 12`; at the end of input a bench
 #     counts to the end);
 #   - datagen, one thread, GAMES games at 5,000 soft nodes a move from one seed: positions
-#     per CPU second.
+#     per CPU second, and whether both sides wrote the same data files byte for byte (the
+#     same search plays the same games, so the labels are unchanged).
 # Both sides must search the same trees: the bench node counts must agree (otherwise the
 # ratio of times is not a ratio of speeds, and the script stops), and datagen's positions
 # are printed for both. Run it on an otherwise idle machine (pause self-play with SIGSTOP);
@@ -50,7 +51,7 @@ echo "base $base ($sha) against the working tree ($(git rev-parse --short HEAD)$
 TIMEFORMAT='%U %S'
 # One measurement: prints "<work> <cpu seconds>" (work: bench nodes or datagen positions).
 measure() {
-    local bin=$1 what=$2 seed=$3
+    local bin=$1 what=$2 seed=$3 side=$4
     case $what in
         bench128)
             { time "$bin/luft" bench >"$tmp/out" 2>&1; } 2>"$tmp/time"
@@ -62,9 +63,9 @@ measure() {
             work=$(grep -E '^[0-9]+ nodes' "$tmp/out" | tail -1 | awk '{ print $1 }')
             ;;
         datagen)
-            rm -rf "$tmp/data"
+            rm -rf "$tmp/data-$side"
             { time "$bin/datagen" --threads 1 --games "$games" --nodes 5000 --seed "$seed" \
-                --out "$tmp/data" >"$tmp/out" 2>&1; } 2>"$tmp/time"
+                --out "$tmp/data-$side" >"$tmp/out" 2>&1; } 2>"$tmp/time"
             work=$(tr '\r' '\n' <"$tmp/out" | sed -nE 's/^done: [0-9]+ games, ([0-9]+) positions.*/\1/p' | tail -1)
             ;;
     esac
@@ -77,19 +78,29 @@ for what in bench128 bench256 datagen; do
     ratios=""
     for ((r = 1; r <= runs; r++)); do
         if ((r % 2)); then
-            read -r wb cb < <(measure "$base_bin" $what "$r")
-            read -r wh ch < <(measure "$head_bin" $what "$r")
+            read -r wb cb < <(measure "$base_bin" $what "$r" base)
+            read -r wh ch < <(measure "$head_bin" $what "$r" head)
         else
-            read -r wh ch < <(measure "$head_bin" $what "$r")
-            read -r wb cb < <(measure "$base_bin" $what "$r")
+            read -r wh ch < <(measure "$head_bin" $what "$r" head)
+            read -r wb cb < <(measure "$base_bin" $what "$r" base)
+        fi
+        same=""
+        if [[ $what == datagen ]]; then
+            # The same search from the same seed plays the same games: the data files agree
+            # byte for byte, so the labels are the same too.
+            if diff -rq -x datagen.lock "$tmp/data-base" "$tmp/data-head" >/dev/null; then
+                same=", data files identical"
+            else
+                same=", data files differ"
+            fi
         fi
         if [[ $what != datagen && $wb != "$wh" ]]; then
             echo "error: $what searched different trees: base $wb nodes, head $wh" >&2
             exit 1
         fi
         ratio=$(awk -v wb="$wb" -v cb="$cb" -v wh="$wh" -v ch="$ch" 'BEGIN { printf "%.4f", (wh / ch) / (wb / cb) }')
-        printf '%-9s run %d: base %s in %ss, head %s in %ss: head/base per CPU second %s\n' \
-            "$what" "$r" "$wb" "$cb" "$wh" "$ch" "$ratio"
+        printf '%-9s run %d: base %s in %ss, head %s in %ss: head/base per CPU second %s%s\n' \
+            "$what" "$r" "$wb" "$cb" "$wh" "$ch" "$ratio" "$same"
         ratios+="$ratio"$'\n'
     done
     sort -g <<<"${ratios%$'\n'}" | awk -v what="$what" '{ v[NR] = $1 }
