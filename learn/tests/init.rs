@@ -5,15 +5,11 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::temp;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("luft-learn-init-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn net() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/gen1-32.nnue")

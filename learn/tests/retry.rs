@@ -10,17 +10,13 @@
 #![allow(clippy::unwrap_used)]
 #![cfg(unix)]
 
+mod common;
+
+use common::temp;
 use learn::journal::{read, DataSlice, Journal, Record};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("luft-learn-retry-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn net() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/gen1-32.nnue")

@@ -4,16 +4,12 @@
 
 #![allow(clippy::unwrap_used)]
 
-use learn::journal::{now, Journal, Record};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("luft-learn-sr-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use common::temp;
+use learn::journal::{now, Journal, Record};
+use std::path::Path;
+use std::process::{Command, Output};
 
 fn learn(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_learn"))

@@ -12,16 +12,10 @@
 #![allow(clippy::unwrap_used)]
 
 use learn::journal::{read, Record};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use tests::binary;
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("learn-loop-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
+use tests::{binary, temp};
 
 const SETTINGS: &str = r#"
 [selfplay]

@@ -13,15 +13,9 @@
 #![allow(clippy::unwrap_used)]
 
 use learn::journal::read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use tests::binary;
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("learn-sweep-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
+use tests::{binary, temp};
 
 const SETTINGS: &str = r#"
 [selfplay]
