@@ -5,7 +5,7 @@
 //! earlier one left ([`wait_for_orphans`]).
 
 use anyhow::{Context, Result};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -108,12 +108,20 @@ pub fn spawn(program: &Path, args: &[String], cwd: &Path, log: &Path) -> Result<
         use std::os::unix::process::CommandExt;
         command.process_group(0);
         #[cfg(target_os = "linux")]
-        // SAFETY: prctl is async-signal-safe and changes only the child.
-        unsafe {
-            command.pre_exec(|| {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGINT);
-                Ok(())
-            });
+        {
+            let parent = std::process::id() as libc::pid_t;
+            // SAFETY: prctl, getppid and _exit are async-signal-safe and touch only the
+            // child. A parent that died between the fork and the prctl sends no signal: the
+            // child sees it has another parent and exits before it runs the tool.
+            unsafe {
+                command.pre_exec(move || {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGINT);
+                    if libc::getppid() != parent {
+                        libc::_exit(130);
+                    }
+                    Ok(())
+                });
+            }
         }
     }
     command
@@ -121,18 +129,20 @@ pub fn spawn(program: &Path, args: &[String], cwd: &Path, log: &Path) -> Result<
         .with_context(|| format!("cannot start {}", program.display()))
 }
 
-/// Waits for the children of an earlier `learn run` of this directory (listed in
-/// `DIR/lock.children`) to exit: a run killed with `kill -9` left them SIGINT (by
-/// `PR_SET_PDEATHSIG`), and each is saving its state; a new child on the same files must
-/// not start before. A listed process counts only while it runs the listed program on this
-/// run: in `root` (children run in the run directory) or, a child of the code before
-/// 2026-12-06, with `root` on its command line; so a copy of a directory whose run is
-/// going on does not wait for that run's children. Gives up on a child after
-/// [`STOP_WAIT`].
-pub fn wait_for_orphans(list: &Path, root: &Path) {
-    let text = std::fs::read_to_string(list).unwrap_or_default();
+/// Waits for the children of an earlier `learn run` of this directory to exit: a run killed
+/// with `kill -9` left them SIGINT (by `PR_SET_PDEATHSIG`), and each is saving its state; a
+/// new child on the same files must not start before. They are the processes listed in
+/// `DIR/lock.children` and, for a child started just before the kill and not yet listed,
+/// every process running one of `tools` in `root`. A listed process counts only while it
+/// runs the listed program on this run: in `root` (children run in the run directory) or,
+/// a child of the code before 2026-12-06, with `root` on its command line; so a copy of a
+/// directory whose run is going on does not wait for that run's children. Gives up on a
+/// child after [`STOP_WAIT`].
+pub fn wait_for_orphans(list: &Path, root: &Path, tools: &[&Path]) {
+    let mut text = std::fs::read_to_string(list).unwrap_or_default();
     let deadline = Instant::now() + STOP_WAIT;
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    text.push_str(&unlisted_children(&root, tools));
     let ours = |pid: &str, exe: &str| -> bool {
         let proc = Path::new("/proc").join(pid);
         if !std::fs::read_link(proc.join("exe")).is_ok_and(|p| p.to_string_lossy().starts_with(exe)) {
@@ -159,6 +169,37 @@ pub fn wait_for_orphans(list: &Path, root: &Path) {
     let _ = std::fs::remove_file(list);
 }
 
+/// The processes (other than this one) that run one of `tools` with the directory `root`
+/// as their working directory, as `lock.children` lines (`PID EXE`); none where `/proc`
+/// cannot be read.
+fn unlisted_children(root: &Path, tools: &[&Path]) -> String {
+    let tools: Vec<PathBuf> = tools
+        .iter()
+        .filter_map(|t| std::fs::canonicalize(t).ok())
+        .collect();
+    let me = std::process::id().to_string();
+    let mut lines = String::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return lines;
+    };
+    for entry in entries.flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if pid == me || !pid.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let proc = entry.path();
+        if !std::fs::read_link(proc.join("cwd")).is_ok_and(|cwd| cwd == root) {
+            continue;
+        }
+        if let Ok(exe) = std::fs::read_link(proc.join("exe")) {
+            if tools.contains(&exe) {
+                lines.push_str(&format!("{pid} {}\n", exe.display()));
+            }
+        }
+    }
+    lines
+}
+
 /// Sends SIGINT to a child (each tool saves its state on it).
 pub fn interrupt(child: &Child) {
     #[cfg(unix)]
@@ -178,3 +219,7 @@ pub fn log_tail(log: &Path) -> String {
         None => String::new(),
     }
 }
+
+#[cfg(all(test, target_os = "linux"))]
+#[path = "child_tests.rs"]
+mod tests;

@@ -178,9 +178,14 @@ impl Runner {
             Err(fs4::TryLockError::Error(e)) => return Err(e).context("cannot lock the run directory"),
         }
         std::fs::write(run.root.join("lock.pid"), std::process::id().to_string())?;
-        wait_for_orphans(&run.root.join("lock.children"), &run.root);
         let settings_text = std::fs::read_to_string(run.settings()).unwrap_or_default();
         let cx = Context::open(run)?;
+        let t = &cx.tools;
+        wait_for_orphans(
+            &cx.run.root.join("lock.children"),
+            &cx.run.root,
+            &[&t.arena, &t.datagen, &t.trainer, &t.luft],
+        );
         let mut runner = Runner {
             cx,
             settings_text,

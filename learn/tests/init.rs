@@ -5,11 +5,9 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
-use common::temp;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use testing::temp;
 
 fn net() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/gen1-32.nnue")

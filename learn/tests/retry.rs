@@ -10,13 +10,11 @@
 #![allow(clippy::unwrap_used)]
 #![cfg(unix)]
 
-mod common;
-
-use common::temp;
 use learn::journal::{read, DataSlice, Journal, Record};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use testing::temp;
 
 fn net() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/gen1-32.nnue")

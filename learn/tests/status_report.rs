@@ -4,12 +4,10 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
-use common::temp;
 use learn::journal::{now, Journal, Record};
 use std::path::Path;
 use std::process::{Command, Output};
+use testing::temp;
 
 fn learn(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_learn"))

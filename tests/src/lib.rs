@@ -1,5 +1,7 @@
 //! The `tests` package's integration tests (`tests/tests/`) run the workspace's binaries end
-//! to end; this library holds what they share.
+//! to end; this library holds what they share, and the one scratch-directory helper
+//! ([`temp`]) of every test in the workspace (the `learn` package's tests reach it as
+//! `testing`).
 
 use std::path::PathBuf;
 

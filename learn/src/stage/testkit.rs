@@ -14,21 +14,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// A fresh, empty directory for test `name`: `luft-learn-stage-NAME-PID` in the system's
-/// temporary directory, PID this process's id, whatever an earlier run left there removed
-/// first (as the integration tests' `temp` in `tests/common/mod.rs`). The stages' tests pass
-/// different names. Panics when the directory cannot be emptied or made.
-pub fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("luft-learn-stage-{name}-{}", std::process::id()));
-    match std::fs::remove_dir_all(&dir) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            panic!("{} left by an earlier run: {e}", dir.display())
-        }
-        _ => {}
-    }
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot make {}: {e}", dir.display()));
-    dir
-}
+pub use testing::temp;
 
 /// The repository's `nets/gen1-32.nnue`.
 pub fn net() -> PathBuf {
