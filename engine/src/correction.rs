@@ -8,7 +8,7 @@
 //! the corrected one, while the transposition table keeps the raw one.
 
 use crate::history::PieceTo;
-use crate::memory::try_vec;
+use crate::memory::ZeroedTable;
 use crate::params::{
     corr_continuation_weight, corr_major_weight, corr_max, corr_minor_weight, corr_non_pawn_weight,
     corr_pawn_weight, corr_update_max_weight, CORR_GRAIN, CORR_SIZE, CORR_WEIGHT_SCALE,
@@ -70,12 +70,16 @@ impl CorrectionKeys {
 
 /// The correction tables of one search thread, per side to move.
 pub struct Correction {
-    pawn: Vec<i32>,
-    non_pawn: [Vec<i32>; 2],
-    minor: Vec<i32>,
-    major: Vec<i32>,
-    continuation: Vec<i32>,
+    /// The five tables read by a key of the position, one after another (pawn, white's
+    /// non-pawn pieces, black's, minor, major; each `2 * CORR_SIZE` entries, side to move
+    /// first), in one block so that they share its huge pages.
+    keyed: ZeroedTable<i32>,
+    /// By the two previous moves and the side to move.
+    continuation: ZeroedTable<i32>,
 }
+
+/// Entries of one keyed table (both sides to move).
+const KEYED: usize = 2 * CORR_SIZE;
 
 impl std::fmt::Debug for Correction {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -96,21 +100,29 @@ impl Correction {
     /// Empty tables, or the allocator's refusal (`crate::memory`).
     pub fn try_new() -> Result<Correction, std::collections::TryReserveError> {
         Ok(Correction {
-            pawn: try_vec(2 * CORR_SIZE, 0)?,
-            non_pawn: [try_vec(2 * CORR_SIZE, 0)?, try_vec(2 * CORR_SIZE, 0)?],
-            minor: try_vec(2 * CORR_SIZE, 0)?,
-            major: try_vec(2 * CORR_SIZE, 0)?,
-            continuation: try_vec(2 * PieceTo::COUNT * PieceTo::COUNT, 0)?,
+            keyed: ZeroedTable::new(5 * KEYED)?,
+            continuation: ZeroedTable::new(2 * PieceTo::COUNT * PieceTo::COUNT)?,
         })
     }
 
     /// Empties every table in place.
     pub fn clear(&mut self) {
-        self.pawn.fill(0);
-        self.non_pawn.iter_mut().for_each(|t| t.fill(0));
-        self.minor.fill(0);
-        self.major.fill(0);
+        self.keyed.fill(0);
         self.continuation.fill(0);
+    }
+
+    /// The entries of the five keyed tables for a position with side to move `stm` and its
+    /// `keys`: indices into `keyed`, in its order.
+    #[inline]
+    fn keyed_slots(stm: Color, keys: &CorrectionKeys) -> [usize; 5] {
+        let s = stm.index() * CORR_SIZE;
+        [
+            s + keys.pawn,
+            KEYED + s + keys.non_pawn[0],
+            2 * KEYED + s + keys.non_pawn[1],
+            3 * KEYED + s + keys.minor,
+            4 * KEYED + s + keys.major,
+        ]
     }
 }
 
@@ -130,12 +142,13 @@ impl Correction {
     /// The correction in centipawns for a position with side to move `stm`, its `keys`
     /// and the two moves before it (`previous[0]` the last).
     pub fn correction(&self, stm: Color, keys: &CorrectionKeys, previous: [PieceTo; 2]) -> i32 {
-        let s = stm.index() * CORR_SIZE;
-        let mut sum = corr_pawn_weight() * self.pawn[s + keys.pawn]
-            + corr_non_pawn_weight() * self.non_pawn[0][s + keys.non_pawn[0]]
-            + corr_non_pawn_weight() * self.non_pawn[1][s + keys.non_pawn[1]]
-            + corr_minor_weight() * self.minor[s + keys.minor]
-            + corr_major_weight() * self.major[s + keys.major];
+        let [pawn, white, black, minor, major] = Self::keyed_slots(stm, keys);
+        let t = &self.keyed;
+        let mut sum = corr_pawn_weight() * t[pawn]
+            + corr_non_pawn_weight() * t[white]
+            + corr_non_pawn_weight() * t[black]
+            + corr_minor_weight() * t[minor]
+            + corr_major_weight() * t[major];
         if let Some(i) = continuation_index(stm, previous) {
             sum += corr_continuation_weight() * self.continuation[i];
         }
@@ -149,18 +162,12 @@ impl Correction {
     pub fn prefetch(&self, stm: Color, keys: &CorrectionKeys, previous: [PieceTo; 2]) {
         #[cfg(target_arch = "x86_64")]
         {
-            let s = stm.index() * CORR_SIZE;
             let continuation = continuation_index(stm, previous).map(|i| &self.continuation[i]);
-            for entry in [
-                Some(&self.pawn[s + keys.pawn]),
-                Some(&self.non_pawn[0][s + keys.non_pawn[0]]),
-                Some(&self.non_pawn[1][s + keys.non_pawn[1]]),
-                Some(&self.minor[s + keys.minor]),
-                Some(&self.major[s + keys.major]),
-                continuation,
-            ]
-            .into_iter()
-            .flatten()
+            for entry in Self::keyed_slots(stm, keys)
+                .map(|i| Some(&self.keyed[i]))
+                .into_iter()
+                .chain([continuation])
+                .flatten()
             {
                 // SAFETY: prefetching is a hint and never faults; the pointer is to an
                 // entry of one of the tables.
@@ -190,12 +197,9 @@ impl Correction {
         let max = corr_max() * CORR_GRAIN;
         let target = ((score - raw_eval) * CORR_GRAIN).clamp(-max, max);
         let weight = (depth + 1).pow(2).min(corr_update_max_weight());
-        let s = stm.index() * CORR_SIZE;
-        blend(&mut self.pawn[s + keys.pawn], target, weight);
-        blend(&mut self.non_pawn[0][s + keys.non_pawn[0]], target, weight);
-        blend(&mut self.non_pawn[1][s + keys.non_pawn[1]], target, weight);
-        blend(&mut self.minor[s + keys.minor], target, weight);
-        blend(&mut self.major[s + keys.major], target, weight);
+        for i in Self::keyed_slots(stm, keys) {
+            blend(&mut self.keyed[i], target, weight);
+        }
         if let Some(i) = continuation_index(stm, previous) {
             blend(&mut self.continuation[i], target, weight);
         }

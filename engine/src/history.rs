@@ -7,7 +7,7 @@
 //! `h += bonus - h·|bonus| / MAX`, which keeps every value inside ±MAX without clamping.
 
 use crate::correction::Correction;
-use crate::memory::try_vec;
+use crate::memory::{try_vec, ZeroedTable};
 use crate::params::{history_bonus_max, history_bonus_mul, history_bonus_offset, history_max, MAX_PLY};
 use movegen::{Bitboard, Board, Color, Move, Piece, PieceType, Square};
 
@@ -37,9 +37,9 @@ impl PieceTo {
 const PIECE_TO: usize = 12 * 64;
 
 pub struct History {
-    quiet: Vec<i16>,
-    capture: Vec<i16>,
-    continuation: Vec<i16>,
+    quiet: ZeroedTable<i16>,
+    capture: ZeroedTable<i16>,
+    continuation: ZeroedTable<i16>,
     pub killers: [[Move; 2]; MAX_PLY + 2],
     counters: Vec<Move>,
     /// Static evaluation corrections (see `correction`).
@@ -77,9 +77,9 @@ impl History {
     /// Empty histories, or the allocator's refusal (`crate::memory`).
     pub fn try_new() -> Result<History, std::collections::TryReserveError> {
         Ok(History {
-            quiet: try_vec(2 * 4 * 64 * 64, 0)?,
-            capture: try_vec(6 * 64 * 6, 0)?,
-            continuation: try_vec(PIECE_TO * PIECE_TO, 0)?,
+            quiet: ZeroedTable::new(2 * 4 * 64 * 64)?,
+            capture: ZeroedTable::new(6 * 64 * 6)?,
+            continuation: ZeroedTable::new(PIECE_TO * PIECE_TO)?,
             killers: [[Move::NULL; 2]; MAX_PLY + 2],
             counters: try_vec(PIECE_TO, Move::NULL)?,
             correction: Correction::try_new()?,

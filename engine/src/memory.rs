@@ -56,7 +56,26 @@ unsafe impl Sync for ZeroedBlock {}
 impl ZeroedBlock {
     /// A block of `len` zeroed bytes, or `None` when the system refuses it.
     pub(crate) fn new(len: usize) -> Option<ZeroedBlock> {
+        Self::mapped(len, len)
+    }
+
+    /// A block of `len` zeroed bytes for a table read at random whose pages should be huge
+    /// ones: from half a huge page up, the mapping is whole huge pages (at most half of it
+    /// beyond `len`), so the whole table lies on huge pages. `None` when the system refuses.
+    pub(crate) fn huge(len: usize) -> Option<ZeroedBlock> {
+        let mapped = if len >= HUGE_PAGE_BYTES / 2 {
+            len.checked_next_multiple_of(HUGE_PAGE_BYTES)?
+        } else {
+            len
+        };
+        Self::mapped(len, mapped)
+    }
+
+    /// A block of `len` zeroed bytes in a mapping of at least `mapped` bytes.
+    fn mapped(len: usize, mapped: usize) -> Option<ZeroedBlock> {
         let len = len.max(1);
+        #[cfg(not(target_os = "linux"))]
+        let _ = mapped;
         #[cfg(target_os = "linux")]
         {
             // SAFETY: `sysconf` reads a constant of the system.
@@ -64,7 +83,7 @@ impl ZeroedBlock {
                 .ok()
                 .filter(|&p| p.is_power_of_two())
                 .unwrap_or(4096);
-            let size = len.checked_next_multiple_of(page)?;
+            let size = mapped.max(len).checked_next_multiple_of(page)?;
             // A table of a huge page or more is mapped a huge page larger, and what lies
             // before the first boundary and after the table is given back at once; when
             // even that much address space is refused, an unaligned mapping of the size.
@@ -122,6 +141,74 @@ impl ZeroedBlock {
     /// The size in bytes.
     pub(crate) fn len(&self) -> usize {
         self.len
+    }
+}
+
+/// Integers whose all-zero bytes are the value 0: the items a [`ZeroedTable`] may hold.
+///
+/// # Safety
+/// Every bit pattern of all zero bytes must be a valid value of the type.
+pub(crate) unsafe trait Zeroable: Copy {}
+// SAFETY: zero bytes are the integer 0.
+unsafe impl Zeroable for i16 {}
+// SAFETY: zero bytes are the integer 0.
+unsafe impl Zeroable for i32 {}
+
+/// A table of `len` integers, all 0 at first, for tables a search thread reads at random
+/// (histories, correction histories): a [`ZeroedBlock::huge`] (on Linux, whole transparent
+/// huge pages from half a huge page up, so a read misses the cache without missing the TLB
+/// as well), or, when the system refuses the mapping, a vector from the allocator, whose
+/// refusal is the error. Reads and writes as a slice.
+pub(crate) struct ZeroedTable<T: Zeroable> {
+    ptr: NonNull<T>,
+    len: usize,
+    /// What owns the memory: the block, or the vector (empty when the block does).
+    _block: Option<ZeroedBlock>,
+    _vec: Vec<T>,
+}
+
+// SAFETY: the table owns its items as a `Vec<T>` would.
+unsafe impl<T: Zeroable + Send> Send for ZeroedTable<T> {}
+// SAFETY: as above: shared access gives out `&[T]` only.
+unsafe impl<T: Zeroable + Sync> Sync for ZeroedTable<T> {}
+
+impl<T: Zeroable> ZeroedTable<T> {
+    /// `len` zeros, or the allocator's refusal.
+    pub(crate) fn new(len: usize) -> Result<ZeroedTable<T>, TryReserveError> {
+        let bytes = len.checked_mul(std::mem::size_of::<T>());
+        if let Some(block) = bytes.and_then(ZeroedBlock::huge) {
+            // 64-byte aligned, at least `len * size_of::<T>()` zeroed bytes.
+            return Ok(ZeroedTable {
+                ptr: NonNull::new(block.as_ptr().cast::<T>()).unwrap_or(NonNull::dangling()),
+                len,
+                _block: Some(block),
+                _vec: Vec::new(),
+            });
+        }
+        // SAFETY: all zero bytes are a valid `T` (`Zeroable`).
+        let mut vec = try_vec(len, unsafe { std::mem::zeroed::<T>() })?;
+        Ok(ZeroedTable {
+            ptr: NonNull::new(vec.as_mut_ptr()).unwrap_or(NonNull::dangling()),
+            len,
+            _block: None,
+            _vec: vec,
+        })
+    }
+}
+
+impl<T: Zeroable> std::ops::Deref for ZeroedTable<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        // SAFETY: `len` initialised items from `ptr` live as long as `self` (owned by the
+        // block or the vector, neither moved nor resized).
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T: Zeroable> std::ops::DerefMut for ZeroedTable<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as in `deref`, and `&mut self` is the only access.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
 }
 
@@ -187,6 +274,33 @@ mod tests {
             assert_eq!(bytes[0], if len == 1 { 7 } else { 9 });
         }
         assert!(ZeroedBlock::new(usize::MAX - 4096).is_none());
+    }
+
+    #[test]
+    fn huge_blocks_cover_whole_huge_pages_and_tables_read_as_zeroed_slices() {
+        for len in [1, HUGE_PAGE_BYTES / 2, HUGE_PAGE_BYTES + 3, 5 * HUGE_PAGE_BYTES / 2] {
+            let block = ZeroedBlock::huge(len).unwrap();
+            assert_eq!(block.len(), len);
+            #[cfg(target_os = "linux")]
+            if len >= HUGE_PAGE_BYTES / 2 {
+                assert_eq!(block.as_ptr() as usize % HUGE_PAGE_BYTES, 0);
+                assert_eq!(block.mapping % HUGE_PAGE_BYTES, 0);
+                assert!(block.mapping >= len && block.mapping - len < HUGE_PAGE_BYTES);
+            }
+        }
+        for len in [0, 1, 1000, 768 * 768] {
+            let mut table = ZeroedTable::<i16>::new(len).unwrap();
+            assert_eq!(table.len(), len);
+            assert!(table.iter().all(|&v| v == 0));
+            if len > 0 {
+                table[len - 1] = -5;
+                table[0] += 3;
+                assert_eq!(table[len - 1], if len == 1 { -2 } else { -5 });
+                table.fill(0);
+                assert!(table.iter().all(|&v| v == 0));
+            }
+        }
+        assert!(ZeroedTable::<i32>::new(usize::MAX / 2).is_err());
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The limits of the machine: under an address-space limit (`ulimit -v
-//! 300000`), `Hash 256` with `Threads 2` still answers a legal move in the start position,
+//! 310000`: a 256 MiB table and the search threads' tables on whole huge pages), `Hash 256` with `Threads 2` still answers a legal move in the start position,
 //! `Threads 8` does not abort (refused with `info string error` and the old count kept, or
 //! taken), and search threads that cannot start leave the search to those that did, said
 //! once; a closed stdout ends luft quietly, in UCI mode and in its subcommands.
@@ -107,7 +107,7 @@ fn accepted_or_kept(lines: &[String], what: &str) -> bool {
 
 #[test]
 fn hash_256_and_two_threads_under_an_address_space_limit_answer_a_legal_move() {
-    let mut e = Limited::start(300_000);
+    let mut e = Limited::start(310_000);
     e.send("setoption name Hash value 256");
     e.send("setoption name Threads value 2");
     let set = e.sync();
@@ -123,7 +123,7 @@ fn hash_256_and_two_threads_under_an_address_space_limit_answer_a_legal_move() {
 #[test]
 fn many_threads_under_an_address_space_limit_never_abort_and_a_shortfall_is_said_once() {
     for threads in [3, 8, 256] {
-        let mut e = Limited::start(300_000);
+        let mut e = Limited::start(310_000);
         e.send("setoption name Hash value 256");
         e.send(&format!("setoption name Threads value {threads}"));
         let set = e.sync();
