@@ -1,8 +1,9 @@
-//! The limits of the machine: under an address-space limit (`ulimit -v
-//! 310000`: a 256 MiB table and the search threads' tables on whole huge pages), `Hash 256` with `Threads 2` still answers a legal move in the start position,
-//! `Threads 8` does not abort (refused with `info string error` and the old count kept, or
-//! taken), and search threads that cannot start leave the search to those that did, said
-//! once; a closed stdout ends luft quietly, in UCI mode and in its subcommands.
+//! The limits of the machine: under an address-space limit (`ulimit -v 310000`: a 256 MiB
+//! table and the search threads' tables on whole huge pages), `Hash 256` with `Threads 2`
+//! still answers a legal move in the start position, `Threads 8` does not abort (refused
+//! with `info string error` and the old count kept, or taken), and search threads that
+//! cannot start leave the search to those that did, said once; a closed stdout ends luft
+//! quietly, in UCI mode and in its subcommands.
 
 #![allow(clippy::unwrap_used)]
 
