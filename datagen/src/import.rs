@@ -255,9 +255,7 @@ pub(crate) fn import_text(text: &str) -> Imported {
 
 /// The settings header of an imported file: where its games came from.
 fn import_header(pgn: &Path, chess960: bool) -> GenHeader {
-    let name = pgn
-        .file_name()
-        .map_or_else(|| pgn.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let name = datagen::file_name(pgn);
     GenHeader {
         generator: format!("luft-datagen {} import-pgn", env!("CARGO_PKG_VERSION")),
         net_source: format!("pgn {name}"),

@@ -14,11 +14,13 @@
 //! the thresholds, were all made with these same defaults). With Syzygy tables
 //! (`datagen --syzygy DIR`, [`SelfPlayer::set_tablebases`]) a game ends as soon as it
 //! reaches a position the tables cover (right after a capture or a pawn move, where their
-//! WDL is exact), with its true result under the 50-move rule; the tables' directories and
-//! piece count go into the header (version 4). Each game is appended to the thread's file as its own
-//! checksummed chunk (`records::record`), so a kill loses at most the games in flight and a
-//! rerun resumes; [`store`] keeps the files safe (directory lock, atomic creation, repair
-//! that moves damage aside instead of deleting it).
+//! WDL is exact), with its true result under the 50-move rule; what the tables hold (their
+//! WDL table count and piece count, not their folders) goes into the header (version 4). The
+//! header names the net and the book by file name and fingerprint, never by folder, so the
+//! same games played anywhere give the same bytes. Each game is appended to the thread's
+//! file as its own checksummed chunk (`records::record`), so a kill loses at most the games
+//! in flight and a rerun resumes; [`store`] keeps the files safe (directory lock, atomic
+//! creation, repair that moves damage aside instead of deleting it).
 
 #![warn(missing_docs)]
 
@@ -132,7 +134,8 @@ pub struct GenSettings {
     /// Where games start without a book: the classical position, or a random Chess960 or
     /// double-Chess960 one (`--openings-960 frc|dfrc`), before the random plies.
     pub start_positions: StartPositions,
-    /// The Syzygy tables that adjudicate (`--syzygy`): their directories, empty for none.
+    /// The Syzygy tables that adjudicate (`--syzygy`): what was loaded
+    /// (`records::record::syzygy_description`, not their folders), empty for none.
     pub syzygy: String,
     /// The most pieces of a position they cover (0 without tables).
     pub syzygy_pieces: u32,
@@ -211,6 +214,17 @@ impl GenSettings {
             syzygy_pieces: self.syzygy_pieces,
             ..header
         }
+    }
+}
+
+/// What a data file's header keeps of a file given on the command line (a net, a book, an
+/// imported PGN): its file name, without the folder it lay in (`some/dir/x.nnue`: `x.nnue`),
+/// so a header says the same wherever the run's files lay.
+pub fn file_name(path: &std::path::Path) -> String {
+    match path.file_name() {
+        Some(name) => name.to_string_lossy().into_owned(),
+        // A path ending in `..` names no file; keep its last part all the same.
+        None => records::record::source_file_name(&path.to_string_lossy()).to_string(),
     }
 }
 

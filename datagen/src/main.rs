@@ -1128,7 +1128,9 @@ fn convert(to: &str, out: &Path, all: bool, paths: &[PathBuf]) -> Result<i32> {
 }
 
 /// The settings text a format 1 file of this run would carry: version 1 files in the output
-/// directory count toward the target only when theirs is the same. Format 1 files all
+/// directory count toward the target only when theirs is the same (its book by file name:
+/// `store::prepare` compares the book line of a format 1 file, which kept the path given,
+/// by its file name). Format 1 files all
 /// started classically; a Chess960 run says so in a line no format 1 file has, so it never
 /// counts them.
 fn v1_settings_text(args: &GenerateArgs, net: &Network, adjudicate: bool) -> String {
@@ -1139,7 +1141,7 @@ fn v1_settings_text(args: &GenerateArgs, net: &Network, adjudicate: bool) -> Str
         args.random_plies,
         net.fingerprint(),
         net.hidden(),
-        args.book.as_ref().map_or("none".to_string(), |b| b.display().to_string()),
+        args.book.as_deref().map_or("none".to_string(), datagen::file_name),
         args.seed,
         if start == StartPositions::Classical {
             String::new()
@@ -1207,7 +1209,9 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
     };
     let gen_settings = GenSettings {
         start_positions: args.openings_960.start_positions(),
-        syzygy: tables.as_ref().map_or(String::new(), |t| t.path().to_string()),
+        syzygy: tables.as_ref().map_or(String::new(), |t| {
+            records::record::syzygy_description(t.wdl_count())
+        }),
         syzygy_pieces: tables.as_ref().map_or(0, |t| t.max_pieces()),
         ..GenSettings::new(args.nodes, args.random_plies, adjudicate)
     };
@@ -1315,7 +1319,8 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
     Ok(if interrupted { 130 } else { 0 })
 }
 
-/// The settings header of this run's files: the generation settings, the net and the book.
+/// The settings header of this run's files: the generation settings, the net and the book
+/// (by file name and fingerprint: no folder of this machine goes into a file).
 fn run_header(
     args: &GenerateArgs,
     net: &Network,
@@ -1331,12 +1336,12 @@ fn run_header(
         net_hidden: net.hidden() as u32,
         net_source: args
             .net
-            .as_ref()
-            .map_or("embedded".to_string(), |p| p.display().to_string()),
+            .as_deref()
+            .map_or("embedded".to_string(), datagen::file_name),
         book: args
             .book
-            .as_ref()
-            .map_or("none".to_string(), |b| b.display().to_string()),
+            .as_deref()
+            .map_or("none".to_string(), datagen::file_name),
         book_fingerprint,
         book_positions: book_positions as u32,
         ..GenHeader::default()

@@ -21,7 +21,9 @@
 //!   is tried again on the next resume without quarantining the same range twice.
 
 use anyhow::{bail, Context, Result};
-use records::record::{encode_header, encode_header_v1, scan_reader, DataScan, GenHeader, Header};
+use records::record::{
+    encode_header, encode_header_v1, scan_reader, source_file_name, DataScan, GenHeader, Header,
+};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -372,6 +374,17 @@ pub fn stream_files(dir: &Path) -> Result<Vec<(u32, PathBuf)>> {
     Ok(out)
 }
 
+/// A format 1 settings text with its `book=` line cut to the book's file name (format 1
+/// writers kept the path given): the same settings compare equal wherever the book lay.
+fn v1_comparable(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.strip_prefix("book=") {
+            Some(book) => format!("book={}\n", source_file_name(book)),
+            None => format!("{line}\n"),
+        })
+        .collect()
+}
+
 /// Locks `dir` (creating it), reads every stream file in it, repairs damage without losing
 /// an intact game, checks that the files belong to this run (`settings`, or `v1_settings` for
 /// version 1 files), and picks `threads` streams to write: existing version 2 and 3 streams
@@ -410,13 +423,14 @@ pub fn prepare(
             .with_context(|| format!("cannot read {}", path.display()))?;
         match &scan.header {
             Ok(Header::V2(h) | Header::V3(h) | Header::V4(h)) if !h.same_run(settings) => bail!(
-                "{} was written with other settings; use another output directory or the same \
-                 settings\n--- file ---\n{}--- now ---\n{}",
+                "{} was written with other settings (they differ in {}); use another output \
+                 directory or the same settings\n--- file ---\n{}--- now ---\n{}",
                 path.display(),
+                h.run_differences(settings).join(", "),
                 h.describe(),
                 settings.describe()
             ),
-            Ok(Header::V1 { settings: text }) if text != v1_settings => bail!(
+            Ok(Header::V1 { settings: text }) if v1_comparable(text) != v1_comparable(v1_settings) => bail!(
                 "{} (format 1) was written with other settings; use another output directory or \
                  the same settings\n--- file ---\n{text}--- now (as format 1 would say) ---\n{v1_settings}",
                 path.display()
@@ -575,6 +589,21 @@ mod tests {
         for bad in ["", "../x", "a/b", ".hidden", "x y", ".."] {
             assert!(generation_in(&root, bad).is_err(), "{bad:?}");
         }
+    }
+
+    /// A format 1 file's book line kept the path given; the same book from another folder
+    /// is the same setting, another book is not.
+    #[test]
+    fn format_1_settings_compare_books_by_file_name() {
+        let text = |book: &str| format!("format=luft-games-1\nnodes=200\nbook={book}\nseed=9\n");
+        let now = text("book.epd");
+        assert_eq!(
+            v1_comparable(&text("/old/machine/books/book.epd")),
+            v1_comparable(&now)
+        );
+        assert_eq!(v1_comparable(&now), now);
+        assert_ne!(v1_comparable(&text("/old/other.epd")), v1_comparable(&now));
+        assert_ne!(v1_comparable(&text("none")), v1_comparable(&now));
     }
 
     #[test]

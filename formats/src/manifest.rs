@@ -25,7 +25,7 @@
 //! ...
 //! ```
 
-use crate::record::{GenHeader, Header};
+use crate::record::{source_file_name, GenHeader, Header};
 use crate::source::{DataSource, SourceItem};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -142,13 +142,12 @@ impl SourceSettings {
         let net = if g.net_source == "embedded" {
             "embedded".to_string()
         } else {
-            // The stem of a path written on any system: the part after the last separator.
-            let name = g.net_source.rsplit(['/', '\\']).next().unwrap_or(&g.net_source);
+            // The file's stem: a header holds its name, an older one the path as given.
+            let name = source_file_name(&g.net_source);
             name.strip_suffix(".nnue").unwrap_or(name).to_string()
         };
         let openings = if g.book != "none" && !g.book.is_empty() {
-            let name = g.book.rsplit(['/', '\\']).next().unwrap_or(&g.book);
-            format!("book {name}")
+            format!("book {}", source_file_name(&g.book))
         } else {
             match g.start_positions {
                 movegen::openings::StartPositions::Classical => "classical",

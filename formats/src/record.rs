@@ -478,7 +478,10 @@ pub struct GenHeader {
     pub net_fingerprint: u64,
     /// Its hidden width.
     pub net_hidden: u32,
-    /// Where it was read from (a path, or `embedded`).
+    /// Its file's name, without the folder it lay in (`gen22-128.nnue`), or `embedded`.
+    /// Headers written before the folder was left out hold the path given on the command
+    /// line (`nets/gen22-128.nnue`, `/home/me/nets/gen22-128.nnue`): [`source_file_name`]
+    /// names either. The net itself is identified by `net_fingerprint`.
     pub net_source: String,
     /// Random plies after the start position (this many or one more).
     pub random_plies: u32,
@@ -489,7 +492,11 @@ pub struct GenHeader {
     pub opening_hard_nodes: u64,
     /// The largest |score| (centipawns) the opening check keeps.
     pub opening_max_score: u32,
-    /// The book of start positions (`none`: the standard start position).
+    /// The book of start positions: its file's name without the folder it lay in
+    /// (`openings.epd`), or `none` (the start positions of `start_positions`). Older headers
+    /// hold the path given on the command line ([`source_file_name`] names either); the
+    /// book itself is identified by `book_fingerprint` and `book_positions`. An imported
+    /// file's says `pgn NAME`, the PGN's file name.
     pub book: String,
     /// FNV-1a 64 of the book file's bytes (0 without a book).
     pub book_fingerprint: u64,
@@ -516,8 +523,11 @@ pub struct GenHeader {
     #[serde(with = "start_positions_code")]
     pub start_positions: StartPositions,
     /// The Syzygy tables that adjudicated games as soon as they reached a position the
-    /// tables cover (`datagen --syzygy`): their directories, empty for none (version 4;
-    /// earlier versions had none). Not in the v3 encoding: a named setting of version 4.
+    /// tables cover (`datagen --syzygy`): what was loaded, `N WDL tables`
+    /// ([`syzygy_description`]), empty for none (version 4; earlier versions had none). Not
+    /// the folders they lay in, though headers written before said those (the folders as
+    /// given, `:` between them); [`GenHeader::same_run`] takes such a header's tables to be
+    /// the ones of the same piece count. Not in the v3 encoding: a named setting of version 4.
     #[serde(skip)]
     pub syzygy: String,
     /// The most pieces of the positions those tables cover (0 without tables; version 4).
@@ -526,6 +536,34 @@ pub struct GenHeader {
     /// Version 4 settings this reader does not know, kept as read (key, value).
     #[serde(skip)]
     pub extra: Vec<(String, String)>,
+}
+
+/// The file name a header's `net_source` or `book` gives, without any folder: the part after
+/// the last `/` or `\\` (a path written on any system). A value that holds no folder
+/// (`gen22-128.nnue`, `embedded`, `none`, `pgn NAME`) is returned whole; an older header's
+/// path as given on the command line (`/home/me/nets/gen22-128.nnue`) gives its file name.
+pub fn source_file_name(source: &str) -> &str {
+    source.rsplit(['/', '\\']).next().unwrap_or(source)
+}
+
+/// What [`GenHeader::syzygy`] says of `wdl_tables` loaded Syzygy WDL tables (the ones that
+/// end games; `tablebase::Tablebases::wdl_count`): `N WDL tables`. With
+/// [`GenHeader::syzygy_pieces`], the piece count they reach, it names what ended the games
+/// and nothing of where the tables lay, so the same tables loaded from any folder give the
+/// same header.
+pub fn syzygy_description(wdl_tables: usize) -> String {
+    format!("{wdl_tables} WDL tables")
+}
+
+/// The table count of a [`syzygy_description`]; `None` for anything else (an older header's
+/// folders, or no tables).
+fn syzygy_table_count(text: &str) -> Option<usize> {
+    let count = text.strip_suffix(" WDL tables")?;
+    if count.bytes().all(|b| b.is_ascii_digit()) {
+        count.parse().ok()
+    } else {
+        None
+    }
 }
 
 /// `StartPositions` (which lives in the dependency-free `movegen`) as a number in the
@@ -712,17 +750,85 @@ impl GenHeader {
     }
 
     /// Whether games made under `other` belong to the same run: every setting equal except
-    /// the stream number, the generator's version and where the net and book were read from
-    /// (they are identified by fingerprint).
+    /// the stream number, the generator's version and the names the net and the book were
+    /// read under (they are identified by fingerprint, and the book by its position count
+    /// too), so a run resumed from another folder, or with its files elsewhere, is the same
+    /// run. The Syzygy tables are compared by what was loaded ([`GenHeader::syzygy`] and
+    /// the piece count); a header that names their folders instead (written before the
+    /// folders were left out) by the piece count alone.
     pub fn same_run(&self, other: &GenHeader) -> bool {
-        let strip = |h: &GenHeader| GenHeader {
-            generator: String::new(),
-            stream: 0,
-            net_source: String::new(),
-            book: String::new(),
-            ..h.clone()
-        };
-        strip(self) == strip(other)
+        self.run_differences(other).is_empty()
+    }
+
+    /// The settings in which `other` is not the same run ([`GenHeader::same_run`]), by
+    /// their field names (`net_fingerprint`, `book_fingerprint`, ...); empty for the same run.
+    pub fn run_differences(&self, other: &GenHeader) -> Vec<&'static str> {
+        let named_folders = |h: &GenHeader| !h.syzygy.is_empty() && syzygy_table_count(&h.syzygy).is_none();
+        // Every field, so that a field added to the structure must be placed here.
+        let GenHeader {
+            generator: _,
+            stream: _,
+            seed,
+            soft_nodes,
+            hard_nodes,
+            net_fingerprint,
+            net_hidden,
+            net_source: _,
+            random_plies,
+            opening_soft_nodes,
+            opening_hard_nodes,
+            opening_max_score,
+            book: _,
+            book_fingerprint,
+            book_positions,
+            adjudicate,
+            win_score,
+            win_plies,
+            draw_score,
+            draw_plies,
+            draw_min_ply,
+            max_plies,
+            start_positions,
+            syzygy,
+            syzygy_pieces,
+            extra,
+        } = self;
+        let mut differ = Vec::new();
+        macro_rules! compare {
+            ($($field:ident),*) => {
+                $(
+                    if *$field != other.$field {
+                        differ.push(stringify!($field));
+                    }
+                )*
+            };
+        }
+        compare!(
+            seed,
+            soft_nodes,
+            hard_nodes,
+            net_fingerprint,
+            net_hidden,
+            random_plies,
+            opening_soft_nodes,
+            opening_hard_nodes,
+            opening_max_score,
+            book_fingerprint,
+            book_positions,
+            adjudicate,
+            win_score,
+            win_plies,
+            draw_score,
+            draw_plies,
+            draw_min_ply,
+            max_plies,
+            start_positions
+        );
+        if !named_folders(self) && !named_folders(other) && *syzygy != other.syzygy {
+            differ.push("syzygy");
+        }
+        compare!(syzygy_pieces, extra);
+        differ
     }
 
     /// The settings as `key=value` lines.
@@ -1757,6 +1863,72 @@ mod tests {
         let mut bad = tb.encode_body_v4();
         bad.push(0);
         assert!(GenHeader::decode_body_v4(&bad).is_err());
+    }
+
+    /// A run is the same run wherever its net, book and tables lay: the names they were read
+    /// under do not count, their fingerprints, position count and what was loaded do; an
+    /// older header that named the tables' folders matches the same piece count.
+    #[test]
+    fn the_same_run_does_not_depend_on_where_its_files_lay() {
+        assert_eq!(source_file_name("/home/me/nets/gen22-128.nnue"), "gen22-128.nnue");
+        assert_eq!(source_file_name("nets\\gen22-128.nnue"), "gen22-128.nnue");
+        for whole in ["gen22-128.nnue", "embedded", "none", "pgn games.pgn"] {
+            assert_eq!(source_file_name(whole), whole);
+        }
+        let run = GenHeader {
+            net_source: "x.nnue".into(),
+            book: "book.epd".into(),
+            book_fingerprint: 0x1234,
+            book_positions: 3,
+            syzygy: syzygy_description(35),
+            syzygy_pieces: 4,
+            ..settings()
+        };
+        assert_eq!(run.syzygy, "35 WDL tables");
+        let elsewhere = GenHeader {
+            net_source: "/elsewhere/nets/x.nnue".into(),
+            book: "/elsewhere/book.epd".into(),
+            ..run.clone()
+        };
+        assert!(run.same_run(&elsewhere) && elsewhere.same_run(&run));
+        let refused = |change: &dyn Fn(&mut GenHeader)| {
+            let mut other = run.clone();
+            change(&mut other);
+            !run.same_run(&other) && !other.same_run(&run)
+        };
+        let mut other_net = run.clone();
+        other_net.net_fingerprint ^= 1;
+        assert_eq!(run.run_differences(&other_net), ["net_fingerprint"]);
+        assert!(refused(&|h| h.net_fingerprint ^= 1));
+        assert!(refused(&|h| h.book_fingerprint ^= 1));
+        assert!(refused(&|h| h.book_positions += 1));
+        assert!(refused(&|h| h.syzygy = syzygy_description(34)));
+        assert!(refused(&|h| h.syzygy_pieces = 5));
+        assert!(refused(&|h| {
+            h.syzygy.clear();
+            h.syzygy_pieces = 0
+        }));
+        // An older header named the folders: the same piece count is the same tables.
+        let older = GenHeader {
+            syzygy: "/data/syzygy:/more/syzygy".into(),
+            ..run.clone()
+        };
+        assert!(run.same_run(&older) && older.same_run(&run));
+        let older_5 = GenHeader {
+            syzygy_pieces: 5,
+            ..older.clone()
+        };
+        assert!(!run.same_run(&older_5) && !older_5.same_run(&run));
+        assert_eq!(syzygy_table_count("35 WDL tables"), Some(35));
+        for not in [
+            "",
+            "WDL tables",
+            " WDL tables",
+            "/t/35 WDL tables",
+            "35 WDL tables/",
+        ] {
+            assert_eq!(syzygy_table_count(not), None, "{not:?}");
+        }
     }
 
     /// Fault 5a: one flipped byte anywhere in a middle chunk costs that chunk only; every

@@ -2,8 +2,8 @@
 //! self-play at 200 nodes in segments of 1,500 positions, training of 2 superbatches of 2
 //! batches of 256 positions, gates at fixed nodes): two generations decided, then the same run
 //! killed with `kill -9` again and again in every stage and resumed, whose journal (times
-//! aside), data and nets must be exactly the uninterrupted run's; a second `learn run` on a
-//! directory in use is refused. `threads_busy = 0` makes the run one stage at a time, so
+//! aside), data files, packs and nets must be byte for byte the uninterrupted run's; a
+//! second `learn run` on a directory in use is refused. `threads_busy = 0` makes the run one stage at a time, so
 //! every record is repeatable. Every promoted net plays a gauntlet (4 games against luft
 //! with the start net) before the next candidate, rated by `arena rate`.
 //!
@@ -241,7 +241,7 @@ fn two_generations_then_kill_9_in_every_stage_resumes_to_the_same_run() {
     }
 
     // The same run, killed with -9 at every few records until it is done.
-    let dir = temp("kill9"); // as long a name as "whole": data headers hold paths
+    let dir = temp("kill9");
     init(&dir);
     let start = Instant::now();
     let mut kills: u64 = 0;
@@ -327,20 +327,24 @@ fn two_generations_then_kill_9_in_every_stage_resumes_to_the_same_run() {
             .collect::<Vec<_>>()
     };
     assert_eq!(nets(&dir), nets(&whole));
-    // The self-play: the same games in the same files (the headers name their run's paths).
-    let games = |d: &Path| {
-        files_under(d, "data")
-            .into_iter()
-            .map(|(name, bytes)| {
-                let scan = records::record::scan_reader(&bytes[..], true).unwrap();
-                assert!(scan.is_clean(), "{name}");
-                (name, scan.games)
-            })
-            .collect::<Vec<_>>()
-    };
-    let (a, b) = (games(&dir), games(&whole));
+    // The self-play: the same files byte for byte, data files and packs (their headers name
+    // the net by file name and fingerprint, nothing of the run's folder), every one clean.
+    let (a, b) = (files_under(&dir, "data"), files_under(&whole, "data"));
     assert!(!a.is_empty());
-    assert_eq!(a, b);
+    for (name, bytes) in &a {
+        let scan = records::record::scan_reader(&bytes[..], true).unwrap();
+        assert!(scan.is_clean(), "{name}");
+    }
+    let names = |files: &[(String, Vec<u8>)]| files.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&a), names(&b));
+    for ((name, x), (_, y)) in a.iter().zip(&b) {
+        assert!(x == y, "{name} differs between the two runs");
+    }
+    let (a, b) = (files_under(&dir, "packs"), files_under(&whole, "packs"));
+    assert_eq!(names(&a), names(&b));
+    for ((name, x), (_, y)) in a.iter().zip(&b) {
+        assert!(x == y, "{name} differs between the two runs");
+    }
 }
 
 #[test]
