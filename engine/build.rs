@@ -1,4 +1,4 @@
-//! Copies the default net into `OUT_DIR` for `include_bytes!`: `nets/gen21-128.nnue`, or
+//! Copies the default net into `OUT_DIR` for `include_bytes!`: the net `DEFAULT_NET` names, or
 //! the file named by the `EVALFILE` environment variable at build time (the OpenBench
 //! contract). Nothing is written into the source tree. The engine parses the embedded bytes
 //! with the same loader as any `EvalFile`, so a bad file fails loudly at start-up.
@@ -6,7 +6,7 @@
 use std::env;
 use std::path::PathBuf;
 
-const DEFAULT_NET: &str = "../nets/gen21-128.nnue";
+const DEFAULT_NET: &str = "../nets/gen23-128.nnue";
 
 fn main() {
     println!("cargo:rerun-if-env-changed=EVALFILE");

@@ -229,7 +229,7 @@ fn evalfile_swap_and_bad_evalfile() {
     bytes[500] ^= 0x40;
     std::fs::write(&corrupt, &bytes).unwrap();
 
-    let mut e = Engine::start();
+    let mut e = Engine::start_embedded();
     e.send("position startpos moves e2e4");
     e.send("eval");
     let default = e.until("info string eval", 5 * SECOND).pop().unwrap();
@@ -344,7 +344,7 @@ fn evalfile_default_is_a_name_that_returns_to_the_embedded_net() {
     let random = dir.join("random.nnue");
     std::fs::write(&random, nnue::Network::random(32, 1, 9).unwrap().to_bytes()).unwrap();
 
-    let mut e = Engine::start();
+    let mut e = Engine::start_embedded();
     e.send("uci");
     let lines = e.until("uciok", 5 * SECOND);
     let declared = lines
