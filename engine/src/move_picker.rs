@@ -374,7 +374,8 @@ mod tests {
     //! The picker against the move generator along perft trees: at every node it yields
     //! each legal move exactly once, whatever hash move, killers and counter it is given
     //! (legal, pseudo-legal but illegal, from another position, garbage), and in
-    //! quiescence exactly the evasions (in check) or the captures and promotions.
+    //! quiescence exactly the evasions (in check) or the captures and promotions; and at
+    //! every node the board's mailbox agrees with its bitboards.
 
     use super::*;
     use movegen::rng::SplitMix64;
@@ -502,6 +503,8 @@ mod tests {
             let legal: Vec<Move> = board.legal_moves().iter().copied().collect();
             let expected = sorted(legal.clone());
             let fen = board.to_fen();
+            // The piece types the picker scores with come from the board's mailbox.
+            assert_eq!(board.mailbox_mismatch(), None, "{fen}");
 
             // Main search: every legal move once, whatever the candidates.
             for _ in 0..4 {
