@@ -254,13 +254,12 @@ impl MovePicker {
                     self.noisy_end = self.list.end;
                     for i in 0..self.noisy_end {
                         let mv = self.list.get(i);
-                        let captured = if board.is_en_passant(mv) {
-                            PieceType::Pawn
-                        } else {
-                            board.piece_type_on(mv.to()).unwrap_or(PieceType::Pawn)
-                        };
+                        // Noisy moves never castle, so a piece on the destination is
+                        // an enemy one; en passant (its destination empty) takes a pawn.
+                        let target = board.piece_type_on(mv.to());
+                        let captured = target.unwrap_or(PieceType::Pawn);
                         let moving = board.piece_type_on(mv.from()).unwrap_or(PieceType::Pawn);
-                        let mvv = if board.is_capture(mv) {
+                        let mvv = if target.is_some() || board.is_en_passant(mv) {
                             see_value(captured) * mp_mvv_multiplier()
                         } else {
                             0

@@ -566,8 +566,8 @@ impl Board {
             self.castling.set(us, CastleSide::King, None);
             self.castling.set(us, CastleSide::Queen, None);
         } else {
-            if self.colors[them.index()].has(to) {
-                let captured = self.piece_type_on(to).unwrap_or(PieceType::Pawn);
+            // Not castling, so a piece on `to` is an enemy one.
+            if let Some(captured) = self.piece_type_on(to) {
                 self.remove(them, captured, to);
                 self.halfmove_clock = 0;
                 if captured == PieceType::Rook {
