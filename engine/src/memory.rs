@@ -278,7 +278,12 @@ mod tests {
 
     #[test]
     fn huge_blocks_cover_whole_huge_pages_and_tables_read_as_zeroed_slices() {
-        for len in [1, HUGE_PAGE_BYTES / 2, HUGE_PAGE_BYTES + 3, 5 * HUGE_PAGE_BYTES / 2] {
+        for len in [
+            1,
+            HUGE_PAGE_BYTES / 2,
+            HUGE_PAGE_BYTES + 3,
+            5 * HUGE_PAGE_BYTES / 2,
+        ] {
             let block = ZeroedBlock::huge(len).unwrap();
             assert_eq!(block.len(), len);
             #[cfg(target_os = "linux")]
