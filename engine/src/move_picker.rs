@@ -254,13 +254,12 @@ impl MovePicker {
                     self.noisy_end = self.list.end;
                     for i in 0..self.noisy_end {
                         let mv = self.list.get(i);
-                        let captured = if board.is_en_passant(mv) {
-                            PieceType::Pawn
-                        } else {
-                            board.piece_type_on(mv.to()).unwrap_or(PieceType::Pawn)
-                        };
+                        // Noisy moves never castle, so a piece on the destination is
+                        // an enemy one; en passant (its destination empty) takes a pawn.
+                        let target = board.piece_type_on(mv.to());
+                        let captured = target.unwrap_or(PieceType::Pawn);
                         let moving = board.piece_type_on(mv.from()).unwrap_or(PieceType::Pawn);
-                        let mvv = if board.is_capture(mv) {
+                        let mvv = if target.is_some() || board.is_en_passant(mv) {
                             see_value(captured) * mp_mvv_multiplier()
                         } else {
                             0
@@ -374,7 +373,8 @@ mod tests {
     //! The picker against the move generator along perft trees: at every node it yields
     //! each legal move exactly once, whatever hash move, killers and counter it is given
     //! (legal, pseudo-legal but illegal, from another position, garbage), and in
-    //! quiescence exactly the evasions (in check) or the captures and promotions.
+    //! quiescence exactly the evasions (in check) or the captures and promotions; and at
+    //! every node the board's mailbox agrees with its bitboards.
 
     use super::*;
     use movegen::rng::SplitMix64;
@@ -502,6 +502,8 @@ mod tests {
             let legal: Vec<Move> = board.legal_moves().iter().copied().collect();
             let expected = sorted(legal.clone());
             let fen = board.to_fen();
+            // The piece types the picker scores with come from the board's mailbox.
+            assert_eq!(board.mailbox_mismatch(), None, "{fen}");
 
             // Main search: every legal move once, whatever the candidates.
             for _ in 0..4 {

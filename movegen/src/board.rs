@@ -1,4 +1,5 @@
-//! The board: a small `Copy` value holding piece and colour bitboards, the side to move,
+//! The board: a small `Copy` value holding piece and colour bitboards, a mailbox (the piece
+//! type on each square, so [`Board::piece_type_on`] is one load), the side to move,
 //! castling rights (with their rook files, so Chess960 needs nothing extra), the en passant
 //! square, the clocks, the Zobrist key, and the checkers and pinned pieces of the side to
 //! move. Search and perft copy-make: `play` updates a copy incrementally, key included, and
@@ -112,6 +113,46 @@ impl CastlingRights {
     }
 }
 
+/// The piece type on each square, indexed by [`Square::index`], `None` where empty: one byte
+/// a square (`Option<PieceType>` uses the free values of the type's byte for `None`). It
+/// only ever mirrors the bitboards: [`Board::put`] and [`Board::remove`] change both.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Mailbox([Option<PieceType>; 64]);
+
+const _: () = assert!(std::mem::size_of::<Mailbox>() == 64, "one byte a square");
+
+impl Mailbox {
+    const EMPTY: Mailbox = Mailbox([None; 64]);
+
+    #[inline(always)]
+    fn get(&self, sq: Square) -> Option<PieceType> {
+        self.0[sq.index()]
+    }
+
+    #[inline(always)]
+    fn set(&mut self, sq: Square, kind: Option<PieceType>) {
+        self.0[sq.index()] = kind;
+    }
+}
+
+/// Eight ranks, the eighth first, as piece-type letters with `.` for an empty square:
+/// `"rnbqkbnr/pppppppp/......../..."` (no colours: the bitboards hold those).
+impl std::fmt::Debug for Mailbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut text = String::with_capacity(71);
+        for rank in (0..8u8).rev() {
+            for file in 0..8u8 {
+                let sq = Square::from_coords(File::new(file), Rank::new(rank));
+                text.push(self.get(sq).map_or('.', PieceType::to_char));
+            }
+            if rank > 0 {
+                text.push('/');
+            }
+        }
+        write!(f, "{text:?}")
+    }
+}
+
 /// A chess position. See the module documentation.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Board {
@@ -125,6 +166,8 @@ pub struct Board {
     pub(crate) side_to_move: Color,
     pub(crate) halfmove_clock: u16,
     pub(crate) fullmove_number: u16,
+    /// The piece types of `pieces` square by square (always in step with the bitboards).
+    pub(crate) mailbox: Mailbox,
 }
 
 impl Default for Board {
@@ -152,6 +195,7 @@ impl Board {
             side_to_move: Color::White,
             halfmove_clock: 0,
             fullmove_number: 1,
+            mailbox: Mailbox::EMPTY,
         }
     }
 
@@ -241,15 +285,10 @@ impl Board {
         self.colored_pieces(color, PieceType::King).lsb()
     }
 
-    /// The piece type on `sq`, if any.
+    /// The piece type on `sq`, if any (one load from the mailbox).
     #[inline]
     pub fn piece_type_on(&self, sq: Square) -> Option<PieceType> {
-        if !self.occupied().has(sq) {
-            return None;
-        }
-        PieceType::ALL
-            .into_iter()
-            .find(|&p| self.pieces[p.index()].has(sq))
+        self.mailbox.get(sq)
     }
 
     /// The colour of the piece on `sq`, if any.
@@ -267,7 +306,29 @@ impl Board {
     /// The piece on `sq`, if any.
     #[inline]
     pub fn piece_on(&self, sq: Square) -> Option<Piece> {
-        Some(Piece::new(self.color_on(sq)?, self.piece_type_on(sq)?))
+        let kind = self.piece_type_on(sq)?;
+        let color = if self.colors[0].has(sq) {
+            Color::White
+        } else {
+            Color::Black
+        };
+        Some(Piece::new(color, kind))
+    }
+
+    /// The first square (in index order) where the mailbox disagrees with the bitboards, or
+    /// `None` when they agree everywhere: each occupied square in exactly one colour and one
+    /// piece-type bitboard and that type in the mailbox, each empty square in no bitboard and
+    /// `None` in the mailbox. For tests and debug assertions (64 squares: not for hot paths).
+    pub fn mailbox_mismatch(&self) -> Option<Square> {
+        Square::all().find(|&sq| {
+            let mut kinds = PieceType::ALL
+                .into_iter()
+                .filter(|&k| self.pieces[k.index()].has(sq));
+            let kind = kinds.next();
+            let colours = usize::from(self.colors[0].has(sq)) + usize::from(self.colors[1].has(sq));
+            let coherent = kinds.next().is_none() && colours == usize::from(kind.is_some());
+            !coherent || self.mailbox.get(sq) != kind
+        })
     }
 
     /// Pieces of `by` that attack `sq` with the given occupancy.
@@ -334,11 +395,24 @@ impl Board {
 
     // ----- Building and maintaining state ------------------------------------------------
 
-    /// Adds or removes `piece` on `sq`, updating bitboards and key.
+    /// Puts a `color` `kind` on the empty square `sq`, updating bitboards, mailbox and key.
     #[inline(always)]
-    pub(crate) fn toggle(&mut self, color: Color, kind: PieceType, sq: Square) {
+    pub(crate) fn put(&mut self, color: Color, kind: PieceType, sq: Square) {
+        debug_assert_eq!(self.mailbox.get(sq), None, "put onto occupied {sq}");
         self.pieces[kind.index()] ^= sq;
         self.colors[color.index()] ^= sq;
+        self.mailbox.set(sq, Some(kind));
+        self.hash ^= zobrist::piece(Piece::new(color, kind), sq);
+    }
+
+    /// Takes the `color` `kind` standing on `sq` off the board, updating bitboards, mailbox
+    /// and key.
+    #[inline(always)]
+    pub(crate) fn remove(&mut self, color: Color, kind: PieceType, sq: Square) {
+        debug_assert_eq!(self.mailbox.get(sq), Some(kind), "remove from {sq}");
+        self.pieces[kind.index()] ^= sq;
+        self.colors[color.index()] ^= sq;
+        self.mailbox.set(sq, None);
         self.hash ^= zobrist::piece(Piece::new(color, kind), sq);
     }
 
@@ -484,47 +558,48 @@ impl Board {
         if moving == PieceType::King && self.colors[us.index()].has(to) {
             // Castling: the king "captures" its own rook.
             let (king_to, rook_to) = CastleSide::of_castling(mv).destinations(us);
-            self.toggle(us, PieceType::King, from);
-            self.toggle(us, PieceType::Rook, to);
-            self.toggle(us, PieceType::King, king_to);
-            self.toggle(us, PieceType::Rook, rook_to);
+            // Both off first: in Chess960 either may land where the other stood.
+            self.remove(us, PieceType::King, from);
+            self.remove(us, PieceType::Rook, to);
+            self.put(us, PieceType::King, king_to);
+            self.put(us, PieceType::Rook, rook_to);
             self.castling.set(us, CastleSide::King, None);
             self.castling.set(us, CastleSide::Queen, None);
         } else {
-            if self.colors[them.index()].has(to) {
-                let captured = self.piece_type_on(to).unwrap_or(PieceType::Pawn);
-                self.toggle(them, captured, to);
+            // Not castling, so a piece on `to` is an enemy one.
+            if let Some(captured) = self.piece_type_on(to) {
+                self.remove(them, captured, to);
                 self.halfmove_clock = 0;
                 if captured == PieceType::Rook {
                     self.remove_castling_right_of_rook(them, to);
                 }
             }
-            self.toggle(us, moving, from);
+            self.remove(us, moving, from);
             match moving {
                 PieceType::Pawn => {
                     self.halfmove_clock = 0;
                     if let Some(promotion) = mv.promotion() {
-                        self.toggle(us, promotion, to);
+                        self.put(us, promotion, to);
                     } else {
-                        self.toggle(us, PieceType::Pawn, to);
+                        self.put(us, PieceType::Pawn, to);
                         if Some(to) == old_en_passant {
                             let victim = Square::from_coords(to.file(), from.rank());
-                            self.toggle(them, PieceType::Pawn, victim);
+                            self.remove(them, PieceType::Pawn, victim);
                         } else if from.index().abs_diff(to.index()) == 16 {
                             double_push_target = Some(Square::new(((from.index() + to.index()) / 2) as u8));
                         }
                     }
                 }
                 PieceType::King => {
-                    self.toggle(us, PieceType::King, to);
+                    self.put(us, PieceType::King, to);
                     self.castling.set(us, CastleSide::King, None);
                     self.castling.set(us, CastleSide::Queen, None);
                 }
                 PieceType::Rook => {
-                    self.toggle(us, PieceType::Rook, to);
+                    self.put(us, PieceType::Rook, to);
                     self.remove_castling_right_of_rook(us, from);
                 }
-                _ => self.toggle(us, moving, to),
+                _ => self.put(us, moving, to),
             }
         }
 
@@ -585,5 +660,100 @@ impl Board {
             && self.side_to_move == other.side_to_move
             && self.castling == other.castling
             && self.en_passant == other.en_passant
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The piece type on `sq` read from the bitboards alone, as the mailbox must hold it.
+    fn scanned(board: &Board, sq: Square) -> Option<PieceType> {
+        PieceType::ALL
+            .into_iter()
+            .find(|&k| board.pieces(k).has(sq) && board.occupied().has(sq))
+    }
+
+    fn agrees_square_by_square(board: &Board) {
+        assert_eq!(board.mailbox_mismatch(), None, "{board}");
+        for sq in Square::all() {
+            assert_eq!(board.piece_type_on(sq), scanned(board, sq), "{board} {sq}");
+            let piece = board.piece_on(sq);
+            assert_eq!(piece.map(|p| p.kind), scanned(board, sq), "{board} {sq}");
+            assert_eq!(piece.map(|p| p.color), board.color_on(sq), "{board} {sq}");
+        }
+    }
+
+    #[test]
+    fn the_check_finds_a_mailbox_out_of_step() {
+        let board = Board::startpos();
+        agrees_square_by_square(&board);
+        let e2 = Square::parse("e2").unwrap();
+        let e4 = Square::parse("e4").unwrap();
+
+        let mut wrong_kind = board;
+        wrong_kind.mailbox.set(e2, Some(PieceType::Knight));
+        assert_eq!(wrong_kind.mailbox_mismatch(), Some(e2));
+
+        let mut stale = board;
+        stale.pieces[PieceType::Pawn.index()] ^= e2;
+        stale.colors[Color::White.index()] ^= e2;
+        assert_eq!(stale.mailbox_mismatch(), Some(e2));
+
+        let mut missing = board;
+        missing.pieces[PieceType::Pawn.index()] ^= e4;
+        missing.colors[Color::White.index()] ^= e4;
+        assert_eq!(missing.mailbox_mismatch(), Some(e4));
+
+        let mut two_kinds = board;
+        two_kinds.pieces[PieceType::Bishop.index()] ^= e2;
+        assert_eq!(two_kinds.mailbox_mismatch(), Some(e2));
+
+        // Equality sees the mailbox too.
+        assert_ne!(wrong_kind, board);
+    }
+
+    #[test]
+    fn the_mailbox_follows_every_kind_of_move_and_the_null_move() {
+        // Castling both ways (Chess960: the king lands on its rook's square), en passant,
+        // promotion with capture, and under-promotion.
+        let lines: &[(&str, &[&str])] = &[
+            (
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                &["e1h1", "e8a8", "a2a4", "b4a3", "e5f7", "d8e8"],
+            ),
+            (
+                "1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1RK3R1 w GBgb - 0 1",
+                &["c1b1", "e8g8", "g2g4", "f8e8"],
+            ),
+            (
+                "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+                &["g2h1q", "b7c8r", "d7c8"],
+            ),
+            ("n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1", &["g2h1n", "b7a8n"]),
+        ];
+        for &(fen, moves) in lines {
+            let mut board = Board::from_fen_relaxed(fen).unwrap();
+            agrees_square_by_square(&board);
+            for uci in moves {
+                let mv = board
+                    .parse_uci(uci)
+                    .unwrap_or_else(|e| panic!("{fen} {uci}: {e:?}"));
+                board.play(mv);
+                agrees_square_by_square(&board);
+                if let Some(passed) = board.null_move() {
+                    agrees_square_by_square(&passed);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_mailbox_debug_text_is_one_line_of_piece_letters() {
+        let text = format!("{:?}", Board::startpos().mailbox);
+        assert_eq!(
+            text,
+            "\"rnbqkbnr/pppppppp/......../......../......../......../pppppppp/rnbqkbnr\""
+        );
     }
 }

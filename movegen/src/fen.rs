@@ -270,7 +270,7 @@ impl Board {
                     if file >= 8 {
                         return Err(S::BadRankLength(rank.index() as u8 + 1).into());
                     }
-                    board.toggle(
+                    board.put(
                         piece.color,
                         piece.kind,
                         Square::from_coords(File::new(file), rank),

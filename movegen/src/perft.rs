@@ -23,6 +23,7 @@ pub fn perft(board: &Board, depth: u32) -> u64 {
                     let mut child = *board;
                     child.play(mv);
                     debug_assert_eq!(child.hash(), child.compute_hash(), "{child}");
+                    debug_assert_eq!(child.mailbox_mismatch(), None, "{child}");
                     nodes += perft(&child, depth - 1);
                 }
                 false

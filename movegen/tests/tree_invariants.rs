@@ -1,5 +1,6 @@
 //! Invariants checked at every node of depth-3 perft trees over the suite positions:
 //! - the incremental Zobrist key equals the key computed from scratch;
+//! - the mailbox (the piece type on each square) agrees with the bitboards;
 //! - noisy and quiet moves partition the legal moves, and noisy means capture or promotion;
 //! - the bulk count equals the number of generated moves, and `is_legal` accepts each;
 //! - at inner nodes, every move's SAN reads back to the same move, and no two moves share a SAN;
@@ -20,6 +21,7 @@ use std::collections::HashSet;
 
 fn check_node(board: &Board, notation: bool) {
     assert_eq!(board.hash(), board.compute_hash(), "key of {board}");
+    assert_eq!(board.mailbox_mismatch(), None, "mailbox of {board}");
     let fen = board.to_fen();
     let reread = Board::from_fen_relaxed(&fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
     assert_eq!(&reread, board, "FEN round trip {fen}");
