@@ -331,8 +331,8 @@ struct Frame {
 }
 
 enum Parsed {
-    /// A valid frame and the bytes it takes.
-    Done(Frame, usize),
+    /// A valid frame (boxed: a game record holds its start board) and the bytes it takes.
+    Done(Box<Frame>, usize),
     /// More bytes are needed to tell: this many from the frame's start.
     More(usize),
     /// Not a valid frame.
@@ -382,7 +382,7 @@ fn parse_frame(window: &[u8], sources: Option<usize>, keys: &mut Vec<u32>) -> Pa
         return Parsed::Bad("game checksum mismatch".into());
     }
     match decode_body(&window[at..at + len], sources, keys) {
-        Ok(frame) => Parsed::Done(frame, total),
+        Ok(frame) => Parsed::Done(Box::new(frame), total),
         Err(e) => Parsed::Bad(format!("undecodable game whose checksum holds: {e}")),
     }
 }
@@ -668,7 +668,7 @@ enum Unit {
     /// A block that failed, with where its payload ends and the games its header says it
     /// holds, when those fields are plausible.
     BadBlock(String, Option<(u64, u64)>),
-    Frame(u64, Frame),
+    Frame(u64, Box<Frame>),
 }
 
 /// The smallest game frame: a one-byte length, the smallest body and the checksum. A
@@ -932,7 +932,7 @@ impl<R: Read> PackReader<R> {
                         )));
                         self.bad_block = counted.map(|(end, games)| (end, games, 0, 0));
                     }
-                    Unit::Frame(len, frame) => self.take_frame(at, len, frame),
+                    Unit::Frame(len, frame) => self.take_frame(at, len, *frame),
                 }
             }
             Attempt::Failed(what) => {
@@ -1074,7 +1074,7 @@ impl<R: Read> PackReader<R> {
         while at < block.len() {
             match parse_frame(&block[at..], sources, &mut self.keys) {
                 Parsed::Done(frame, used) => {
-                    frames.push((base + at as u64, used as u64, frame));
+                    frames.push((base + at as u64, used as u64, *frame));
                     at += used;
                 }
                 Parsed::More(_) | Parsed::Bad(_) => {
