@@ -4,13 +4,17 @@
 # alternating run by run (the order flipped every run, so drift hurts neither), RUNS runs
 # each, CPU time of every whole process, and the median of the per-pair ratios. Three
 # figures:
-#   - `luft bench` with the embedded net (128 wide), nodes per CPU second;
+#   - `luft bench` with the net BASE embeds (128 wide), nodes per CPU second, given to both
+#     sides as `EvalFile` (so a newer default net on the working tree does not change the
+#     trees);
 #   - `luft bench 12` with a random 256-wide net (`nnue` example write_random_net), the same
 #     (through UCI: `setoption name EvalFile`, then `bench 12`; at the end of input a bench
 #     counts to the end);
-#   - datagen, one thread, GAMES games at 5,000 soft nodes a move from one seed: positions
-#     per CPU second, and whether both sides wrote the same data files byte for byte (the
-#     same search plays the same games, so the labels are unchanged).
+#   - datagen, one thread, GAMES games at 5,000 soft nodes a move from one seed with that
+#     same net: positions per CPU second, and whether both sides wrote the same positions,
+#     scores and results (`datagen convert --all` of both, by the working tree's datagen: the
+#     same search plays the same games, so the labels are unchanged; the files' headers may
+#     differ where the header format changed).
 # Both sides must search the same trees: the bench node counts must agree (otherwise the
 # ratio of times is not a ratio of speeds, and the script stops), and datagen's positions
 # are printed for both. Run it on an otherwise idle machine (pause self-play with SIGSTOP);
@@ -41,12 +45,17 @@ head_bin=target/speed/head/release
 for exe in "$base_bin/luft" "$base_bin/datagen" "$head_bin/luft" "$head_bin/datagen"; do
     [[ -x $exe ]] || { echo "error: $exe was not built" >&2; exit 1; }
 done
+# The 128-wide net: the one BASE embeds (engine/build.rs's DEFAULT_NET, relative to engine/).
+net128=$(git show "$sha:engine/build.rs" | sed -nE 's/^const DEFAULT_NET: &str = "(.*)";/\1/p')
+[[ -n $net128 ]] || { echo "error: no DEFAULT_NET in $base's engine/build.rs" >&2; exit 1; }
+net128=$root/target/speed/$sha/engine/$net128
+[[ -f $net128 ]] || { echo "error: $net128 (BASE's default net) is missing" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 target/speed/head/release/examples/write_random_net 256 "$tmp/random-256.nnue" >/dev/null
 
 grep -m1 "model name" /proc/cpuinfo || true
-echo "base $base ($sha) against the working tree ($(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ', modified')); $runs runs each, alternating"
+echo "base $base ($sha) against the working tree ($(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ', modified')); $runs runs each, alternating; 128-wide net $(basename "$net128")"
 
 TIMEFORMAT='%U %S'
 # One measurement: prints "<work> <cpu seconds>" (work: bench nodes or datagen positions).
@@ -54,8 +63,9 @@ measure() {
     local bin=$1 what=$2 seed=$3 side=$4
     case $what in
         bench128)
-            { time "$bin/luft" bench >"$tmp/out" 2>&1; } 2>"$tmp/time"
-            work=$(tail -1 "$tmp/out" | awk '{ print $1 }')
+            { time printf 'setoption name EvalFile value %s\nbench\n' "$net128" \
+                | "$bin/luft" >"$tmp/out" 2>&1; } 2>"$tmp/time"
+            work=$(grep -E '^[0-9]+ nodes' "$tmp/out" | tail -1 | awk '{ print $1 }')
             ;;
         bench256)
             { time printf 'setoption name EvalFile value %s\nbench 12\n' "$tmp/random-256.nnue" \
@@ -65,7 +75,7 @@ measure() {
         datagen)
             rm -rf "$tmp/data-$side"
             { time "$bin/datagen" --threads 1 --games "$games" --nodes 5000 --seed "$seed" \
-                --out "$tmp/data-$side" >"$tmp/out" 2>&1; } 2>"$tmp/time"
+                --net "$net128" --out "$tmp/data-$side" >"$tmp/out" 2>&1; } 2>"$tmp/time"
             work=$(tr '\r' '\n' <"$tmp/out" | sed -nE 's/^done: [0-9]+ games, ([0-9]+) positions.*/\1/p' | tail -1)
             ;;
     esac
@@ -88,10 +98,13 @@ for what in bench128 bench256 datagen; do
         if [[ $what == datagen ]]; then
             # The same search from the same seed plays the same games: the data files agree
             # byte for byte, so the labels are the same too.
-            if diff -rq -x datagen.lock "$tmp/data-base" "$tmp/data-head" >/dev/null; then
-                same=", data files identical"
+            for side in base head; do
+                "$head_bin/datagen" convert --to text --all --out "$tmp/text-$side" "$tmp/data-$side" >/dev/null
+            done
+            if cmp -s "$tmp/text-base" "$tmp/text-head"; then
+                same=", positions and labels identical"
             else
-                same=", data files differ"
+                same=", positions or labels differ"
             fi
         fi
         if [[ $what != datagen && $wb != "$wh" ]]; then

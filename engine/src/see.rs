@@ -47,9 +47,7 @@ pub fn see(board: &Board, mv: Move, threshold: i32) -> bool {
     occupied |= to;
     let diagonal = board.pieces(PieceType::Bishop) | board.pieces(PieceType::Queen);
     let orthogonal = board.pieces(PieceType::Rook) | board.pieces(PieceType::Queen);
-    let mut attackers = (board.attackers_to(to, movegen::Color::White, occupied)
-        | board.attackers_to(to, movegen::Color::Black, occupied))
-        & occupied;
+    let mut attackers = board.all_attackers_to(to, occupied) & occupied;
     let mut side = !board.side_to_move();
     loop {
         let ours = attackers & board.colored(side);

@@ -345,6 +345,21 @@ impl Board {
                 | (rook_attacks(sq, occupied) & orthogonal))
     }
 
+    /// Pieces of either colour that attack `sq` with the given occupancy: the union of
+    /// [`Board::attackers_to`] for both colours, each slider lookup made once.
+    #[inline]
+    pub fn all_attackers_to(&self, sq: Square, occupied: Bitboard) -> Bitboard {
+        let diagonal = self.pieces[PieceType::Bishop.index()] | self.pieces[PieceType::Queen.index()];
+        let orthogonal = self.pieces[PieceType::Rook.index()] | self.pieces[PieceType::Queen.index()];
+        let pawns = self.pieces[PieceType::Pawn.index()];
+        (knight_attacks(sq) & self.pieces[PieceType::Knight.index()])
+            | (king_attacks(sq) & self.pieces[PieceType::King.index()])
+            | (pawn_attacks(Color::Black, sq) & pawns & self.colors[Color::White.index()])
+            | (pawn_attacks(Color::White, sq) & pawns & self.colors[Color::Black.index()])
+            | (bishop_attacks(sq, occupied) & diagonal)
+            | (rook_attacks(sq, occupied) & orthogonal)
+    }
+
     /// Every square a piece of `by` attacks on this board (its own pieces' squares
     /// included when defended): the "threats" against the other side, as move-ordering
     /// histories key quiet moves by whether they leave or enter an attacked square. Pawns
@@ -352,10 +367,8 @@ impl Board {
     pub fn attacks_by(&self, by: Color) -> Bitboard {
         let occupied = self.occupied();
         let theirs = self.colors[by.index()];
-        let mut attacks = Bitboard::EMPTY;
-        for sq in theirs & self.pieces[PieceType::Pawn.index()] {
-            attacks |= pawn_attacks(by, sq);
-        }
+        // The pawns all at once, by shifts.
+        let mut attacks = (theirs & self.pieces[PieceType::Pawn.index()]).pawn_attacks(by);
         for sq in theirs & self.pieces[PieceType::Knight.index()] {
             attacks |= knight_attacks(sq);
         }

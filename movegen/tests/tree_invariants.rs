@@ -7,7 +7,8 @@
 //! - UCI text in both castling forms reads back to the same move;
 //! - the FEN written for the position reads back to the same board;
 //! - at inner nodes, each side's attack map (`attacks_by`) holds exactly the squares
-//!   `is_attacked` says it attacks.
+//!   `is_attacked` says it attacks and `attackers_to` finds attackers of, and
+//!   `all_attackers_to` is both sides' `attackers_to`.
 //!
 //! All of `standard.epd` and `tricky.perft`, every 4th `chess960.epd` position and every
 //! 20th `random.perft` position, to keep `cargo test` quick; set `LUFT_FULL_INVARIANTS=1`
@@ -58,7 +59,20 @@ fn check_node(board: &Board, notation: bool) {
                 board.is_attacked(sq, by, board.occupied()),
                 "{fen}: {by:?} attacks {sq}"
             );
+            assert_eq!(
+                board.attackers_to(sq, by, board.occupied()).is_nonempty(),
+                attacks.has(sq),
+                "{fen}: {by:?}'s attackers of {sq}"
+            );
         }
+    }
+    for sq in (0..64).map(Square::new) {
+        let occupied = board.occupied();
+        assert_eq!(
+            board.all_attackers_to(sq, occupied),
+            board.attackers_to(sq, Color::White, occupied) | board.attackers_to(sq, Color::Black, occupied),
+            "{fen}: attackers of {sq}"
+        );
     }
     let mut sans = HashSet::new();
     for &mv in all.iter() {
