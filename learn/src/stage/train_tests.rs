@@ -2,7 +2,8 @@
 //! arguments of the trainer's `status.json` to the uninterrupted candidate's records; a torn
 //! `exported` record is made again (without training again) and a damaged earlier record
 //! refused; settings changed while killed reach a training that starts again from scratch,
-//! while one with a checkpoint keeps its shape and schedule and takes only the threads of now.
+//! while one with a checkpoint keeps its shape and schedule and takes only the threads of now;
+//! a wider, remirrored or king-bucketed shape is fine-tuned from the best net.
 
 #![allow(clippy::unwrap_used)]
 
@@ -40,6 +41,11 @@ fn status(done: u32) -> String {
 /// checkpoint and its status after one superbatch (then sleeps while `DIR/stall` exists)
 /// and the final net (the repository's gen1-32) with its status after the second.
 fn run(dir: &Path) -> RunDir {
+    run_with(dir, SETTINGS)
+}
+
+/// [`run`] with other settings.
+fn run_with(dir: &Path, settings: &str) -> RunDir {
     std::fs::create_dir_all(dir).unwrap();
     for done in [1, 2] {
         std::fs::write(dir.join(format!("status{done}.json")), status(done)).unwrap();
@@ -55,7 +61,7 @@ fn run(dir: &Path) -> RunDir {
         net().display(),
         d("status2.json")
     );
-    let run = new_run(dir, SETTINGS, &[("trainer", &trainer)]);
+    let run = new_run(dir, settings, &[("trainer", &trainer)]);
     append(
         &run,
         &[
@@ -181,19 +187,67 @@ fn settings_changed_while_killed_apply_to_a_fresh_start_a_checkpoint_keeps_its_o
 }
 
 #[test]
+fn a_wider_or_remirrored_shape_is_fine_tuned_from_the_best_net() {
+    // The best net is gen1-32, `(768 -> 32 screlu)x2 -> 1x1`.
+    let dir = temp("train-shapes");
+    for (i, (arch, init, mirror_change, epochs)) in [
+        ("(768hm -> 32 screlu)x2 -> 1x8", true, true, 16),
+        ("(768x4hm -> 32 screlu)x2 -> 1x8", true, true, 16),
+        ("(768 -> 64 screlu)x2 -> 1x8", true, false, 16),
+        ("(768 -> 32 screlu)x2 -> (16 -> 1)x8", false, false, 20),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let case = dir.join(i.to_string());
+        let run = run_with(&case, &format!("{SETTINGS}arch = \"{arch}\"\n"));
+        let mut cx = open(&run);
+        finish(&mut cx, &mut Training::default(), exported);
+        let started = calls(&case, "trainer");
+        let first = &started[0];
+        assert!(first.contains(&format!("--arch {arch}")), "{arch}: {first}");
+        assert_eq!(
+            first.contains("--init nets/gen1-32.nnue"),
+            init,
+            "{arch}: {first}"
+        );
+        assert_eq!(
+            first.contains("--allow-mirror-change"),
+            mirror_change,
+            "{arch}: {first}"
+        );
+        assert!(first.contains(&format!("--epochs {epochs} ")), "{arch}: {first}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn candidates_grow_from_the_best_net_only_where_the_trainer_can() {
     let arch = |s: &str| s.parse::<nnue::Arch>().unwrap();
     let plain = arch("(768 -> 128)x2 -> 1x8");
     assert!(can_grow_into(&plain, &plain));
     assert!(can_grow_into(&plain, &arch("(768x4 -> 128)x2 -> 1x8")));
     assert!(
-        !can_grow_into(&plain, &arch("(768x4hm -> 128)x2 -> 1x8")),
-        "mirroring"
+        can_grow_into(&plain, &arch("(768x4hm -> 128)x2 -> 1x8")),
+        "mirroring changed, buckets added"
     );
-    assert!(!can_grow_into(&plain, &arch("(768 -> 256)x2 -> 1x8")), "width");
+    assert!(
+        can_grow_into(&plain, &arch("(768hm -> 128)x2 -> 1x8")),
+        "mirroring changed"
+    );
+    assert!(can_grow_into(&plain, &arch("(768 -> 256)x2 -> 1x8")), "wider");
+    assert!(!can_grow_into(&arch("(768 -> 256)x2 -> 1x8"), &plain), "narrower");
     assert!(
         !can_grow_into(&plain, &arch("(768 -> 128)x2 -> 1x4")),
         "output buckets"
+    );
+    assert!(
+        can_grow_into(&arch("(768 -> 128)x2 -> 1"), &plain),
+        "output buckets from one"
+    );
+    assert!(
+        !can_grow_into(&plain, &arch("(768 -> 128 crelu)x2 -> 1x8")),
+        "activation"
     );
     assert!(
         !can_grow_into(&plain, &arch("(768 -> 128)x2 -> (16 -> 1)x8")),
@@ -206,6 +260,16 @@ fn candidates_grow_from_the_best_net_only_where_the_trainer_can() {
         "other buckets"
     );
     assert!(!can_grow_into(&four, &plain), "buckets are not merged");
+    assert!(
+        can_grow_into(&four, &arch("(768x4hm -> 128)x2 -> 1x8")),
+        "the same buckets, mirrored"
+    );
+    let layered = arch("(768 -> 128)x2 -> (16 -> 1)x8");
+    assert!(can_grow_into(&layered, &layered));
+    assert!(
+        !can_grow_into(&layered, &arch("(768 -> 256)x2 -> (16 -> 1)x8")),
+        "hidden layers grow into nothing else"
+    );
 
     let best = nnue::Network::random_with(nnue::FeatureSet::plain(), 128, 8, 1).unwrap();
     let mut t = crate::config::Train::default();
