@@ -98,17 +98,18 @@ pub struct Train {
     /// (for example `data/selfplay`, the corpus; relative ones from the settings file's
     /// directory). One that is not there is an error of the settings check.
     pub extra_data: Vec<PathBuf>,
-    /// Hidden width of the candidates (0: the best net's width). A width other than the best
-    /// net's trains from scratch; the same width fine-tunes the best net (`--init`).
+    /// Hidden width of the candidates (0: the best net's width). The best net's width or a
+    /// wider one fine-tunes the best net (`--init`; new units start small); a narrower one
+    /// trains from scratch.
     pub hidden: usize,
     /// Output buckets (0: the best net's).
     pub buckets: usize,
     /// The candidates' architecture in the one-line form (`nnue::Arch`, e.g.
     /// `(768x4 -> 128)x2 -> 1x8`; see docs/trainer.md), passed to `trainer train --arch`;
     /// empty: the best net's, with `hidden` and `buckets` applied. Conflicts with `hidden`
-    /// and `buckets`. A descriptor the best net can grow into (the same width, output
-    /// buckets, mirroring and layers: king buckets added) fine-tunes it, copying its rows
-    /// into every bucket; any other trains from scratch.
+    /// and `buckets`. A descriptor the best net can grow into (as wide or wider, king
+    /// buckets added, output buckets from one, either mirroring; hidden layers only into
+    /// their own shape: docs/learn.md) fine-tunes it; any other trains from scratch.
     pub arch: String,
     /// Passes over the data: the schedule grows with the data (superbatches = epochs x
     /// positions / superbatch size).
@@ -117,8 +118,12 @@ pub struct Train {
     pub epochs_scratch: u32,
     /// Learning rate at the start of the cosine schedule.
     pub lr: f64,
-    /// Weight of the game result in the target.
+    /// Weight of the game result in the target; with `wdl_end`, at the first step.
     pub wdl: f64,
+    /// The weight at the last step (`trainer train --wdl-end`: the target moves linearly
+    /// from `wdl` to it over the run); absent: `wdl` throughout.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wdl_end: Option<f64>,
     /// Batches of `batch_size` positions per superbatch.
     pub batches_per_superbatch: u32,
     /// Positions per batch.
@@ -149,6 +154,7 @@ impl Default for Train {
             epochs_scratch: 20,
             lr: 0.001,
             wdl: 0.3,
+            wdl_end: None,
             batches_per_superbatch: 64,
             batch_size: 16384,
             threads: 1,
@@ -488,6 +494,7 @@ mod tests {
                 name: "long".into(),
                 epochs: Some(32),
                 wdl: Some(0.2),
+                wdl_end: Some(0.4),
                 seed: Some(9),
                 ..Recipe::default()
             },
@@ -506,6 +513,7 @@ mod tests {
         assert_eq!(back, s);
         let long = s.train.with_recipe(&s.train.recipes[0]);
         assert_eq!((long.epochs, long.wdl, long.lr), (32, 0.2, s.train.lr));
+        assert_eq!((s.train.wdl_end, long.wdl_end), (None, Some(0.4)));
         assert!(long.recipes.is_empty());
         let mut t = s.train.clone();
         t.hidden = 256;

@@ -55,6 +55,7 @@ fn every_bad_setting_is_refused_at_start_naming_its_key_and_value() {
         ("train", "threads = 0", "[train] threads = 0"),
         ("train", "buckets = 1000", "[train] buckets = 1000"),
         ("train", "hidden = 8", "[train] hidden = 8"),
+        ("train", "wdl_end = 1.5", "[train] wdl_end = 1.5"),
         ("selfplay", "random_plies = 100", "[selfplay] random_plies = 100"),
         (
             "selfplay",
@@ -193,6 +194,10 @@ fn a_bad_recipe_is_refused_at_start_naming_the_recipe_and_its_key() {
         (
             "[[train.recipes]]\nname = \"scores\"\nwdl = -0.1\n",
             vec!["[train.recipes.scores] wdl = -0.1"],
+        ),
+        (
+            "[[train.recipes]]\nname = \"moving\"\nwdl_end = 2.0\n",
+            vec!["[train.recipes.moving] wdl_end = 2.0"],
         ),
         (
             "[[train.recipes]]\nname = \"base\"\nlr = 0.002\n",

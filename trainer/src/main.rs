@@ -227,6 +227,10 @@ enum Command {
         /// Weight of the game result in the target, 0 to 1 (1.0: results only).
         #[arg(long, default_value_t = 1.0, allow_negative_numbers = true, value_parser = parse_wdl)]
         wdl: f32,
+        /// Move the WDL weight during the run: linearly from --wdl at the first step to this
+        /// at the last (0 to 1; e.g. --wdl 0.2 --wdl-end 0.4). Without it, --wdl throughout.
+        #[arg(long, allow_negative_numbers = true, value_parser = parse_wdl)]
+        wdl_end: Option<f32>,
         /// Learning rate, above 0 and below 1.
         #[arg(long, default_value_t = 0.001, allow_negative_numbers = true, value_parser = parse_lr)]
         lr: f32,
@@ -234,7 +238,7 @@ enum Command {
         #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_threads)]
         threads: usize,
         /// Continue from a checkpoint: its settings and its length are the run's. A
-        /// --hidden, --buckets, --wdl, --lr, --seed, --batch-size or
+        /// --hidden, --buckets, --wdl, --wdl-end, --lr, --seed, --batch-size or
         /// --batches-per-superbatch other than the checkpoint's is refused; --superbatches
         /// and --epochs are not used.
         #[arg(long)]
@@ -307,10 +311,11 @@ enum Command {
 
 /// The flags of `train` that set the run's settings, which a checkpoint holds: with
 /// `--resume`, each one given must agree with the checkpoint (clap's argument id, the flag).
-const CHECKPOINT_FLAGS: [(&str, &str); 7] = [
+const CHECKPOINT_FLAGS: [(&str, &str); 8] = [
     ("hidden", "--hidden"),
     ("buckets", "--buckets"),
     ("wdl", "--wdl"),
+    ("wdl_end", "--wdl-end"),
     ("lr", "--lr"),
     ("seed", "--seed"),
     ("batch_size", "--batch-size"),
@@ -338,6 +343,7 @@ fn main() {
             batches_per_superbatch,
             batch_size,
             wdl,
+            wdl_end,
             lr,
             threads,
             resume,
@@ -368,6 +374,7 @@ fn main() {
                 batches_per_superbatch,
                 batch_size,
                 wdl,
+                wdl_end,
                 lr,
                 seed,
             };
@@ -444,6 +451,7 @@ fn flag_value(config: &TrainConfig, flag: &str) -> String {
         "--hidden" => config.hidden.to_string(),
         "--buckets" => config.buckets.to_string(),
         "--wdl" => config.wdl.to_string(),
+        "--wdl-end" => config.wdl_end.map_or_else(|| "none".into(), |w| w.to_string()),
         "--lr" => config.lr.to_string(),
         "--seed" => config.seed.to_string(),
         "--batch-size" => config.batch_size.to_string(),

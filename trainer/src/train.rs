@@ -47,8 +47,12 @@ pub struct TrainConfig {
     pub batches_per_superbatch: u32,
     /// Positions per batch.
     pub batch_size: usize,
-    /// Weight of the game result in the target (0: score only, 1: result only).
+    /// Weight of the game result in the target (0: score only, 1: result only); with
+    /// `wdl_end`, the weight at the first step.
     pub wdl: f32,
+    /// The weight at the last step, the target moving linearly from `wdl` to it over the
+    /// run ([`wdl_weight`]); `None`: `wdl` throughout.
+    pub wdl_end: Option<f32>,
     /// Peak learning rate (cosine schedule).
     pub lr: f32,
     /// Seed of the initial weights and the shuffles.
@@ -76,13 +80,13 @@ const CHECKPOINT_MAGIC: &[u8; 8] = b"LUFTCKPT";
 
 /// The version this trainer writes: the serde layout of `WireCheckpoint` with
 /// `WireConfig` in postcard.
-pub const CHECKPOINT_VERSION: u32 = 7;
+pub const CHECKPOINT_VERSION: u32 = 8;
 
 /// The envelope around every checkpoint version: magic (8 bytes), version (u32 LE), the
 /// body, FNV-1a 64 of everything before it (u64 LE).
 const ENVELOPE_LEN: usize = 8 + 4 + 8;
 
-/// A run's settings as version 7 stores them. The file layout is these fields in this
+/// A run's settings as version 8 stores them. The file layout is these fields in this
 /// order, in postcard's encoding (integers as varints, floats as little-endian bytes,
 /// booleans as one byte 0 or 1, sequences prefixed by their length); a change here is a
 /// new version number, and the old version keeps a reader.
@@ -106,6 +110,47 @@ struct WireConfig {
     layers: Vec<u32>,
     /// Whether the model has a factoriser (new in version 7).
     factoriser: bool,
+    /// The WDL weight at the last step (new in version 8; `None`: `wdl` throughout).
+    wdl_end: Option<f32>,
+}
+
+/// A run's settings as version 7 stored them: [`WireConfig`] without `wdl_end`.
+#[derive(Serialize, Deserialize)]
+struct WireConfigV7 {
+    hidden: u32,
+    buckets: u32,
+    superbatches: u32,
+    batches_per_superbatch: u32,
+    batch_size: u64,
+    wdl: f32,
+    lr: f32,
+    seed: u64,
+    mirrored: bool,
+    king_buckets: u32,
+    bucket_map: Vec<u8>,
+    layers: Vec<u32>,
+    factoriser: bool,
+}
+
+impl From<WireConfigV7> for WireConfig {
+    fn from(c: WireConfigV7) -> WireConfig {
+        WireConfig {
+            hidden: c.hidden,
+            buckets: c.buckets,
+            superbatches: c.superbatches,
+            batches_per_superbatch: c.batches_per_superbatch,
+            batch_size: c.batch_size,
+            wdl: c.wdl,
+            lr: c.lr,
+            seed: c.seed,
+            mirrored: c.mirrored,
+            king_buckets: c.king_buckets,
+            bucket_map: c.bucket_map,
+            layers: c.layers,
+            factoriser: c.factoriser,
+            wdl_end: None,
+        }
+    }
 }
 
 /// A run's settings as version 6 stored them: [`WireConfig`] without the factoriser.
@@ -141,6 +186,7 @@ impl From<WireConfigV6> for WireConfig {
             bucket_map: c.bucket_map,
             layers: c.layers,
             factoriser: false,
+            wdl_end: None,
         }
     }
 }
@@ -177,6 +223,7 @@ impl From<WireConfigV5> for WireConfig {
             bucket_map: c.bucket_map,
             layers: Vec::new(),
             factoriser: false,
+            wdl_end: None,
         }
     }
 }
@@ -225,6 +272,7 @@ impl From<WireConfigV4> for WireConfig {
             bucket_map: vec![0; 64],
             layers: Vec::new(),
             factoriser: false,
+            wdl_end: None,
         }
     }
 }
@@ -245,11 +293,12 @@ impl From<WireConfigV3> for WireConfig {
             bucket_map: vec![0; 64],
             layers: Vec::new(),
             factoriser: false,
+            wdl_end: None,
         }
     }
 }
 
-/// A checkpoint as versions 3 (`C` = [`WireConfigV3`]) to 7 ([`WireConfig`]) store it
+/// A checkpoint as versions 3 (`C` = [`WireConfigV3`]) to 8 ([`WireConfig`]) store it
 /// (borrowed when writing, owned when read).
 #[derive(Serialize, Deserialize)]
 struct WireCheckpoint<'a, C> {
@@ -308,6 +357,7 @@ impl Checkpoint {
                     .map(|&w| narrow("hidden layer width", w))
                     .collect::<Result<_>>()?,
                 factoriser: self.model.factoriser,
+                wdl_end: c.wdl_end,
             },
             superbatches_done: self.superbatches_done,
             history: Cow::Borrowed(&self.history),
@@ -322,8 +372,8 @@ impl Checkpoint {
         Ok(seal(out))
     }
 
-    /// Reads a checkpoint of any version this trainer knows: 7 to 3 (serde + postcard; 6
-    /// has no factoriser, 5 no hidden layers either, 4 no king buckets, 3 no mirroring), or
+    /// Reads a checkpoint of any version this trainer knows: 8 to 3 (serde + postcard; 7
+    /// has no WDL schedule, 6 no factoriser, 5 no hidden layers either, 4 no king buckets, 3 no mirroring), or
     /// the hand-written layouts 1 and 2 of earlier builds (read only).
     pub fn from_bytes(bytes: &[u8]) -> Result<Checkpoint> {
         if bytes.len() < ENVELOPE_LEN || &bytes[..8] != CHECKPOINT_MAGIC {
@@ -340,6 +390,7 @@ impl Checkpoint {
             4 => decode::<WireConfigV4>(&body[12..])?,
             5 => decode::<WireConfigV5>(&body[12..])?,
             6 => decode::<WireConfigV6>(&body[12..])?,
+            7 => decode::<WireConfigV7>(&body[12..])?,
             CHECKPOINT_VERSION => decode::<WireConfig>(&body[12..])?,
             _ => bail!(
                 "unsupported checkpoint version {version} (this trainer reads 1 to {CHECKPOINT_VERSION}; \
@@ -443,6 +494,7 @@ where
             batches_per_superbatch: c.batches_per_superbatch,
             batch_size: usize::try_from(c.batch_size).context("checkpoint batch size out of range")?,
             wdl: c.wdl,
+            wdl_end: c.wdl_end,
             lr: c.lr,
             seed: c.seed,
         },
@@ -529,6 +581,7 @@ mod legacy {
                 batches_per_superbatch,
                 batch_size,
                 wdl,
+                wdl_end: None,
                 lr,
                 seed,
             },
@@ -653,6 +706,18 @@ pub fn superbatches_for_epochs(
         u32::MAX
     } else {
         superbatches as u32
+    }
+}
+
+/// The WDL weight of the target at `step` of `total` (1-based, as the learning rate's): `wdl`
+/// throughout without `wdl_end`, else linear from `wdl` at step 1 to `wdl_end` at `total`.
+pub fn wdl_weight(wdl: f32, wdl_end: Option<f32>, step: u64, total: u64) -> f32 {
+    match wdl_end {
+        None => wdl,
+        Some(end) => {
+            let progress = (step.saturating_sub(1) as f64 / total.saturating_sub(1).max(1) as f64).min(1.0);
+            wdl + (end - wdl) * progress as f32
+        }
     }
 }
 
@@ -943,6 +1008,7 @@ pub fn train_saving<S: Sample>(
             }
             let step = u64::from(sb) * u64::from(c.batches_per_superbatch) + u64::from(b) + 1;
             let lr = learning_rate(c.lr, step, total_steps);
+            let wdl = wdl_weight(c.wdl, c.wdl_end, step, total_steps);
             draw_batch(
                 train,
                 &ckpt.model.features,
@@ -953,7 +1019,7 @@ pub fn train_saving<S: Sample>(
                 &mut ws.batch,
             );
             let batch = std::mem::take(&mut ws.batch);
-            let loss = pool.install(|| gradient(&ckpt.model, &batch, c.wdl, &mut ws));
+            let loss = pool.install(|| gradient(&ckpt.model, &batch, wdl, &mut ws));
             ws.batch = batch;
             let grad = std::mem::take(&mut ws.total);
             pool.install(|| adamw(&mut ckpt, &grad, lr, step));
@@ -975,7 +1041,13 @@ pub fn train_saving<S: Sample>(
         let val_loss = if validation.is_empty() {
             f64::NAN
         } else {
-            loss_only(&ckpt.model, validation, c.wdl)
+            // Against the target of the superbatch's last step.
+            let step = u64::from(sb + 1) * u64::from(c.batches_per_superbatch);
+            loss_only(
+                &ckpt.model,
+                validation,
+                wdl_weight(c.wdl, c.wdl_end, step, total_steps),
+            )
         };
         let pos_per_sec =
             f64::from(c.batches_per_superbatch) * c.batch_size as f64 / start.elapsed().as_secs_f64();

@@ -29,6 +29,7 @@ fn config(superbatches: u32) -> TrainConfig {
         batches_per_superbatch: 2,
         batch_size: 64,
         wdl: 0.5,
+        wdl_end: None,
         lr: 0.01,
         seed: 3,
     }
@@ -560,6 +561,7 @@ fn a_resume_refuses_settings_that_differ_from_its_checkpoint() {
         ("--hidden", "32", "16"),
         ("--buckets", "2", "1"),
         ("--wdl", "0.3", "1"),
+        ("--wdl-end", "0.4", "none"),
         ("--lr", "0.001", "0.002"),
         ("--seed", "7", "0"),
         ("--batch-size", "128", "64"),

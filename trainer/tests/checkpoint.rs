@@ -46,6 +46,7 @@ fn sample(hidden: usize, buckets: usize) -> Checkpoint {
         batches_per_superbatch: 3,
         batch_size: 1000,
         wdl: 0.25,
+        wdl_end: None,
         lr: 0.002,
         seed: 77,
     };
@@ -115,7 +116,7 @@ fn version_4_round_trips() {
         let bytes = c.to_bytes().unwrap();
         assert_eq!(&bytes[..8], b"LUFTCKPT");
         assert_eq!(version_of(&bytes), CHECKPOINT_VERSION);
-        assert_eq!(CHECKPOINT_VERSION, 7);
+        assert_eq!(CHECKPOINT_VERSION, 8);
         let back = Checkpoint::from_bytes(&bytes).unwrap();
         assert!(same(&back, &c));
         assert_eq!(back.model.mirrored(), mirrored);
@@ -125,23 +126,26 @@ fn version_4_round_trips() {
     }
 }
 
-/// The file of `c` (a plain model without a factoriser) in `version` 6 or 5: the current
-/// version without the factoriser byte (0) that follows the hidden layer widths, and for 5
-/// without the widths either, an empty list (one byte 0) right after the king bucket count
-/// (1) and the 64-byte map.
+/// The file of `c` (a plain model without a factoriser or a WDL schedule) in `version` 7,
+/// 6 or 5: the current version without the `wdl_end` byte (0: none) that follows the
+/// factoriser byte, for 6 without the factoriser byte (0) either, which follows the hidden
+/// layer widths, and for 5 without the widths, an empty list (one byte 0) right after the
+/// king bucket count (1) and the 64-byte map.
 fn old_bytes(c: &Checkpoint, version: u32) -> Vec<u8> {
     assert!(c.model.layers.is_empty() && c.model.features.king_buckets_count() == 1);
-    assert!(!c.model.factoriser);
+    assert!(!c.model.factoriser && c.config.wdl_end.is_none());
     let mut bytes = c.to_bytes().unwrap();
     let mut pattern = vec![1u8, 64];
-    pattern.extend([0u8; 66]);
+    pattern.extend([0u8; 67]);
     let at = bytes
         .windows(pattern.len())
         .position(|w| w == pattern.as_slice())
-        .expect("the king buckets, the map, the empty layer list and no factoriser");
-    bytes.remove(at + pattern.len() - 1);
-    if version == 5 {
-        bytes.remove(at + pattern.len() - 2);
+        .expect("the king buckets, the map, the empty layer list, no factoriser, no WDL schedule");
+    // From the last field back: wdl_end, factoriser, layers.
+    for (field, since) in [(68, 8), (67, 7), (66, 6)] {
+        if version < since {
+            bytes.remove(at + field);
+        }
     }
     bytes[8..12].copy_from_slice(&version.to_le_bytes());
     reseal(bytes)
@@ -149,6 +153,26 @@ fn old_bytes(c: &Checkpoint, version: u32) -> Vec<u8> {
 
 fn v5_bytes(c: &Checkpoint) -> Vec<u8> {
     old_bytes(c, 5)
+}
+
+#[test]
+fn version_7_loads_without_a_wdl_schedule_and_version_8_keeps_it() {
+    let c = sample(32, 8);
+    let v7 = old_bytes(&c, 7);
+    assert_eq!(version_of(&v7), 7);
+    let back = Checkpoint::from_bytes(&v7).unwrap();
+    assert!(same(&back, &c));
+    assert_eq!(back.config.wdl_end, None);
+    let mut scheduled = c.clone();
+    scheduled.config.wdl_end = Some(0.4);
+    let bytes = scheduled.to_bytes().unwrap();
+    let back = Checkpoint::from_bytes(&bytes).unwrap();
+    assert!(same(&back, &scheduled));
+    assert_eq!(back.config.wdl_end, Some(0.4));
+    // Its version 8 body read as version 7 does not decode.
+    let mut as_v7 = bytes.clone();
+    as_v7[8..12].copy_from_slice(&7u32.to_le_bytes());
+    assert!(Checkpoint::from_bytes(&reseal(as_v7)).is_err());
 }
 
 #[test]
@@ -170,7 +194,7 @@ fn version_6_loads_without_a_factoriser_and_version_7_keeps_it() {
     assert!(same(&back, &factorised));
     assert!(back.model.factoriser);
     assert_eq!(back.model.params.len(), (4 * 768 + 768) * 32 + 32 + 8 * 64 + 8);
-    // Its version 7 body read as version 6 does not decode.
+    // Its current body read as version 6 does not decode.
     let mut as_v6 = bytes.clone();
     as_v6[8..12].copy_from_slice(&6u32.to_le_bytes());
     assert!(Checkpoint::from_bytes(&reseal(as_v6)).is_err());
@@ -236,6 +260,7 @@ fn a_version_3_file_of_an_earlier_build_loads_and_exports_the_same_net() {
             batches_per_superbatch: 2,
             batch_size: 64,
             wdl: 0.5,
+            wdl_end: None,
             lr: 0.001,
             seed: 3,
         }
@@ -267,6 +292,7 @@ fn a_version_2_file_of_an_earlier_build_loads_and_exports_the_same_net() {
             batches_per_superbatch: 2,
             batch_size: 64,
             wdl: 0.5,
+            wdl_end: None,
             lr: 0.001,
             seed: 3,
         }
@@ -321,9 +347,15 @@ fn damage_is_an_error_never_a_panic() {
 
     // A future version.
     let mut future = good.clone();
-    future[8..12].copy_from_slice(&8u32.to_le_bytes());
+    future[8..12].copy_from_slice(&(CHECKPOINT_VERSION + 1).to_le_bytes());
     let e = error(&reseal(future)).unwrap();
-    assert!(e.starts_with("unsupported checkpoint version 8"), "{e}");
+    assert!(
+        e.starts_with(&format!(
+            "unsupported checkpoint version {}",
+            CHECKPOINT_VERSION + 1
+        )),
+        "{e}"
+    );
     // Version 3's body read as version 4 (or the reverse) does not decode: no mirroring
     // byte where version 4 has one.
     let mut v3_as_v4 = V3.to_vec();

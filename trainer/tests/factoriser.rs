@@ -270,6 +270,7 @@ fn config(superbatches: u32) -> TrainConfig {
         batches_per_superbatch: 6,
         batch_size: 512,
         wdl: 0.5,
+        wdl_end: None,
         lr: 0.01,
         seed: 3,
     }

@@ -90,6 +90,7 @@ fn a_king_bucketed_net_trains_on_selfplay_data_and_the_engine_runs_it_exactly() 
         batches_per_superbatch: 8,
         batch_size: 1024,
         wdl: 0.5,
+        wdl_end: None,
         lr: 0.01,
         seed: 3,
     };

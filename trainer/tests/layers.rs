@@ -31,6 +31,7 @@ fn a_net_with_hidden_layers_trains_exports_and_the_engine_runs_it_exactly() {
             batches_per_superbatch: 8,
             batch_size: 1024,
             wdl: 0.5,
+            wdl_end: None,
             lr: 0.01,
             seed,
         };

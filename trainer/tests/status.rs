@@ -24,6 +24,7 @@ fn config() -> TrainConfig {
         batches_per_superbatch: 2,
         batch_size: 32,
         wdl: 1.0,
+        wdl_end: None,
         lr: 0.001,
         seed: 4,
     }

@@ -2,7 +2,8 @@
 //! kernel against the plain implementation built for the same CPU features, a smoke training whose loss falls, an exported
 //! net that the engine evaluates exactly like the reference forward pass (and like the float
 //! model within quantisation error), mirrored or not, a resumed run that continues the
-//! same loss curve, and training from text and bulletformat positions.
+//! same loss curve, a WDL schedule (and its resume), and training from text and
+//! bulletformat positions.
 
 #![allow(clippy::unwrap_used)]
 
@@ -138,6 +139,7 @@ fn config(superbatches: u32) -> TrainConfig {
         batches_per_superbatch: 8,
         batch_size: 512,
         wdl: 0.5,
+        wdl_end: None,
         lr: 0.01,
         seed: 5,
     }
@@ -218,6 +220,75 @@ fn smoke_training_lowers_the_loss_and_resume_continues_the_curve() {
 }
 
 #[test]
+fn a_wdl_schedule_moves_the_target_from_start_to_end_and_resumes_on_it() {
+    use trainer::train::wdl_weight;
+    assert_eq!(wdl_weight(0.3, None, 1, 100), 0.3);
+    assert_eq!(wdl_weight(0.3, None, 100, 100), 0.3);
+    assert_eq!(wdl_weight(0.2, Some(0.4), 1, 101), 0.2);
+    assert!((wdl_weight(0.2, Some(0.4), 51, 101) - 0.3).abs() < 1e-6);
+    assert!((wdl_weight(0.2, Some(0.4), 101, 101) - 0.4).abs() < 1e-6);
+    assert!((wdl_weight(0.4, Some(0.1), 101, 101) - 0.1).abs() < 1e-6);
+    assert_eq!(wdl_weight(0.2, Some(0.4), 1, 1), 0.2, "a one-step run");
+
+    let data = positions(3000, 23, false);
+    let (train_set, validation) = trainer::train::split(data, 5);
+    let dir = temp_dir("wdl-schedule");
+    let stop = AtomicBool::new(false);
+    let run = |wdl_end: Option<f32>, out: &str| {
+        let mut c = config(4);
+        c.wdl_end = wdl_end;
+        train(
+            Checkpoint::new(c, Model::random(32, 5)),
+            &train_set,
+            &validation,
+            1,
+            &dir.join(out),
+            &stop,
+            |_| {},
+        )
+        .unwrap()
+    };
+    // A schedule from 0.5 to 0.5 is the constant weight, bit for bit; one to 1.0 is not.
+    let constant = run(None, "a");
+    assert_eq!(run(Some(0.5), "b").model, constant.model);
+    let scheduled = run(Some(1.0), "c");
+    assert_ne!(scheduled.model, constant.model);
+    // Killed after two superbatches and resumed from the checkpoint: the same run.
+    let interrupt = AtomicBool::new(false);
+    let mut c = config(4);
+    c.wdl_end = Some(1.0);
+    let killed = train(
+        Checkpoint::new(c, Model::random(32, 5)),
+        &train_set,
+        &validation,
+        1,
+        &dir.join("d"),
+        &interrupt,
+        |line| {
+            if line.starts_with("superbatch 2/4 done") {
+                interrupt.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        },
+    );
+    assert!(killed.is_err());
+    let reloaded = Checkpoint::from_bytes(&std::fs::read(dir.join("d/checkpoint.bin")).unwrap()).unwrap();
+    assert_eq!(reloaded.config.wdl_end, Some(1.0));
+    let resumed = train(
+        reloaded,
+        &train_set,
+        &validation,
+        1,
+        &dir.join("d"),
+        &stop,
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(resumed.model, scheduled.model);
+    assert_eq!(resumed.history, scheduled.history);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn exported_net_runs_in_the_engine_exactly() {
     // A trained-looking model: random, then a few AdamW steps on real positions.
     let data = positions(3000, 77, false);
@@ -230,6 +301,7 @@ fn exported_net_runs_in_the_engine_exactly() {
         batches_per_superbatch: 4,
         batch_size: 512,
         wdl: 0.5,
+        wdl_end: None,
         lr: 0.01,
         seed: 1,
     };
@@ -270,6 +342,7 @@ fn a_mirrored_run_exports_a_mirrored_net_the_engine_runs_exactly() {
         batches_per_superbatch: 4,
         batch_size: 512,
         wdl: 0.5,
+        wdl_end: None,
         lr: 0.01,
         seed: 2,
     };
@@ -396,6 +469,7 @@ fn decoded_positions_of_the_other_mirroring_are_refused() {
         batches_per_superbatch: 1,
         batch_size: 64,
         wdl: 0.5,
+        wdl_end: None,
         lr: 0.01,
         seed: 3,
     };

@@ -61,6 +61,9 @@ fn check_train(section: &str, t: &Train) -> Result<()> {
     if !(0.0..=1.0).contains(&t.wdl) {
         return Err(refuse(section, "wdl", &t.wdl, "must be from 0 to 1"));
     }
+    if let Some(end) = t.wdl_end.filter(|e| !(0.0..=1.0).contains(e)) {
+        return Err(refuse(section, "wdl_end", &end, "must be from 0 to 1"));
+    }
     if t.hidden != 0 && (!t.hidden.is_multiple_of(16) || t.hidden > nnue::MAX_HIDDEN) {
         return Err(refuse(
             section,

@@ -29,6 +29,9 @@ pub struct Recipe {
     /// `[train] wdl`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wdl: Option<f64>,
+    /// `[train] wdl_end`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wdl_end: Option<f64>,
     /// The trainer's `--seed` itself (absent: `[train] seed` + the candidate's number).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
@@ -68,6 +71,7 @@ impl Recipe {
         add("epochs_scratch", self.epochs_scratch.map(|v| v.to_string()));
         add("lr", self.lr.map(|v| v.to_string()));
         add("wdl", self.wdl.map(|v| v.to_string()));
+        add("wdl_end", self.wdl_end.map(|v| v.to_string()));
         add("seed", self.seed.map(|v| v.to_string()));
         add("hidden", self.hidden.map(|v| v.to_string()));
         add("buckets", self.buckets.map(|v| v.to_string()));
@@ -115,6 +119,9 @@ impl Train {
         }
         if let Some(v) = recipe.wdl {
             t.wdl = v;
+        }
+        if let Some(v) = recipe.wdl_end {
+            t.wdl_end = Some(v);
         }
         t.recipes.clear();
         t

@@ -339,6 +339,10 @@ fn trainer_args(
         args.push(k.into());
         args.push(v);
     }
+    if let Some(end) = t.wdl_end {
+        args.push("--wdl-end".into());
+        args.push(end.to_string());
+    }
     if fine_tune {
         args.push("--init".into());
         args.push(best_net.display().to_string());

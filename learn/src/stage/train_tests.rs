@@ -200,7 +200,9 @@ fn a_wider_or_remirrored_shape_is_fine_tuned_from_the_best_net() {
     .enumerate()
     {
         let case = dir.join(i.to_string());
-        let run = run_with(&case, &format!("{SETTINGS}arch = \"{arch}\"\n"));
+        // The first case also moves the WDL weight during the run.
+        let schedule = if i == 0 { "wdl_end = 0.5\n" } else { "" };
+        let run = run_with(&case, &format!("{SETTINGS}arch = \"{arch}\"\n{schedule}"));
         let mut cx = open(&run);
         finish(&mut cx, &mut Training::default(), exported);
         let started = calls(&case, "trainer");
@@ -217,6 +219,7 @@ fn a_wider_or_remirrored_shape_is_fine_tuned_from_the_best_net() {
             "{arch}: {first}"
         );
         assert!(first.contains(&format!("--epochs {epochs} ")), "{arch}: {first}");
+        assert_eq!(first.contains("--wdl-end 0.5"), i == 0, "{arch}: {first}");
     }
     std::fs::remove_dir_all(&dir).ok();
 }
