@@ -114,136 +114,7 @@ struct WireConfig {
     wdl_end: Option<f32>,
 }
 
-/// A run's settings as version 7 stored them: [`WireConfig`] without `wdl_end`.
-#[derive(Serialize, Deserialize)]
-struct WireConfigV7 {
-    hidden: u32,
-    buckets: u32,
-    superbatches: u32,
-    batches_per_superbatch: u32,
-    batch_size: u64,
-    wdl: f32,
-    lr: f32,
-    seed: u64,
-    mirrored: bool,
-    king_buckets: u32,
-    bucket_map: Vec<u8>,
-    layers: Vec<u32>,
-    factoriser: bool,
-}
-
-impl From<WireConfigV7> for WireConfig {
-    fn from(c: WireConfigV7) -> WireConfig {
-        WireConfig {
-            hidden: c.hidden,
-            buckets: c.buckets,
-            superbatches: c.superbatches,
-            batches_per_superbatch: c.batches_per_superbatch,
-            batch_size: c.batch_size,
-            wdl: c.wdl,
-            lr: c.lr,
-            seed: c.seed,
-            mirrored: c.mirrored,
-            king_buckets: c.king_buckets,
-            bucket_map: c.bucket_map,
-            layers: c.layers,
-            factoriser: c.factoriser,
-            wdl_end: None,
-        }
-    }
-}
-
-/// A run's settings as version 6 stored them: [`WireConfig`] without the factoriser.
-#[derive(Serialize, Deserialize)]
-struct WireConfigV6 {
-    hidden: u32,
-    buckets: u32,
-    superbatches: u32,
-    batches_per_superbatch: u32,
-    batch_size: u64,
-    wdl: f32,
-    lr: f32,
-    seed: u64,
-    mirrored: bool,
-    king_buckets: u32,
-    bucket_map: Vec<u8>,
-    layers: Vec<u32>,
-}
-
-impl From<WireConfigV6> for WireConfig {
-    fn from(c: WireConfigV6) -> WireConfig {
-        WireConfig {
-            hidden: c.hidden,
-            buckets: c.buckets,
-            superbatches: c.superbatches,
-            batches_per_superbatch: c.batches_per_superbatch,
-            batch_size: c.batch_size,
-            wdl: c.wdl,
-            lr: c.lr,
-            seed: c.seed,
-            mirrored: c.mirrored,
-            king_buckets: c.king_buckets,
-            bucket_map: c.bucket_map,
-            layers: c.layers,
-            factoriser: false,
-            wdl_end: None,
-        }
-    }
-}
-
-/// A run's settings as version 5 stored them: [`WireConfig`] without hidden layers.
-#[derive(Serialize, Deserialize)]
-struct WireConfigV5 {
-    hidden: u32,
-    buckets: u32,
-    superbatches: u32,
-    batches_per_superbatch: u32,
-    batch_size: u64,
-    wdl: f32,
-    lr: f32,
-    seed: u64,
-    mirrored: bool,
-    king_buckets: u32,
-    bucket_map: Vec<u8>,
-}
-
-impl From<WireConfigV5> for WireConfig {
-    fn from(c: WireConfigV5) -> WireConfig {
-        WireConfig {
-            hidden: c.hidden,
-            buckets: c.buckets,
-            superbatches: c.superbatches,
-            batches_per_superbatch: c.batches_per_superbatch,
-            batch_size: c.batch_size,
-            wdl: c.wdl,
-            lr: c.lr,
-            seed: c.seed,
-            mirrored: c.mirrored,
-            king_buckets: c.king_buckets,
-            bucket_map: c.bucket_map,
-            layers: Vec::new(),
-            factoriser: false,
-            wdl_end: None,
-        }
-    }
-}
-
-/// A run's settings as version 4 stored them: [`WireConfig`] without king buckets.
-#[derive(Serialize, Deserialize)]
-struct WireConfigV4 {
-    hidden: u32,
-    buckets: u32,
-    superbatches: u32,
-    batches_per_superbatch: u32,
-    batch_size: u64,
-    wdl: f32,
-    lr: f32,
-    seed: u64,
-    /// The model's horizontal mirroring (new in version 4).
-    mirrored: bool,
-}
-
-/// A run's settings as version 3 stored them: [`WireConfig`] without `mirrored`.
+/// A run's settings as version 3 stored them, the first eight fields of every later version.
 #[derive(Serialize, Deserialize)]
 struct WireConfigV3 {
     hidden: u32,
@@ -256,45 +127,139 @@ struct WireConfigV3 {
     seed: u64,
 }
 
-impl From<WireConfigV4> for WireConfig {
-    fn from(c: WireConfigV4) -> WireConfig {
-        WireConfig {
-            hidden: c.hidden,
-            buckets: c.buckets,
-            superbatches: c.superbatches,
-            batches_per_superbatch: c.batches_per_superbatch,
-            batch_size: c.batch_size,
-            wdl: c.wdl,
-            lr: c.lr,
-            seed: c.seed,
-            mirrored: c.mirrored,
+// Each older version is the one before it plus the fields it added at the end: postcard
+// writes a nested struct's fields in place, with nothing around them, so these read the
+// old files' bytes exactly, and each upgrades to the next with the new fields at the values
+// that mean "without it".
+
+/// Version 4: version 3 and the mirroring.
+#[derive(Serialize, Deserialize)]
+struct WireConfigV4 {
+    v3: WireConfigV3,
+    mirrored: bool,
+}
+
+/// Version 5: version 4 and the king buckets with their map.
+#[derive(Serialize, Deserialize)]
+struct WireConfigV5 {
+    v4: WireConfigV4,
+    king_buckets: u32,
+    bucket_map: Vec<u8>,
+}
+
+/// Version 6: version 5 and the hidden layers' widths.
+#[derive(Serialize, Deserialize)]
+struct WireConfigV6 {
+    v5: WireConfigV5,
+    layers: Vec<u32>,
+}
+
+/// Version 7: version 6 and the factoriser; [`WireConfig`] without `wdl_end`.
+#[derive(Serialize, Deserialize)]
+struct WireConfigV7 {
+    v6: WireConfigV6,
+    factoriser: bool,
+}
+
+impl From<WireConfigV3> for WireConfigV4 {
+    fn from(v3: WireConfigV3) -> Self {
+        WireConfigV4 { v3, mirrored: false }
+    }
+}
+
+impl From<WireConfigV4> for WireConfigV5 {
+    fn from(v4: WireConfigV4) -> Self {
+        WireConfigV5 {
+            v4,
             king_buckets: 1,
             bucket_map: vec![0; 64],
+        }
+    }
+}
+
+impl From<WireConfigV5> for WireConfigV6 {
+    fn from(v5: WireConfigV5) -> Self {
+        WireConfigV6 {
+            v5,
             layers: Vec::new(),
+        }
+    }
+}
+
+impl From<WireConfigV6> for WireConfigV7 {
+    fn from(v6: WireConfigV6) -> Self {
+        WireConfigV7 {
+            v6,
             factoriser: false,
+        }
+    }
+}
+
+impl From<WireConfigV7> for WireConfig {
+    fn from(v7: WireConfigV7) -> Self {
+        let WireConfigV7 {
+            v6:
+                WireConfigV6 {
+                    v5:
+                        WireConfigV5 {
+                            v4: WireConfigV4 { v3, mirrored },
+                            king_buckets,
+                            bucket_map,
+                        },
+                    layers,
+                },
+            factoriser,
+        } = v7;
+        let WireConfigV3 {
+            hidden,
+            buckets,
+            superbatches,
+            batches_per_superbatch,
+            batch_size,
+            wdl,
+            lr,
+            seed,
+        } = v3;
+        WireConfig {
+            hidden,
+            buckets,
+            superbatches,
+            batches_per_superbatch,
+            batch_size,
+            wdl,
+            lr,
+            seed,
+            mirrored,
+            king_buckets,
+            bucket_map,
+            layers,
+            factoriser,
             wdl_end: None,
         }
     }
 }
 
+impl From<WireConfigV6> for WireConfig {
+    fn from(c: WireConfigV6) -> Self {
+        WireConfigV7::from(c).into()
+    }
+}
+
+impl From<WireConfigV5> for WireConfig {
+    fn from(c: WireConfigV5) -> Self {
+        WireConfigV6::from(c).into()
+    }
+}
+
+impl From<WireConfigV4> for WireConfig {
+    fn from(c: WireConfigV4) -> Self {
+        WireConfigV5::from(c).into()
+    }
+}
+
 impl From<WireConfigV3> for WireConfig {
-    fn from(c: WireConfigV3) -> WireConfig {
-        WireConfig {
-            hidden: c.hidden,
-            buckets: c.buckets,
-            superbatches: c.superbatches,
-            batches_per_superbatch: c.batches_per_superbatch,
-            batch_size: c.batch_size,
-            wdl: c.wdl,
-            lr: c.lr,
-            seed: c.seed,
-            mirrored: false,
-            king_buckets: 1,
-            bucket_map: vec![0; 64],
-            layers: Vec::new(),
-            factoriser: false,
-            wdl_end: None,
-        }
+    fn from(c: WireConfigV3) -> Self {
+        WireConfigV4::from(c).into()
     }
 }
 
