@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! trainer train --data FILES... --hidden N --out DIR [--superbatches S | --epochs E] [--wdl W]
-//!               [--lr L] [--threads T] [--resume CHECKPOINT] [--init NET [--allow-mirror-change]]
+//!               [--wdl-end W] [--lr L] [--threads T] [--resume CHECKPOINT] [--init NET [--allow-mirror-change]]
 //!               [--mirror] [--king-buckets K | --arch ARCH] [--factorise] [--seed S]
 //! trainer export CHECKPOINT --out FILE.nnue
 //! trainer eval --net CHECKPOINT|FILE.nnue --fen FEN
@@ -26,7 +26,7 @@
 //! checkpoint's mirroring, and `--mirror` on a checkpoint without it is refused.
 //!
 //! A resumed run keeps every setting its checkpoint holds: `--hidden`, `--buckets`,
-//! `--wdl`, `--lr`, `--seed`, `--batch-size`, `--batches-per-superbatch` or `--arch` given
+//! `--wdl`, `--wdl-end`, `--lr`, `--seed`, `--batch-size`, `--batches-per-superbatch` or `--arch` given
 //! with `--resume` must be the checkpoint's value (for `--arch` the whole shape: features,
 //! mirroring, king buckets, width, output buckets, layers; for `--king-buckets` the bucket
 //! layout, `--king-buckets 1` included), and a conflict is refused naming both values (the
@@ -60,7 +60,7 @@
 //!
 //! `--factorise` (only with king buckets, K > 1; refused otherwise before any work) trains
 //! a factoriser beside the buckets: 768 feature rows shared by all of them, added to each
-//! bucket's rows (`trainer::model`). The checkpoint (version 7) keeps it and a resumed run
+//! bucket's rows (`trainer::model`). The checkpoint (version 7 and later) keeps it and a resumed run
 //! keeps it (`--factorise` on a checkpoint without one is refused); `export` and the run's
 //! `final.nnue` merge it into every bucket, so the net and the engine are unchanged.
 //! `--init` from a net without king buckets puts its rows into the factoriser and starts

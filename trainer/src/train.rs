@@ -6,8 +6,8 @@
 //! 1% after every superbatch, then a CSV line, the loss plot (`loss.png` and `loss.svg`)
 //! and an atomic checkpoint (after which the trainer writes its `status.json`,
 //! `crate::status`). A checkpoint is a versioned, checksummed envelope around a serde
-//! structure in postcard (version 7, which added the factoriser); version 6 (the same
-//! without a factoriser), version 5 (without hidden layers either), version 4 (without king
+//! structure in postcard (version 8, which added the WDL schedule); version 7 (the same
+//! without a schedule), version 6 (without a factoriser either), version 5 (without hidden layers either), version 4 (without king
 //! buckets either), version 3 (without mirroring either) and versions 1 and 2, hand-written
 //! layouts of earlier builds, are still read. A model with hidden layers trains on the
 //! general path (`crate::general`)
@@ -675,7 +675,8 @@ pub fn superbatches_for_epochs(
 }
 
 /// The WDL weight of the target at `step` of `total` (1-based, as the learning rate's): `wdl`
-/// throughout without `wdl_end`, else linear from `wdl` at step 1 to `wdl_end` at `total`.
+/// throughout without `wdl_end`, else linear from `wdl` at step 1 to `wdl_end` at `total`
+/// (a one-step run trains at `wdl`).
 pub fn wdl_weight(wdl: f32, wdl_end: Option<f32>, step: u64, total: u64) -> f32 {
     match wdl_end {
         None => wdl,
