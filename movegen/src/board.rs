@@ -331,22 +331,15 @@ impl Board {
         })
     }
 
-    /// Pieces of `by` that attack `sq` with the given occupancy.
+    /// Pieces of `by` that attack `sq` with the given occupancy: those of
+    /// [`Board::all_attackers_to`] of that colour.
     #[inline]
     pub fn attackers_to(&self, sq: Square, by: Color, occupied: Bitboard) -> Bitboard {
-        let theirs = self.colors[by.index()];
-        let diagonal = self.pieces[PieceType::Bishop.index()] | self.pieces[PieceType::Queen.index()];
-        let orthogonal = self.pieces[PieceType::Rook.index()] | self.pieces[PieceType::Queen.index()];
-        theirs
-            & ((knight_attacks(sq) & self.pieces[PieceType::Knight.index()])
-                | (king_attacks(sq) & self.pieces[PieceType::King.index()])
-                | (pawn_attacks(!by, sq) & self.pieces[PieceType::Pawn.index()])
-                | (bishop_attacks(sq, occupied) & diagonal)
-                | (rook_attacks(sq, occupied) & orthogonal))
+        self.all_attackers_to(sq, occupied) & self.colors[by.index()]
     }
 
-    /// Pieces of either colour that attack `sq` with the given occupancy: the union of
-    /// [`Board::attackers_to`] for both colours, each slider lookup made once.
+    /// Pieces of either colour that attack `sq` with the given occupancy (a pawn by its own
+    /// colour's capture direction), each slider lookup made once: what SEE reads.
     #[inline]
     pub fn all_attackers_to(&self, sq: Square, occupied: Bitboard) -> Bitboard {
         let diagonal = self.pieces[PieceType::Bishop.index()] | self.pieces[PieceType::Queen.index()];

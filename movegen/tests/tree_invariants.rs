@@ -7,8 +7,9 @@
 //! - UCI text in both castling forms reads back to the same move;
 //! - the FEN written for the position reads back to the same board;
 //! - at inner nodes, each side's attack map (`attacks_by`) holds exactly the squares
-//!   `is_attacked` says it attacks and `attackers_to` finds attackers of, and
-//!   `all_attackers_to` is both sides' `attackers_to`.
+//!   `is_attacked` says it attacks and `attackers_to` finds attackers of; and at every node
+//!   `all_attackers_to` and `attackers_to` hold exactly the pieces whose own attack set
+//!   (by `movegen::attacks`) holds the square.
 //!
 //! All of `standard.epd` and `tricky.perft`, every 4th `chess960.epd` position and every
 //! 20th `random.perft` position, to keep `cargo test` quick; set `LUFT_FULL_INVARIANTS=1`
@@ -17,7 +18,7 @@
 #![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a failure
 
 use movegen::suite::parse_suite;
-use movegen::{Board, Color, Move, Square};
+use movegen::{attacks, Bitboard, Board, Color, Move, PieceType, Square};
 use std::collections::HashSet;
 
 fn check_node(board: &Board, notation: bool) {
@@ -66,13 +67,36 @@ fn check_node(board: &Board, notation: bool) {
             );
         }
     }
+    // Attackers by the reference definition: every piece whose own attack set holds the square.
+    let occupied = board.occupied();
+    let reach = |from: Square| -> Bitboard {
+        let piece = board.piece_on(from).unwrap();
+        match piece.kind {
+            PieceType::Pawn => attacks::pawn_attacks(piece.color, from),
+            PieceType::Knight => attacks::knight_attacks(from),
+            PieceType::Bishop => attacks::bishop_attacks(from, occupied),
+            PieceType::Rook => attacks::rook_attacks(from, occupied),
+            PieceType::Queen => attacks::queen_attacks(from, occupied),
+            PieceType::King => attacks::king_attacks(from),
+        }
+    };
     for sq in (0..64).map(Square::new) {
-        let occupied = board.occupied();
+        let expected = occupied
+            .into_iter()
+            .filter(|&from| reach(from).has(sq))
+            .fold(Bitboard::EMPTY, |set, from| set | Bitboard::from_square(from));
         assert_eq!(
             board.all_attackers_to(sq, occupied),
-            board.attackers_to(sq, Color::White, occupied) | board.attackers_to(sq, Color::Black, occupied),
+            expected,
             "{fen}: attackers of {sq}"
         );
+        for by in [Color::White, Color::Black] {
+            assert_eq!(
+                board.attackers_to(sq, by, occupied),
+                expected & board.colored(by),
+                "{fen}: {by:?}'s attackers of {sq}"
+            );
+        }
     }
     let mut sans = HashSet::new();
     for &mv in all.iter() {
