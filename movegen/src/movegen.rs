@@ -16,11 +16,12 @@
 //!   attacked with both castling pieces lifted off the board.
 
 use crate::attacks::{
-    between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks, rook_attacks,
+    between, bishop_attacks, bishop_rays, king_attacks, knight_attacks, line, pawn_attacks, rook_attacks,
+    rook_rays,
 };
 use crate::bitboard::Bitboard;
 use crate::board::{Board, CastleSide};
-use crate::types::{Move, PieceType, Rank, Square};
+use crate::types::{Color, Move, PieceType, Rank, Square};
 
 /// The legal moves of one piece: its origin and every destination.
 ///
@@ -250,18 +251,17 @@ impl Board {
         let king = self.king(us);
 
         // King steps and castling.
-        let occupied_without_king = occupied ^ king;
-        let mut count = 0;
-        for to in king_attacks(king) & !ours {
-            count += usize::from(!self.is_attacked(to, them, occupied_without_king));
-        }
+        let danger = self.leaper_attacks(them);
+        let mut count = self
+            .safe_king_steps(king, king_attacks(king) & !ours, occupied, danger)
+            .len() as usize;
         if self.checkers.has_many() {
             return count;
         }
         let check_mask = match self.checkers.first() {
             Some(checker) => between(king, checker) | checker,
             None => {
-                count += self.castling_destinations(king, occupied).len() as usize;
+                count += self.castling_destinations(king, occupied, danger).len() as usize;
                 Bitboard::FULL
             }
         };
@@ -367,15 +367,10 @@ impl Board {
         };
 
         // King moves: each destination must be safe with the king lifted off the board.
-        let mut king_to = Bitboard::EMPTY;
-        let occupied_without_king = occupied ^ king;
-        for to in king_attacks(king) & kind_mask {
-            if !self.is_attacked(to, them, occupied_without_king) {
-                king_to |= to;
-            }
-        }
+        let danger = self.leaper_attacks(them);
+        let mut king_to = self.safe_king_steps(king, king_attacks(king) & kind_mask, occupied, danger);
         if KIND != NOISY && self.checkers.is_empty() {
-            king_to |= self.castling_destinations(king, occupied);
+            king_to |= self.castling_destinations(king, occupied, danger);
         }
         if king_to.is_nonempty()
             && listener(PieceMoves {
@@ -491,31 +486,138 @@ impl Board {
         false
     }
 
+    /// Every square `by`'s pawns, knights and king attack (pawns set-wise by shifts, each
+    /// knight and the king by table): the part of the enemy's attacks that no occupancy
+    /// changes, shared by the king's steps and castling.
+    #[inline(always)]
+    fn leaper_attacks(&self, by: Color) -> Bitboard {
+        let theirs = self.colors[by.index()];
+        let mut attacks =
+            (self.pieces[PieceType::Pawn.index()] & theirs).pawn_attacks(by) | king_attacks(self.king(by));
+        for knight in self.pieces[PieceType::Knight.index()] & theirs {
+            attacks |= knight_attacks(knight);
+        }
+        attacks
+    }
+
+    /// Whether an enemy slider (`by`'s) attacks `sq` with `occupied` as the occupancy; the
+    /// table lookup only when one stands on an empty-board ray of `sq`.
+    #[inline(always)]
+    fn slider_attacks_square(&self, sq: Square, by: Color, occupied: Bitboard) -> bool {
+        let theirs = self.colors[by.index()];
+        let queens = self.pieces[PieceType::Queen.index()];
+        let diagonal = (self.pieces[PieceType::Bishop.index()] | queens) & theirs;
+        let orthogonal = (self.pieces[PieceType::Rook.index()] | queens) & theirs;
+        ((bishop_rays(sq) & diagonal).is_nonempty()
+            && (bishop_attacks(sq, occupied) & diagonal).is_nonempty())
+            || ((rook_rays(sq) & orthogonal).is_nonempty()
+                && (rook_attacks(sq, occupied) & orthogonal).is_nonempty())
+    }
+
+    /// The squares of `steps` (next to the side to move's king on `king`) that no enemy
+    /// piece attacks once the king has left `king`; `danger` is the enemy's
+    /// [`Board::leaper_attacks`].
+    #[inline(always)]
+    fn safe_king_steps(
+        &self,
+        king: Square,
+        steps: Bitboard,
+        occupied: Bitboard,
+        danger: Bitboard,
+    ) -> Bitboard {
+        let them = !self.side_to_move;
+        let mut safe = steps & !danger;
+        let occupied = occupied ^ king;
+        for to in safe {
+            if self.slider_attacks_square(to, them, occupied) {
+                safe ^= to;
+            }
+        }
+        safe
+    }
+
     /// Castling destinations (the castling rooks' squares) open to the king on `king`.
-    #[inline]
-    fn castling_destinations(&self, king: Square, occupied: Bitboard) -> Bitboard {
+    ///
+    /// The squares that must be empty and the king's path come from [`CASTLING_PATHS`] by
+    /// the king's and the rook's files (castling rights exist only with both on their first
+    /// rank), so the only work per node is one occupancy test, one test of the path against
+    /// `danger` (the enemy's [`Board::leaper_attacks`]) and the slider tests of the king's
+    /// path with both castling pieces lifted.
+    #[inline(always)]
+    fn castling_destinations(&self, king: Square, occupied: Bitboard, danger: Bitboard) -> Bitboard {
         let us = self.side_to_move;
         let mut result = Bitboard::EMPTY;
-        if self.castling.get(us, CastleSide::King).is_none()
-            && self.castling.get(us, CastleSide::Queen).is_none()
-        {
-            return result;
-        }
+        let shift = 8 * Rank::FIRST.relative_to(us).index() as u32;
         for side in CastleSide::ALL {
-            let Some(rook) = self.castling_rook(us, side) else {
+            let Some(rook_file) = self.castling.get(us, side) else {
                 continue;
             };
-            let (king_to, rook_to) = side.destinations(us);
-            let others = occupied ^ king ^ rook;
-            let must_be_empty = between(king, king_to) | king_to | between(rook, rook_to) | rook_to;
-            if (must_be_empty & others).is_nonempty() {
+            let paths = CASTLING_PATHS[side as usize][king.file().index()][rook_file.index()];
+            if occupied.0 & (u64::from(paths.empty) << shift) != 0 {
                 continue;
             }
-            let king_path = between(king, king_to) | king_to;
-            if king_path.into_iter().all(|sq| !self.is_attacked(sq, !us, others)) {
+            let rook = Square::from_coords(rook_file, Rank::FIRST.relative_to(us));
+            let others = occupied ^ king ^ rook;
+            let king_path = Bitboard(u64::from(paths.king_path) << shift);
+            if (king_path & danger).is_empty() && !self.sliders_attack_any(king_path, !us, others) {
                 result |= rook;
             }
         }
         result
     }
+
+    /// Whether an enemy slider attacks any square of `squares` (see
+    /// [`Board::slider_attacks_square`]). Kept out of line: castling reaches it only when a
+    /// path is empty and free of leaper attacks.
+    #[inline(never)]
+    fn sliders_attack_any(&self, squares: Bitboard, by: Color, occupied: Bitboard) -> bool {
+        squares
+            .into_iter()
+            .any(|sq| self.slider_attacks_square(sq, by, occupied))
+    }
 }
+
+/// The first-rank squares of one castling move as file masks (bit `f` for file `f`):
+/// `empty`, the squares the king and rook pass over or land on other than their own, which
+/// must hold no piece; `king_path`, the king's squares after its own, destination included
+/// (the king's own square when it does not move), which must not be attacked.
+#[derive(Clone, Copy)]
+struct CastlingPaths {
+    empty: u8,
+    king_path: u8,
+}
+
+/// [`CastlingPaths`] by side ([`CastleSide`] as index), king file and rook file, for standard
+/// chess and Chess960 alike.
+static CASTLING_PATHS: [[[CastlingPaths; 8]; 8]; 2] = {
+    /// Files from `a` to `b`, both included, as a file mask.
+    const fn span(a: usize, b: usize) -> u8 {
+        let (low, high) = if a < b { (a, b) } else { (b, a) };
+        ((1u16 << (high + 1)) - (1u16 << low)) as u8
+    }
+    let mut table = [[[CastlingPaths {
+        empty: 0,
+        king_path: 0,
+    }; 8]; 8]; 2];
+    let mut side = 0;
+    while side < 2 {
+        // King to g and rook to f on the king side, king to c and rook to d on the queen side.
+        let (king_to, rook_to) = if side == 0 { (6, 5) } else { (2, 3) };
+        let mut king = 0;
+        while king < 8 {
+            let mut rook = 0;
+            while rook < 8 {
+                let both = (1u8 << king) | (1u8 << rook);
+                let king_path = span(king, king_to) & !(1u8 << king) | (1u8 << king_to);
+                table[side][king][rook] = CastlingPaths {
+                    empty: (span(king, king_to) | span(rook, rook_to)) & !both,
+                    king_path,
+                };
+                rook += 1;
+            }
+            king += 1;
+        }
+        side += 1;
+    }
+    table
+};
