@@ -557,6 +557,11 @@ impl Board {
                 continue;
             }
             let rook = Square::from_coords(rook_file, Rank::FIRST.relative_to(us));
+            debug_assert!(
+                king.rank() == Rank::FIRST.relative_to(us)
+                    && self.colored_pieces(us, PieceType::Rook).has(rook),
+                "a castling right without its king and rook on the first rank: {self}"
+            );
             let others = occupied ^ king ^ rook;
             let king_path = Bitboard(u64::from(paths.king_path) << shift);
             if (king_path & danger).is_empty() && !self.sliders_attack_any(king_path, !us, others) {
