@@ -360,11 +360,7 @@ impl Board {
     pub fn attacks_by(&self, by: Color) -> Bitboard {
         let occupied = self.occupied();
         let theirs = self.colors[by.index()];
-        // The pawns all at once, by shifts.
-        let mut attacks = (theirs & self.pieces[PieceType::Pawn.index()]).pawn_attacks(by);
-        for sq in theirs & self.pieces[PieceType::Knight.index()] {
-            attacks |= knight_attacks(sq);
-        }
+        let mut attacks = self.leaper_attacks(by);
         let queens = self.pieces[PieceType::Queen.index()];
         for sq in theirs & (self.pieces[PieceType::Bishop.index()] | queens) {
             attacks |= bishop_attacks(sq, occupied);
@@ -372,7 +368,36 @@ impl Board {
         for sq in theirs & (self.pieces[PieceType::Rook.index()] | queens) {
             attacks |= rook_attacks(sq, occupied);
         }
-        attacks | king_attacks(self.king(by))
+        attacks
+    }
+
+    /// Every square `by`'s pawns, knights and king attack (pawns set-wise by shifts, each
+    /// knight and the king by table): the part of the enemy's attacks that no occupancy
+    /// changes, shared by the king's steps, castling, [`Board::attacks_by`] and
+    /// [`Board::is_attacked`].
+    #[inline(always)]
+    pub(crate) fn leaper_attacks(&self, by: Color) -> Bitboard {
+        let theirs = self.colors[by.index()];
+        let mut attacks =
+            (self.pieces[PieceType::Pawn.index()] & theirs).pawn_attacks(by) | king_attacks(self.king(by));
+        for knight in self.pieces[PieceType::Knight.index()] & theirs {
+            attacks |= knight_attacks(knight);
+        }
+        attacks
+    }
+
+    /// Whether an enemy slider (`by`'s) attacks `sq` with `occupied` as the occupancy; the
+    /// table lookup only when one stands on an empty-board ray of `sq`.
+    #[inline(always)]
+    pub(crate) fn slider_attacks_square(&self, sq: Square, by: Color, occupied: Bitboard) -> bool {
+        let theirs = self.colors[by.index()];
+        let queens = self.pieces[PieceType::Queen.index()];
+        let diagonal = (self.pieces[PieceType::Bishop.index()] | queens) & theirs;
+        let orthogonal = (self.pieces[PieceType::Rook.index()] | queens) & theirs;
+        ((bishop_rays(sq) & diagonal).is_nonempty()
+            && (bishop_attacks(sq, occupied) & diagonal).is_nonempty())
+            || ((rook_rays(sq) & orthogonal).is_nonempty()
+                && (rook_attacks(sq, occupied) & orthogonal).is_nonempty())
     }
 
     /// Whether `by` attacks `sq` with the given occupancy (cheap checks first: leapers, then
@@ -380,23 +405,12 @@ impl Board {
     #[inline]
     pub fn is_attacked(&self, sq: Square, by: Color, occupied: Bitboard) -> bool {
         let theirs = self.colors[by.index()];
-        let queens = self.pieces[PieceType::Queen.index()];
-        if ((knight_attacks(sq) & self.pieces[PieceType::Knight.index()])
+        ((knight_attacks(sq) & self.pieces[PieceType::Knight.index()])
             | (king_attacks(sq) & self.pieces[PieceType::King.index()])
             | (pawn_attacks(!by, sq) & self.pieces[PieceType::Pawn.index()]))
             & theirs
             != Bitboard::EMPTY
-        {
-            return true;
-        }
-        let diagonal = (self.pieces[PieceType::Bishop.index()] | queens) & theirs;
-        if (bishop_rays(sq) & diagonal).is_nonempty()
-            && (bishop_attacks(sq, occupied) & diagonal).is_nonempty()
-        {
-            return true;
-        }
-        let orthogonal = (self.pieces[PieceType::Rook.index()] | queens) & theirs;
-        (rook_rays(sq) & orthogonal).is_nonempty() && (rook_attacks(sq, occupied) & orthogonal).is_nonempty()
+            || self.slider_attacks_square(sq, by, occupied)
     }
 
     // ----- Building and maintaining state ------------------------------------------------

@@ -16,8 +16,7 @@
 //!   attacked with both castling pieces lifted off the board.
 
 use crate::attacks::{
-    between, bishop_attacks, bishop_rays, king_attacks, knight_attacks, line, pawn_attacks, rook_attacks,
-    rook_rays,
+    between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks, rook_attacks,
 };
 use crate::bitboard::Bitboard;
 use crate::board::{Board, CastleSide};
@@ -484,34 +483,6 @@ impl Board {
             }
         }
         false
-    }
-
-    /// Every square `by`'s pawns, knights and king attack (pawns set-wise by shifts, each
-    /// knight and the king by table): the part of the enemy's attacks that no occupancy
-    /// changes, shared by the king's steps and castling.
-    #[inline(always)]
-    fn leaper_attacks(&self, by: Color) -> Bitboard {
-        let theirs = self.colors[by.index()];
-        let mut attacks =
-            (self.pieces[PieceType::Pawn.index()] & theirs).pawn_attacks(by) | king_attacks(self.king(by));
-        for knight in self.pieces[PieceType::Knight.index()] & theirs {
-            attacks |= knight_attacks(knight);
-        }
-        attacks
-    }
-
-    /// Whether an enemy slider (`by`'s) attacks `sq` with `occupied` as the occupancy; the
-    /// table lookup only when one stands on an empty-board ray of `sq`.
-    #[inline(always)]
-    fn slider_attacks_square(&self, sq: Square, by: Color, occupied: Bitboard) -> bool {
-        let theirs = self.colors[by.index()];
-        let queens = self.pieces[PieceType::Queen.index()];
-        let diagonal = (self.pieces[PieceType::Bishop.index()] | queens) & theirs;
-        let orthogonal = (self.pieces[PieceType::Rook.index()] | queens) & theirs;
-        ((bishop_rays(sq) & diagonal).is_nonempty()
-            && (bishop_attacks(sq, occupied) & diagonal).is_nonempty())
-            || ((rook_rays(sq) & orthogonal).is_nonempty()
-                && (rook_attacks(sq, occupied) & orthogonal).is_nonempty())
     }
 
     /// The squares of `steps` (next to the side to move's king on `king`) that no enemy
