@@ -242,7 +242,17 @@ impl Board {
     /// not pinned are counted all at once with shifts. Perft's last ply is this function;
     /// the tree invariant tests check it against [`Board::legal_moves`] at every node.
     pub fn count_moves(&self) -> usize {
-        let us = self.side_to_move;
+        match self.side_to_move {
+            Color::White => self.count_moves_of::<true>(),
+            Color::Black => self.count_moves_of::<false>(),
+        }
+    }
+
+    /// [`Board::count_moves`] with the side to move fixed at compile time (`WHITE`), so every
+    /// colour-relative shift, rank and table is a constant.
+    #[inline(always)]
+    fn count_moves_of<const WHITE: bool>(&self) -> usize {
+        let us = if WHITE { Color::White } else { Color::Black };
         let them = !us;
         let ours = self.colors[us.index()];
         let theirs = self.colors[them.index()];
