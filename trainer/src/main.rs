@@ -11,7 +11,9 @@
 //! Every number is checked by its clap value parser against the range where it makes sense
 //! (`--lr` above 0 and below 1, `--wdl` from 0 to 1, `--hidden` a multiple of 16, ...), and
 //! negative numbers reach that check, so `--lr -0.1` is told what the range is. `export`
-//! refuses a directory as `--out` and leaves no partial file behind on any error.
+//! refuses a directory as `--out` and leaves no partial file behind on any error. `train`
+//! refuses an `--out` that already holds a run (its checkpoint or its net) unless it is
+//! resumed with `--resume`, so a new run never replaces a finished one.
 //!
 //! The run's length is `--superbatches`, or `--epochs`: as many superbatches as show the
 //! model that many times the training positions (after the filter and the validation
@@ -209,6 +211,8 @@ enum Command {
         /// Output buckets by material, `(pieces - 2) / (32 / buckets)` (8: `(pieces - 2) / 4`).
         #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_buckets)]
         buckets: usize,
+        /// The run's directory (checkpoint.bin, final.nnue, loss.csv, loss.png, loss.svg,
+        /// status.json); one that already holds a run is refused unless --resume is given.
         #[arg(long)]
         out: PathBuf,
         /// The run's length in superbatches (or give --epochs).
@@ -641,6 +645,21 @@ fn run_train(
         output::refuse_inputs(&out.join(name), &inputs)?;
     }
     output::refuse_inputs(&final_net_path(out), &inputs)?;
+    // A new run never replaces another: a directory that holds a run's checkpoint or net is
+    // resumed with `--resume`, or the new run gets another `--out`.
+    if start.resume.is_none() {
+        for held in [out.join("checkpoint.bin"), final_net_path(out)] {
+            if held.exists() {
+                bail!(
+                    "{} already holds a training run ({}): resume it with --resume {}, or give \
+                     another --out",
+                    out.display(),
+                    held.display(),
+                    out.join("checkpoint.bin").display()
+                );
+            }
+        }
+    }
     // The ranges were checked by the value parsers; a run that reaches here is in them.
     let mut ckpt = starting_checkpoint(config, &start)?;
     // Packed, 32 bytes a position; batches are decoded as they are drawn.

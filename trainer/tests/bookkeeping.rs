@@ -748,3 +748,51 @@ fn a_closed_stdout_ends_the_trainer_quietly() {
     assert!(nnue::Network::load(&net).is_ok());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A new run never replaces a finished or started one: training into a directory that
+/// holds a run's checkpoint or net is refused (exit 2, naming `--resume`) and leaves its
+/// files as they were; `--resume` continues it there.
+#[test]
+fn a_new_run_into_a_directory_holding_one_is_refused() {
+    let dir = temp_dir("held");
+    let data = dir.join("games.bin");
+    write_games(&data);
+    let run = dir.join("run");
+    let train = |hidden: &str, extra: &[&str]| {
+        let mut args = vec![
+            "train",
+            "--data",
+            data.to_str().unwrap(),
+            "--hidden",
+            hidden,
+            "--superbatches",
+            "1",
+            "--batches-per-superbatch",
+            "2",
+            "--batch-size",
+            "64",
+            "--out",
+            run.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        trainer(&args)
+    };
+    let (code, _, err) = train("16", &[]);
+    assert_eq!(code, 0, "{err}");
+    let net = std::fs::read(run.join("final.nnue")).unwrap();
+    let checkpoint = std::fs::read(run.join("checkpoint.bin")).unwrap();
+    let (code, _, err) = train("32", &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("already holds a training run") && err.contains("--resume"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(run.join("final.nnue")).unwrap(), net);
+    assert_eq!(std::fs::read(run.join("checkpoint.bin")).unwrap(), checkpoint);
+    // The net alone (a run whose checkpoint was deleted) is held too.
+    std::fs::remove_file(run.join("checkpoint.bin")).unwrap();
+    let (code, _, err) = train("16", &[]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(std::fs::read(run.join("final.nnue")).unwrap(), net);
+    std::fs::remove_dir_all(&dir).ok();
+}
