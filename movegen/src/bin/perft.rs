@@ -3,10 +3,11 @@
 //!
 //! ```text
 //! perft --depth N [--fen FEN] [--chess960] [--divide]
-//! perft --suite FILE [--max-nodes N] [--hash MIB] [--skip K]
+//! perft --suite FILE [--max-nodes N] [--hash MIB] [--skip K] [--take K]
 //! ```
 //! `--hash` memoises subtrees by position for deep suite runs; `--skip K` starts a suite
-//! at its K+1-th position (to split a long run over processes).
+//! at its K+1-th position and `--take K` checks K positions from there (to split a long run
+//! over processes).
 //! Exit codes: 0 success, 1 a suite mismatch, 2 bad arguments or input; 141 when stdout is
 //! closed (`perft ... | head -1`), quietly, by the workspace's rule for standard output (the
 //! `output` crate's, written out here in a few lines so that `movegen` keeps no
@@ -40,8 +41,11 @@ fn emit(args: std::fmt::Arguments<'_>) {
     }
 }
 
-const USAGE: &str =
-    "usage: perft --depth N [--fen FEN] [--chess960] [--divide]\n       perft --suite FILE [--max-nodes N]";
+const USAGE: &str = "usage: perft --depth N [--fen FEN] [--chess960] [--divide]
+       perft --suite FILE [--max-nodes N] [--hash MIB] [--skip K] [--take K]
+  --max-nodes N  check only the depths whose published count is at most N
+  --hash MIB     memoise subtrees by position (deep suite runs)
+  --skip K       start at the suite's K+1-th position; --take K: check K positions";
 
 struct Args {
     depth: Option<u32>,
