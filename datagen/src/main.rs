@@ -731,7 +731,7 @@ impl Tally {
 
     fn nodes_text(&self) -> String {
         if self.nodes_positions == 0 {
-            "nodes per position not recorded (format 1)".to_string()
+            "nodes per position not recorded (format 1 files and PGN imports)".to_string()
         } else {
             let part = if self.nodes_positions < self.positions {
                 format!(" (over the {} positions that record it)", self.nodes_positions)

@@ -201,16 +201,20 @@ pub fn status(dir: &Path) -> Result<String> {
     );
     writeln!(
         out,
-        "core budget: self-play {} threads alone, {} beside a training ({} threads) or a gate ({} games at once){}: at most {cores} cores",
-        settings.selfplay.threads_idle,
+        "core budget: self-play {} alone, {} beside a training ({}) or a gate ({} at once){}: at most {}",
+        output::count(settings.selfplay.threads_idle as u64, "thread"),
         settings.selfplay.threads_busy,
-        settings.train.threads,
-        settings.gate.concurrency,
+        output::count(settings.train.threads as u64, "thread"),
+        output::count(settings.gate.concurrency as u64, "game"),
         if settings.gauntlet.every > 0 {
-            format!(", and a gauntlet ({} games at once) beside them", settings.gauntlet.concurrency)
+            format!(
+                ", and a gauntlet ({} at once) beside them",
+                output::count(settings.gauntlet.concurrency as u64, "game")
+            )
         } else {
             String::new()
-        }
+        },
+        output::count(cores as u64, "core")
     )?;
     Ok(out)
 }

@@ -240,10 +240,10 @@ impl Runner {
     pub fn run(&mut self) -> Result<()> {
         let (best, _, _) = self.cx.best();
         say(&format!(
-            "learn: running {} (best net {best}; {} segments, {} candidates so far)",
+            "learn: running {} (best net {best}; {}, {} so far)",
             self.cx.run.root.display(),
-            self.cx.state.segments.len(),
-            self.cx.state.candidates.len()
+            output::count(self.cx.state.segments.len() as u64, "segment"),
+            output::count(self.cx.state.candidates.len() as u64, "candidate")
         ));
         let result = self.main_loop();
         let why = match &result {

@@ -392,6 +392,16 @@ pub fn write(path: &Path, inputs: &[&Path], bytes: &[u8]) -> io::Result<()> {
 /// What [`is_plain_name`] accepts, in words, for errors.
 pub const PLAIN_NAME: &str = "ASCII letters, digits, '.', '_' and '-', not starting with '.'";
 
+/// `n` and a noun, the noun with an `s` unless `n` is 1: `count(1, "thread")` is
+/// `"1 thread"`, `count(3, "segment")` `"3 segments"` (the tools' progress lines).
+pub fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// Days since 1970-01-01 as a UTC (year, month, day) of the proleptic Gregorian calendar:
 /// Howard Hinnant's civil-from-days (400-year eras of 146,097 days, years starting in
 /// March). The one date conversion of the tools' outputs (PGN dates, journal times, the
@@ -539,6 +549,13 @@ pub fn closed_stdout_fault(out: &std::process::Output) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn counts_take_the_plural_except_for_one() {
+        assert_eq!(crate::count(1, "thread"), "1 thread");
+        assert_eq!(crate::count(0, "segment"), "0 segments");
+        assert_eq!(crate::count(3, "game"), "3 games");
+    }
 
     #[test]
     fn civil_dates() {

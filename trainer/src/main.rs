@@ -672,12 +672,12 @@ fn run_train(
     let (mirrored, features) = (ckpt.model.mirrored(), ckpt.model.features);
     let validation: Vec<Position> = validation.iter().map(|p| p.unpack_features(&features)).collect();
     eprintln!(
-        "{} training positions, {} validation positions, hidden {}{}, {} threads, arch {}{}",
+        "{} training positions, {} validation positions, hidden {}{}, {}, arch {}{}",
         train_set.len(),
         validation.len(),
         ckpt.config.hidden,
         if mirrored { ", mirrored" } else { "" },
-        threads,
+        output::count(threads as u64, "thread"),
         ckpt.model.arch(),
         if ckpt.model.factoriser { ", factorised" } else { "" }
     );

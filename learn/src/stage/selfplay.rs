@@ -139,8 +139,12 @@ impl Step for SelfPlay {
             None => {
                 let args = datagen_args(cx, &seg, want)?;
                 say(&format!(
-                    "learn: self-play segment {} ({}, {} threads, {} to {} positions)",
-                    seg.index, seg.openings, want, seg.net, seg.target
+                    "learn: self-play segment {} ({}, {}, {} to {} positions)",
+                    seg.index,
+                    seg.openings,
+                    output::count(want as u64, "thread"),
+                    seg.net,
+                    seg.target
                 ));
                 let log = format!("selfplay-s{}", seg.index);
                 self.child = Some(cx.spawn(&cx.tools.datagen, &args, &log, want)?);

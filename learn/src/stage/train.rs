@@ -177,15 +177,17 @@ fn journal_start(
         .filter_map(|g| g.done.map(|d| d.1))
         .sum();
     say(&format!(
-        "learn: candidate {name}{}: {} from {best_name} on {} positions ({own} of the run's own, {} segments{})",
-        recipe.as_ref().map_or(String::new(), |r| format!(" (recipe {})", r.describe())),
+        "learn: candidate {name}{}: {} from {best_name} on {} positions ({own} of the run's own, {}{})",
+        recipe
+            .as_ref()
+            .map_or(String::new(), |r| format!(" (recipe {})", r.describe())),
         if fine_tune {
             "fine-tuned"
         } else {
             "trained from scratch"
         },
         data.iter().map(|d| d.positions).sum::<u64>(),
-        segments.len(),
+        output::count(segments.len() as u64, "segment"),
         sweep.as_ref().map_or(String::new(), |w| format!(
             "; segments {:?} held out for the screen",
             w.held_out
