@@ -354,18 +354,24 @@ fn read_file(
     }
     .map_err(io)?;
     let header_bad = source.format() == Format::Games && source.header_error().is_some();
-    if let Some(e) = source.header_error() {
+    let header_error = source.header_error().map(|e| e.to_string());
+    if let Some(e) = &header_error {
         warnings.push(format!("{}: {e}; reading the chunks after it", path.display()));
     }
+    let mut read_any = false;
     while let Some(item) = source.next_item().map_err(io)? {
         match item {
             SourceItem::Chunk { chunk: c, .. } => {
                 if let Some(p) = c.problem {
                     warnings.push(format!("{}: {p}", path.display()));
                 }
+                read_any |= !c.games.is_empty();
                 c.games.iter().for_each(&mut *each_game);
             }
-            SourceItem::Positions { positions, .. } => positions.iter().for_each(&mut *each_position),
+            SourceItem::Positions { positions, .. } => {
+                read_any |= !positions.is_empty();
+                positions.iter().for_each(&mut *each_position)
+            }
             SourceItem::Damage(d) if d.offset == 0 && header_bad => {}
             SourceItem::Damage(d) => {
                 warnings.push(format!("{}: {d}; using the rest of the file", path.display()))
@@ -373,6 +379,14 @@ fn read_file(
             SourceItem::Duplicate(d) => warnings.push(format!("{}: {d}", path.display())),
             SourceItem::Problem(p) => warnings.push(format!("{}: {p}", path.display())),
         }
+    }
+    // A bad header and not one game after it: the file is not training data at all (a
+    // damaged data file keeps its readable chunks and only warns).
+    if let (Some(why), false) = (header_error, read_any) {
+        anyhow::bail!(
+            "{} is not training data (a data file, pack, or text or bulletformat positions): {why}",
+            path.display()
+        );
     }
     Ok(())
 }

@@ -796,3 +796,31 @@ fn a_new_run_into_a_directory_holding_one_is_refused() {
     assert_eq!(std::fs::read(run.join("final.nnue")).unwrap(), net);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A file that is not training data at all (a bad header and not one game after it) is
+/// refused by name, where it used to leave only a warning and "no training positions".
+#[test]
+fn a_file_that_is_not_training_data_is_refused_by_name() {
+    let dir = temp_dir("notdata");
+    let notes = dir.join("notes.md");
+    std::fs::write(
+        &notes,
+        "# Notes\n\nNot a data file: a few lines of text.\n".repeat(40),
+    )
+    .unwrap();
+    let (code, _, err) = trainer(&[
+        "train",
+        "--data",
+        notes.to_str().unwrap(),
+        "--hidden",
+        "16",
+        "--superbatches",
+        "1",
+        "--out",
+        dir.join("run").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("notes.md is not training data"), "{err}");
+    assert!(!dir.join("run/final.nnue").exists());
+    std::fs::remove_dir_all(&dir).ok();
+}
