@@ -965,14 +965,7 @@ impl Worker {
             if root {
                 self.root_move_nodes[mv.from().index()][mv.to().index()] += self.nodes - nodes_before;
             }
-            // A stopped search's scores are not results: leave at once, storing, learning
-            // and updating nothing. The root keeps a move to play: the one just searched,
-            // when no move has become best and none was kept yet.
-            if self.stopped() {
-                if root && best_move.is_null() && self.pv_len[0] == 0 {
-                    self.pv[0][0] = mv;
-                    self.pv_len[0] = 1;
-                }
+            if self.stopped() && !(root && best_move.is_null()) {
                 return 0;
             }
 
