@@ -92,6 +92,20 @@ pub enum EngineFault {
     /// arena itself was interrupted (Ctrl-C, SIGTERM) while waiting: not the engine's fault,
     /// and the game is not a result.
     Interrupted,
+    /// The engine declares the option but refused the value set: the games would be played
+    /// with some other value, so nothing is played.
+    OptionRefused(Box<OptionRefusal>),
+}
+
+/// An option value an engine refused: what [`EngineFault::OptionRefused`] reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionRefusal {
+    /// The option's name, as configured.
+    pub option: String,
+    /// The value refused.
+    pub value: String,
+    /// The engine's answer.
+    pub line: String,
 }
 
 impl std::fmt::Display for EngineFault {
@@ -106,6 +120,12 @@ impl std::fmt::Display for EngineFault {
                 "floods its output (more than {MAX_LINES_PER_SECOND} lines a second while awaiting {what})"
             ),
             EngineFault::Interrupted => write!(f, "interrupted (arena was stopped)"),
+            EngineFault::OptionRefused(r) => write!(
+                f,
+                "refused option.{}={}, which it declares (it answered {:?}); the games would be played with \
+                 another value",
+                r.option, r.value, r.line
+            ),
         }
     }
 }
@@ -536,16 +556,38 @@ impl EngineProcess {
                     }
                 }
             }
-            engine.send(&format!("setoption name {option} value {value}"))?;
-            for refusal in engine.ping_collecting(is_refusal)? {
-                warn_once(format!(
-                    "engine {name} refused option.{option}={value}: {refusal}"
-                ));
-            }
+        }
+        engine.declared = declared;
+        for (option, value) in &config.options {
+            engine.send_option(option, value)?;
         }
         engine.ping()?;
-        engine.declared = declared;
         Ok(engine)
+    }
+
+    /// Sends `setoption name OPTION value VALUE` and waits for `readyok`. A refusal (see
+    /// [`is_refusal`]) of an option the engine declares is [`EngineFault::OptionRefused`]: a
+    /// match must not go on with a value other than the one asked for (a net file the engine
+    /// could not load, a size it could not allocate). A refusal of an option it does not
+    /// declare is a warning on stderr, once per message, as fastchess reports it.
+    fn send_option(&mut self, option: &str, value: &str) -> Result<(), EngineFault> {
+        self.send(&format!("setoption name {option} value {value}"))?;
+        let refusals = self.ping_collecting(is_refusal)?;
+        let declared = self.declared.iter().any(|d| d.name.eq_ignore_ascii_case(option));
+        if let (true, Some(line)) = (declared, refusals.first()) {
+            return Err(EngineFault::OptionRefused(Box::new(OptionRefusal {
+                option: option.to_string(),
+                value: value.to_string(),
+                line: line.clone(),
+            })));
+        }
+        for refusal in refusals {
+            warn_once(format!(
+                "engine {} refused option.{option}={value}: {refusal}",
+                self.config.name
+            ));
+        }
+        Ok(())
     }
 
     /// The value option `name` has: the one configured, else the declared default.
@@ -565,17 +607,13 @@ impl EngineProcess {
     }
 
     /// Sets an option of the running engine (`setoption name NAME value VALUE`, then
-    /// `isready`), as start-up does: a refusal is reported on stderr, once per message, and
-    /// [`EngineProcess::option_value`] gives the new value from now on. `arena spsa` sets
-    /// the tuned values this way between games.
+    /// `isready`), as start-up does, and [`EngineProcess::option_value`] gives the new value
+    /// from now on. `arena spsa` sets the tuned values this way between games. Errors: those
+    /// of [`EngineProcess::send`] and the wait for `readyok`, and
+    /// [`EngineFault::OptionRefused`] when the engine declares the option and refuses the
+    /// value (a refused undeclared option is a warning on stderr).
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineFault> {
-        self.send(&format!("setoption name {name} value {value}"))?;
-        for refusal in self.ping_collecting(is_refusal)? {
-            warn_once(format!(
-                "engine {} refused option.{name}={value}: {refusal}",
-                self.config.name
-            ));
-        }
+        self.send_option(name, value)?;
         match self
             .config
             .options

@@ -337,7 +337,7 @@ pub fn rules_reason(outcome: Outcome) -> String {
 fn fault_reason(side: Color, fault: &EngineFault) -> (String, Termination) {
     let who = color_name(side);
     match fault {
-        EngineFault::Crashed | EngineFault::Spawn(_) => {
+        EngineFault::Crashed | EngineFault::Spawn(_) | EngineFault::OptionRefused(_) => {
             (format!("{who} disconnects"), Termination::Abandoned)
         }
         EngineFault::Flood(what) => (

@@ -710,6 +710,17 @@ fn worker(plan: &Plan, shared: &Mutex<Shared>, interrupted: &AtomicBool, w: usiz
                 }
             }
         }
+        // Under -strict a warning of the start-up (an option not declared, a value outside
+        // its range) stops the match before this game, not after it.
+        if config.strict {
+            if let Some(w) = log::first_warning() {
+                let mut s = lock();
+                s.error
+                    .get_or_insert(format!("-strict: a warning stops the match: {w}"));
+                s.stop = true;
+                return;
+            }
+        }
         let (white_i, black_i) = if job.first_is_white {
             (job.first, job.second)
         } else {

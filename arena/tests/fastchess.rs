@@ -958,8 +958,8 @@ fn timeouts_strictness_and_mate_pvs() {
         err.contains("arena: error: -strict: a warning stops the match: m: mating PV"),
         "{err}"
     );
-    // So is an option the engine does not have.
-    let (code, _, err) = run_arena(
+    // So is an option the engine does not have, before the first game is played.
+    let (code, out, err) = run_arena(
         Some(&dir),
         &words(&format!(
             "-engine cmd={FAULT} name=a option.Nope=1 -engine cmd={FAULT} name=b -each nodes=1 -strict"
@@ -970,6 +970,7 @@ fn timeouts_strictness_and_mate_pvs() {
         err.contains("-strict: a warning stops the match: engine a does not declare option \"Nope\""),
         "{err}"
     );
+    assert!(!out.contains("Finished game"), "{out}");
 }
 
 /// OpenBench's client keeps an installed runner (`fastchess-ob`) when its version is at

@@ -213,7 +213,7 @@ fn a_flooding_shell_script_loses_in_bounded_time_and_memory() {
 }
 
 #[test]
-fn options_an_engine_lacks_or_refuses_are_reported() {
+fn options_an_engine_lacks_are_reported_and_declared_ones_refused_stop_the_match() {
     // The fault engine declares Hash 1..1024, refuses above 64, and knows no other option.
     let fault = format!("cmd={FAULT}");
     let (code, out, err) = run_arena(
@@ -224,12 +224,10 @@ fn options_an_engine_lacks_or_refuses_are_reported() {
             "name=a",
             "args=ok",
             "option.Nope=3",
-            "option.Hash=512",
             "--engine",
             &fault,
             "name=b",
             "args=ok",
-            "option.Hash=0",
             "--each",
             "nodes=1",
             "option.Hash=16",
@@ -249,19 +247,53 @@ fn options_an_engine_lacks_or_refuses_are_reported() {
     let expected = [
         "arena: warning: engine a does not declare option \"Nope\": option.Nope=3 is sent anyway and may have no effect",
         "arena: warning: engine a refused option.Nope=3: No such option: Nope",
-        "arena: warning: engine a refused option.Hash=512: info string error: cannot allocate 512 MiB",
-        "arena: warning: engine b: option.Hash=0 is outside the declared range 1..1024",
-        "arena: warning: engine b refused option.Hash=0: info string error: cannot allocate 0 MiB",
     ];
     for line in expected {
         assert!(warnings.contains(&line), "missing {line:?} in:\n{err}");
     }
     // Once each, however many workers start the engines; the accepted Hash=16 is silent.
     assert_eq!(warnings.len(), expected.len(), "{err}");
+    assert_eq!(out.matches("Finished game").count(), 4, "{out}");
+
+    // A declared option whose value the engine refuses (a net it cannot load, a size it
+    // cannot allocate) would play the match with another value: nothing is played.
+    for (hash, words) in [("512", "cannot allocate 512 MiB"), ("0", "cannot allocate 0 MiB")] {
+        let option = format!("option.Hash={hash}");
+        let (code, out, err) = run_arena(
+            None,
+            &[
+                "--engine",
+                &fault,
+                "name=a",
+                "args=ok",
+                "--engine",
+                &fault,
+                "name=b",
+                "args=ok",
+                &option,
+                "--each",
+                "nodes=1",
+                "--rounds",
+                "2",
+                "--maxmoves",
+                "2",
+            ],
+        );
+        assert_eq!(code, 3, "{out}{err}");
+        let expected = format!(
+            "arena: error: engine b failed at start-up: refused option.Hash={hash}, which it declares (it answered \
+             \"info string error: {words}\")"
+        );
+        assert!(
+            err.lines().any(|l| l.starts_with(&expected)),
+            "missing {expected:?} in:\n{err}"
+        );
+        assert!(!out.contains("Finished game"), "{out}");
+    }
 }
 
 #[test]
-fn luft_reports_options_it_lacks_or_refuses() {
+fn luft_reports_options_it_lacks_and_stops_at_a_value_it_refuses() {
     let cmd = format!("cmd={}", luft().display());
     let (code, out, err) = run_arena(
         None,
@@ -270,7 +302,6 @@ fn luft_reports_options_it_lacks_or_refuses() {
             &cmd,
             "name=luft-a",
             "option.Nope=3",
-            "option.Hash=0",
             "--engine",
             &cmd,
             "name=luft-b",
@@ -286,8 +317,6 @@ fn luft_reports_options_it_lacks_or_refuses() {
     for line in [
         "arena: warning: engine luft-a does not declare option \"Nope\"",
         "arena: warning: engine luft-a refused option.Nope=3: info string error: ",
-        "arena: warning: engine luft-a: option.Hash=0 is outside the declared range 1..",
-        "arena: warning: engine luft-a refused option.Hash=0: info string error: ",
     ] {
         assert!(
             err.lines().any(|l| l.starts_with(line)),
@@ -295,6 +324,40 @@ fn luft_reports_options_it_lacks_or_refuses() {
         );
     }
     assert!(!err.contains("luft-b"), "{err}");
+
+    // A net file that is not a net: Luft keeps the net it has and says why; arena stops.
+    let not_a_net = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+    let eval_file = format!("option.EvalFile={}", not_a_net.display());
+    for (option, says) in [
+        ("option.Hash=0", "refused option.Hash=0, which it declares"),
+        (eval_file.as_str(), "refused option.EvalFile="),
+    ] {
+        let (code, out, err) = run_arena(
+            None,
+            &[
+                "--engine",
+                &cmd,
+                "name=luft-a",
+                option,
+                "--engine",
+                &cmd,
+                "name=luft-b",
+                "--each",
+                "nodes=200",
+                "--rounds",
+                "1",
+                "--maxmoves",
+                "3",
+            ],
+        );
+        assert_eq!(code, 3, "{out}{err}");
+        let expected = format!("arena: error: engine luft-a failed at start-up: {says}");
+        assert!(
+            err.lines().any(|l| l.starts_with(&expected)),
+            "missing {expected:?} in:\n{err}"
+        );
+        assert!(!out.contains("Finished game"), "{out}");
+    }
 }
 
 /// One game pair of the fault engine against itself from `book`; the games read back.
