@@ -297,10 +297,32 @@ pub fn import_pgn(pgns: &[PathBuf], dir: &Path) -> Result<i32> {
         }
         outputs.push((pgn.clone(), out));
     }
+    let created = !dir.exists();
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let _lock = DirLock::acquire(dir)?;
+    let lock = DirLock::acquire(dir)?;
+    let result = import_into(&outputs, dir);
+    // A directory this import made and wrote nothing into (an unreadable PGN, no game with
+    // scores) is taken away again, lock and all, so a failed import leaves nothing behind.
+    if created && result.as_ref().map_or(true, |&games| games == 0) {
+        let lock_path = lock.path.clone();
+        drop(lock);
+        let only_the_lock = std::fs::read_dir(dir)
+            .map(|entries| entries.flatten().all(|e| e.path() == lock_path))
+            .unwrap_or(false);
+        if only_the_lock {
+            let _ = std::fs::remove_file(&lock_path);
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+    Ok(if result? == 0 { 1 } else { 0 })
+}
+
+/// Imports each (PGN, data file) pair of `outputs` into `dir`, which the caller has locked.
+/// Returns the number of games written. Errors: a PGN that cannot be read or is not UTF-8,
+/// a data file that cannot be written.
+fn import_into(outputs: &[(PathBuf, PathBuf)], dir: &Path) -> Result<u64> {
     let (mut games, mut positions, mut scored) = (0u64, 0u64, 0u64);
-    for (pgn, out) in &outputs {
+    for (pgn, out) in outputs {
         let bytes = std::fs::read(pgn).with_context(|| format!("cannot read {}", pgn.display()))?;
         let text = String::from_utf8(bytes).map_err(|_| {
             anyhow::anyhow!(
@@ -353,7 +375,7 @@ pub fn import_pgn(pgns: &[PathBuf], dir: &Path) -> Result<i32> {
         "imported {games} games, {positions} positions ({scored} scored) into {}",
         dir.display()
     );
-    Ok(if games == 0 { 1 } else { 0 })
+    Ok(games)
 }
 
 #[cfg(test)]

@@ -199,6 +199,8 @@ fn bad_inputs_are_refused_with_a_reason() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("cannot read"), "{}", text(&o.stderr));
+    // A failed import into a directory it had to make leaves no directory (and no lock).
+    assert!(!out.exists(), "a failed import left {}", out.display());
     let packed = dir.join("games.pgn.bz2");
     std::fs::write(&packed, [0x42, 0x5a, 0x68, 0x39, 0xff, 0xfe]).unwrap();
     let o = run(&[
@@ -232,6 +234,18 @@ fn bad_inputs_are_refused_with_a_reason() {
         text(&o.stderr)
     );
     assert!(!out.join("import-plain.bin").exists());
+    assert!(!out.exists(), "an import of nothing left {}", out.display());
+    // Into a directory that was there, the directory stays as it was found.
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("notes.txt"), "kept").unwrap();
+    let o = run(&[
+        "import-pgn".as_ref(),
+        plain.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "kept");
     let o = run(&["import-pgn".as_ref(), plain.as_os_str()]);
     assert!(
         text(&o.stderr).contains("give --out DIR or --gen NAME"),
