@@ -353,8 +353,8 @@ fn read_file(
         None => DataSource::open(path),
     }
     .map_err(io)?;
-    let header_bad = source.format() == Format::Games && source.header_error().is_some();
     let header_error = source.header_error().map(|e| e.to_string());
+    let header_bad = source.format() == Format::Games && header_error.is_some();
     if let Some(e) = &header_error {
         warnings.push(format!("{}: {e}; reading the chunks after it", path.display()));
     }

@@ -86,7 +86,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use trainer::data::{load_packed_as, PackedPosition, Position};
 use trainer::model::Model;
-use trainer::status::{resume_args, StatusWriter, STATUS_FILE};
+use trainer::status::{checkpoint_path, resume_args, StatusWriter, STATUS_FILE};
 use trainer::train::{
     final_net_path, split, superbatches_for_epochs, train_saving, write_atomic, Checkpoint, TrainConfig,
 };
@@ -641,21 +641,22 @@ fn run_train(
     // meant to be replaced).
     let mut inputs: Vec<&Path> = data.iter().map(PathBuf::as_path).collect();
     inputs.extend(start.init.as_deref());
-    for name in ["checkpoint.bin", "loss.csv", "loss.png", "loss.svg", STATUS_FILE] {
+    for name in ["loss.csv", "loss.png", "loss.svg", STATUS_FILE] {
         output::refuse_inputs(&out.join(name), &inputs)?;
     }
+    output::refuse_inputs(&checkpoint_path(out), &inputs)?;
     output::refuse_inputs(&final_net_path(out), &inputs)?;
     // A new run never replaces another: a directory that holds a run's checkpoint or net is
     // resumed with `--resume`, or the new run gets another `--out`.
     if start.resume.is_none() {
-        for held in [out.join("checkpoint.bin"), final_net_path(out)] {
+        for held in [checkpoint_path(out), final_net_path(out)] {
             if held.exists() {
                 bail!(
                     "{} already holds a training run ({}): resume it with --resume {}, or give \
                      another --out",
                     out.display(),
                     held.display(),
-                    out.join("checkpoint.bin").display()
+                    checkpoint_path(out).display()
                 );
             }
         }

@@ -969,7 +969,7 @@ pub fn train_saving<S: Sample>(
             if stop.load(Ordering::Relaxed) {
                 bail!(
                     "interrupted; resume from {}",
-                    out.join("checkpoint.bin").display()
+                    crate::status::checkpoint_path(out).display()
                 );
             }
             let step = u64::from(sb) * u64::from(c.batches_per_superbatch) + u64::from(b) + 1;
@@ -1043,7 +1043,7 @@ pub fn train_saving<S: Sample>(
         if let Err(e) = plots {
             progress(&format!("\nwarning: {e:#}\n"));
         }
-        ckpt.save(&out.join("checkpoint.bin"))?;
+        ckpt.save(&crate::status::checkpoint_path(out))?;
         saved(&ckpt)?;
         progress(&format!(
             "superbatch {}/{} done: train {train_loss:.6} validation {val_loss:.6} ({pos_per_sec:.0} pos/s)\n",

@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::{data_file, playouts, positions, temp_dir, trainer};
+use common::{data_file, playouts, positions, temp_dir, train_tiny, trainer};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -189,23 +189,9 @@ fn mirroring_goes_from_the_command_line_to_the_net_and_init_checks_it() {
     write_games(&data);
     let s = |p: &Path| p.to_str().unwrap().to_string();
     let train = |out: &str, extra: &[&str]| {
-        let mut args = vec![
-            "train",
-            "--data",
-            data.to_str().unwrap(),
-            "--hidden",
-            "16",
-            "--superbatches",
-            "1",
-            "--batches-per-superbatch",
-            "2",
-            "--batch-size",
-            "64",
-            "--out",
-            out,
-        ];
+        let mut args = vec!["--hidden", "16", "--superbatches", "1", "--batch-size", "64"];
         args.extend_from_slice(extra);
-        trainer(&args)
+        train_tiny(&data, Path::new(out), &args)
     };
     // 1. A mirrored run: the final net and the exported net carry the flag.
     let run = s(&dir.join("run"));
@@ -538,19 +524,9 @@ fn a_resume_refuses_settings_that_differ_from_its_checkpoint() {
     let s = |p: &Path| p.to_str().unwrap().to_string();
     let out = s(&dir.join("run"));
     let train = |extra: &[&str]| {
-        let mut args = vec![
-            "train",
-            "--data",
-            data.to_str().unwrap(),
-            "--superbatches",
-            "2",
-            "--batches-per-superbatch",
-            "2",
-            "--out",
-            &out,
-        ];
+        let mut args = vec!["--superbatches", "2"];
         args.extend_from_slice(extra);
-        trainer(&args)
+        train_tiny(&data, Path::new(&out), &args)
     };
     let (code, _, err) = train(&["--hidden", "16", "--batch-size", "64", "--lr", "0.002"]);
     assert_eq!(code, 0, "{err}");
@@ -608,19 +584,9 @@ fn a_resume_refuses_an_arch_that_differs_from_its_checkpoint() {
     let s = |p: &Path| p.to_str().unwrap().to_string();
     let out = s(&dir.join("run"));
     let train = |extra: &[&str]| {
-        let mut args = vec![
-            "train",
-            "--data",
-            data.to_str().unwrap(),
-            "--superbatches",
-            "2",
-            "--batches-per-superbatch",
-            "2",
-            "--out",
-            &out,
-        ];
+        let mut args = vec!["--superbatches", "2"];
         args.extend_from_slice(extra);
-        trainer(&args)
+        train_tiny(&data, Path::new(&out), &args)
     };
     let (code, _, err) = train(&["--hidden", "16", "--batch-size", "64"]);
     assert_eq!(code, 0, "{err}");
@@ -663,21 +629,9 @@ fn a_resume_refuses_an_arch_that_differs_from_its_checkpoint() {
     // mirroring kept, as without --mirror).
     let out4 = s(&dir.join("run4"));
     let train4 = |extra: &[&str]| {
-        let mut args = vec![
-            "train",
-            "--data",
-            data.to_str().unwrap(),
-            "--superbatches",
-            "2",
-            "--batches-per-superbatch",
-            "2",
-            "--hidden",
-            "16",
-            "--out",
-            &out4,
-        ];
+        let mut args = vec!["--superbatches", "2", "--hidden", "16"];
         args.extend_from_slice(extra);
-        trainer(&args)
+        train_tiny(&data, Path::new(&out4), &args)
     };
     let (code, _, err) = train4(&["--king-buckets", "4", "--mirror"]);
     assert_eq!(code, 0, "{err}");
@@ -759,23 +713,9 @@ fn a_new_run_into_a_directory_holding_one_is_refused() {
     write_games(&data);
     let run = dir.join("run");
     let train = |hidden: &str, extra: &[&str]| {
-        let mut args = vec![
-            "train",
-            "--data",
-            data.to_str().unwrap(),
-            "--hidden",
-            hidden,
-            "--superbatches",
-            "1",
-            "--batches-per-superbatch",
-            "2",
-            "--batch-size",
-            "64",
-            "--out",
-            run.to_str().unwrap(),
-        ];
+        let mut args = vec!["--hidden", hidden, "--superbatches", "1", "--batch-size", "64"];
         args.extend_from_slice(extra);
-        trainer(&args)
+        train_tiny(&data, &run, &args)
     };
     let (code, _, err) = train("16", &[]);
     assert_eq!(code, 0, "{err}");

@@ -198,6 +198,25 @@ pub fn temp_dir(name: &str) -> PathBuf {
 
 /// The `trainer` binary with `args`, run to its end: its exit code (-1 for a signal),
 /// stdout and stderr.
+/// `trainer train` on tiny settings, the form the bookkeeping tests share: `--data DATA
+/// --out OUT --batches-per-superbatch 2` and then `extra`. Returns the exit code, stdout and
+/// stderr.
+#[allow(dead_code)]
+pub fn train_tiny(data: &Path, out: &Path, extra: &[&str]) -> (i32, String, String) {
+    let (data, out) = (data.to_str().unwrap(), out.to_str().unwrap());
+    let mut args = vec![
+        "train",
+        "--data",
+        data,
+        "--out",
+        out,
+        "--batches-per-superbatch",
+        "2",
+    ];
+    args.extend_from_slice(extra);
+    trainer(&args)
+}
+
 pub fn trainer<S: AsRef<OsStr>>(args: &[S]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_trainer"))
         .args(args)
