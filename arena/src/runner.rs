@@ -584,7 +584,7 @@ fn finish_game(plan: &Plan, shared: &mut Shared, job: &GameJob, finished: &Finis
 fn progress_summary(plan: &Plan, shared: &Shared) -> String {
     let config = &plan.config;
     let Some(tally) = shared.live.get(&(0, 1)).filter(|_| config.engines.len() == 2) else {
-        return format!("{} games finished", shared.records.len());
+        return format!("{} finished", output::count(shared.records.len() as u64, "game"));
     };
     let penta = config.report_penta && config.games == 2 && tally.pairs() > 0;
     let e = estimate(tally, penta);
@@ -1066,10 +1066,10 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(MatchE
             let games = s.live.get(&(0, 1)).map_or(0, Tally::games);
             let outcome = match end {
                 MatchEnd::Sprt(v @ (Verdict::H0 | Verdict::H1)) => {
-                    format!("{v} accepted after {games} games")
+                    format!("{v} accepted after {}", output::count(games, "game"))
                 }
-                MatchEnd::Interrupted => format!("interrupted after {games} games"),
-                _ => format!("no decision after {games} games"),
+                MatchEnd::Interrupted => format!("interrupted after {}", output::count(games, "game")),
+                _ => format!("no decision after {}", output::count(games, "game")),
             };
             let plot = SprtPlot {
                 points: &s.trajectory,

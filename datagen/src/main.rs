@@ -1228,9 +1228,11 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
     let (resumed_games, resumed_positions) = (prepared.games, prepared.positions);
     if resumed_games > 0 {
         eprintln!(
-            "resuming: {resumed_games} games, {resumed_positions} positions already in {} ({} files)",
+            "resuming: {}, {} already in {} ({})",
+            output::count(resumed_games, "game"),
+            output::count(resumed_positions, "position"),
             out.display(),
-            prepared.files
+            output::count(prepared.files as u64, "file")
         );
     }
     let openings = gen_settings.opening_source(&book);
@@ -1304,12 +1306,12 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
     }
     let interrupted = run.stop.load(Ordering::Relaxed);
     eprintln!(
-        "{}: {} games, {} positions in {} ({} files); {}",
+        "{}: {}, {} in {} ({}); {}",
         if interrupted { "interrupted" } else { "done" },
-        totals.games,
-        totals.positions,
+        output::count(totals.games, "game"),
+        output::count(totals.positions, "position"),
         out.display(),
-        prepared.writers.len(),
+        output::count(prepared.writers.len() as u64, "file"),
         if interrupted {
             "run again with the same arguments to resume"
         } else {

@@ -274,7 +274,7 @@ impl Runner {
                 }
                 Until::Candidates(n) if decided(&self.cx.state) >= n => {
                     self.selfplay.pack(&self.cx, &self.stop);
-                    return Ok(format!("{n} candidates were decided"));
+                    return Ok(format!("{} decided", output::count(n as u64, "candidate")));
                 }
                 _ => {}
             }

@@ -184,11 +184,7 @@ fn a_sweep_of_two_recipes_screens_both_by_trainer_validate_and_gates_one() {
     // Run again after its end: nothing is trained, screened or gated again.
     let again = learn_run(&dir);
     assert!(again.status.success(), "{}", text(&again));
-    assert!(
-        text(&again).contains("1 candidates were decided"),
-        "{}",
-        text(&again)
-    );
+    assert!(text(&again).contains("1 candidate decided"), "{}", text(&again));
     let after = journal(&dir);
     let steps = |r: &[serde_json::Value]| {
         r.iter()
