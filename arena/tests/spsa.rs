@@ -206,6 +206,10 @@ fn bad_input_is_refused_with_exit_code_3() {
     plain.remove(3);
     let mut bad_file = spsa_args(&bad, 5, 1, &state);
     bad_file.push("-rounds".into());
+    // A tuned value the engine refuses for an option it declares (the fault engine takes
+    // Hash up to 64 of its declared 1 to 1024): the run stops, not tuning a value unused.
+    let hash = dir.join("hash.txt");
+    std::fs::write(&hash, "Hash, int, 200, 1, 1000, 20, 0.2\n").unwrap();
     for (args, error) in [
         (
             plain,
@@ -216,6 +220,7 @@ fn bad_input_is_refused_with_exit_code_3() {
             "line 2: start (60) must lie in [min, max] = [-50, 50]",
         ),
         (bad_file, "-rounds is not an option of arena spsa"),
+        (spsa_args(&hash, 5, 1, &state), "refused option.Hash="),
         (
             vec!["spsa".into(), "-config".into(), "file=/nonexistent/s.json".into()],
             "cannot read /nonexistent/s.json",
