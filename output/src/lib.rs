@@ -23,7 +23,9 @@
 //! [`outln!`] and [`out!`] (or [`line()`]) instead: a closed pipe ends the program at once,
 //! quietly, with the status a shell shows for a tool that SIGPIPE ended
 //! ([`CLOSED_PIPE_STATUS`], 141); any other error writing standard output (a full disk
-//! behind `> file`) is reported on stderr and ends the program with status 1. SIGPIPE stays
+//! behind `> file`) is reported on stderr and ends the program with status 1. Standard error
+//! goes through [`errln!`] and [`err!`]: a closed standard error is no reason to stop a run,
+//! so what cannot be written there is dropped. SIGPIPE stays
 //! ignored rather than reset to its default because arena writes to engines' pipes: an
 //! engine that died must be an error to arena, not the death of the match.
 //!
@@ -500,6 +502,44 @@ macro_rules! outln {
 macro_rules! out {
     ($($arg:tt)*) => {
         $crate::print_stdout(format_args!($($arg)*))
+    };
+}
+
+/// Writes a line to standard error, ignoring any error: what `eprintln!` does, except that a
+/// closed or full standard error (`tool 2>&1 | head -3` once `head` is done) neither panics
+/// nor stops the work; the tool goes on and its messages are lost. Public for [`errln!`].
+#[doc(hidden)]
+pub fn print_err(args: fmt::Arguments<'_>) {
+    let mut err = io::stderr().lock();
+    let _ = err.write_fmt(args).and_then(|()| err.write_all(b"\n"));
+}
+
+/// Writes to standard error without a newline, ignoring any error (see [`print_err`]).
+#[doc(hidden)]
+pub fn print_err_part(args: fmt::Arguments<'_>) {
+    let mut err = io::stderr().lock();
+    let _ = err.write_fmt(args).and_then(|()| err.flush());
+}
+
+/// `eprintln!` for Luft's binaries: a closed standard error is no panic and no stop (a
+/// message nobody can read is dropped), so a training or self-play run piped through
+/// `head` keeps working.
+#[macro_export]
+macro_rules! errln {
+    () => {
+        $crate::print_err(format_args!(""))
+    };
+    ($($arg:tt)*) => {
+        $crate::print_err(format_args!($($arg)*))
+    };
+}
+
+/// `eprint!` for Luft's binaries (flushed), with [`errln!`]'s rule for a closed standard
+/// error.
+#[macro_export]
+macro_rules! err {
+    ($($arg:tt)*) => {
+        $crate::print_err_part(format_args!($($arg)*))
     };
 }
 
