@@ -159,7 +159,7 @@ static FIRST_WARNING: OnceLock<String> = OnceLock::new();
 /// Prints a warning on stderr (`arena: warning: ...`) and logs it; `-strict` turns the
 /// first one into the match's error.
 pub fn warn(text: &str) {
-    eprintln!("arena: warning: {text}");
+    output::errln!("arena: warning: {text}");
     message(Level::Warn, text);
     let _ = FIRST_WARNING.set(text.to_string());
 }

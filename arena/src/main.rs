@@ -122,7 +122,7 @@ fn main() -> ExitCode {
         return match sprt_calc(&args[1..]) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("arena: {e}");
+                output::errln!("arena: {e}");
                 ExitCode::from(3)
             }
         };
@@ -137,7 +137,7 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
             Err(e) => {
-                eprintln!("arena: {e}");
+                output::errln!("arena: {e}");
                 ExitCode::from(3)
             }
         };
@@ -157,7 +157,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            eprintln!("arena: {e}");
+            output::errln!("arena: {e}");
             return ExitCode::from(3);
         }
     };
@@ -165,7 +165,7 @@ fn main() -> ExitCode {
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = interrupted.clone();
     if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)) {
-        eprintln!("arena: cannot install the Ctrl-C handler: {e}");
+        output::errln!("arena: cannot install the Ctrl-C handler: {e}");
     }
     match arena::runner::run(&config, interrupted) {
         Ok((end, _)) => {
@@ -180,7 +180,7 @@ fn main() -> ExitCode {
             ExitCode::from(end.exit_code(config.sprt_exit_codes))
         }
         Err(e) => {
-            eprintln!("arena: error: {e}");
+            output::errln!("arena: error: {e}");
             ExitCode::from(3)
         }
     }

@@ -55,6 +55,16 @@ pub enum MatchError {
     /// An output (state, plot, PGN, EPD, log) that is the openings book.
     #[error(transparent)]
     BookAsOutput(std::io::Error),
+    /// Two outputs that are one file: the state saved over the PGN would replace its games.
+    #[error("{first} and {second} are one file ({path}): give each output a file of its own")]
+    SharedOutput {
+        /// The first output's option.
+        first: &'static str,
+        /// The second's.
+        second: &'static str,
+        /// The file, as the first names it.
+        path: String,
+    },
     /// The log file cannot be opened.
     #[error(transparent)]
     Log(#[from] LogError),
@@ -815,6 +825,48 @@ fn refuse_book_as_output(config: &MatchConfig) -> Result<(), MatchError> {
     Ok(())
 }
 
+/// Refuses a match two of whose outputs are one file (the same path, or one file through a
+/// link): each is written on its own terms (the state replaced after every game, the PGN and
+/// EPD appended, the log kept), so one would destroy the other.
+fn refuse_shared_outputs(config: &MatchConfig) -> Result<(), MatchError> {
+    let outputs: Vec<(&'static str, &str)> = [
+        ("-config outname", config.state_file.as_deref()),
+        ("-sprt-plot", config.sprt_plot.as_deref()),
+        ("-pgnout", config.pgnout.as_ref().map(|p| p.file.as_str())),
+        ("-epdout", config.epdout.as_ref().map(|p| p.file.as_str())),
+        ("-log", config.log.as_ref().map(|l| l.file.as_str())),
+    ]
+    .into_iter()
+    .filter_map(|(option, file)| file.map(|f| (option, f)))
+    .collect();
+    for (i, &(first, a)) in outputs.iter().enumerate() {
+        for &(second, b) in &outputs[i + 1..] {
+            if same_file(std::path::Path::new(a), std::path::Path::new(b)) {
+                return Err(MatchError::SharedOutput {
+                    first,
+                    second,
+                    path: a.to_string(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether two paths name one regular file: both there and one file by device and inode
+/// (through any link), or not there yet and the same path once made absolute. A device or a
+/// FIFO (`/dev/null` for every output) takes any number of writers.
+pub(crate) fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.is_file() && x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => match (std::path::absolute(a), std::path::absolute(b)) {
+            (Ok(x), Ok(y)) => x == y,
+            _ => a == b,
+        },
+    }
+}
+
 /// The openings of `config` (`-openings`, arranged in its order with its seed and start), or
 /// the standard position alone; and the book's file name, for the report.
 pub(crate) fn load_book(config: &MatchConfig) -> Result<(Vec<Opening>, Option<String>), MatchError> {
@@ -837,7 +889,7 @@ pub(crate) fn load_book(config: &MatchConfig) -> Result<(Vec<Opening>, Option<St
                 source,
             })?;
             for note in notes {
-                eprintln!("arena: note: {note}");
+                output::errln!("arena: note: {note}");
             }
             let name = std::path::Path::new(&o.file)
                 .file_name()
@@ -882,6 +934,7 @@ pub(crate) fn load_tables(
 /// [`MatchError`].
 pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(MatchEnd, Tally), MatchError> {
     refuse_book_as_output(config)?;
+    refuse_shared_outputs(config)?;
     if let Some(log_config) = &config.log {
         log::open(log_config)?;
     }
@@ -981,7 +1034,7 @@ pub fn run(config: &MatchConfig, interrupted: Arc<AtomicBool>) -> Result<(MatchE
             if now > saved_len {
                 file.set_len(saved_len)
                     .map_err(|source| MatchError::CutOutput { what, source })?;
-                eprintln!(
+                output::errln!(
                     "arena: note: the {what} output held {} bytes after the last saved state (games not counted); they were cut off and those games are played again",
                     now - saved_len
                 );

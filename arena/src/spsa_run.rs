@@ -691,7 +691,8 @@ pub fn parse(args: &[String]) -> Result<SpsaCommand, SpsaError> {
     }
     let csv = spsa.csv.clone().unwrap_or_else(|| beside(&state_file, ".csv"));
     let plot = spsa.plot.clone().unwrap_or_else(|| beside(&state_file, ".png"));
-    if [&csv, &plot].contains(&&state_file) || csv == plot {
+    let same = |a: &str, b: &str| crate::runner::same_file(std::path::Path::new(a), std::path::Path::new(b));
+    if same(&csv, &state_file) || same(&plot, &state_file) || same(&csv, &plot) {
         return Err(SpsaError::Invalid(format!(
             "the state ({state_file}), the CSV ({csv}) and the plot ({plot}) need three different files"
         )));
@@ -961,7 +962,7 @@ fn resume_csv(state: &SpsaState) -> Result<(std::fs::File, History), SpsaError> 
     if len > state.csv_bytes {
         file.set_len(state.csv_bytes)
             .map_err(io_error(format!("cut the CSV {path} back to the saved state")))?;
-        eprintln!(
+        output::errln!(
             "arena: note: the CSV {path} held {} bytes after the last saved state; they were cut off",
             len - state.csv_bytes
         );
@@ -1312,7 +1313,7 @@ pub fn command(args: &[String]) -> u8 {
         }
         Ok(SpsaCommand::Run(config)) => config,
         Err(e) => {
-            eprintln!("arena: {e}");
+            output::errln!("arena: {e}");
             return 3;
         }
     };
@@ -1320,7 +1321,7 @@ pub fn command(args: &[String]) -> u8 {
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = interrupted.clone();
     if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)) {
-        eprintln!("arena: cannot install the Ctrl-C handler: {e}");
+        output::errln!("arena: cannot install the Ctrl-C handler: {e}");
     }
     let result = run(&config, interrupted);
     let s = start.elapsed().as_secs();
@@ -1334,7 +1335,7 @@ pub fn command(args: &[String]) -> u8 {
         Ok(SpsaOutcome::Finished) => 0,
         Ok(SpsaOutcome::Interrupted) => 2,
         Err(e) => {
-            eprintln!("arena: error: {e}");
+            output::errln!("arena: error: {e}");
             3
         }
     }

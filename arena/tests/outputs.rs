@@ -86,6 +86,47 @@ fn the_book_as_one_of_the_outputs_is_refused_before_anything_is_written() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Two outputs that are one file (the same name, or one file through a link) are refused
+/// before anything is written: the state saved after each game would replace the PGN.
+#[test]
+fn two_outputs_that_are_one_file_are_refused_before_anything_is_written() {
+    let dir = temp_dir("shared");
+    let old = "[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n";
+    std::fs::write(dir.join("g.pgn"), old).unwrap();
+    std::os::unix::fs::symlink("g.pgn", dir.join("link.pgn")).unwrap();
+    for (outputs, first, second) in [
+        (
+            "-config outname=g.pgn -pgnout file=g.pgn",
+            "-config outname",
+            "-pgnout",
+        ),
+        ("-pgnout file=g.pgn -epdout file=./g.pgn", "-pgnout", "-epdout"),
+        ("-pgnout file=link.pgn -log file=g.pgn", "-pgnout", "-log"),
+        ("-epdout file=new.epd -log file=new.epd", "-epdout", "-log"),
+    ] {
+        let (code, out, err) = run_arena(Some(&dir), &short_match(outputs));
+        assert_eq!(code, 3, "{outputs}: {out}{err}");
+        assert!(
+            err.contains(&format!("{first} and {second} are one file")),
+            "{outputs}: {err}"
+        );
+        assert!(!out.contains("Started game"), "{outputs}: {out}");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("g.pgn")).unwrap(),
+            old,
+            "{outputs}"
+        );
+        assert!(!dir.join("new.epd").exists(), "{outputs}");
+    }
+    // Every output into /dev/null is no collision.
+    let (code, out, err) = run_arena(
+        Some(&dir),
+        &short_match("-pgnout file=/dev/null -epdout file=/dev/null -log file=/dev/null"),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn a_closed_stdout_ends_arena_quietly() {
     let dir = temp_dir("closed");

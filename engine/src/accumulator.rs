@@ -106,7 +106,7 @@ mod backend {
                 let best = supported.last().copied().unwrap_or_else(Backend::portable);
                 match std::env::var("LUFT_SIMD") {
                     Ok(name) => Backend::choose(&name, &supported).unwrap_or_else(|e| {
-                        eprintln!("luft: {e}; using {}", best.name());
+                        output::errln!("luft: {e}; using {}", best.name());
                         best
                     }),
                     Err(_) => best,

@@ -26,7 +26,7 @@ pub fn generate(request: &GenfensRequest, net: &Arc<Network>) -> Result<Vec<Stri
             let (boards, notes) = read_epd(&text).map_err(|e| format!("book {path}: {e}"))?;
             // What the book reader cleaned, beside the FENs on stdout.
             for note in notes {
-                eprintln!("luft: genfens: book {path}: {note}");
+                output::errln!("luft: genfens: book {path}: {note}");
             }
             boards
         }

@@ -69,7 +69,7 @@ fn emit(line: &str) {
 }
 
 fn fail(message: &str) -> ExitCode {
-    eprintln!("luft: error: {message}");
+    output::errln!("luft: error: {message}");
     ExitCode::from(2)
 }
 
@@ -146,7 +146,7 @@ fn main() -> ExitCode {
             let start = std::time::Instant::now();
             let nodes = movegen::perft(&board, depth);
             emit(&format!("Nodes searched: {nodes}"));
-            eprintln!("time {:.3} s", start.elapsed().as_secs_f64());
+            output::errln!("time {:.3} s", start.elapsed().as_secs_f64());
             ExitCode::SUCCESS
         }
     }
