@@ -655,7 +655,12 @@ impl Engine {
         let net = if [EMBEDDED_NET_NAME, "<default>", "default"].contains(&path) {
             default_net()
         } else {
-            Arc::new(Network::load(std::path::Path::new(path)).map_err(OptionError::EvalFile)?)
+            Arc::new(
+                Network::load(std::path::Path::new(path)).map_err(|error| OptionError::EvalFile {
+                    path: path.to_string(),
+                    error,
+                })?,
+            )
         };
         let pool = Pool::try_new(self.options.threads, &net, &self.tt).map_err(|e| OptionError::Threads {
             threads: self.options.threads,
@@ -1128,8 +1133,21 @@ mod tests {
         }
         assert!(matches!(
             engine.set_option("EvalFile", Some("/nonexistent/net.nnue")),
-            Err(OptionError::EvalFile(nnue::NetError::Io(_)))
+            Err(OptionError::EvalFile {
+                error: nnue::NetError::Io(_),
+                ..
+            })
         ));
+        // A file that is there but no net is named too, with the loader's reason.
+        let readme = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+        let refused = engine
+            .set_option("EvalFile", Some(readme))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            refused,
+            format!("EvalFile {readme}: {}", nnue::NetError::BadMagic)
+        );
         assert_eq!(*engine.options(), Options::default());
         assert_eq!(engine.set_option("threads", Some("3")).unwrap().name, "Threads");
         engine.set_option("MultiPV", Some("4")).unwrap();

@@ -244,8 +244,13 @@ pub enum OptionError {
         /// The threads kept.
         kept: usize,
     },
-    /// The net file was refused; the old net stays.
-    EvalFile(NetError),
+    /// The net file `path` was refused; the old net stays.
+    EvalFile {
+        /// The value given.
+        path: String,
+        /// Why.
+        error: NetError,
+    },
     /// The tablebase path was refused; the tables loaded before (if any) stay.
     SyzygyPath(tablebase::TablebaseError),
 }
@@ -270,7 +275,12 @@ impl fmt::Display for OptionError {
                 "cannot allocate the tables of {threads} search thread{} ({error}); keeping {kept}",
                 if *threads == 1 { "" } else { "s" }
             ),
-            OptionError::EvalFile(error) => write!(f, "{error}"),
+            // A read error names the file already.
+            OptionError::EvalFile {
+                error: error @ NetError::Io(_),
+                ..
+            } => write!(f, "EvalFile: {error}"),
+            OptionError::EvalFile { path, error } => write!(f, "EvalFile {path}: {error}"),
             OptionError::SyzygyPath(error) => write!(f, "SyzygyPath: {error}; tables unchanged"),
         }
     }

@@ -260,7 +260,10 @@ fn evalfile_swap_and_bad_evalfile() {
     e.send(&format!("setoption name EvalFile value {}", corrupt.display()));
     let error = e.until("info string", 5 * SECOND).pop().unwrap();
     assert!(
-        error.starts_with("info string error: net file corrupt"),
+        error.starts_with(&format!(
+            "info string error: EvalFile {}: net file corrupt",
+            corrupt.display()
+        )),
         "{error}"
     );
     e.send("eval");

@@ -330,6 +330,42 @@ fn read_header_v2(bytes: &[u8]) -> Result<Arch, NetError> {
     Ok(arch)
 }
 
+/// What a net file's header says: its architecture, version, header length and payload
+/// length in bytes (the file is `header_len + payload + 8` bytes, the checksum last).
+struct Header {
+    arch: Arch,
+    version: u32,
+    header_len: usize,
+    payload: usize,
+}
+
+/// Reads and checks a net file's header (version 1 or 2), from at least its first bytes.
+/// Errors: those of [`Network::from_bytes`] up to the architecture's checks.
+fn read_header(bytes: &[u8]) -> Result<Header, NetError> {
+    if bytes.len() < HEADER_LEN_V1 + 8 {
+        return Err(NetError::TooShort(bytes.len()));
+    }
+    if &bytes[..8] != MAGIC {
+        return Err(NetError::BadMagic);
+    }
+    let version = u32_at(bytes, 8);
+    let (arch, header_len) = match version {
+        VERSION_1 => (read_header_v1(bytes)?, HEADER_LEN_V1),
+        VERSION => (read_header_v2(bytes)?, HEADER_LEN),
+        _ => return Err(NetError::UnsupportedVersion(version)),
+    };
+    arch.runnable()
+        .map_err(|e| NetError::UnsupportedArchitecture(e.to_string()))?;
+    check_shape(arch.width, arch.output_buckets)?;
+    let payload = arch_payload_len(&arch);
+    Ok(Header {
+        arch,
+        version,
+        header_len,
+        payload,
+    })
+}
+
 impl Network {
     /// Serialises the net in the current file format (version 2, module documentation).
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -438,23 +474,13 @@ impl Network {
     /// form), [`NetError::WrongLength`], [`NetError::ChecksumMismatch`], and the weight
     /// checks of [`Network::new`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetError> {
-        if bytes.len() < HEADER_LEN_V1 + 8 {
-            return Err(NetError::TooShort(bytes.len()));
-        }
-        if &bytes[..8] != MAGIC {
-            return Err(NetError::BadMagic);
-        }
-        let version = u32_at(bytes, 8);
-        let (arch, header_len) = match version {
-            VERSION_1 => (read_header_v1(bytes)?, HEADER_LEN_V1),
-            VERSION => (read_header_v2(bytes)?, HEADER_LEN),
-            _ => return Err(NetError::UnsupportedVersion(version)),
-        };
-        arch.runnable()
-            .map_err(|e| NetError::UnsupportedArchitecture(e.to_string()))?;
+        let Header {
+            arch,
+            version,
+            header_len,
+            payload,
+        } = read_header(bytes)?;
         let (inputs, hidden, buckets) = (arch.features.inputs(), arch.width, arch.output_buckets);
-        check_shape(hidden, buckets)?;
-        let payload = arch_payload_len(&arch);
         let expected = header_len + payload + 8;
         let payload_at = if version == VERSION_1 { 48 } else { 144 };
         if bytes.len() != expected || u64_at(bytes, payload_at) != payload as u64 {
@@ -519,9 +545,27 @@ impl Network {
         )
     }
 
-    /// Reads a net file from disk.
+    /// Reads a net file from disk: its header first, then as many bytes as the header
+    /// says the file holds and one more (so a longer file is refused as padded without
+    /// being read: `/dev/zero` or a multi-gigabyte file of something else is never read
+    /// whole). Errors: [`NetError::Io`] naming the path, and those of
+    /// [`Network::from_bytes`].
     pub fn load(path: &std::path::Path) -> Result<Network, NetError> {
-        let bytes = std::fs::read(path).map_err(|e| NetError::Io(format!("{}: {e}", path.display())))?;
+        use std::io::Read;
+        let io = |e: std::io::Error| NetError::Io(format!("{}: {e}", path.display()));
+        let mut file = std::fs::File::open(path).map_err(io)?;
+        let mut bytes = Vec::new();
+        (&mut file)
+            .take(HEADER_LEN as u64 + 8)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        // A header that does not read is reported by `from_bytes` on what was read; one that
+        // does bounds the rest.
+        if let Ok(header) = read_header(&bytes) {
+            let expected = header.header_len + header.payload + 8;
+            let more = (expected + 1).saturating_sub(bytes.len()) as u64;
+            file.take(more).read_to_end(&mut bytes).map_err(io)?;
+        }
         Network::from_bytes(&bytes)
     }
 
@@ -537,6 +581,47 @@ impl Network {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `load` reads what the header promises and one byte more: a file as it should be
+    /// loads, a padded or truncated one is refused with its length, and an endless file
+    /// (`/dev/zero`) is refused at once rather than read into memory.
+    #[test]
+    fn load_reads_no_more_than_the_header_promises() {
+        let dir = std::env::temp_dir().join(format!("luft-nnue-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let net = Network::random(32, 2, 7).unwrap();
+        let bytes = net.to_bytes();
+        let path = dir.join("net.nnue");
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(Network::load(&path).unwrap().to_bytes(), bytes);
+        let mut padded = bytes.clone();
+        padded.extend(std::iter::repeat_n(0u8, 1 << 20));
+        std::fs::write(&path, &padded).unwrap();
+        let wrong = |e: NetError| match e {
+            NetError::WrongLength { expected, found } => (expected, found),
+            other => panic!("{other}"),
+        };
+        // Read up to one byte past the promised length, not the whole megabyte.
+        assert_eq!(
+            wrong(Network::load(&path).unwrap_err()),
+            (bytes.len(), bytes.len() + 1)
+        );
+        std::fs::write(&path, &bytes[..bytes.len() - 100]).unwrap();
+        assert_eq!(
+            wrong(Network::load(&path).unwrap_err()),
+            (bytes.len(), bytes.len() - 100)
+        );
+        let zero = std::path::Path::new("/dev/zero");
+        if zero.exists() {
+            assert!(matches!(Network::load(zero), Err(NetError::BadMagic)));
+        }
+        let missing = dir.join("missing.nnue");
+        match Network::load(&missing) {
+            Err(NetError::Io(text)) => assert!(text.contains("missing.nnue"), "{text}"),
+            other => panic!("{other:?}"),
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
 
     #[test]
     fn round_trip_and_every_corruption_is_refused() {
