@@ -55,12 +55,25 @@ pub struct PerftTable {
 }
 
 impl PerftTable {
-    /// A table of about `mib` MiB.
+    /// A table of about `mib` MiB. Panics when the memory cannot be had; see
+    /// [`PerftTable::try_new`].
     pub fn new(mib: usize) -> Self {
-        let count = (mib.max(1) << 20) / 16;
-        PerftTable {
-            entries: vec![(0, 0); count],
+        match Self::try_new(mib) {
+            Ok(table) => table,
+            Err(e) => panic!("{e}"),
         }
+    }
+
+    /// A table of about `mib` MiB, or the allocator's refusal (named in MiB) where the
+    /// machine does not have it, instead of an abort.
+    pub fn try_new(mib: usize) -> Result<Self, String> {
+        let count = (mib.max(1) << 20) / 16;
+        let mut entries = Vec::new();
+        entries
+            .try_reserve_exact(count)
+            .map_err(|e| format!("cannot allocate a perft table of {} MiB: {e}", mib.max(1)))?;
+        entries.resize(count, (0, 0));
+        Ok(PerftTable { entries })
     }
 
     fn slot(&self, key: u64) -> usize {

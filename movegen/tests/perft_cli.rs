@@ -77,6 +77,7 @@ fn bad_input_exits_2_with_one_line() {
         &["--suite", "/nonexistent/file.epd"],
         &["--suite", "x", "--depth", "2"],
         &["--frobnicate"],
+        &["--suite", "x", "--hash", "65537"],
         &[],
     ] {
         let (code, out, err) = perft(args);
@@ -90,6 +91,8 @@ fn bad_input_exits_2_with_one_line() {
         err.trim(),
         "perft: bad FEN \"8/8/8/8/8/8/8/8 w - - 0 1\": illegal position: white has no king"
     );
+    let (_, _, err) = perft(&["--suite", "x", "--hash", "65537"]);
+    assert_eq!(err.trim(), "perft: bad --hash \"65537\": at most 65536 (MiB)");
 }
 
 #[test]

@@ -96,9 +96,10 @@ fn parse_args(mut raw: impl Iterator<Item = String>) -> Result<Args, String> {
                 let v = value(&arg)?;
                 let n: usize = v
                     .parse()
-                    .ok()
-                    .filter(|n| arg != "--hash" || *n <= 1 << 16)
-                    .ok_or_else(|| format!("bad {arg} {v:?}: expected a whole number"))?;
+                    .map_err(|_| format!("bad {arg} {v:?}: expected a whole number"))?;
+                if arg == "--hash" && n > 1 << 16 {
+                    return Err(format!("bad --hash {v:?}: at most 65536 (MiB)"));
+                }
                 match arg.as_str() {
                     "--hash" => args.hash_mib = n,
                     "--skip" => args.skip = n,
@@ -146,7 +147,10 @@ fn run_single(args: &Args, depth: u32) -> Result<ExitCode, String> {
 
 fn run_suite(path: &str, args: &Args) -> Result<ExitCode, String> {
     let max_nodes = args.max_nodes;
-    let mut table = (args.hash_mib > 0).then(|| movegen::PerftTable::new(args.hash_mib));
+    let mut table = match args.hash_mib {
+        0 => None,
+        mib => Some(movegen::PerftTable::try_new(mib)?),
+    };
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     let cases = parse_suite(&text).map_err(|e| format!("{path}: {e}"))?;
     let start = Instant::now();
