@@ -667,6 +667,40 @@ fn sprt_calc_reproduces_a_vector_and_refuses_bad_input() {
         assert_eq!(code, 3, "{bad:?}");
         assert!(err.starts_with("arena: "), "{err}");
     }
+    // Counts beyond what the likelihood is computed to are refused, not answered with NaN
+    // or a wrong LLR; up to the limit the LLR grows with the counts as it must.
+    let (code, _, err) = run_arena(
+        None,
+        &[
+            "sprt-calc",
+            "--penta",
+            "1000000000000000,0,0,0,1000000000000000",
+            "--elo0",
+            "0",
+            "--elo1",
+            "5",
+        ],
+    );
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("more than 100,000,000 games"), "{err}");
+    let llr_of = |pairs: &str| {
+        let counts = format!("{pairs},0,0,0,{pairs}");
+        let (code, out, err) = run_arena(
+            None,
+            &["sprt-calc", "--penta", &counts, "--elo0", "0", "--elo1", "5"],
+        );
+        assert_eq!(code, 0, "{err}");
+        out.lines()
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .parse::<f64>()
+            .unwrap()
+    };
+    let (small, large) = (llr_of("1000000"), llr_of("25000000"));
+    assert!((large / small - 25.0).abs() < 1e-3, "{small} {large}");
     let (code, _, err) = run_arena(
         None,
         &["sprt-calc", "--tri", "1,2,3", "--elo0", "nan", "--elo1", "5"],
