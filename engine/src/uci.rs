@@ -410,7 +410,10 @@ fn set_go_value(go: &mut GoParams, word: &str, value: i64, text: &str) {
         return;
     }
     let clamped = value.clamp(min, max);
-    if clamped != value {
+    // A number too large for 64 bits reads as the largest one (`read_integer`): out of range
+    // too, even where that largest one is the field's maximum.
+    let exact = text.parse::<i64>().is_ok();
+    if clamped != value || !exact {
         go.notes.push(format!(
             "{word} {} out of range ({min} to {max}), using {clamped}",
             truncate(text)
@@ -1317,10 +1320,14 @@ mod tests {
         assert_eq!(go("go mate 0").mate, Some(1));
         assert_eq!(go("go movetime -5").movetime, Some(0));
         assert_eq!(go("go nodes 0").nodes, Some(1));
+        let g = go("go nodes 99999999999999999999999");
+        assert_eq!(g.nodes, Some(i64::MAX as u64));
         assert_eq!(
-            go("go nodes 99999999999999999999999").nodes,
-            Some(i64::MAX as u64)
+            g.notes,
+            ["nodes 99999999999999999999999 out of range (1 to 9223372036854775807), using 9223372036854775807"]
         );
+        assert!(go("go nodes 9223372036854775807").notes.is_empty());
+        assert!(go("go nodes +5").notes.is_empty());
         assert_eq!(go("go wtime 99999999999999999999999").wtime, Some(MAX_TIME_MS));
         // Values that are not numbers, missing values and unknown words are skipped.
         let g = go("go depth many wtime btime 500 sideways nodes");
