@@ -297,6 +297,7 @@ mod tests {
                 player
                     .play_game(&settings, &settings.opening_source(&[]), &mut Rng(seed))
                     .unwrap()
+                    .unwrap()
                     .0
             })
             .collect()

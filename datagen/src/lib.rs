@@ -4,7 +4,9 @@
 //! position, a book line, or a random Chess960 / double-Chess960 position, plus 8 or 9
 //! random plies) that the shared playability check (`engine::openings::OpeningCheck`: 1000
 //! soft nodes) scores within ±1000 cp; game `i` of thread file `s` draws opening
-//! `movegen::openings::opening_rng(seed, s, i)`. Moves are searched to a soft node limit (hard cap 8x). Games end by the rules,
+//! `movegen::openings::opening_rng(seed, s, i)`. Moves are searched to a soft node limit (hard cap 8x,
+//! the budget at most [`MAX_NODES`]); a [`SelfPlayer::stopper`] ends the search in progress
+//! from another thread and gives up the game. Games end by the rules,
 //! by adjudication (a win at |score| >= [`WIN_SCORE`] = 2000 for [`WIN_PLIES`] = 4 plies in
 //! a row, a draw at |score| <= [`DRAW_SCORE`] = 5 for [`DRAW_PLIES`] = 12 plies from ply
 //! [`DRAW_MIN_PLY`] = 40; off for a material-only net, whose scores mean little) or at
@@ -28,7 +30,7 @@ pub mod label_quality;
 pub mod store;
 
 use engine::openings::{draw_opening, OpeningCheck, CHECK_MAX_SCORE, CHECK_NODES, SELF_PLAY_HASH_MIB};
-use engine::{hard_nodes_for, Limits, Searcher, TtAllocError};
+use engine::{hard_nodes_for, Limits, SearchStopper, Searcher, TtAllocError};
 use movegen::openings::{NoPlayableOpening, OpeningSource, StartPositions};
 use movegen::{Board, Color, Game, Outcome};
 use nnue::Network;
@@ -140,6 +142,12 @@ pub struct GenSettings {
     /// The most pieces of a position they cover (0 without tables).
     pub syzygy_pieces: u32,
 }
+
+/// The largest soft node budget a move may be given (`datagen --nodes`, `label-quality
+/// --nodes` and `--reference`): 100,000,000 nodes, minutes of search a move on one core, with a
+/// hard cap of [`engine::SOFT_NODES_HARD_FACTOR`] times it. A larger budget is refused, as one
+/// no game could finish with.
+pub const MAX_NODES: u64 = 100_000_000;
 
 /// The soft node budget of the opening check (its hard limit: [`engine::hard_nodes_for`]),
 /// the shared check's ([`engine::openings::CHECK_NODES`]).
@@ -288,6 +296,17 @@ impl SelfPlayer {
         })
     }
 
+    /// A handle that stops this player from another thread (a Ctrl-C): the search running
+    /// answers at once, and [`SelfPlayer::play_game`] gives up the game in progress.
+    pub fn stopper(&self) -> SearchStopper {
+        self.searcher.stopper()
+    }
+
+    /// Whether a [`SelfPlayer::stopper`] was used.
+    pub fn stopped(&self) -> bool {
+        self.searcher.stopped()
+    }
+
     /// Empties the searcher's table and histories, as at the start of every game.
     pub fn new_game(&mut self) {
         self.searcher.new_game();
@@ -324,14 +343,19 @@ impl SelfPlayer {
     /// Plays one game from the opening `source` draws with `rng` (see
     /// [`GenSettings::opening_source`]; `rng` from `movegen::openings::opening_rng`), kept by
     /// `settings`' playability check, and returns it with the nodes it took (its opening
-    /// checks' included). Errors: no playable opening among the candidates.
+    /// checks' included). `None`: its [`SelfPlayer::stopper`] was used before the game
+    /// ended, and the game cut short is given up (its moves were searched short). Errors:
+    /// no playable opening among the candidates (never once stopped: that is `None`).
     pub fn play_game(
         &mut self,
         settings: &GenSettings,
         source: &OpeningSource,
         rng: &mut Rng,
-    ) -> Result<(GameRecord, u64), NoPlayableOpening> {
-        let opening = draw_opening(source, &settings.opening_check(), &mut self.searcher, rng)?;
+    ) -> Result<Option<(GameRecord, u64)>, NoPlayableOpening> {
+        let opening = match draw_opening(source, &settings.opening_check(), &mut self.searcher, rng) {
+            _ if self.stopped() => return Ok(None),
+            drawn => drawn?,
+        };
         let mut total_nodes = opening.nodes;
         let white = if opening.game.board().side_to_move() == Color::White {
             opening.score
@@ -355,7 +379,11 @@ impl SelfPlayer {
             if moves.len() >= settings.max_plies {
                 break Wdl::Draw;
             }
-            let Some((mv, score, nodes)) = self.search(&game, settings.nodes, settings.hard_nodes) else {
+            let searched = self.search(&game, settings.nodes, settings.hard_nodes);
+            if self.stopped() {
+                return Ok(None);
+            }
+            let Some((mv, score, nodes)) = searched else {
                 break Wdl::Draw;
             };
             total_nodes += nodes;
@@ -399,7 +427,7 @@ impl SelfPlayer {
                 }
             }
         };
-        Ok((
+        Ok(Some((
             GameRecord {
                 start: *game.start(),
                 start_eval: start_eval.clamp(-32000, 32000) as i16,
@@ -407,7 +435,7 @@ impl SelfPlayer {
                 moves,
             },
             total_nodes,
-        ))
+        )))
     }
 }
 
@@ -422,6 +450,7 @@ mod tests {
         let mut player = SelfPlayer::new(engine::default_net()).unwrap();
         let (record, _) = player
             .play_game(settings, &settings.opening_source(&[]), &mut Rng(seed))
+            .unwrap()
             .unwrap();
         let b = record.start;
         (
@@ -482,7 +511,7 @@ mod tests {
             let starts: Vec<String> = (0..5)
                 .map(|game| {
                     let mut rng = movegen::openings::opening_rng(seed, 0, game);
-                    let (record, _) = player.play_game(&settings, &source, &mut rng).unwrap();
+                    let (record, _) = player.play_game(&settings, &source, &mut rng).unwrap().unwrap();
                     record.start.to_fen()
                 })
                 .collect();

@@ -45,6 +45,11 @@
 //! the speed of the search itself, which `luft bench` nps on an idle core compares with
 //! (`scripts/datagen-nps.sh` measures both side by side).
 //!
+//! Ctrl-C (SIGINT) or SIGTERM stops the run within a moment: every stream's search in
+//! progress ends at once (`engine::SearchStopper`), its game is given up unwritten, and
+//! datagen says `interrupted` and exits 130; the same command again resumes, playing the
+//! given-up games whole. `--nodes` takes at most [`datagen::MAX_NODES`] (100,000,000).
+//!
 //! A stream that cannot write its file (a full disk) stops the run: the other streams end
 //! after their game in flight, and every stream's error is told. The tests make a full disk
 //! with `LUFT_DATAGEN_DISK_BYTES=N` ([`DISK_BYTES_ENV`]): each stream's file takes at most N
@@ -60,7 +65,8 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use datagen::label_quality::{self, summarise, table, Reservoir, Sample, Searched};
 use datagen::store::{self, DirLock};
-use datagen::{adjudication_text, GenSettings, SelfPlayer};
+use datagen::{adjudication_text, GenSettings, SelfPlayer, MAX_NODES};
+use engine::SearchStopper;
 use movegen::openings::{opening_rng, OpeningSource, StartPositions};
 use movegen::Board;
 use nnue::Network;
@@ -76,7 +82,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 mod archive;
@@ -335,8 +341,14 @@ fn label_quality(args: &LabelQualityArgs) -> Result<i32> {
     if args.positions == 0 {
         bail!("--positions must be at least 1");
     }
-    if args.nodes.is_empty() || args.nodes.contains(&0) || args.reference == 0 {
-        bail!("--nodes and --reference must be positive node counts");
+    if args.nodes.is_empty() {
+        bail!("--nodes: give at least one node budget");
+    }
+    let budgets = args.nodes.iter().map(|&n| ("--nodes", n));
+    for (flag, n) in budgets.chain([("--reference", args.reference)]) {
+        if !(1..=MAX_NODES).contains(&n) {
+            bail!("{flag} {n}: give 1 to {MAX_NODES} soft nodes a search");
+        }
     }
     if !(1..=256).contains(&args.threads) {
         bail!("--threads must be 1 to 256");
@@ -1170,8 +1182,14 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
     if !(1..=256).contains(&args.threads) {
         bail!("--threads must be 1 to 256");
     }
-    if args.nodes == 0 || args.random_plies > 40 {
-        bail!("--nodes must be positive and --random-plies at most 40");
+    if !(1..=MAX_NODES).contains(&args.nodes) {
+        bail!(
+            "--nodes {}: give 1 to {MAX_NODES} soft nodes a move (a larger budget would never finish a game)",
+            args.nodes
+        );
+    }
+    if args.random_plies > 40 {
+        bail!("--random-plies {}: give at most 40", args.random_plies);
     }
     if args.book.is_some() && args.openings_960 != Openings960::None {
         bail!("give --book or --openings-960, not both (a book brings its own start positions)");
@@ -1245,6 +1263,7 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
         games: args.games,
         positions: args.positions,
         stop: AtomicBool::new(false),
+        stoppers: Mutex::new(Vec::new()),
         failed: AtomicBool::new(false),
         targets: Targets::resumed(resumed_games, resumed_positions),
         disk_bytes: std::env::var(DISK_BYTES_ENV)
@@ -1253,8 +1272,7 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
     });
     {
         let run = run.clone();
-        ctrlc::set_handler(move || run.stop.store(true, Ordering::Relaxed))
-            .context("cannot install the Ctrl-C handler")?;
+        ctrlc::set_handler(move || run.request_stop()).context("cannot install the Ctrl-C handler")?;
     }
     // Progress: each stream sends an event per finished game down a channel; one reporter
     // thread owns the bar (or the plain line) and every count it shows, and ends with the
@@ -1362,8 +1380,11 @@ struct Run {
     /// `--games` and `--positions` (one of them is set).
     games: Option<u64>,
     positions: Option<u64>,
-    /// Set by Ctrl-C: each thread finishes its game and stops.
+    /// Set by Ctrl-C (or SIGTERM, [`Run::request_stop`]): each thread gives up its game in
+    /// progress, unwritten, and stops.
     stop: AtomicBool,
+    /// Each stream's player's stopper, which ends the search in progress at once.
+    stoppers: Mutex<Vec<SearchStopper>>,
     /// Set when a stream failed: the others finish their game and stop.
     failed: AtomicBool,
     targets: Targets,
@@ -1412,6 +1433,31 @@ impl Targets {
 }
 
 impl Run {
+    /// Stops the run: every stream's search in progress ends at once, its game is given up
+    /// (unwritten: a resume plays it again), and no game starts.
+    fn request_stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+        for stopper in self
+            .stoppers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+        {
+            stopper.stop();
+        }
+    }
+
+    /// Makes `stopper` stop when the run is stopped, also when that was before now.
+    fn add_stopper(&self, stopper: SearchStopper) {
+        let mut stoppers = self.stoppers.lock().unwrap_or_else(PoisonError::into_inner);
+        // Under the lock: a stop either comes after this and stops it, or came before and
+        // is seen here.
+        if self.stop.load(Ordering::SeqCst) {
+            stopper.stop();
+        }
+        stoppers.push(stopper);
+    }
+
     /// Whether another game may start (reserving it against a `--games` target).
     fn may_start(&self) -> bool {
         let t = &self.targets;
@@ -1444,6 +1490,7 @@ fn play_stream(
 ) -> Result<()> {
     let mut player = SelfPlayer::new(run.net.clone()).context("cannot make a searcher")?;
     player.set_tablebases(run.tables.clone());
+    run.add_stopper(player.stopper());
     let mut file = std::fs::OpenOptions::new()
         .append(true)
         .open(path)
@@ -1453,9 +1500,12 @@ fn play_stream(
     while !run.stop.load(Ordering::Relaxed) && !run.failed.load(Ordering::Relaxed) && run.may_start() {
         // Each game's opening depends only on (seed, stream, game number), as genfens' do.
         let mut rng = opening_rng(run.seed, stream, seq);
-        let (record, nodes) = player
-            .play_game(&run.settings, &run.openings, &mut rng)
-            .with_context(|| format!("game {seq} of {}", path.display()))?;
+        let played = player.play_game(&run.settings, &run.openings, &mut rng);
+        // Stopped: the game cut short is not written (a resume plays it whole).
+        let Some((record, nodes)) = played.with_context(|| format!("game {seq} of {}", path.display()))?
+        else {
+            break;
+        };
         chunk.clear();
         encode_chunk(std::slice::from_ref(&record), seq, nodes, &mut chunk);
         append_chunk(&mut file, &chunk, &mut room)

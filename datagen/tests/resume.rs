@@ -588,6 +588,120 @@ fn the_store_holds_generations() {
     std::fs::remove_dir_all(&store).ok();
 }
 
+/// Sends SIGINT (a terminal's Ctrl-C) to `child`.
+fn interrupt(child: &std::process::Child) {
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Waits up to `limit` for `child` to exit; kills it and fails when it does not.
+fn exits_within(child: &mut std::process::Child, limit: Duration) -> Output {
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("still running {limit:?} after SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut out = Output {
+        status: child.wait().unwrap(),
+        stdout: Vec::new(),
+        stderr: Vec::new(),
+    };
+    use std::io::Read;
+    child.stderr.take().unwrap().read_to_end(&mut out.stderr).unwrap();
+    out
+}
+
+/// Ctrl-C ends the search in progress at once, even at the largest node budget: the game
+/// cut short is not written, the files stay clean, and a resume ends with exactly the
+/// games asked for.
+#[test]
+fn ctrl_c_stops_the_search_in_progress_and_a_resume_completes() {
+    let dir = temp_dir("sigint");
+    let mut args = gen_args(&dir, 2, 3);
+    args[5] = datagen::MAX_NODES.to_string();
+    let mut child = datagen()
+        .args(&args)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Both files made (so the handler is about to be installed), then well into the first
+    // moves' searches (minutes each at this budget).
+    wait_for_size(&dir.join("games-1.bin"), 1);
+    std::thread::sleep(Duration::from_millis(1500));
+    interrupt(&child);
+    let out = exits_within(&mut child, Duration::from_secs(5));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted: 0 games, 0 positions in") && err.contains("to resume"),
+        "{err}"
+    );
+    assert!(games_in(&dir).is_empty());
+    assert!(verify_ok(&dir));
+
+    // At a small budget, stopped between and within games, then resumed to a target.
+    let dir = temp_dir("sigint-resume");
+    let mut child = datagen()
+        .args(gen_args(&dir, 2, 100_000))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_size(&dir.join("games-0.bin"), 4000);
+    interrupt(&child);
+    let out = exits_within(&mut child, Duration::from_secs(5));
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let before = games_in(&dir);
+    assert!(!before.is_empty());
+    assert!(verify_ok(&dir));
+    let target = before.len() + 3;
+    let out = run(&gen_args(&dir, 2, target as u64));
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("resuming: {} games", before.len())),
+        "{err}"
+    );
+    let after = games_in(&dir);
+    assert_eq!(after.len(), target);
+    assert!(keeps_all(&before, &after));
+    assert!(verify_ok(&dir));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A node budget no game could finish with is refused, naming the largest one taken.
+#[test]
+fn a_node_budget_beyond_the_largest_is_refused() {
+    let dir = temp_dir("max-nodes");
+    for nodes in ["18446744073709551615", "100000001", "0"] {
+        let mut args = gen_args(&dir, 1, 1);
+        args[5] = nodes.to_string();
+        let out = run(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.starts_with(&format!(
+                "datagen: error: --nodes {nodes}: give 1 to 100000000 soft nodes"
+            )),
+            "{err}"
+        );
+    }
+    let out = run(&["label-quality", "--reference", "100000001", "x.bin"]);
+    assert!(
+        stderr(&out).starts_with("datagen: error: --reference 100000001: give 1 to 100000000"),
+        "{}",
+        stderr(&out)
+    );
+    // Nothing was made.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+}
+
 #[test]
 fn bad_arguments_are_refused() {
     for args in [
