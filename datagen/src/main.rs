@@ -72,6 +72,7 @@ use movegen::Board;
 use nnue::Network;
 use output::checksum::fnv1a;
 use progress::{process_cpu_time, ProgressBar, Throttle, PLAIN_EVERY};
+use records::manifest::PackEntry;
 use records::positions::{bullet_record, text_line};
 use records::record::{
     data_files, encode_chunk, keep_for_training, start_positions_name, GameRecord, GenHeader, Header,
@@ -173,8 +174,8 @@ enum Command {
     Stats { paths: Vec<PathBuf> },
     /// Checks every chunk's checksum, repeated chunks and headers; exit code 1 on a problem.
     /// With `--manifest DIR`, also checks the corpus folder DIR against its manifest (every
-    /// listed pack present with its size, checksum, games and positions; none unlisted) and
-    /// verifies every pack it lists.
+    /// listed pack present with its size, checksum, games and positions; none listed twice
+    /// under two names; none unlisted) and verifies every pack it lists.
     Verify {
         /// A corpus folder whose `manifest.toml` to check the folder against.
         #[arg(long, value_name = "DIR")]
@@ -183,7 +184,8 @@ enum Command {
     },
     /// Adds to corpus folder DIR's manifest (`DIR/manifest.toml`, made when missing) every
     /// pack of DIR it does not list yet, read whole for its games, positions and settings;
-    /// listed packs are kept as they are (`verify --manifest` checks them).
+    /// listed packs are kept as they are (`verify --manifest` checks them). A pack with the
+    /// same bytes as another (the same games) is refused, naming both, and nothing is added.
     Manifest {
         /// The corpus folder.
         dir: PathBuf,
@@ -951,7 +953,7 @@ fn add_to_manifest(dir: &Path, date: Option<&str>, nets: Option<&Path>, add: &[P
     if !dir.is_dir() {
         bail!("{}: not a directory", dir.display());
     }
-    let mut manifest = records::manifest::Manifest::read(dir)?.unwrap_or_default();
+    let manifest = records::manifest::Manifest::read(dir)?.unwrap_or_default();
     let named = nets_by_fingerprint(nets)?;
     let name_nets = |settings: &mut [records::manifest::SourceSettings]| {
         for s in settings {
@@ -962,28 +964,25 @@ fn add_to_manifest(dir: &Path, date: Option<&str>, nets: Option<&Path>, add: &[P
             }
         }
     };
-    // `--add`: each pack copied in under its corpus name (read whole first: a damaged pack
-    // is refused before anything is copied).
-    for pack in add {
-        let mut entry = records::manifest::describe(pack, &date)?;
-        name_nets(&mut entry.settings);
-        let mut taken: Vec<String> = manifest.packs.iter().map(|p| p.file.clone()).collect();
-        if let Ok(rd) = std::fs::read_dir(dir) {
-            taken.extend(
-                rd.filter_map(|e| e.ok())
-                    .map(|e| e.file_name().to_string_lossy().into_owned()),
-            );
-        }
-        let name = records::manifest::corpus_name(&entry.settings, taken.iter().map(String::as_str))
-            .with_context(|| format!("{}", pack.display()))?;
-        let to = dir.join(&name);
-        let partial = dir.join(format!(".{name}.partial"));
-        std::fs::copy(pack, &partial)
-            .with_context(|| format!("cannot copy {} into {}", pack.display(), dir.display()))?;
-        std::fs::rename(&partial, &to).with_context(|| format!("cannot write {}", to.display()))?;
-        output::outln!("copied {} to {}", pack.display(), to.display());
-    }
-    let mut new: Vec<PathBuf> = std::fs::read_dir(dir)
+    // A pack with the same bytes as one listed or being listed is the same games: refused,
+    // naming both, before anything is copied or listed.
+    let refuse_duplicate = |known: &records::manifest::Manifest, path: &Path, entry: &PackEntry| match known
+        .same_content(entry.bytes, &entry.fnv1a64)
+    {
+        Some(first) => bail!(
+            "{}: the same bytes as {} ({} bytes, fnv1a64 {}), so the same games, which a \
+                 corpus holds once; nothing was added",
+            path.display(),
+            dir.join(&first.file).display(),
+            entry.bytes,
+            entry.fnv1a64
+        ),
+        None => Ok(()),
+    };
+    // The folder's unlisted packs, then `--add`'s (read whole first: a damaged pack is
+    // refused before anything is copied), each copied in under its corpus name.
+    let mut known = manifest.clone();
+    let mut unlisted: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "pack") && p.is_file())
@@ -995,10 +994,43 @@ fn add_to_manifest(dir: &Path, date: Option<&str>, nets: Option<&Path>, add: &[P
             !manifest.packs.iter().any(|e| e.file == name)
         })
         .collect();
-    new.sort();
-    for pack in &new {
+    unlisted.sort();
+    for pack in &unlisted {
         let mut entry = records::manifest::describe(pack, &date)?;
         name_nets(&mut entry.settings);
+        refuse_duplicate(&known, pack, &entry)?;
+        known.packs.push(entry);
+    }
+    let mut copies = Vec::new();
+    for pack in add {
+        let mut entry = records::manifest::describe(pack, &date)?;
+        name_nets(&mut entry.settings);
+        refuse_duplicate(&known, pack, &entry)?;
+        let mut taken: Vec<String> = known.packs.iter().map(|p| p.file.clone()).collect();
+        if let Ok(rd) = std::fs::read_dir(dir) {
+            taken.extend(
+                rd.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned()),
+            );
+        }
+        entry.file = records::manifest::corpus_name(&entry.settings, taken.iter().map(String::as_str))
+            .with_context(|| format!("{}", pack.display()))?;
+        copies.push((pack, dir.join(&entry.file)));
+        known.packs.push(entry);
+    }
+    for (pack, to) in copies {
+        let name = to
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let partial = dir.join(format!(".{name}.partial"));
+        std::fs::copy(pack, &partial)
+            .with_context(|| format!("cannot copy {} into {}", pack.display(), dir.display()))?;
+        std::fs::rename(&partial, &to).with_context(|| format!("cannot write {}", to.display()))?;
+        output::outln!("copied {} to {}", pack.display(), to.display());
+    }
+    let added = known.packs.len() - manifest.packs.len();
+    for entry in &known.packs[manifest.packs.len()..] {
         output::outln!(
             "added {}: {} games, {} positions, {} bytes",
             entry.file,
@@ -1006,15 +1038,15 @@ fn add_to_manifest(dir: &Path, date: Option<&str>, nets: Option<&Path>, add: &[P
             entry.positions,
             entry.bytes
         );
-        manifest.packs.push(entry);
     }
+    let manifest = known;
     manifest.write(dir)?;
     let (games, positions) = manifest.totals();
     output::outln!(
         "{}: {} packs ({} added), {games} games, {positions} positions",
         dir.join(records::manifest::MANIFEST_NAME).display(),
         manifest.packs.len(),
-        new.len()
+        added
     );
     Ok(0)
 }

@@ -75,11 +75,28 @@ fn pack_of_base(out: &Path) {
     assert!(o.status.success(), "{}", text(&o.stderr));
 }
 
+/// Packs the first `games` games of the base run into `out`: a pack unlike
+/// [`pack_of_base`]'s.
+fn pack_of_first_games(out: &Path, games: usize) {
+    let bytes = std::fs::read(base_run().join("games-0.bin")).unwrap();
+    let cut = records::record::scan(&bytes).chunks[games].offset as usize;
+    let stem = out.file_stem().unwrap().to_string_lossy().into_owned();
+    let file = temp_dir(&format!("first-{games}-{stem}")).join("games-0.bin");
+    std::fs::write(&file, &bytes[..cut]).unwrap();
+    let o = run(&[
+        "pack".as_ref(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        file.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}
+
 #[test]
 fn verify_finds_packs_missing_unlisted_or_changed() {
     let dir = temp_dir("manifest");
     pack_of_base(&dir.join("gen1-classical-001.pack"));
-    pack_of_base(&dir.join("gen1-classical-002.pack"));
+    pack_of_first_games(&dir.join("gen1-classical-002.pack"), 6);
     let d = dir.display().to_string();
     let o = run(&["manifest", &d, "--date", "2026-12-06"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
@@ -94,7 +111,7 @@ fn verify_finds_packs_missing_unlisted_or_changed() {
     // A folder is read as the packs its manifest lists: stats counts both.
     let o = run(&["stats", &d]);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    assert!(text(&o.stdout).contains("24"), "{}", text(&o.stdout));
+    assert!(text(&o.stdout).contains("18"), "{}", text(&o.stdout));
 
     // Running it again adds nothing and keeps what is listed.
     let o = run(&["manifest", &d, "--date", "2026-12-07"]);
@@ -177,7 +194,9 @@ fn add_copies_a_pack_in_under_its_corpus_name() {
         .join("../nets")
         .display()
         .to_string();
-    for n in ["001", "002"] {
+    let other = dir.join("s001-run-segment.pack");
+    pack_of_first_games(&other, 6);
+    for (n, p) in [("001", &p), ("002", &other.display().to_string())] {
         let o = run(&[
             "manifest",
             &c,
@@ -186,7 +205,7 @@ fn add_copies_a_pack_in_under_its_corpus_name() {
             "--date",
             "2026-12-06",
             "--add",
-            &p,
+            p,
         ]);
         assert!(o.status.success(), "{}", text(&o.stderr));
         let m = Manifest::read(&corpus).unwrap().unwrap();
@@ -200,4 +219,85 @@ fn add_copies_a_pack_in_under_its_corpus_name() {
     assert!(pack.is_file(), "the original stays");
     let o = run(&["verify", "--manifest", &c]);
     assert!(o.status.success(), "{}", text(&o.stdout));
+}
+
+/// A pack with the same bytes as one in the corpus is the same games: `--add` refuses it and
+/// so does listing a copy found in the folder, naming both files, and `verify --manifest`
+/// reports two listed alike.
+#[test]
+fn a_pack_with_the_same_bytes_as_another_is_refused_and_reported() {
+    let dir = temp_dir("manifest-duplicate");
+    let corpus = dir.join("corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    let first = corpus.join("gen1-classical-001.pack");
+    pack_of_base(&first);
+    let c = corpus.display().to_string();
+    let o = run(&["manifest", &c, "--date", "2026-12-06"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let listed = Manifest::read(&corpus).unwrap().unwrap();
+    assert_eq!(listed.packs.len(), 1);
+
+    // --add of a pack with the same bytes elsewhere: refused, naming both, nothing copied.
+    let same = dir.join("s000-run-segment.pack");
+    std::fs::copy(&first, &same).unwrap();
+    let o = run(&[
+        "manifest".as_ref(),
+        c.as_ref(),
+        "--add".as_ref(),
+        same.as_os_str(),
+    ]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}: the same bytes as {}",
+            same.display(),
+            first.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&corpus).unwrap().count(),
+        2,
+        "only the pack and its manifest"
+    );
+    assert_eq!(Manifest::read(&corpus).unwrap().unwrap(), listed);
+
+    // A copy in the folder under another name: refused the same way, nothing listed.
+    let copy = corpus.join("gen1-classical-002.pack");
+    std::fs::copy(&first, &copy).unwrap();
+    let o = run(&["manifest", &c, "--date", "2026-12-07"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}: the same bytes as {}",
+            copy.display(),
+            first.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(Manifest::read(&corpus).unwrap().unwrap(), listed);
+
+    // Listed twice by hand: verify --manifest reports it and exits 1.
+    let mut twice = listed.clone();
+    let mut entry = listed.packs[0].clone();
+    entry.file = "gen1-classical-002.pack".into();
+    twice.packs.push(entry);
+    twice.write(&corpus).unwrap();
+    assert_eq!(
+        check(&corpus, false).unwrap(),
+        vec![Disagreement::Duplicate(
+            "gen1-classical-002.pack".into(),
+            "gen1-classical-001.pack".into()
+        )]
+    );
+    let o = run(&["verify", "--manifest", &c]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("BAD  gen1-classical-002.pack: the same bytes as gen1-classical-001.pack"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -6,7 +6,9 @@
 //! A folder with a manifest is read as the packs it lists, in its order
 //! ([`crate::record::data_files`], hence `trainer --data DIR`, `learn`'s `extra_data` and
 //! `datagen stats DIR`); `datagen verify --manifest DIR` checks the folder against it
-//! ([`check`]), and `datagen manifest DIR` adds the packs it does not list yet ([`describe`]).
+//! ([`check`]), and `datagen manifest DIR` adds the packs it does not list yet ([`describe`]);
+//! a pack with the same bytes as a listed one (size and checksum, [`Manifest::same_content`])
+//! is the same games, refused by the one and reported by the other.
 //! Nothing here changes a pack: the manifest describes, the packs hold the data.
 //!
 //! ```toml
@@ -89,6 +91,13 @@ pub struct PackEntry {
     /// What made its games: one entry per distinct settings among the files it packs.
     #[serde(default)]
     pub settings: Vec<SourceSettings>,
+}
+
+impl PackEntry {
+    /// Whether this pack's listed content is `bytes` long with FNV-1a 64 checksum `fnv1a64`.
+    fn holds(&self, bytes: u64, fnv1a64: &str) -> bool {
+        self.bytes == bytes && self.fnv1a64.eq_ignore_ascii_case(fnv1a64)
+    }
 }
 
 /// The settings of the data files a pack holds (from each file's datagen header), one entry
@@ -390,6 +399,13 @@ impl Manifest {
         self.packs.iter().map(|p| dir.join(&p.file)).collect()
     }
 
+    /// The first listed pack whose content is `bytes` long with FNV-1a 64 checksum
+    /// `fnv1a64` (16 hex digits): a pack with the same content is the same games, which a
+    /// corpus must not hold twice.
+    pub fn same_content(&self, bytes: u64, fnv1a64: &str) -> Option<&PackEntry> {
+        self.packs.iter().find(|p| p.holds(bytes, fnv1a64))
+    }
+
     /// Games and positions in all.
     pub fn totals(&self) -> (u64, u64) {
         self.packs
@@ -410,6 +426,9 @@ pub enum Disagreement {
     Differs(String, &'static str, String, String),
     /// A listed pack does not read clean (the file and why).
     Unreadable(String, String),
+    /// A listed pack has the same size and checksum as one listed before it (the file, the
+    /// earlier one): the same games, which readers would take twice.
+    Duplicate(String, String),
 }
 
 impl fmt::Display for Disagreement {
@@ -421,13 +440,18 @@ impl fmt::Display for Disagreement {
                 write!(f, "{n}: {what} {found}, the manifest says {listed}")
             }
             Disagreement::Unreadable(n, why) => write!(f, "{n}: {why}"),
+            Disagreement::Duplicate(n, first) => write!(
+                f,
+                "{n}: the same bytes as {first} (size and fnv1a64 alike): its games would be read twice"
+            ),
         }
     }
 }
 
 /// Checks folder `dir` against its manifest: every listed pack present with its size and
-/// checksum, no `*.pack` unlisted, and (with `deep`) each pack read whole to the games and
-/// positions listed. Returns the disagreements (empty: they agree).
+/// checksum, none listed twice under two names (the same size and checksum), no `*.pack`
+/// unlisted, and (with `deep`) each pack read whole to the games and positions listed.
+/// Returns the disagreements (empty: they agree).
 ///
 /// # Errors
 /// The folder has no manifest, or it or the folder cannot be read.
@@ -449,7 +473,10 @@ pub fn check(dir: &Path, deep: bool) -> Result<Vec<Disagreement>, ManifestError>
         }
     }
     present.sort();
-    for p in &manifest.packs {
+    for (i, p) in manifest.packs.iter().enumerate() {
+        if let Some(first) = manifest.packs[..i].iter().find(|q| q.holds(p.bytes, &p.fnv1a64)) {
+            out.push(Disagreement::Duplicate(p.file.clone(), first.file.clone()));
+        }
         let path = dir.join(&p.file);
         if !path.is_file() {
             out.push(Disagreement::Missing(p.file.clone()));
