@@ -189,7 +189,8 @@ enum Command {
     Manifest {
         /// The corpus folder.
         dir: PathBuf,
-        /// The date the new packs joined the corpus, `YYYY-MM-DD` (default: today, UTC).
+        /// The date the new packs joined the corpus, `YYYY-MM-DD`, a real calendar date
+        /// (default: today, UTC).
         #[arg(long)]
         date: Option<String>,
         /// A folder of nets (e.g. `nets/`): a pack played by an engine's embedded net is
@@ -945,6 +946,15 @@ fn add_to_manifest(dir: &Path, date: Option<&str>, nets: Option<&Path>, add: &[P
                 });
             if !ok {
                 bail!("--date {d:?}: expected YYYY-MM-DD");
+            }
+            let number = |range: std::ops::Range<usize>| d[range].parse::<i64>().unwrap_or(0);
+            let (year, month, day) = (number(0..4), number(5..7), number(8..10));
+            match output::days_in_month(year, month) {
+                None => bail!("--date {d}: month {month} is not a month (1 to 12)"),
+                Some(days) if !(1..=days).contains(&day) => {
+                    bail!("--date {d}: day {day} is not a day of {year}-{month:02} (1 to {days})")
+                }
+                Some(_) => {}
             }
             d.to_string()
         }

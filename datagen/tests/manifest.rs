@@ -1,6 +1,7 @@
 //! The corpus manifest end to end: the repository's corpus (`data/selfplay/`) agrees with
-//! its `manifest.toml`; `datagen manifest` lists a folder's packs, `datagen verify
-//! --manifest` finds a pack missing, unlisted or changed, and every reader of a folder
+//! its `manifest.toml`; `datagen manifest` lists a folder's packs (refusing a pack with the
+//! same bytes as another, and a date not on the calendar), `datagen verify --manifest` finds
+//! a pack missing, unlisted, changed or listed twice, and every reader of a folder
 //! (`datagen stats`, the trainer, `learn`) takes the packs the manifest lists.
 
 #![allow(clippy::unwrap_used)]
@@ -173,6 +174,39 @@ fn a_manifest_naming_a_path_outside_its_folder_is_refused() {
     let o = run(&["manifest", &dir.display().to_string(), "--date", "12/06/2026"]);
     assert!(!o.status.success());
     assert!(text(&o.stderr).contains("YYYY-MM-DD"), "{}", text(&o.stderr));
+}
+
+/// `--date` takes real calendar dates only: months 1 to 12, the days of the month, February
+/// 29 in leap years; nothing is written for another.
+#[test]
+fn a_date_that_is_not_on_the_calendar_is_refused() {
+    let dir = temp_dir("manifest-date");
+    pack_of_base(&dir.join("gen1-classical-001.pack"));
+    let d = dir.display().to_string();
+    for (date, why) in [
+        ("2026-13-45", "month 13 is not a month (1 to 12)"),
+        ("2026-00-10", "month 0 is not a month (1 to 12)"),
+        ("2026-04-31", "day 31 is not a day of 2026-04 (1 to 30)"),
+        ("2026-02-29", "day 29 is not a day of 2026-02 (1 to 28)"),
+        ("1900-02-29", "day 29 is not a day of 1900-02 (1 to 28)"),
+        ("2026-12-00", "day 0 is not a day of 2026-12 (1 to 31)"),
+    ] {
+        let o = run(&["manifest", &d, "--date", date]);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{date}: {err}");
+        assert_eq!(err.trim_end(), format!("datagen: error: --date {date}: {why}"));
+        assert!(
+            Manifest::read(&dir).unwrap().is_none(),
+            "{date}: a manifest was written"
+        );
+    }
+    for date in ["2028-02-29", "2000-02-29", "2026-12-31"] {
+        let o = run(&["manifest", &d, "--date", date]);
+        assert!(o.status.success(), "{date}: {}", text(&o.stderr));
+        // Listed at the first date taken; the others add nothing.
+        let m = Manifest::read(&dir).unwrap().unwrap();
+        assert_eq!(m.packs[0].date, "2028-02-29");
+    }
 }
 
 #[test]

@@ -420,6 +420,20 @@ pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (yoe + era * 400 + i64::from(month <= 2), month, day)
 }
 
+/// The days of month `month` (1 to 12) of `year` in the proleptic Gregorian calendar (28 to
+/// 31: February has 29 in a year divisible by 4, except by 100 unless by 400); `None` for a
+/// month that is not 1 to 12. With [`civil_from_days`], the one calendar of the tools.
+pub fn days_in_month(year: i64, month: i64) -> Option<i64> {
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => Some(31),
+        4 | 6 | 9 | 11 => Some(30),
+        2 if leap => Some(29),
+        2 => Some(28),
+        _ => None,
+    }
+}
+
 /// Whether `name` names a file or directory a tool makes inside a directory of its own
 /// (`datagen --gen NAME` in the data store, `learn init --name NAME` in a run's `nets/`): one
 /// or more ASCII letters, digits, `.`, `_` and `-`, not starting with `.`. So it is never a
