@@ -19,10 +19,12 @@
 //! `DIR` (the directory a link points to, keeping the link); on an error nothing is left
 //! behind. An output that is one of the inputs is refused.
 //!
-//! Unpacking a damaged pack writes every game that reads, warns where the damage is, and
-//! exits 1 when games were lost, saying how many (`records::pack::PackLoss`: a failed block's
-//! count less the games read from it; damage in a table copy or a block header costs no
-//! game and leaves the exit status 0).
+//! Packing or unpacking damaged inputs writes every game that reads, warns where the damage
+//! is, and exits 1 when games were lost, saying how many (`records::pack::PackLoss`: a failed
+//! block's count less the games read from it; in a data file at least one a damaged range;
+//! damage in a table copy or a block header, a repeated chunk or a count that disagrees
+//! costs no game and leaves the exit status 0, as does the end of a file a datagen is
+//! writing now, the game in flight). The pack or files of what read stay.
 
 use crate::no_games;
 use anyhow::{bail, Context, Result};
@@ -192,7 +194,41 @@ pub fn pack(paths: &[PathBuf], out: &Path) -> Result<i32> {
             if summary.problems == 1 { "" } else { "s" }
         );
     }
-    Ok(0)
+    if summary.losses.is_empty() {
+        return Ok(0);
+    }
+    // The pack of what read stays, but a script's `pack && rm INPUTS` must stop here.
+    for (path, loss) in &summary.losses {
+        eprintln!(
+            "datagen: error: {}; the games that read are packed into {} (the warnings above say where)",
+            loss_text(path, loss),
+            out.display()
+        );
+    }
+    Ok(1)
+}
+
+/// What `loss` cost the data file or pack at `path`, for `pack`'s and `unpack`'s error
+/// line: `[at least ]N game[s] of PATH lost to damage`, or that it was cut short.
+fn loss_text(path: &Path, loss: &PackLoss) -> String {
+    let lost = loss.at_least();
+    if lost == 0 {
+        return format!(
+            "{} was cut short: the games after the cut, if any, are lost",
+            path.display()
+        );
+    }
+    format!(
+        "{}{lost} game{} of {} lost to damage{}",
+        if loss.exact() { "" } else { "at least " },
+        if lost == 1 { "" } else { "s" },
+        path.display(),
+        if loss.cut {
+            " (it was cut short: the games after the cut, if any, are not counted)"
+        } else {
+            ""
+        }
+    )
 }
 
 struct PackSummary {
@@ -201,6 +237,9 @@ struct PackSummary {
     bytes: u64,
     input_bytes: u64,
     problems: u64,
+    /// The inputs that lost games to damage, and what they lost (a data file: a damaged
+    /// range costs at least one game, counted as uncounted ranges).
+    losses: Vec<(PathBuf, PackLoss)>,
 }
 
 type Planned<'a> = (&'a Input, Format, usize, Vec<PackSource>);
@@ -209,6 +248,7 @@ fn pack_into(planned: &[Planned<'_>], sources: &[PackSource], file: output::OutF
     // The output's own errors name it.
     let mut writer = PackWriter::new(BufWriter::new(file), sources)?;
     let (mut input_bytes, mut problems) = (0, 0);
+    let mut losses = Vec::new();
     for (input, format, base, own) in planned {
         let path = &input.path;
         let cannot = || format!("cannot read {}", path.display());
@@ -216,8 +256,11 @@ fn pack_into(planned: &[Planned<'_>], sources: &[PackSource], file: output::OutF
         if again_format != *format || again != *own {
             bail!("{} changed while it was being packed", path.display());
         }
-        input_bytes += std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        if path.parent().is_some_and(DirLock::is_held) {
+        let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        input_bytes += bytes;
+        let writing = path.parent().is_some_and(DirLock::is_held);
+        let mut damaged_ranges = 0;
+        if writing {
             eprintln!(
                 "warning: {}: a datagen is writing this directory now; packing the games written so far",
                 path.display()
@@ -244,13 +287,37 @@ fn pack_into(planned: &[Planned<'_>], sources: &[PackSource], file: output::OutF
                     }
                 }
                 SourceItem::Damage(d) if d.offset == 0 && header_bad => continue,
-                SourceItem::Damage(d) => d.to_string(),
+                // The end a datagen is writing now: the game in flight, not lost.
+                SourceItem::Damage(d) if crate::in_flight(&d, writing, true, bytes) => {
+                    eprintln!(
+                        "note: {}: the {} bytes from byte {} are the game being written, not packed",
+                        path.display(),
+                        d.len,
+                        d.offset
+                    );
+                    continue;
+                }
+                SourceItem::Damage(d) => {
+                    damaged_ranges += 1;
+                    d.to_string()
+                }
                 SourceItem::Duplicate(d) => d.to_string(),
                 SourceItem::Problem(p) => p,
                 SourceItem::Positions { .. } => bail!("{}", no_games(path, src.format())),
             };
             problems += 1;
             eprintln!("warning: {}: {warning} (packing the rest)", path.display());
+        }
+        // A pack input counts its own loss; in a data file each damaged range held a game.
+        let loss = match src.pack_loss() {
+            Some(loss) => loss,
+            None => PackLoss {
+                uncounted: damaged_ranges,
+                ..PackLoss::default()
+            },
+        };
+        if loss.any() {
+            losses.push((path.clone(), loss));
         }
     }
     let (buffered, totals) = writer.finish()?;
@@ -261,6 +328,7 @@ fn pack_into(planned: &[Planned<'_>], sources: &[PackSource], file: output::OutF
         bytes: totals.bytes,
         input_bytes,
         problems,
+        losses,
     })
 }
 
@@ -336,29 +404,11 @@ pub fn unpack(pack: &Path, out: &Path) -> Result<i32> {
     let loss = summary.loss;
     if loss.any() {
         // What read is written, but a script's `unpack && rm PACK` must stop here.
-        let lost = loss.at_least();
-        let cut = if loss.cut {
-            " (it was cut short: the games after the cut, if any, are not counted)"
-        } else {
-            ""
-        };
-        if lost == 0 {
-            eprintln!(
-                "datagen: error: {} was cut short: the games after the cut, if any, are lost; \
-                 the {} that read are unpacked",
-                pack.display(),
-                summary.games
-            );
-        } else {
-            eprintln!(
-                "datagen: error: {}{lost} game{} of {} lost to damage{cut}; the {} that read \
-                 are unpacked (the warnings above say where)",
-                if loss.exact() { "" } else { "at least " },
-                if lost == 1 { "" } else { "s" },
-                pack.display(),
-                summary.games
-            );
-        }
+        eprintln!(
+            "datagen: error: {}; the {} that read are unpacked (the warnings above say where)",
+            loss_text(pack, &loss),
+            summary.games
+        );
         return Ok(1);
     }
     Ok(0)

@@ -3,7 +3,8 @@
 //! scratch directory): the round trip gives back the
 //! same files byte for byte, `stats`, `verify` and `convert` agree on the data files, the
 //! pack and the unpacked files, a pack takes at most 3 bytes a position, a flipped byte in
-//! a pack costs at most one game, a damaged input is reported and the rest packed, and an
+//! a pack costs at most one game, a damaged input is reported and the rest packed (exit 1
+//! when games were lost, as unpack), and an
 //! output that is one of the inputs is refused.
 
 #![allow(clippy::unwrap_used)]
@@ -168,8 +169,8 @@ fn pack_then_unpack_gives_back_the_same_files() {
 }
 
 /// One flipped byte in a pack, wherever it falls, costs at most one game: `verify` says BAD
-/// (exit 1), `stats` and `unpack` read every other game (`unpack` exits 1 when it lost
-/// one), nothing panics.
+/// (exit 1), `stats`, `unpack` and `pack` read every other game (`unpack` and `pack` exit 1
+/// when they lost one), nothing panics.
 #[test]
 fn a_flipped_byte_in_a_pack_costs_at_most_one_game() {
     let slice = corpus_slice("gen13-classical-001.pack", 40);
@@ -231,6 +232,27 @@ fn a_flipped_byte_in_a_pack_costs_at_most_one_game() {
             text(&unpacked.stderr)
         );
         assert_eq!(games_of(&out.join("gen/games-0.bin")), want, "flip at {at}");
+        // Packing the damaged pack loses the same games and exits as unpack does.
+        let repacked = dir.join(format!("repacked-{at}.pack"));
+        let packed = run(&[Path::new("pack"), &damaged, Path::new("--out"), &repacked]);
+        assert_eq!(
+            packed.status.code(),
+            unpacked.status.code(),
+            "flip at {at}: {}",
+            text(&packed.stderr)
+        );
+        if in_a_game {
+            assert!(
+                text(&packed.stderr).contains(&format!("1 game of {} lost to damage", damaged.display())),
+                "flip at {at}: {}",
+                text(&packed.stderr)
+            );
+        }
+        let restats = ok(&[Path::new("stats"), &repacked]);
+        assert!(
+            restats.contains(&format!("games: {want}\n")),
+            "flip at {at}: {restats}"
+        );
     }
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -301,7 +323,8 @@ fn unpacking_a_damaged_pack_exits_non_zero_when_games_are_lost() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// A damaged input is reported with its offset and its intact games are packed; outputs that
+/// A damaged input is reported with its offset and its intact games are packed (exit 1: a
+/// game was lost); outputs that
 /// are inputs, a data file to unpack and a full output directory are refused, and nothing is
 /// left behind.
 #[test]
@@ -314,8 +337,18 @@ fn damaged_inputs_are_reported_and_bad_outputs_refused() {
     damaged[third.offset as usize + 60] ^= 1;
     write(&input, &damaged);
     let pack = dir.join("gen.pack");
+    // A game lost: the pack of the rest is written, and pack exits 1 saying so.
     let out = run(&[Path::new("pack"), &input, Path::new("--out"), &pack]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "datagen: error: at least 1 game of {} lost to damage; the games that read are packed into {}",
+            input.display(),
+            pack.display()
+        )),
+        "{}",
+        text(&out.stderr)
+    );
     assert!(
         text(&out.stderr).contains(&format!("bad chunk at byte {}", third.offset)),
         "{}",
