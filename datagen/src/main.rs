@@ -5,7 +5,8 @@
 //!         [--net FILE] [--book FILE.epd | --openings-960 none|frc|dfrc] [--random-plies 8] [--seed S]
 //! datagen stats PATH...      per generation (directory): games, positions, W/D/L, nodes per
 //!                            position, positions passing the training filter; and totals
-//! datagen verify PATH...     every chunk's checksum, duplicates, headers (exit 1 on a problem)
+//! datagen verify PATH...     every chunk's checksum, duplicates, headers, gaps in the sequence
+//!                            numbers (exit 1 on a problem)
 //! datagen convert --to text|bullet --out FILE [--all] PATH...
 //! datagen import-pgn FILE.pgn... (--out DIR | --gen NAME)
 //!                            games with each move's score in its comment (fastchess, arena,
@@ -76,7 +77,7 @@ use records::manifest::PackEntry;
 use records::positions::{bullet_record, text_line};
 use records::record::{
     data_files, encode_chunk, keep_for_training, start_positions_name, GameRecord, GenHeader, Header,
-    RecordError, Wdl,
+    RecordError, SeqGaps, Wdl,
 };
 use records::source::{DataSource, Format, SourceItem};
 use std::collections::BTreeMap;
@@ -172,7 +173,8 @@ enum Command {
     /// Per generation (directory) and in total: games, positions, results, nodes per
     /// position, positions passing the training filter, game lengths.
     Stats { paths: Vec<PathBuf> },
-    /// Checks every chunk's checksum, repeated chunks and headers; exit code 1 on a problem.
+    /// Checks every chunk's checksum, repeated chunks, headers and gaps in each file's
+    /// sequence numbers (games gone); exit code 1 on a problem.
     /// With `--manifest DIR`, also checks the corpus folder DIR against its manifest (every
     /// listed pack present with its size, checksum, games and positions; none listed twice
     /// under two names; none unlisted) and verifies every pack it lists.
@@ -588,6 +590,8 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
     let header_bad = read.format == Format::Games && source.header_error().is_some();
     read.problems.extend(source.header_error().map(str::to_string));
     let writing = path.parent().is_some_and(DirLock::is_held);
+    // Each source's sequence numbers: a gap below the last is games gone.
+    let mut gaps: Vec<SeqGaps> = Vec::new();
     // Damage that may be the end being written: a problem only once something follows it.
     let mut tail: Option<records::record::Damage> = None;
     while let Some(item) = source.next_item().with_context(cannot)? {
@@ -612,6 +616,12 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
                     src.nodes_positions += c.games.iter().map(|g| g.moves.len() as u64).sum::<u64>();
                 }
                 read.problems.extend(c.problem);
+                if let Some(seq) = c.seq {
+                    if gaps.len() <= s {
+                        gaps.resize_with(s + 1, SeqGaps::default);
+                    }
+                    gaps[s].add(seq, c.games.len() as u64);
+                }
                 c.games.iter().for_each(|g| each(s, g));
             }
             // A damaged header is already named; its range is the start of the file.
@@ -626,6 +636,14 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
             SourceItem::Duplicate(d) => read.problems.push(d.to_string()),
             SourceItem::Problem(p) => read.problems.push(p),
             SourceItem::Positions { .. } => bail!("{}", no_games(path, read.format)),
+        }
+    }
+    for (s, gaps) in gaps.iter().enumerate() {
+        if let Some(text) = SeqGaps::text(&gaps.missing()) {
+            read.problems.push(match read.format {
+                Format::Pack => format!("{}: {text}", read.sources[s].name),
+                _ => text,
+            });
         }
     }
     if let Some(d) = tail {
@@ -1328,11 +1346,18 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
     let mut handles = Vec::new();
     for writer in &prepared.writers {
         let (run, events) = (run.clone(), events.clone());
-        let (path, stream, seq) = (writer.path.clone(), u64::from(writer.stream), writer.next_seq);
+        let (path, stream) = (writer.path.clone(), u64::from(writer.stream));
+        // The numbers whose games are gone first, then on from the last.
+        let seqs = writer
+            .missing
+            .clone()
+            .into_iter()
+            .flatten()
+            .chain(writer.next_seq..);
         let handle = std::thread::Builder::new()
             .stack_size(engine::SEARCH_STACK_BYTES)
             .spawn(move || {
-                let result = play_stream(&run, &path, stream, seq, &events);
+                let result = play_stream(&run, &path, stream, seqs, &events);
                 if result.is_err() {
                     run.failed.store(true, Ordering::Relaxed);
                 }
@@ -1522,12 +1547,12 @@ enum Event {
 }
 
 /// One stream: plays games until the run's target is met or it is stopped, appending each
-/// game to the stream's file at `path` as its own synced chunk, numbered from `seq`.
+/// game to the stream's file at `path` as its own synced chunk, numbered by `seqs` in turn.
 fn play_stream(
     run: &Run,
     path: &Path,
     stream: u64,
-    mut seq: u64,
+    mut seqs: impl Iterator<Item = u64>,
     events: &crossbeam_channel::Sender<Event>,
 ) -> Result<()> {
     let mut player = SelfPlayer::new(run.net.clone()).context("cannot make a searcher")?;
@@ -1540,6 +1565,7 @@ fn play_stream(
     let mut chunk = Vec::new();
     let mut room = run.disk_bytes;
     while !run.stop.load(Ordering::Relaxed) && !run.failed.load(Ordering::Relaxed) && run.may_start() {
+        let Some(seq) = seqs.next() else { break };
         // Each game's opening depends only on (seed, stream, game number), as genfens' do.
         let mut rng = opening_rng(run.seed, stream, seq);
         let played = player.play_game(&run.settings, &run.openings, &mut rng);
@@ -1553,7 +1579,6 @@ fn play_stream(
         append_chunk(&mut file, &chunk, &mut room)
             .and_then(|_| file.sync_data())
             .with_context(|| format!("cannot write {}", path.display()))?;
-        seq += 1;
         let positions = record.moves.len() as u64;
         run.targets.positions.fetch_add(positions, Ordering::Relaxed);
         // The reporter only goes away with the process; a failed send loses a display count.

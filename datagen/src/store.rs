@@ -19,10 +19,13 @@
 //!   `<name>.rebuild`, checked by reading it back, and renamed over the original. A kill at
 //!   any step leaves either the old file or the new one. A repair that failed (a full disk)
 //!   is tried again on the next resume without quarantining the same range twice.
+//! - A game gone leaves a gap in its file's sequence numbers (`records::record::SeqGaps`):
+//!   resume says so and plays those numbers again first ([`Stream::missing`]; a game's
+//!   opening depends on its number only), so the file ends whole.
 
 use anyhow::{bail, Context, Result};
 use records::record::{
-    encode_header, encode_header_v1, scan_reader, source_file_name, DataScan, GenHeader, Header,
+    encode_header, encode_header_v1, scan_reader, source_file_name, DataScan, GenHeader, Header, SeqGaps,
 };
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -338,6 +341,9 @@ pub struct Stream {
     pub path: PathBuf,
     /// The sequence number of the next game written to it.
     pub next_seq: u64,
+    /// Sequence numbers below `next_seq` whose games are gone (a damaged chunk moved
+    /// aside): the run plays them first, each game's opening being its number's.
+    pub missing: Vec<std::ops::Range<u64>>,
 }
 
 /// An output directory made ready for a run.
@@ -479,16 +485,26 @@ pub fn prepare(
             Err(_) => replacement.as_deref().is_some_and(|h| h[8] == 1),
         };
         if !v1 {
+            let missing = scan.missing_seqs();
+            if let Some(gone) = SeqGaps::text(&missing) {
+                log(format!(
+                    "{}: {gone}; a stream that writes this file plays them again first",
+                    path.display()
+                ));
+            }
             appendable.push(Stream {
                 stream: *stream,
                 path: path.clone(),
                 next_seq: scan.next_seq(),
+                missing,
             });
         }
     }
 
     // 3. Writers: existing streams first, then new files on unused stream numbers.
     let used: Vec<u32> = scans.iter().map(|(s, _, _)| *s).collect();
+    // Files with games gone first, so that they are played again.
+    appendable.sort_by_key(|s| s.missing.is_empty());
     let mut writers: Vec<Stream> = appendable.into_iter().take(threads).collect();
     let mut candidate = 0u32;
     while writers.len() < threads {
@@ -501,6 +517,7 @@ pub fn prepare(
             stream: candidate,
             path,
             next_seq: 0,
+            missing: Vec::new(),
         });
     }
     Ok(Prepared {
@@ -740,7 +757,8 @@ mod tests {
             vec![Stream {
                 stream: 0,
                 path: dir.join("games-0.bin"),
-                next_seq: 3
+                next_seq: 3,
+                missing: Vec::new(),
             }]
         );
         for n in [3, 4] {

@@ -213,6 +213,51 @@ fn a_cut_file_keeps_every_whole_game() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A chunk gone from the middle of a file (sequence numbers 0, 1, 3, ...): `verify` says BAD
+/// naming the file and the missing number, `stats` warns, and a resume plays that game again
+/// first, so the file ends whole with the same games as before.
+#[test]
+fn a_gap_in_the_sequence_numbers_is_lost_games_and_a_resume_fills_it() {
+    let dir = copy_of_base("gap");
+    let path = dir.join("games-0.bin");
+    let offsets = chunk_offsets(&path);
+    let bytes = std::fs::read(&path).unwrap();
+    let mut gapped = bytes[..offsets[2]].to_vec();
+    gapped.extend_from_slice(&bytes[offsets[3]..]);
+    std::fs::write(&path, &gapped).unwrap();
+    assert_eq!(games_in(&dir).len(), 11);
+
+    let out = datagen().arg("verify").arg(&dir).output().unwrap();
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.starts_with(&format!(
+            "BAD  {}: sequence number 2 missing: 1 game written is gone",
+            path.display()
+        )),
+        "{text}"
+    );
+    let out = datagen().arg("stats").arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("sequence number 2 missing: 1 game written is gone"),
+        "{}",
+        stderr(&out)
+    );
+
+    // The resume says so and plays game 2 again: the same 12 games as the whole run.
+    let out = run(&gen_args(&dir, 1, 12));
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("sequence number 2 missing: 1 game written is gone; a stream that writes this file plays them again first"),
+        "{err}"
+    );
+    assert!(verify_ok(&dir));
+    assert_eq!(games_in(&dir), games_in(base_run()));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// Fault 5b: the game count is checksummed in format 2.
 #[test]
 fn a_changed_count_field_fails_verify() {

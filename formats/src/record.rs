@@ -1415,6 +1415,62 @@ pub struct ChunkSpan {
     pub positions: u64,
 }
 
+/// The sequence numbers a data file's (or a pack source's) chunks leave out below the last
+/// one: games that were written and are gone (a chunk lost to damage, moved aside by a
+/// repair, or cut out). Give it each chunk's first sequence number and game count, in any
+/// order ([`SeqGaps::add`]); version 1 chunks have none and are not given.
+#[derive(Clone, Debug, Default)]
+pub struct SeqGaps {
+    /// `[first, end)` of each chunk given.
+    covered: Vec<(u64, u64)>,
+}
+
+impl SeqGaps {
+    /// A chunk of `games` games numbered from `seq`.
+    pub fn add(&mut self, seq: u64, games: u64) {
+        self.covered.push((seq, seq.saturating_add(games)));
+    }
+
+    /// The missing sequence numbers, as ranges in increasing order (empty: none).
+    pub fn missing(&self) -> Vec<std::ops::Range<u64>> {
+        let mut covered = self.covered.clone();
+        covered.sort_unstable();
+        let (mut next, mut out) = (0u64, Vec::new());
+        for (first, end) in covered {
+            if first > next {
+                out.push(next..first);
+            }
+            next = next.max(end);
+        }
+        out
+    }
+
+    /// `missing` in words for a problem line: `sequence numbers 2, 5 to 7 missing: 4 games
+    /// written are gone`; `None` when nothing is missing.
+    pub fn text(missing: &[std::ops::Range<u64>]) -> Option<String> {
+        if missing.is_empty() {
+            return None;
+        }
+        let games: u64 = missing.iter().map(|r| r.end - r.start).sum();
+        let shown: Vec<String> = missing
+            .iter()
+            .take(10)
+            .map(|r| match r.end - r.start {
+                1 => r.start.to_string(),
+                _ => format!("{} to {}", r.start, r.end - 1),
+            })
+            .collect();
+        let more = if missing.len() > 10 { ", ..." } else { "" };
+        Some(format!(
+            "sequence number{} {}{more} missing: {games} game{} written {} gone",
+            if games == 1 { "" } else { "s" },
+            shown.join(", "),
+            if games == 1 { "" } else { "s" },
+            if games == 1 { "is" } else { "are" }
+        ))
+    }
+}
+
 /// Everything a whole-file read found.
 #[derive(Debug)]
 pub struct DataScan {
@@ -1470,6 +1526,17 @@ impl DataScan {
         out.extend(self.duplicates.iter().map(|d| d.to_string()));
         out.extend(self.problems.iter().cloned());
         out
+    }
+
+    /// The sequence numbers its version 2 chunks leave out below the last ([`SeqGaps`]).
+    pub fn missing_seqs(&self) -> Vec<std::ops::Range<u64>> {
+        let mut gaps = SeqGaps::default();
+        for c in &self.chunks {
+            if let Some(seq) = c.seq {
+                gaps.add(seq, c.games);
+            }
+        }
+        gaps.missing()
     }
 
     /// The sequence number after the last game of any version 2 chunk (0 when none).
