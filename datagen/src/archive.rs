@@ -199,7 +199,7 @@ pub fn pack(paths: &[PathBuf], out: &Path) -> Result<i32> {
     }
     // The pack of what read stays, but a script's `pack && rm INPUTS` must stop here.
     for (path, loss) in &summary.losses {
-        eprintln!(
+        output::errln!(
             "datagen: error: {}; the games that read are packed into {} (the warnings above say where)",
             loss_text(path, loss),
             out.display()
@@ -261,14 +261,14 @@ fn pack_into(planned: &[Planned<'_>], sources: &[PackSource], file: output::OutF
         let writing = path.parent().is_some_and(DirLock::is_held);
         let mut damaged_ranges = 0;
         if writing {
-            eprintln!(
+            output::errln!(
                 "warning: {}: a datagen is writing this directory now; packing the games written so far",
                 path.display()
             );
         }
         let mut src = DataSource::open(path).with_context(cannot)?;
         if let Some(e) = src.header_error() {
-            eprintln!("warning: {}: {e} (packing the games after it)", path.display());
+            output::errln!("warning: {}: {e} (packing the games after it)", path.display());
             problems += 1;
         }
         let header_bad = *format == Format::Games && src.header_error().is_some();
@@ -289,7 +289,7 @@ fn pack_into(planned: &[Planned<'_>], sources: &[PackSource], file: output::OutF
                 SourceItem::Damage(d) if d.offset == 0 && header_bad => continue,
                 // The end a datagen is writing now: the game in flight, not lost.
                 SourceItem::Damage(d) if crate::in_flight(&d, writing, true, bytes) => {
-                    eprintln!(
+                    output::errln!(
                         "note: {}: the {} bytes from byte {} are the game being written, not packed",
                         path.display(),
                         d.len,
@@ -306,7 +306,7 @@ fn pack_into(planned: &[Planned<'_>], sources: &[PackSource], file: output::OutF
                 SourceItem::Positions { .. } => bail!("{}", no_games(path, src.format())),
             };
             problems += 1;
-            eprintln!("warning: {}: {warning} (packing the rest)", path.display());
+            output::errln!("warning: {}: {warning} (packing the rest)", path.display());
         }
         // A pack input counts its own loss; in a data file each damaged range held a game.
         let loss = match src.pack_loss() {
@@ -404,7 +404,7 @@ pub fn unpack(pack: &Path, out: &Path) -> Result<i32> {
     let loss = summary.loss;
     if loss.any() {
         // What read is written, but a script's `unpack && rm PACK` must stop here.
-        eprintln!(
+        output::errln!(
             "datagen: error: {}; the {} that read are unpacked (the warnings above say where)",
             loss_text(pack, &loss),
             summary.games
@@ -437,7 +437,7 @@ fn close(current: &mut Current, paths: &[PathBuf]) -> Result<()> {
 
 fn unpack_into(src: &mut DataSource, pack: &Path, dir: &Path) -> Result<UnpackSummary> {
     if let Some(e) = src.header_error() {
-        eprintln!(
+        output::errln!(
             "warning: {}: {e}; its games go to source-N.bin files without a header",
             pack.display()
         );
@@ -516,7 +516,7 @@ fn unpack_into(src: &mut DataSource, pack: &Path, dir: &Path) -> Result<UnpackSu
             SourceItem::Problem(p) => p,
             SourceItem::Positions { .. } => bail!("{}", no_games(pack, src.format())),
         };
-        eprintln!("warning: {}: {warning} (unpacking the rest)", pack.display());
+        output::errln!("warning: {}: {warning} (unpacking the rest)", pack.display());
     }
     close(&mut current, &paths)?;
     Ok(UnpackSummary {

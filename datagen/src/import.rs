@@ -332,7 +332,7 @@ fn import_into(outputs: &[(PathBuf, PathBuf)], dir: &Path) -> Result<u64> {
         })?;
         let imported = import_text(&text);
         for why in &imported.unreadable {
-            eprintln!("warning: {}: {why} (skipped)", pgn.display());
+            output::errln!("warning: {}: {why} (skipped)", pgn.display());
         }
         let mut file = encode_header(&import_header(pgn, imported.chess960));
         let (mut file_positions, mut file_scored) = (0u64, 0u64);
@@ -348,7 +348,7 @@ fn import_into(outputs: &[(PathBuf, PathBuf)], dir: &Path) -> Result<u64> {
         }
         let kept = imported.games.len() as u64;
         if kept == 0 {
-            eprintln!(
+            output::errln!(
                 "{}: no game with scores ({} unfinished, {} without scores, {} unreadable); nothing written",
                 pgn.display(),
                 imported.unfinished,

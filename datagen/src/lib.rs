@@ -277,7 +277,7 @@ impl SelfPlayer {
         let tables = self.tables.as_ref()?;
         let probe = tables.probe_wdl(board);
         for path in tables.take_damaged() {
-            eprintln!(
+            output::errln!(
                 "warning: Syzygy table {} is damaged: its probes answer unknown, games it would end \
                  are played out",
                 path.display()

@@ -58,7 +58,8 @@
 //! a full disk does. `verify`, `stats`, `convert` and `label-quality` on a directory a
 //! datagen is writing (its lock is held) take the damaged end of a file as the game in
 //! flight, with a note, not a problem. Standard output goes through the `output` crate (a
-//! closed pipe ends datagen quietly, status 141), and `convert` and `pack` write their file
+//! closed pipe ends datagen quietly, status 141), standard error too (`output::errln!`: a
+//! closed one drops the messages and the work goes on), and `convert` and `pack` write their file
 //! by its rule (a regular file replaced atomically, a link kept, `/dev/null` or a FIFO
 //! written through, an input refused).
 
@@ -308,7 +309,7 @@ fn main() {
     match result {
         Ok(code) => std::process::exit(code),
         Err(e) => {
-            eprintln!("datagen: error: {e:#}");
+            output::errln!("datagen: error: {e:#}");
             std::process::exit(2);
         }
     }
@@ -364,13 +365,13 @@ fn label_quality(args: &LabelQualityArgs) -> Result<i32> {
     for file in &files {
         let read = read_file(file, |_, g| reservoir.add_game(g))?;
         for p in &read.problems {
-            eprintln!(
+            output::errln!(
                 "warning: {}: {p} (sampling from the rest of the file)",
                 file.display()
             );
         }
         if let Some(note) = &read.in_flight {
-            eprintln!("note: {}: {note}", file.display());
+            output::errln!("note: {}: {note}", file.display());
         }
     }
     let (seen, kept) = reservoir.seen();
@@ -384,7 +385,7 @@ fn label_quality(args: &LabelQualityArgs) -> Result<i32> {
     budgets.dedup();
     budgets.retain(|&b| b != args.reference);
     budgets.push(args.reference);
-    eprintln!(
+    output::errln!(
         "searching {} positions at {} budgets on {} thread{}",
         samples.len(),
         budgets.len(),
@@ -418,7 +419,7 @@ fn label_quality(args: &LabelQualityArgs) -> Result<i32> {
     );
     let rows = summarise(&budgets, &results, budgets.len() - 1);
     output::out!("{}", table(&rows, args.reference, kept_share));
-    eprintln!(
+    output::errln!(
         "{:.0} s wall-clock{}",
         wall.as_secs_f64(),
         cpu.map_or(String::new(), |c| format!(", {:.0} s CPU", c.as_secs_f64()))
@@ -474,7 +475,7 @@ fn search_samples(
             match &bar {
                 Some(bar) => bar.set_position(done),
                 None if plain.due() || done == total => {
-                    eprintln!("positions {done}/{total}  {:.0}s", start.elapsed().as_secs_f64())
+                    output::errln!("positions {done}/{total}  {:.0}s", start.elapsed().as_secs_f64())
                 }
                 None => {}
             }
@@ -793,13 +794,13 @@ fn stats(paths: &[PathBuf]) -> Result<i32> {
             counts[s].add_game(g);
         })?;
         for p in &read.problems {
-            eprintln!(
+            output::errln!(
                 "warning: {}: {p} (the rest of the file is counted)",
                 file.display()
             );
         }
         if let Some(note) = &read.in_flight {
-            eprintln!("note: {}: {note}", file.display());
+            output::errln!("note: {}: {note}", file.display());
         }
         let generation = |name: &str| match read.format {
             Format::Games | Format::Text | Format::Bullet => dir.clone(),
@@ -1185,10 +1186,10 @@ fn convert(to: &str, out: &Path, all: bool, paths: &[PathBuf]) -> Result<i32> {
             );
         }
         for p in &read.problems {
-            eprintln!("warning: {}: {p} (converting the rest)", file.display());
+            output::errln!("warning: {}: {p} (converting the rest)", file.display());
         }
         if let Some(note) = &read.in_flight {
-            eprintln!("note: {}: {note}", file.display());
+            output::errln!("note: {}: {note}", file.display());
         }
     }
     if let Some(e) = failed {
@@ -1268,7 +1269,7 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
             let (boards, notes) = movegen::openings::read_epd(&text)
                 .map_err(|e| anyhow::anyhow!("book {}: {e}", path.display()))?;
             for note in notes {
-                eprintln!("note: book {}: {note}", path.display());
+                output::errln!("note: book {}: {note}", path.display());
             }
             (boards, fnv1a(text.as_bytes()))
         }
@@ -1279,7 +1280,7 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
             let tables =
                 tablebase::Tablebases::open(path).map_err(|e| anyhow::anyhow!("--syzygy {path}: {e}"))?;
             for refused in tables.refused() {
-                eprintln!("warning: --syzygy {path}: {refused}; games of its ending are played out");
+                output::errln!("warning: --syzygy {path}: {refused}; games of its ending are played out");
             }
             Some(tables)
         }
@@ -1301,11 +1302,11 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
         &header,
         &v1_settings_text(args, &net, adjudicate),
         args.threads,
-        |line| eprintln!("{line}"),
+        |line| output::errln!("{line}"),
     )?;
     let (resumed_games, resumed_positions) = (prepared.games, prepared.positions);
     if resumed_games > 0 {
-        eprintln!(
+        output::errln!(
             "resuming: {}, {} already in {} ({})",
             output::count(resumed_games, "game"),
             output::count(resumed_positions, "position"),
@@ -1390,7 +1391,7 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
         ),
     }
     let interrupted = run.stop.load(Ordering::Relaxed);
-    eprintln!(
+    output::errln!(
         "{}: {}, {} in {} ({}); {}",
         if interrupted { "interrupted" } else { "done" },
         output::count(totals.games, "game"),
@@ -1754,9 +1755,9 @@ impl Progress {
             }
             Some(bar) => {
                 bar.finish_and_clear();
-                eprintln!("{}", self.line());
+                output::errln!("{}", self.line());
             }
-            None => eprintln!("{}", self.line()),
+            None => output::errln!("{}", self.line()),
         }
     }
 }

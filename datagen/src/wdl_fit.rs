@@ -308,7 +308,7 @@ fn read_paths(args: &FitArgs) -> Result<(Bins, usize, u64)> {
         let cannot = || format!("cannot read {}", file.display());
         let mut reader = DataSource::open(file).with_context(cannot)?;
         if let Some(e) = reader.header_error() {
-            eprintln!("warning: {}: {e} (reading the chunks after it)", file.display());
+            output::errln!("warning: {}: {e} (reading the chunks after it)", file.display());
         }
         while let Some(item) = reader.next_item().with_context(cannot)? {
             match item {
@@ -318,9 +318,9 @@ fn read_paths(args: &FitArgs) -> Result<(Bins, usize, u64)> {
                         add_game(&mut bins, game, args);
                     }
                 }
-                SourceItem::Damage(d) => eprintln!("warning: {}: {d}", file.display()),
-                SourceItem::Duplicate(d) => eprintln!("warning: {}: {d}", file.display()),
-                SourceItem::Problem(p) => eprintln!("warning: {}: {p}", file.display()),
+                SourceItem::Damage(d) => output::errln!("warning: {}: {d}", file.display()),
+                SourceItem::Duplicate(d) => output::errln!("warning: {}: {d}", file.display()),
+                SourceItem::Problem(p) => output::errln!("warning: {}: {p}", file.display()),
                 SourceItem::Positions { .. } => anyhow::bail!("{}", crate::no_games(file, reader.format())),
             }
         }

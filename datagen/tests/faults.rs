@@ -3,7 +3,8 @@
 //! once it is gone); a full disk under two threads tells both threads' errors and resumes to
 //! a clean directory; `convert` of a file that is no data file is an error; `convert` and
 //! `pack` write through `/dev/null` and FIFOs, keep links and refuse an input as the
-//! output; a closed stdout ends every subcommand quietly.
+//! output; a closed stdout ends every subcommand quietly, and a closed stderr costs a run
+//! its messages only.
 
 #![allow(clippy::unwrap_used)]
 
@@ -241,6 +242,27 @@ fn a_closed_stdout_ends_every_subcommand_quietly() {
             .unwrap();
         assert_eq!(output::closed_stdout_fault(&out), None, "{args:?}");
     }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A closed stderr (`datagen ... 2>&1 | head -1` once `head` is done) loses only the
+/// messages: the run plays and writes every game and exits 0, and so does a resume, whose
+/// every message goes nowhere.
+#[test]
+fn a_closed_stderr_loses_only_the_messages() {
+    let dir = temp_dir("closed-stderr");
+    for games in [3, 5] {
+        let out = datagen()
+            .args(gen_args(&dir, 1, games))
+            .stdout(std::process::Stdio::null())
+            .stderr(output::closed_pipe().unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{games} games");
+        assert_eq!(games_of(&dir.join("games-0.bin")), games as usize);
+    }
+    let out = run(&["verify".as_ref(), dir.as_os_str()]);
+    assert!(out.status.success(), "{}", text(&out.stdout));
     std::fs::remove_dir_all(&dir).ok();
 }
 
