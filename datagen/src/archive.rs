@@ -350,15 +350,14 @@ pub fn unpack(pack: &Path, out: &Path) -> Result<i32> {
     let cannot = || format!("cannot read {}", pack.display());
     let mut src = DataSource::open(pack).with_context(cannot)?;
     if src.format() != Format::Pack {
-        bail!(
-            "{} is not a pack (it reads as {}: nothing to unpack)",
-            pack.display(),
-            match src.format() {
-                Format::Text => "text positions",
-                Format::Bullet => "bulletformat positions",
-                _ => "a data file",
-            }
-        );
+        let why = match src.format() {
+            Format::Text => "is not a pack (it reads as text positions)",
+            Format::Bullet => "is not a pack (it reads as bulletformat positions)",
+            _ => records::pack::why_not_a_pack(pack)
+                .with_context(cannot)?
+                .unwrap_or("is not a pack"),
+        };
+        bail!("{} {why}: nothing to unpack", pack.display());
     }
     // A link to a directory: the directory it points to is written, and the link stays.
     let given = out;

@@ -4,7 +4,7 @@
 //! a clean directory; `convert` of a file that is no data file is an error; `convert` and
 //! `pack` write through `/dev/null` and FIFOs, keep links and refuse an input as the
 //! output; a closed stdout ends every subcommand quietly, and a closed stderr costs a run
-//! its messages only.
+//! its messages only; refusals say what is wrong in words.
 
 #![allow(clippy::unwrap_used)]
 
@@ -263,6 +263,80 @@ fn a_closed_stderr_loses_only_the_messages() {
     }
     let out = run(&["verify".as_ref(), dir.as_os_str()]);
     assert!(out.status.success(), "{}", text(&out.stdout));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Refusals say in words what is wrong with the input they name: a damaged pack (no Rust
+/// debug text), an empty file or a net given as a pack, a value out of range.
+#[test]
+fn refusals_say_what_is_wrong_in_words() {
+    let dir = temp_dir("messages");
+    let corpus = dir.join("corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    let refused = |args: &[&std::ffi::OsStr], want: &str| {
+        let out = datagen().args(args).output().unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end(), format!("datagen: error: {want}"), "{args:?}");
+    };
+    let pack = dir.join("whole.pack");
+    let o = run(&[
+        "pack".as_ref(),
+        base_run().join("games-0.bin").as_os_str(),
+        "--out".as_ref(),
+        pack.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let mut bytes = std::fs::read(&pack).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x20;
+    let damaged = dir.join("damaged.pack");
+    std::fs::write(&damaged, &bytes).unwrap();
+    let out = datagen()
+        .arg("manifest")
+        .arg(&corpus)
+        .arg("--add")
+        .arg(&damaged)
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "datagen: error: {}: damaged, so not listed: bad chunk at byte ",
+            damaged.display()
+        )) && !err.contains('{'),
+        "{err}"
+    );
+    let empty = dir.join("empty.pack");
+    std::fs::write(&empty, b"").unwrap();
+    refused(
+        &[
+            "manifest".as_ref(),
+            corpus.as_os_str(),
+            "--add".as_ref(),
+            empty.as_os_str(),
+        ],
+        &format!("{}: is empty, not a pack; a corpus lists packs", empty.display()),
+    );
+    let net = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/gen1-32.nnue");
+    refused(
+        &[
+            "unpack".as_ref(),
+            net.as_os_str(),
+            "--out".as_ref(),
+            dir.join("x").as_os_str(),
+        ],
+        &format!(
+            "{} is not a pack: its first bytes are no pack's: nothing to unpack",
+            net.display()
+        ),
+    );
+    let mut args = gen_args(&dir.join("run"), 1, 1);
+    args.extend(["--random-plies".to_string(), "1000".to_string()]);
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+    refused(&args, "--random-plies 1000: give at most 40");
+    assert_eq!(std::fs::read_dir(&corpus).unwrap().count(), 0);
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -388,7 +388,7 @@ fn damaged_inputs_are_reported_and_bad_outputs_refused() {
     );
     refused(
         &[Path::new("unpack"), &input, Path::new("--out"), &dir.join("x")],
-        "is not a pack",
+        "is a data file, not a pack",
     );
     refused(
         &[Path::new("unpack"), &pack, Path::new("--out"), &dir],

@@ -218,10 +218,14 @@ pub fn file_checksum(path: &Path) -> Result<(u64, String), ManifestError> {
     Ok((bytes, format!("{hash:016x}")))
 }
 
-/// Games, positions and settings of a pack (or data file), read whole. Damage in it is an
-/// error: a manifest describes only packs that read clean.
+/// Games, positions and settings of a pack, read whole. Another file (an empty one, a data
+/// file) is an error naming what it is, and so is damage: a manifest describes only packs
+/// that read clean.
 fn read_contents(path: &Path) -> Result<(u64, u64, Vec<SourceSettings>), ManifestError> {
     let data = |e: String| ManifestError::Data(path.to_path_buf(), e);
+    if let Some(why) = crate::pack::why_not_a_pack(path).map_err(|e| data(e.to_string()))? {
+        return Err(data(format!("{why}; a corpus lists packs")));
+    }
     let mut source = DataSource::open(path).map_err(|e| data(e.to_string()))?;
     let (mut games, mut positions) = (0u64, 0u64);
     while let Some(item) = source.next_item().map_err(|e| data(e.to_string()))? {
@@ -230,7 +234,7 @@ fn read_contents(path: &Path) -> Result<(u64, u64, Vec<SourceSettings>), Manifes
                 games += chunk.games.len() as u64;
                 positions += chunk.games.iter().map(|g| g.moves.len() as u64).sum::<u64>();
             }
-            SourceItem::Damage(d) => return Err(data(format!("damaged: {d:?}"))),
+            SourceItem::Damage(d) => return Err(data(format!("damaged, so not listed: {d}"))),
             SourceItem::Duplicate(_) | SourceItem::Problem(_) => {}
             SourceItem::Positions { positions: p, .. } => positions += p.len() as u64,
         }
@@ -255,7 +259,8 @@ fn read_contents(path: &Path) -> Result<(u64, u64, Vec<SourceSettings>), Manifes
 /// name as it stands. Reads the whole pack.
 ///
 /// # Errors
-/// The file cannot be read, does not read as data, or is damaged.
+/// The file cannot be read, is not a pack (empty, a data file, something else), or is
+/// damaged.
 pub fn describe(path: &Path, date: &str) -> Result<PackEntry, ManifestError> {
     let file = plain_name(path)?;
     let (bytes, fnv1a64) = file_checksum(path)?;

@@ -117,6 +117,29 @@ pub fn is_pack(first: &[u8]) -> bool {
     first.starts_with(PACK_MAGIC) || first.get(PREFIX..PREFIX + 4) == Some(&TABLE_MAGIC[..])
 }
 
+/// Why the file at `path` is not a pack, in words (`is empty`, `is a data file, not a pack`,
+/// `is not a pack: its first bytes are no pack's`), by its first bytes ([`is_pack`]);
+/// `None` for a pack (or a damaged one whose second table copy is where it belongs).
+///
+/// # Errors
+/// The file cannot be opened or read.
+pub fn why_not_a_pack(path: &std::path::Path) -> std::io::Result<Option<&'static str>> {
+    use std::io::Read;
+    let mut first = Vec::with_capacity(PREFIX + 4);
+    std::fs::File::open(path)?
+        .take((PREFIX + 4) as u64)
+        .read_to_end(&mut first)?;
+    Ok(if is_pack(&first) {
+        None
+    } else if first.is_empty() {
+        Some("is empty, not a pack")
+    } else if first.starts_with(crate::record::GAME_MAGIC) {
+        Some("is a data file, not a pack (`datagen pack` makes one of it)")
+    } else {
+        Some("is not a pack: its first bytes are no pack's")
+    })
+}
+
 /// One data file a pack's games came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PackSource {
