@@ -1,8 +1,10 @@
 //! The run's journal, `DIR/journal`: append-only, one record a line, each line a JSON record,
 //! a tab and the FNV-1a 64 checksum of the JSON in hex. A record is appended (and synced)
 //! before the state it names is acted on, so after `kill -9` at any moment the journal holds
-//! every decision made and at most a torn last line, which the reader drops (and the next
-//! append cuts off). A damaged line before the end is an error: the run refuses to guess.
+//! every decision made and at most a torn last line (one without its newline), which the
+//! reader drops and [`Journal::open`] cuts off. A complete line whose checksum does not match
+//! is damage, not a cut-short write, and an error naming the line wherever it is, the last
+//! line too: the run refuses to guess, and nothing of the file is cut or rewritten.
 //!
 //! [`State::replay`] (`journal/state.rs`) folds the records into the run's state: the best
 //! net, the self-play segments, the candidate in progress and every candidate's outcome. `learn run`, `learn
@@ -373,7 +375,10 @@ pub fn relocate(records: &mut [Record], roots: &[PathBuf]) {
 }
 
 /// The records of a journal file, with the run's own paths relative to the run directory
-/// ([`relocate`]), and the length of its intact part.
+/// ([`relocate`]), and the length of its intact part (all of it but a torn last line, one
+/// without its newline, which is dropped). A missing file holds no records. Errors: a file
+/// that cannot be read, a complete line whose checksum does not match or that is not a
+/// record (naming the line).
 pub fn read(path: &Path) -> Result<(Vec<Record>, u64)> {
     let (mut records, intact) = read_as_written(path)?;
     let roots = old_roots(&records);
@@ -404,11 +409,11 @@ fn read_as_written(path: &Path) -> Result<(Vec<Record>, u64)> {
             (sum == fnv1a(json.as_bytes())).then_some(json)
         });
         let Some(json) = parsed else {
-            if at + end + 1 == bytes.len() {
-                break; // the last line, torn or damaged: dropped like a torn one
-            }
+            // A complete line (its newline written) was appended whole: a bad checksum is
+            // damage, never a cut-short write, wherever the line is.
             bail!(
-                "{} line {line_no} is damaged (its checksum does not match); the records after it cannot be trusted",
+                "{} line {line_no} is damaged (its checksum does not match); nothing from it on can be \
+                 trusted, and the journal is left as it is",
                 path.display()
             );
         };
@@ -428,8 +433,9 @@ pub struct Journal {
 }
 
 impl Journal {
-    /// Opens `path` (created if missing), cutting off a torn last line; its records as
-    /// [`read`] gives them.
+    /// Opens `path` (created if missing), cutting off a torn last line (one without its
+    /// newline); its records as [`read`] gives them. Errors: [`read`]'s (a damaged line, the
+    /// last one too, leaves the file untouched), a file that cannot be opened or cut.
     pub fn open(path: &Path) -> Result<(Journal, Vec<Record>)> {
         let (mut records, intact) = read_as_written(path)?;
         let old_roots = old_roots(&records);
@@ -540,11 +546,43 @@ mod tests {
         std::fs::write(&path, &bad).unwrap_or_default();
         let e = read(&path).map(|_| ()).unwrap_err().to_string();
         assert!(e.contains("line 1 is damaged"), "{e}");
-        // A damaged last line is dropped like a torn one.
-        let mut last = whole.clone();
-        let n = last.len();
-        last[n - 3] ^= 1;
-        std::fs::write(&path, &last).unwrap_or_default();
-        assert_eq!(read(&path).map(|r| r.0).unwrap_or_default(), [a]);
+    }
+
+    #[test]
+    fn a_damaged_complete_last_line_is_an_error_and_the_journal_is_left_as_it_is() {
+        let dir = std::env::temp_dir().join(format!("learn-journal-last-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_default();
+        let path = dir.join("journal");
+        let a = Record::Stopped {
+            t: 1,
+            why: "a".into(),
+        };
+        let b = Record::Stopped {
+            t: 2,
+            why: "b".into(),
+        };
+        let (mut j, _) = Journal::open(&path).unwrap_or_else(|e| panic!("{e}"));
+        j.append(&a).unwrap_or_default();
+        drop(j);
+        let one = std::fs::read(&path).unwrap_or_default();
+        let (mut j, _) = Journal::open(&path).unwrap_or_else(|e| panic!("{e}"));
+        j.append(&b).unwrap_or_default();
+        drop(j);
+        let two = std::fs::read(&path).unwrap_or_default();
+        // The only line, and the last of two: a flipped byte in either is an error naming
+        // the line, by read and by open, and the file stays byte for byte as it was.
+        for (whole, line) in [(one, 1), (two, 2)] {
+            let mut bad = whole.clone();
+            let n = bad.len();
+            bad[n - 10] ^= 1;
+            std::fs::write(&path, &bad).unwrap_or_default();
+            let e = read(&path).map(|_| ()).unwrap_err().to_string();
+            assert!(e.contains(&format!("line {line} is damaged")), "{e}");
+            let e = Journal::open(&path).map(|_| ()).unwrap_err().to_string();
+            assert!(e.contains(&format!("line {line} is damaged")), "{e}");
+            assert_eq!(std::fs::read(&path).unwrap_or_default(), bad, "nothing is cut");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

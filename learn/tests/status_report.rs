@@ -1,6 +1,8 @@
 //! `learn report` and `learn status` on runs that are not what they expect: a directory that
 //! holds no run is an error for both (no report of nothing is written), and a run that is
-//! not running shows its open segment as stopped, with no estimate of when it ends.
+//! not running shows its open segment as stopped, with no estimate of when it ends. A journal
+//! whose last complete line is damaged is an error naming the line for `run`, `status` and
+//! `report` alike, and the journal stays as it was.
 
 #![allow(clippy::unwrap_used)]
 
@@ -69,5 +71,42 @@ fn a_stopped_run_shows_no_estimate_for_its_open_segment() {
     let line = text.lines().find(|l| l.contains("s0 gen1-32")).unwrap();
     assert!(!line.contains("ETA"), "a stopped run has no ETA: {line}");
     assert!(line.contains("stopped"), "{line}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_damaged_only_line_is_an_error_for_run_status_and_report_and_the_journal_stays() {
+    let dir = temp("damaged");
+    let run = dir.join("run");
+    let net = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/gen1-32.nnue");
+    let out = learn(&["init", run.to_str().unwrap(), "--net", net.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Tools that are there, so that `learn run` gets as far as the journal.
+    let mut settings = std::fs::read_to_string(run.join("learn.toml")).unwrap();
+    for tool in ["luft", "datagen", "trainer", "arena"] {
+        let unset = format!("\n{tool} = \"\"\n");
+        assert!(settings.contains(&unset), "{settings}");
+        settings = settings.replace(&unset, &format!("\n{tool} = \"/bin/true\"\n"));
+    }
+    std::fs::write(run.join("learn.toml"), settings).unwrap();
+    let mut journal = std::fs::read(run.join("journal")).unwrap();
+    assert_eq!(journal.iter().filter(|&&b| b == b'\n').count(), 1);
+    journal[10] ^= 1;
+    std::fs::write(run.join("journal"), &journal).unwrap();
+    for args in [
+        &["run", run.to_str().unwrap(), "--for", "3s"][..],
+        &["status", run.to_str().unwrap()],
+        &["report", run.to_str().unwrap()],
+    ] {
+        let out = learn(args);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("journal line 1 is damaged"), "{args:?}: {err}");
+        assert_eq!(
+            std::fs::read(run.join("journal")).unwrap(),
+            journal,
+            "{args:?}: the journal is left as it is"
+        );
+    }
     std::fs::remove_dir_all(&dir).ok();
 }

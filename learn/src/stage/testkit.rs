@@ -1,8 +1,8 @@
 //! What the stages' unit tests share: a run directory made by `learn init` with the
 //! repository's `gen1-32` net, tools that are shell scripts recording their arguments, the
 //! journal's records, a stage stepped until the journal says it is done, a kill (the
-//! stage's child killed and the context dropped, as `kill -9` leaves a run), a damaged
-//! journal line, and the journal's decisions (the records without times), which a resumed
+//! stage's child killed and the context dropped, as `kill -9` leaves a run), a torn last
+//! journal line and a damaged one, and the journal's decisions (the records without times), which a resumed
 //! stage must repeat.
 
 #![allow(clippy::unwrap_used)]
@@ -101,9 +101,9 @@ pub fn torn_then_damaged<S: Step + Default>(run: &RunDir, done: impl Fn(&Context
     let reference = decisions(&cx);
     drop(cx);
     let n = lines(run);
-    damage(run, n);
+    tear(run);
     let mut cx = open(run);
-    assert_eq!(cx.records().len(), n - 1, "the damaged last record is dropped");
+    assert_eq!(cx.records().len(), n - 1, "the torn last record is dropped");
     assert!(!done(&cx));
     finish(&mut cx, &mut S::default(), &done);
     assert_eq!(decisions(&cx), reference);
@@ -205,6 +205,16 @@ pub fn damage(run: &RunDir, line: usize) {
         .map(<[u8]>::len)
         .sum();
     bytes[start + 3] ^= 1;
+    std::fs::write(run.journal(), bytes).unwrap();
+}
+
+/// Tears the journal's last line as a kill in the middle of its append leaves it: cut in
+/// half, its newline gone.
+pub fn tear(run: &RunDir) {
+    let mut bytes = std::fs::read(run.journal()).unwrap();
+    bytes.pop();
+    let start = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    bytes.truncate(start + (bytes.len() - start) / 2);
     std::fs::write(run.journal(), bytes).unwrap();
 }
 

@@ -9,7 +9,7 @@
 
 use super::*;
 use crate::stage::testkit::{
-    append, calls, damage, decisions, edit_settings, finish, kill_when, lines, net, new_run, open, temp,
+    append, calls, decisions, edit_settings, finish, kill_when, net, new_run, open, tear, temp,
     torn_then_damaged,
 };
 use trainer::status::RunStatus;
@@ -171,7 +171,7 @@ fn settings_changed_while_killed_apply_to_a_fresh_start_a_checkpoint_keeps_its_o
     // Without one: the settings of now, all of them.
     std::fs::remove_dir_all(run.path(Path::new("candidates"))).unwrap();
     drop(cx);
-    damage(&run, lines(&run));
+    tear(&run);
     let mut cx = open(&run);
     finish(&mut cx, &mut Training::default(), exported);
     let started = calls(&dir, "trainer");
