@@ -141,8 +141,8 @@ pub fn status(dir: &Path) -> Result<String> {
         } else if c.stage == Stage::Gating {
             let path = run.gates().join(format!("c{}", c.cand)).join("state.json");
             let g = &settings.gate;
-            if let Some((r, (lo, hi))) = crate::stage::gate_math::live_reading(&path, g) {
-                write!(
+            match crate::stage::gate_math::live_reading(&path, g) {
+                Ok(Some((r, (lo, hi)))) => write!(
                     line,
                     "; {} games of at most {}, {:+.1} +- {} Elo, LLR {:.2} ({lo:.2}, {hi:.2})",
                     r.games,
@@ -150,7 +150,9 @@ pub fn status(dir: &Path) -> Result<String> {
                     r.elo,
                     r.elo_error.map_or("inf".to_string(), |e| format!("{e:.1}")),
                     r.llr
-                )?;
+                )?,
+                Ok(None) => {}
+                Err(e) => write!(line, "; the gate's saved state cannot be read: {e}")?,
             }
         }
         if let Some(v) = c.val_loss {
@@ -185,8 +187,14 @@ pub fn status(dir: &Path) -> Result<String> {
             )?,
             None => {
                 let path = run.root.join("gauntlets").join(&g.net).join("state.json");
-                let played = crate::stage::gate_math::games_saved(&path);
-                writeln!(out, "  {}: playing, {played} of {} games", g.net, g.games)?;
+                match crate::stage::gate_math::games_saved(&path) {
+                    Ok(played) => writeln!(out, "  {}: playing, {played} of {} games", g.net, g.games)?,
+                    Err(e) => writeln!(
+                        out,
+                        "  {}: playing, of {} games; the gauntlet's saved state cannot be read: {e}",
+                        g.net, g.games
+                    )?,
+                }
             }
         }
     }

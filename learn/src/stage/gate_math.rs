@@ -14,31 +14,44 @@ pub fn promotes(gate: &GateResult) -> bool {
     gate.verdict == Verdict::H1
 }
 
+/// Arena's saved state at `path`. Errors: a file that cannot be read or is not a state,
+/// naming the file and why (once).
+pub fn load_state(path: &Path) -> Result<matchcore::state::SavedState> {
+    // By its Display alone: the error's source chain repeats its own words.
+    matchcore::state::load(&path.display().to_string()).map_err(|e| anyhow!("{e}"))
+}
+
+/// Arena's saved state at `path`, None while there is none. Errors: [`load_state`]'s.
+fn state_if_any(path: &Path) -> Result<Option<matchcore::state::SavedState>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    load_state(path).map(Some)
+}
+
 /// The gate's outcome from arena's saved state at `path` (absolute), judged by `g`'s SPRT
 /// bounds and cap: None until it decided or reached the cap, or while there is no state.
 /// Errors: a state that cannot be read.
 pub fn gate_result(path: &Path, g: &Gate) -> Result<Option<GateResult>> {
-    if !path.exists() {
-        return Ok(None);
-    }
-    let saved = matchcore::state::load(&path.display().to_string()).map_err(|e| anyhow!(e))?;
-    Ok(gate_verdict(&saved, g.elo0, g.elo1, g.alpha, g.beta, g.max_games))
+    Ok(state_if_any(path)?
+        .and_then(|saved| gate_verdict(&saved, g.elo0, g.elo1, g.alpha, g.beta, g.max_games)))
 }
 
 /// What a gate under way says now, for `learn status`: the [`gate_reading`] of arena's
 /// saved state at `path` by `g`, and the SPRT's LLR bounds (lower, upper); None while
-/// there is no readable state.
-pub fn live_reading(path: &Path, g: &Gate) -> Option<(GateResult, (f64, f64))> {
-    let saved = matchcore::state::load(&path.display().to_string()).ok()?;
-    let reading = gate_reading(&saved, g.elo0, g.elo1, g.alpha, g.beta);
-    Some((reading, matchcore::stats::sprt_bounds(g.alpha, g.beta)))
+/// there is no state. Errors: a state that cannot be read.
+pub fn live_reading(path: &Path, g: &Gate) -> Result<Option<(GateResult, (f64, f64))>> {
+    Ok(state_if_any(path)?.map(|saved| {
+        let reading = gate_reading(&saved, g.elo0, g.elo1, g.alpha, g.beta);
+        (reading, matchcore::stats::sprt_bounds(g.alpha, g.beta))
+    }))
 }
 
 /// The games arena's saved state at `path` holds, finished and under way (0 while there is
-/// no readable state): how far a gauntlet is, for `learn status`.
-pub fn games_saved(path: &Path) -> usize {
-    matchcore::state::load(&path.display().to_string())
-        .map_or(0, |saved| saved.games.len() + saved.pending.len())
+/// no state): how far a gauntlet is, for `learn status`. Errors: a state that cannot be
+/// read.
+pub fn games_saved(path: &Path) -> Result<usize> {
+    Ok(state_if_any(path)?.map_or(0, |saved| saved.games.len() + saved.pending.len()))
 }
 
 /// Sets the `-rounds` of the arena state at `path` (a gate's) to `rounds` encounters of two
@@ -46,7 +59,7 @@ pub fn games_saved(path: &Path) -> usize {
 /// state that cannot be read or written, or one without `-rounds N`.
 pub fn fit_gate_rounds(path: &Path, rounds: u64) -> Result<Option<u64>> {
     let file = path.display().to_string();
-    let mut saved = matchcore::state::load(&file).map_err(|e| anyhow!(e))?;
+    let mut saved = load_state(path)?;
     let at = saved
         .args
         .iter()
@@ -136,7 +149,7 @@ pub fn gate_verdict(
 /// read or written.
 pub fn relocate_saved_state(path: &Path, own: usize, luft: &Path, roots: &[PathBuf]) -> Result<()> {
     let file = path.display().to_string();
-    let mut saved = matchcore::state::load(&file).map_err(|e| anyhow!(e))?;
+    let mut saved = load_state(path)?;
     let luft = format!("cmd={}", luft.display());
     let mut engines = 0usize;
     let mut changed = false;

@@ -2,7 +2,8 @@
 //! uninterrupted gate's records; a torn `gate_done` is read again from arena's state (arena
 //! not run again) and a damaged earlier record refused; settings changed while killed leave
 //! the gate under way its engines and limits, and its cap is learn.toml's of now (a lowered
-//! cap already reached decides at once).
+//! cap already reached decides at once); a damaged saved state is said, naming the file and
+//! why (once), by `learn status` and by the gate.
 
 #![allow(clippy::unwrap_used)]
 
@@ -107,5 +108,29 @@ fn settings_changed_while_killed_keep_the_gates_engines_and_fit_its_cap() {
     assert_eq!(result, gate_math::reading_of(PLAYING, 6));
     assert!(!gate_math::promotes(&result));
     assert_eq!(calls(&dir.join("lowered"), "arena").len(), 1);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_damaged_saved_state_is_said_by_status_and_by_the_gate_once() {
+    let dir = temp("gate-damaged");
+    let run = killed(&dir);
+    let state = run.path(Path::new("gates/c1/state.json"));
+    let text = std::fs::read(&state).unwrap();
+    std::fs::write(&state, &text[..text.len() / 2]).unwrap();
+    // status: the candidate's line says the state cannot be read, naming it and why.
+    let status = crate::report::status(&run.root).unwrap();
+    let line = status.lines().find(|l| l.contains("gen2-32-c1")).unwrap();
+    assert!(
+        line.contains("the gate's saved state cannot be read")
+            && line.contains(&state.display().to_string())
+            && line.contains("EOF while parsing"),
+        "{line}"
+    );
+    // The gate stage: the reason once.
+    let mut cx = open(&run);
+    let e = format!("{:#}", Gate::default().step(&mut cx).unwrap_err());
+    assert!(e.contains(&state.display().to_string()), "{e}");
+    assert_eq!(e.matches("EOF while parsing").count(), 1, "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
