@@ -872,16 +872,31 @@ fn validate(
     Ok(())
 }
 
+/// `trainer eval`: the float and quantised evaluations of `fen` by the net file or
+/// checkpoint `net`. Errors: a bad FEN; a file that cannot be read; one that is a damaged net
+/// (by its magic: the net loader's reason) or checkpoint, or neither (both reasons), naming
+/// the file.
 fn eval(net: &Path, fen: &str) -> Result<()> {
     let board = Board::from_fen(fen).map_err(|e| anyhow::anyhow!("bad FEN: {e}"))?;
     let bytes = std::fs::read(net).with_context(|| format!("cannot read {}", net.display()))?;
+    let file = net.display();
     let (model, quantised) = match Network::from_bytes(&bytes) {
-        Ok(n) => (Model::from_network(&n).map_err(anyhow::Error::msg)?, n),
-        Err(_) => {
-            let ckpt = Checkpoint::from_bytes(&bytes).context("neither a net file nor a checkpoint")?;
-            let n = ckpt.model.to_network().map_err(anyhow::Error::msg)?;
+        Ok(n) => (
+            Model::from_network(&n).map_err(|e| anyhow::anyhow!("{file}: {e}"))?,
+            n,
+        ),
+        Err(_) if Checkpoint::looks_like(&bytes) => {
+            let ckpt = Checkpoint::from_bytes(&bytes)
+                .with_context(|| format!("{file}: not a readable checkpoint"))?;
+            let n = ckpt
+                .model
+                .to_network()
+                .map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
             (ckpt.model, n)
         }
+        // A net's magic: the net loader's reason.
+        Err(e) if bytes.starts_with(nnue::file::MAGIC) => bail!("{file}: {e}"),
+        Err(e) => bail!("{file}: neither a net file ({e}) nor a checkpoint (not a Luft checkpoint)"),
     };
     let float_cp = model.output(&model.position(&board)) * nnue::SCALE as f32;
     output::outln!("float:     {float_cp:.1} cp (side to move)");

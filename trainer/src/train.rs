@@ -337,11 +337,16 @@ impl Checkpoint {
         Ok(seal(out))
     }
 
+    /// Whether `bytes` begin as a checkpoint does (its magic), read or not.
+    pub fn looks_like(bytes: &[u8]) -> bool {
+        bytes.starts_with(CHECKPOINT_MAGIC)
+    }
+
     /// Reads a checkpoint of any version this trainer knows: 8 to 3 (serde + postcard; 7
     /// has no WDL schedule, 6 no factoriser, 5 no hidden layers either, 4 no king buckets, 3 no mirroring), or
     /// the hand-written layouts 1 and 2 of earlier builds (read only).
     pub fn from_bytes(bytes: &[u8]) -> Result<Checkpoint> {
-        if bytes.len() < ENVELOPE_LEN || &bytes[..8] != CHECKPOINT_MAGIC {
+        if bytes.len() < ENVELOPE_LEN || !Checkpoint::looks_like(bytes) {
             bail!("not a Luft checkpoint");
         }
         let (body, sum) = bytes.split_at(bytes.len() - 8);

@@ -6,7 +6,8 @@
 //! exported net, with `--init` from a net of the other mirroring refused unless
 //! `--allow-mirror-change`. `export` writes through `/dev/null`, keeps a symbolic link a
 //! link, names a missing directory and refuses its own checkpoint as the output; a resume
-//! refuses settings other than its checkpoint's; a closed stdout ends the trainer quietly.
+//! refuses settings other than its checkpoint's; a closed stdout ends the trainer quietly;
+//! `eval` of a damaged net or checkpoint names the file and gives the loader's reason.
 
 #![allow(clippy::unwrap_used)]
 
@@ -700,6 +701,71 @@ fn a_closed_stdout_ends_the_trainer_quietly() {
     }
     // The net was written all the same.
     assert!(nnue::Network::load(&net).is_ok());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn eval_of_a_damaged_file_names_it_and_says_why() {
+    let dir = temp_dir("eval-damaged");
+    let ckpt = dir.join("ck.bin");
+    Checkpoint::new(config(1), Model::random(16, 1))
+        .save(&ckpt)
+        .unwrap();
+    let net = dir.join("net.nnue");
+    let out = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(["export", ckpt.to_str().unwrap(), "--out", net.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let eval = |file: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_trainer"))
+            .args([
+                "eval",
+                "--net",
+                file.to_str().unwrap(),
+                "--fen",
+                "8/5pk1/8/8/8/8/5PK1/8 w - - 0 1",
+            ])
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{}", file.display());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let cut = |from: &Path, name: &str| {
+        let bytes = std::fs::read(from).unwrap();
+        let to = dir.join(name);
+        std::fs::write(&to, &bytes[..bytes.len() / 2]).unwrap();
+        to
+    };
+    // A net cut short: the net loader's reason.
+    let half_net = cut(&net, "half.nnue");
+    let err = eval(&half_net);
+    let reason = nnue::Network::load(&half_net)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(half_net.to_str().unwrap()) && err.contains(&reason),
+        "{err}"
+    );
+    assert!(!err.contains("checkpoint"), "{err}");
+    // A checkpoint cut short: the checkpoint's.
+    let half_ckpt = cut(&ckpt, "half.bin");
+    let err = eval(&half_ckpt);
+    assert!(
+        err.contains(half_ckpt.to_str().unwrap()) && err.contains("checkpoint"),
+        "{err}"
+    );
+    // Neither: both reasons.
+    let other = dir.join("other.bin");
+    std::fs::write(&other, vec![7u8; 4096]).unwrap();
+    let err = eval(&other);
+    assert!(
+        err.contains(other.to_str().unwrap())
+            && err.contains("not a Luft net file")
+            && err.contains("not a Luft checkpoint"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
