@@ -143,7 +143,7 @@ fn main() {
     let code = match run(cli) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("learn: {e:#}");
+            output::errln!("learn: {e:#}");
             1
         }
     };

@@ -365,7 +365,7 @@ fn main() {
                 None => match nnue::FeatureSet::default_buckets(king_buckets, mirror) {
                     Ok(features) => nnue::Arch::simple(features, hidden, buckets),
                     Err(e) => {
-                        eprintln!("trainer: error: --king-buckets: {e}");
+                        output::errln!("trainer: error: --king-buckets: {e}");
                         std::process::exit(2);
                     }
                 },
@@ -420,7 +420,7 @@ fn main() {
         } => validate(&net, &data, &wdl, threads, json.as_deref()),
     };
     if let Err(e) = result {
-        eprintln!("trainer: error: {e:#}");
+        output::errln!("trainer: error: {e:#}");
         std::process::exit(2);
     }
 }
@@ -518,9 +518,10 @@ fn starting_checkpoint(config: TrainConfig, start: &Start) -> Result<Checkpoint>
             );
         }
         if start.superbatches_given && config.superbatches != c.config.superbatches {
-            eprintln!(
+            output::errln!(
                 "--superbatches {} is not used: the checkpoint's run is {} superbatches",
-                config.superbatches, c.config.superbatches
+                config.superbatches,
+                c.config.superbatches
             );
         }
         if start.mirror && !c.model.mirrored() {
@@ -552,7 +553,7 @@ fn starting_checkpoint(config: TrainConfig, start: &Start) -> Result<Checkpoint>
                 c.model.features
             );
         }
-        eprintln!(
+        output::errln!(
             "resuming {} after superbatch {}{}{}",
             path.display(),
             c.superbatches_done,
@@ -607,7 +608,7 @@ fn starting_checkpoint(config: TrainConfig, start: &Start) -> Result<Checkpoint>
                 if net.mirrored() { "--mirror" } else { "no --mirror" },
             );
         }
-        eprintln!(
+        output::errln!(
             "--init {}: the net is {}; training it {} (--allow-mirror-change)",
             path.display(),
             mirroring(net.mirrored()),
@@ -666,13 +667,13 @@ fn run_train(
     // Packed, 32 bytes a position; batches are decoded as they are drawn.
     let (positions, warnings) = load_packed_as(data, format)?;
     for w in warnings {
-        eprintln!("warning: {w}");
+        output::errln!("warning: {w}");
     }
     let (train_set, validation): (Vec<PackedPosition>, Vec<PackedPosition>) =
         split(positions, ckpt.config.seed);
     let (mirrored, features) = (ckpt.model.mirrored(), ckpt.model.features);
     let validation: Vec<Position> = validation.iter().map(|p| p.unpack_features(&features)).collect();
-    eprintln!(
+    output::errln!(
         "{} training positions, {} validation positions, hidden {}{}, {}, arch {}{}",
         train_set.len(),
         validation.len(),
@@ -685,7 +686,7 @@ fn run_train(
     if let Some(epochs) = epochs {
         let c = &mut ckpt.config;
         if start.resume.is_some() {
-            eprintln!(
+            output::errln!(
                 "--epochs {epochs} is not used: the checkpoint's run is {} superbatches",
                 c.superbatches
             );
@@ -693,7 +694,7 @@ fn run_train(
             c.superbatches =
                 superbatches_for_epochs(epochs, train_set.len(), c.batches_per_superbatch, c.batch_size);
             let seen = u64::from(c.superbatches) * u64::from(c.batches_per_superbatch) * c.batch_size as u64;
-            eprintln!(
+            output::errln!(
                 "--epochs {epochs}: {} superbatches of {} batches of {} positions ({seen} positions, {:.2} \
                  epochs of {} training positions)",
                 c.superbatches,
@@ -743,7 +744,7 @@ fn run_train(
     status.write(&result, None)?;
     write_atomic(&path, &net.to_bytes())?;
     status.write(&result, Some(&path))?;
-    eprintln!(
+    output::errln!(
         "wrote {} (fingerprint {:016x})",
         path.display(),
         net.fingerprint()
@@ -800,10 +801,10 @@ impl Progress {
             (None, Some(_)) => {
                 // Plain: a running line at most every 10 s.
                 if self.plain.due() {
-                    eprintln!("{text}");
+                    output::errln!("{text}");
                 }
             }
-            (None, None) => eprintln!("{text}"),
+            (None, None) => output::errln!("{text}"),
         }
     }
 
@@ -862,7 +863,7 @@ fn validate(
         .context("thread pool")?;
     let v = pool.install(|| trainer::validate::validate(nets, data, wdls))?;
     for w in &v.warnings {
-        eprintln!("warning: {w}");
+        output::errln!("warning: {w}");
     }
     if let Some(path) = json {
         let inputs: Vec<&Path> = nets.iter().chain(data).map(PathBuf::as_path).collect();

@@ -6,7 +6,8 @@
 //! exported net, with `--init` from a net of the other mirroring refused unless
 //! `--allow-mirror-change`. `export` writes through `/dev/null`, keeps a symbolic link a
 //! link, names a missing directory and refuses its own checkpoint as the output; a resume
-//! refuses settings other than its checkpoint's; a closed stdout ends the trainer quietly;
+//! refuses settings other than its checkpoint's; a closed stdout ends the trainer quietly,
+//! and a closed stderr does not stop a training;
 //! `eval` of a damaged net or checkpoint names the file and gives the loader's reason.
 
 #![allow(clippy::unwrap_used)]
@@ -701,6 +702,43 @@ fn a_closed_stdout_ends_the_trainer_quietly() {
     }
     // The net was written all the same.
     assert!(nnue::Network::load(&net).is_ok());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_closed_stderr_does_not_stop_a_training() {
+    let dir = temp_dir("closed-stderr");
+    let data = dir.join("games.bin");
+    write_games(&data);
+    let run = dir.join("run");
+    let out = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args([
+            "train",
+            "--data",
+            data.to_str().unwrap(),
+            "--out",
+            run.to_str().unwrap(),
+        ])
+        .args([
+            "--hidden",
+            "16",
+            "--superbatches",
+            "3",
+            "--batches-per-superbatch",
+            "2",
+            "--batch-size",
+            "64",
+        ])
+        .stderr(output::closed_pipe().unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(nnue::Network::load(&run.join("final.nnue")).is_ok());
     std::fs::remove_dir_all(&dir).ok();
 }
 
