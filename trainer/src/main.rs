@@ -692,7 +692,7 @@ fn run_train(
             );
         } else {
             c.superbatches =
-                superbatches_for_epochs(epochs, train_set.len(), c.batches_per_superbatch, c.batch_size);
+                superbatches_for_epochs(epochs, train_set.len(), c.batches_per_superbatch, c.batch_size)?;
             let seen = u64::from(c.superbatches) * u64::from(c.batches_per_superbatch) * c.batch_size as u64;
             output::errln!(
                 "--epochs {epochs}: {} superbatches of {} batches of {} positions ({seen} positions, {:.2} \

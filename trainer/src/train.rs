@@ -660,22 +660,28 @@ pub fn split<T>(positions: Vec<T>, seed: u64) -> (Vec<T>, Vec<T>) {
 
 /// The superbatches that show the model `epochs` passes over `positions` training positions
 /// (`trainer train --epochs`): `epochs · positions / (batches_per_superbatch · batch_size)`
-/// rounded up, at least 1 (and at most `u32::MAX`). Batches are drawn at random, so an
-/// epoch is a count of positions seen, not a pass that shows each one exactly once.
+/// rounded up, at least 1. Batches are drawn at random, so an epoch is a count of positions
+/// seen, not a pass that shows each one exactly once. Errors: a schedule of more than
+/// `u32::MAX` superbatches, naming the flags and the limit.
 pub fn superbatches_for_epochs(
     epochs: f64,
     positions: usize,
     batches_per_superbatch: u32,
     batch_size: usize,
-) -> u32 {
+) -> Result<u32> {
     let per_superbatch = f64::from(batches_per_superbatch) * batch_size as f64;
     let superbatches = (epochs * positions as f64 / per_superbatch).ceil();
     if superbatches.is_nan() || superbatches < 1.0 {
-        1
-    } else if superbatches >= f64::from(u32::MAX) {
-        u32::MAX
+        Ok(1)
+    } else if superbatches > f64::from(u32::MAX) {
+        bail!(
+            "--epochs {epochs} of {positions} training positions at --batches-per-superbatch \
+             {batches_per_superbatch} and --batch-size {batch_size} is {superbatches:.0} superbatches, \
+             more than the {} a run can hold: fewer epochs or larger batches",
+            u32::MAX
+        )
     } else {
-        superbatches as u32
+        Ok(superbatches as u32)
     }
 }
 

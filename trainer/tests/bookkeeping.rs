@@ -2,7 +2,7 @@
 //! after a resume, atomic writes refuse directories and leave no partial file on any error,
 //! `export --out DIR` is refused, every numeric flag out of its range gets a message that
 //! names the range (negative numbers included), `--epochs` sets the run's length from the
-//! training positions, and `--mirror` goes from the command line to the checkpoint and the
+//! training positions (a length that does not fit a run is refused), and `--mirror` goes from the command line to the checkpoint and the
 //! exported net, with `--init` from a net of the other mirroring refused unless
 //! `--allow-mirror-change`. `export` writes through `/dev/null`, keeps a symbolic link a
 //! link, names a missing directory and refuses its own checkpoint as the output; a resume
@@ -363,17 +363,35 @@ fn numeric_flags_out_of_range_are_refused_with_the_range() {
 
 #[test]
 fn epochs_are_superbatches_rounded_up() {
+    let sb =
+        |epochs, positions, batches, size| superbatches_for_epochs(epochs, positions, batches, size).unwrap();
     // 64 batches of 16384: 1048576 positions a superbatch.
-    assert_eq!(superbatches_for_epochs(1.0, 1 << 20, 64, 16384), 1);
-    assert_eq!(superbatches_for_epochs(2.0, 1 << 20, 64, 16384), 2);
-    assert_eq!(superbatches_for_epochs(2.0, (1 << 20) + 1, 64, 16384), 3);
+    assert_eq!(sb(1.0, 1 << 20, 64, 16384), 1);
+    assert_eq!(sb(2.0, 1 << 20, 64, 16384), 2);
+    assert_eq!(sb(2.0, (1 << 20) + 1, 64, 16384), 3);
     // gen7's data (5,551,910 training positions) for 6 epochs: 31.8 superbatches.
-    assert_eq!(superbatches_for_epochs(6.0, 5_551_910, 64, 16384), 32);
-    assert_eq!(superbatches_for_epochs(0.5, 3 << 20, 64, 16384), 2);
-    // At least one, at most u32::MAX.
-    assert_eq!(superbatches_for_epochs(1.0, 10, 64, 16384), 1);
-    assert_eq!(superbatches_for_epochs(1.0, 0, 64, 16384), 1);
-    assert_eq!(superbatches_for_epochs(1e6, usize::MAX, 1, 1), u32::MAX);
+    assert_eq!(sb(6.0, 5_551_910, 64, 16384), 32);
+    assert_eq!(sb(0.5, 3 << 20, 64, 16384), 2);
+    // At least one; u32::MAX exactly fits.
+    assert_eq!(sb(1.0, 10, 64, 16384), 1);
+    assert_eq!(sb(1.0, 0, 64, 16384), 1);
+    assert_eq!(sb(1.0, u32::MAX as usize, 1, 1), u32::MAX);
+}
+
+#[test]
+fn a_schedule_of_more_superbatches_than_a_run_holds_is_refused() {
+    for (epochs, positions) in [(1.0, u32::MAX as usize + 1), (1e6, 41_000), (1e6, usize::MAX)] {
+        let e = superbatches_for_epochs(epochs, positions, 1, 1)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--epochs")
+                && e.contains("--batches-per-superbatch 1")
+                && e.contains("--batch-size 1")
+                && e.contains(&u32::MAX.to_string()),
+            "{e}"
+        );
+    }
 }
 
 #[test]
