@@ -650,16 +650,24 @@ fn run_train(
     // A new run never replaces another: a directory that holds a run's checkpoint or net is
     // resumed with `--resume`, or the new run gets another `--out`.
     if start.resume.is_none() {
-        for held in [checkpoint_path(out), final_net_path(out)] {
-            if held.exists() {
-                bail!(
-                    "{} already holds a training run ({}): resume it with --resume {}, or give \
-                     another --out",
-                    out.display(),
-                    held.display(),
-                    checkpoint_path(out).display()
-                );
-            }
+        let checkpoint = checkpoint_path(out);
+        if checkpoint.exists() {
+            bail!(
+                "{} already holds a training run ({}): resume it with --resume {}, or give \
+                 another --out",
+                out.display(),
+                checkpoint.display(),
+                checkpoint.display()
+            );
+        }
+        let net = final_net_path(out);
+        if net.exists() {
+            bail!(
+                "{} already holds a training run's net ({}) and no checkpoint to resume: give \
+                 another --out",
+                out.display(),
+                net.display()
+            );
         }
     }
     // The ranges were checked by the value parsers; a run that reaches here is in them.
@@ -722,6 +730,7 @@ fn run_train(
         threads,
         training_positions: train_set.len() as u64,
     };
+    let saved_here = std::cell::Cell::new(false);
     let result = train_saving(
         ckpt,
         &train_set,
@@ -730,10 +739,19 @@ fn run_train(
         out,
         &stop,
         |line| progress.line(line),
-        |saved| status.write(saved, None),
+        |saved| {
+            saved_here.set(true);
+            status.write(saved, None)
+        },
     );
     progress.finish();
     let result = result?;
+    // A run that saved no checkpoint here (resumed from a finished one into another --out,
+    // or stopped before its first superbatch) writes its checkpoint now: the status never
+    // names a checkpoint that is not there.
+    if !saved_here.get() {
+        result.save(&checkpoint_path(out))?;
+    }
     let net = result
         .model
         .to_network()

@@ -1,14 +1,15 @@
 //! The trainer's files and command line: `loss.csv` continues without repeated or stray rows
 //! after a resume, atomic writes refuse directories and leave no partial file on any error,
-//! `export --out DIR` is refused, every numeric flag out of its range gets a message that
-//! names the range (negative numbers included), `--epochs` sets the run's length from the
-//! training positions (a length that does not fit a run is refused), and `--mirror` goes from the command line to the checkpoint and the
-//! exported net, with `--init` from a net of the other mirroring refused unless
-//! `--allow-mirror-change`. `export` writes through `/dev/null`, keeps a symbolic link a
-//! link, names a missing directory and refuses its own checkpoint as the output; a resume
-//! refuses settings other than its checkpoint's; a closed stdout ends the trainer quietly,
-//! and a closed stderr does not stop a training;
-//! `eval` of a damaged net or checkpoint names the file and gives the loader's reason.
+//! `export --out DIR` is refused, every numeric flag out of its range gets a message that names
+//! the range (negative numbers included), `--epochs` sets the run's length from the training
+//! positions (a length that does not fit a run is refused), and `--mirror` goes from the
+//! command line to the checkpoint and the exported net, with `--init` from a net of the other
+//! mirroring refused unless `--allow-mirror-change`. `export` writes through `/dev/null`, keeps
+//! a symbolic link a link, names a missing directory and refuses its own checkpoint as the
+//! output; a resume refuses settings other than its checkpoint's, and a finished run resumed
+//! into another directory leaves there the checkpoint its status names; a closed stdout ends
+//! the trainer quietly, and a closed stderr does not stop a training; `eval` of a damaged net
+//! or checkpoint names the file and gives the loader's reason.
 
 #![allow(clippy::unwrap_used)]
 
@@ -855,7 +856,42 @@ fn a_new_run_into_a_directory_holding_one_is_refused() {
     std::fs::remove_file(run.join("checkpoint.bin")).unwrap();
     let (code, _, err) = train("16", &[]);
     assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("no checkpoint") && !err.contains("--resume") && !err.contains("checkpoint.bin"),
+        "no resume of a checkpoint that is not there: {err}"
+    );
     assert_eq!(std::fs::read(run.join("final.nnue")).unwrap(), net);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A finished run resumed into another --out trains nothing more, and writes its checkpoint
+/// there: the status names a checkpoint that is there, and its resume command works.
+#[test]
+fn a_finished_run_resumed_elsewhere_leaves_the_checkpoint_its_status_names() {
+    let dir = temp_dir("resume-finished");
+    let data = dir.join("games.bin");
+    write_games(&data);
+    let (old, new) = (dir.join("old"), dir.join("new"));
+    let args = ["--hidden", "16", "--superbatches", "1", "--batch-size", "64"];
+    let (code, _, err) = train_tiny(&data, &old, &args);
+    assert_eq!(code, 0, "{err}");
+    let resume = old.join("checkpoint.bin");
+    let (code, _, err) = trainer(&[
+        "train",
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        new.to_str().unwrap(),
+        "--resume",
+        resume.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let status = trainer::status::RunStatus::load(&new).unwrap();
+    assert_eq!(status.checkpoint, new.join("checkpoint.bin"));
+    assert!(status.checkpoint.exists(), "{}", status.checkpoint.display());
+    assert!(Checkpoint::load(&status.checkpoint).is_ok());
+    let (code, _, err) = trainer(&status.resume);
+    assert_eq!(code, 0, "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
