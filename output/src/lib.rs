@@ -519,20 +519,21 @@ macro_rules! out {
     };
 }
 
-/// Writes a line to standard error, ignoring any error: what `eprintln!` does, except that a
-/// closed or full standard error (`tool 2>&1 | head -3` once `head` is done) neither panics
-/// nor stops the work; the tool goes on and its messages are lost. Public for [`errln!`].
+/// Writes `args` to standard error, then a newline when `newline` is set (for [`errln!`]) or
+/// a flush when it is not (for [`err!`]), ignoring any error: what `eprintln!` and `eprint!`
+/// do, except that a closed or full standard error (`tool 2>&1 | head -3` once `head` is
+/// done) neither panics nor stops the work; the tool goes on and its messages are lost.
+/// Returns nothing and has no error to report. Public for the two macros.
 #[doc(hidden)]
-pub fn print_err(args: fmt::Arguments<'_>) {
+pub fn print_err(args: fmt::Arguments<'_>, newline: bool) {
     let mut err = io::stderr().lock();
-    let _ = err.write_fmt(args).and_then(|()| err.write_all(b"\n"));
-}
-
-/// Writes to standard error without a newline, ignoring any error (see [`print_err`]).
-#[doc(hidden)]
-pub fn print_err_part(args: fmt::Arguments<'_>) {
-    let mut err = io::stderr().lock();
-    let _ = err.write_fmt(args).and_then(|()| err.flush());
+    let _ = err.write_fmt(args).and_then(|()| {
+        if newline {
+            err.write_all(b"\n")
+        } else {
+            err.flush()
+        }
+    });
 }
 
 /// `eprintln!` for Luft's binaries: a closed standard error is no panic and no stop (a
@@ -541,10 +542,10 @@ pub fn print_err_part(args: fmt::Arguments<'_>) {
 #[macro_export]
 macro_rules! errln {
     () => {
-        $crate::print_err(format_args!(""))
+        $crate::print_err(format_args!(""), true)
     };
     ($($arg:tt)*) => {
-        $crate::print_err(format_args!($($arg)*))
+        $crate::print_err(format_args!($($arg)*), true)
     };
 }
 
@@ -553,7 +554,7 @@ macro_rules! errln {
 #[macro_export]
 macro_rules! err {
     ($($arg:tt)*) => {
-        $crate::print_err_part(format_args!($($arg)*))
+        $crate::print_err(format_args!($($arg)*), false)
     };
 }
 
