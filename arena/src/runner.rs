@@ -826,8 +826,9 @@ fn refuse_book_as_output(config: &MatchConfig) -> Result<(), MatchError> {
 }
 
 /// Refuses a match two of whose outputs are one file (the same path, or one file through a
-/// link): each is written on its own terms (the state replaced after every game, the PGN and
-/// EPD appended, the log kept), so one would destroy the other.
+/// link, by [`output::Compare::TwoOutputs`]; a device or a FIFO, `/dev/null` for every output,
+/// takes any number of writers): each is written on its own terms (the state replaced after
+/// every game, the PGN and EPD appended, the log kept), so one would destroy the other.
 fn refuse_shared_outputs(config: &MatchConfig) -> Result<(), MatchError> {
     let outputs: Vec<(&'static str, &str)> = [
         ("-config outname", config.state_file.as_deref()),
@@ -841,7 +842,11 @@ fn refuse_shared_outputs(config: &MatchConfig) -> Result<(), MatchError> {
     .collect();
     for (i, &(first, a)) in outputs.iter().enumerate() {
         for &(second, b) in &outputs[i + 1..] {
-            if same_file(std::path::Path::new(a), std::path::Path::new(b)) {
+            if output::same_file(
+                std::path::Path::new(a),
+                std::path::Path::new(b),
+                output::Compare::TwoOutputs,
+            ) {
                 return Err(MatchError::SharedOutput {
                     first,
                     second,
@@ -851,20 +856,6 @@ fn refuse_shared_outputs(config: &MatchConfig) -> Result<(), MatchError> {
         }
     }
     Ok(())
-}
-
-/// Whether two paths name one regular file: both there and one file by device and inode
-/// (through any link), or not there yet and the same path once made absolute. A device or a
-/// FIFO (`/dev/null` for every output) takes any number of writers.
-pub(crate) fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(x), Ok(y)) => x.is_file() && x.dev() == y.dev() && x.ino() == y.ino(),
-        _ => match (std::path::absolute(a), std::path::absolute(b)) {
-            (Ok(x), Ok(y)) => x == y,
-            _ => a == b,
-        },
-    }
 }
 
 /// The openings of `config` (`-openings`, arranged in its order with its seed and start), or

@@ -691,7 +691,13 @@ pub fn parse(args: &[String]) -> Result<SpsaCommand, SpsaError> {
     }
     let csv = spsa.csv.clone().unwrap_or_else(|| beside(&state_file, ".csv"));
     let plot = spsa.plot.clone().unwrap_or_else(|| beside(&state_file, ".png"));
-    let same = |a: &str, b: &str| crate::runner::same_file(std::path::Path::new(a), std::path::Path::new(b));
+    let same = |a: &str, b: &str| {
+        output::same_file(
+            std::path::Path::new(a),
+            std::path::Path::new(b),
+            output::Compare::TwoOutputs,
+        )
+    };
     if same(&csv, &state_file) || same(&plot, &state_file) || same(&csv, &plot) {
         return Err(SpsaError::Invalid(format!(
             "the state ({state_file}), the CSV ({csv}) and the plot ({plot}) need three different files"

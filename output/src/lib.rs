@@ -16,7 +16,8 @@
 //!   directory (never the partial file).
 //! - an output that is one of the command's inputs (the same file by device and inode,
 //!   through any link) is refused before anything is written, as is one whose partial file
-//!   would be an input ([`refuse_inputs`]).
+//!   would be an input ([`refuse_inputs`]). [`same_file`] holds that comparison, and the
+//!   one for two outputs of a command (arena's), where a device takes any number of writers.
 //!
 //! **Standard output.** Rust ignores SIGPIPE, so a write to a closed pipe (`datagen stats |
 //! head -1`) is an error, on which `println!` panics. Every binary prints through
@@ -194,22 +195,58 @@ pub fn plan(path: &Path) -> io::Result<Plan> {
     }
 }
 
-/// Whether `a` and `b` are the same existing file (through any link, hard or symbolic).
-pub fn same_file(a: &Path, b: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        match (std::fs::metadata(a), std::fs::metadata(b)) {
-            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-            _ => false,
-        }
+/// Which paths [`same_file`] counts as one file: the rule for an output checked against an
+/// input, or for two outputs checked against each other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compare {
+    /// An output against an input ([`refuse_inputs`]): two paths that are there, of any kind
+    /// (a regular file, a device such as `/dev/null`, a FIFO, a directory), and are one file
+    /// by device and inode. A path that is not there is no input, so never the same.
+    InputAndOutput,
+    /// Two outputs, which may not be there yet: two regular files that are one by device
+    /// and inode, or, when the two are not both there, one path once made absolute (the
+    /// same path as given where one cannot be made absolute). A device or a FIFO is never
+    /// the same as anything: it takes any number of writers.
+    TwoOutputs,
+}
+
+/// Whether `a` and `b` name one file, by the rule of `compare`. Either path may be a
+/// symbolic link (followed to its final target) or a hard link to the other; two paths that
+/// are both there are one file by device and inode (on Unix; elsewhere by their canonical
+/// paths). Takes the two paths and the rule; returns true when they are one file. Has no
+/// error: a path whose metadata cannot be read (not there, a dangling link, no permission)
+/// counts as a path that is not there.
+pub fn same_file(a: &Path, b: &Path, compare: Compare) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => match compare {
+            Compare::InputAndOutput => one_file(a, &x, b, &y),
+            Compare::TwoOutputs => x.is_file() && one_file(a, &x, b, &y),
+        },
+        _ => match compare {
+            Compare::InputAndOutput => false,
+            Compare::TwoOutputs => match (std::path::absolute(a), std::path::absolute(b)) {
+                (Ok(x), Ok(y)) => x == y,
+                _ => a == b,
+            },
+        },
     }
-    #[cfg(not(unix))]
-    {
-        match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => false,
-        }
+}
+
+/// Whether `a` (of metadata `x`) and `b` (of metadata `y`), both there, are one file: the
+/// same device and inode.
+#[cfg(unix)]
+fn one_file(_a: &Path, x: &std::fs::Metadata, _b: &Path, y: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    x.dev() == y.dev() && x.ino() == y.ino()
+}
+
+/// Whether `a` and `b`, both there, are one file: the same canonical path (no inodes to
+/// compare here).
+#[cfg(not(unix))]
+fn one_file(a: &Path, _x: &std::fs::Metadata, b: &Path, _y: &std::fs::Metadata) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
     }
 }
 
@@ -219,7 +256,7 @@ fn check_inputs(path: &Path, plan: &Plan, inputs: &[&Path]) -> io::Result<()> {
         Plan::Through { .. } => None,
     };
     for input in inputs {
-        if same_file(plan.target(), input) {
+        if same_file(plan.target(), input, Compare::InputAndOutput) {
             return Err(error(
                 ErrorKind::AlreadyExists,
                 format!(
@@ -229,7 +266,7 @@ fn check_inputs(path: &Path, plan: &Plan, inputs: &[&Path]) -> io::Result<()> {
                 ),
             ));
         }
-        if let Some(partial) = partial.filter(|p| same_file(p, input)) {
+        if let Some(partial) = partial.filter(|p| same_file(p, input, Compare::InputAndOutput)) {
             return Err(error(
                 ErrorKind::AlreadyExists,
                 format!(

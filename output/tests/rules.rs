@@ -3,12 +3,13 @@
 //! being a link and its target gets the bytes, `/dev/null` and a FIFO are written through
 //! and stay what they were, an output that is an input (by name, through a link, a hard
 //! link, or its partial file) is refused before anything is written, and a missing or
-//! named directory is told as such. (What a closed standard output does is tested on each
-//! binary: `datagen`, `trainer`, `arena`, `learn`, `luft`, `perft`.)
+//! named directory is told as such; and the two rules of `same_file` (an output against an
+//! input, two outputs). (What a closed standard output does is tested on each binary:
+//! `datagen`, `trainer`, `arena`, `learn`, `luft`, `perft`.)
 
 #![allow(clippy::unwrap_used)]
 
-use output::{plan, refuse_inputs, write, OutFile, Plan};
+use output::{plan, refuse_inputs, same_file, write, Compare, OutFile, Plan};
 use std::io::Write;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -253,5 +254,39 @@ fn directories_and_missing_directories_are_named() {
         )
     );
     assert_eq!(names(&dir), ["plain"]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// One file through a hard or symbolic link is one file by both rules; a device is one file
+/// only as an input (two outputs may both be `/dev/null`); a path not there yet is the same
+/// path only as an output.
+#[test]
+fn same_file_counts_one_file_by_the_rule_it_is_given() {
+    let dir = temp_dir("same");
+    let file = dir.join("a.bin");
+    std::fs::write(&file, b"a").unwrap();
+    std::fs::hard_link(&file, dir.join("hard.bin")).unwrap();
+    std::os::unix::fs::symlink(&file, dir.join("soft.bin")).unwrap();
+    std::fs::write(dir.join("other.bin"), b"a").unwrap();
+    let null = Path::new("/dev/null");
+    let missing = dir.join("new.bin");
+    let dotted = dir.join(".").join("new.bin");
+    for (a, b, as_input, as_outputs) in [
+        (file.clone(), file.clone(), true, true),
+        (file.clone(), dir.join("hard.bin"), true, true),
+        (dir.join("soft.bin"), file.clone(), true, true),
+        (file.clone(), dir.join("other.bin"), false, false),
+        (null.to_path_buf(), null.to_path_buf(), true, false),
+        (missing.clone(), dotted, false, true),
+        (missing.clone(), file.clone(), false, false),
+        (missing, dir.join("new2.bin"), false, false),
+    ] {
+        assert_eq!(
+            same_file(&a, &b, Compare::InputAndOutput),
+            as_input,
+            "{a:?} {b:?}"
+        );
+        assert_eq!(same_file(&a, &b, Compare::TwoOutputs), as_outputs, "{a:?} {b:?}");
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
