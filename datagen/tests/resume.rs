@@ -64,6 +64,28 @@ fn verify_ok(dir: &Path) -> bool {
     out.status.success()
 }
 
+/// Resumes the run in `dir` with `threads` threads to `target` games (`gen_args`), `before`
+/// being the games there beforehand (`games_in`), and checks what every resume must do: it
+/// succeeds, says how many games it found ("resuming: N games", nothing when there were
+/// none), ends with exactly `target` games among which is every game of `before`, and
+/// leaves a directory `verify` passes. Returns the resume's stderr, for a test's own
+/// checks; panics (fails the test) on any of these.
+fn resume_to(dir: &Path, threads: usize, target: usize, before: &[Vec<u8>]) -> String {
+    let out = run(&gen_args(dir, threads, target as u64));
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    match before.len() {
+        0 => assert!(!err.contains("resuming: "), "{err}"),
+        1 => assert!(err.contains("resuming: 1 game, "), "{err}"),
+        n => assert!(err.contains(&format!("resuming: {n} games")), "{err}"),
+    }
+    let after = games_in(dir);
+    assert_eq!(after.len(), target, "{err}");
+    assert!(keeps_all(before, &after), "{err}");
+    assert!(verify_ok(dir), "{err}");
+    err
+}
+
 /// The byte offsets of the chunks of a clean file.
 fn chunk_offsets(path: &Path) -> Vec<usize> {
     scan(&std::fs::read(path).unwrap())
@@ -98,18 +120,7 @@ fn killed_then_resumed_keeps_every_game() {
     let before = games_in(&dir);
     assert!(!before.is_empty());
     // Resume to a target just above what is there: met exactly, nothing lost.
-    let target = before.len() + 6;
-    let out = run(&gen_args(&dir, 2, target as u64));
-    let err = stderr(&out);
-    assert!(out.status.success(), "{err}");
-    assert!(
-        err.contains(&format!("resuming: {} games", before.len())),
-        "{err}"
-    );
-    let after = games_in(&dir);
-    assert_eq!(after.len(), target);
-    assert!(keeps_all(&before, &after));
-    assert!(verify_ok(&dir));
+    resume_to(&dir, 2, before.len() + 6, &before);
 
     // Conversion: text lines are "FEN | cp | result"; bullet records are 32 bytes.
     let conv_dir = temp_dir("kill-convert");
@@ -179,13 +190,8 @@ fn a_flipped_byte_costs_one_game_everywhere() {
         "{text}"
     );
 
-    let out = run(&gen_args(&dir, 1, 14));
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("quarantine"), "{}", stderr(&out));
-    let after = games_in(&dir);
-    assert_eq!(after.len(), 14);
-    assert!(keeps_all(&survivors, &after));
-    assert!(verify_ok(&dir));
+    let err = resume_to(&dir, 1, 14, &survivors);
+    assert!(err.contains("quarantine"), "{err}");
     // The damaged chunk is kept, byte for byte, in the quarantine file.
     let q = std::fs::read(dir.join("games-0.bin.quarantine")).unwrap();
     assert_eq!(q[24..], damaged[..]);
@@ -202,14 +208,9 @@ fn a_cut_file_keeps_every_whole_game() {
     std::fs::write(&path, &bytes[..offsets[9] + 30]).unwrap();
     let before = games_in(&dir);
     assert_eq!(before.len(), 9);
-    let out = run(&gen_args(&dir, 1, 12));
-    assert!(out.status.success(), "{}", stderr(&out));
-    let after = games_in(&dir);
-    assert_eq!(after.len(), 12);
-    assert!(keeps_all(&before, &after));
-    assert!(verify_ok(&dir));
+    resume_to(&dir, 1, 12, &before);
     // Same seeds, same games: the three replayed games are the three that were cut off.
-    assert_eq!(after, games_in(base_run()));
+    assert_eq!(games_in(&dir), games_in(base_run()));
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -225,7 +226,8 @@ fn a_gap_in_the_sequence_numbers_is_lost_games_and_a_resume_fills_it() {
     let mut gapped = bytes[..offsets[2]].to_vec();
     gapped.extend_from_slice(&bytes[offsets[3]..]);
     std::fs::write(&path, &gapped).unwrap();
-    assert_eq!(games_in(&dir).len(), 11);
+    let before = games_in(&dir);
+    assert_eq!(before.len(), 11);
 
     let out = datagen().arg("verify").arg(&dir).output().unwrap();
     let text = stdout(&out);
@@ -246,14 +248,11 @@ fn a_gap_in_the_sequence_numbers_is_lost_games_and_a_resume_fills_it() {
     );
 
     // The resume says so and plays game 2 again: the same 12 games as the whole run.
-    let out = run(&gen_args(&dir, 1, 12));
-    let err = stderr(&out);
-    assert!(out.status.success(), "{err}");
+    let err = resume_to(&dir, 1, 12, &before);
     assert!(
         err.contains("sequence number 2 missing: 1 game written is gone; a stream that writes this file plays them again first"),
         "{err}"
     );
-    assert!(verify_ok(&dir));
     assert_eq!(games_in(&dir), games_in(base_run()));
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -282,12 +281,7 @@ fn broken_new_files_do_not_block_a_resume() {
     let header = std::fs::read(dir.join("games-0.bin")).unwrap()[..20].to_vec();
     std::fs::write(dir.join("games-1.bin"), b"").unwrap();
     std::fs::write(dir.join("games-2.bin"), &header).unwrap();
-    let out = run(&gen_args(&dir, 3, 15));
-    assert!(out.status.success(), "{}", stderr(&out));
-    let after = games_in(&dir);
-    assert_eq!(after.len(), 15);
-    assert!(keeps_all(&before, &after));
-    assert!(verify_ok(&dir));
+    resume_to(&dir, 3, 15, &before);
     assert_eq!(
         std::fs::read(dir.join("games-2.bin.quarantine")).unwrap()[24..],
         header[..]
@@ -331,10 +325,7 @@ fn a_second_writer_is_refused() {
     unique.dedup();
     assert_eq!(unique.len(), games.len());
     // The killed writer's last game may be cut; a resume then leaves a clean directory.
-    let out = run(&gen_args(&dir, 1, games.len() as u64 + 1));
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(verify_ok(&dir));
-    assert!(keeps_all(&games, &games_in(&dir)));
+    resume_to(&dir, 1, games.len() + 1, &games);
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -358,9 +349,8 @@ fn a_repeated_chunk_is_found_and_moved_aside() {
     );
     let out = datagen().arg("stats").arg(&path).output().unwrap();
     assert!(stdout(&out).contains("\ngames: 12\n"), "{}", stdout(&out));
-    let out = run(&gen_args(&dir, 1, 12));
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(verify_ok(&dir));
+    let before = games_in(&dir);
+    resume_to(&dir, 1, 12, &before);
     assert_eq!(games_in(&dir), games_in(base_run()));
     assert_eq!(
         std::fs::read(dir.join("games-0.bin.quarantine")).unwrap()[24..],
@@ -378,10 +368,7 @@ fn fewer_threads_count_every_file() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(games_in(&dir).len(), 6);
     let stream1 = std::fs::read(dir.join("games-1.bin")).unwrap();
-    let out = run(&gen_args(&dir, 1, 9));
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("resuming: 6 games"), "{}", stderr(&out));
-    assert_eq!(games_in(&dir).len(), 9);
+    resume_to(&dir, 1, 9, &games_in(&dir));
     assert_eq!(std::fs::read(dir.join("games-1.bin")).unwrap(), stream1);
     // Already there: nothing more is played.
     let out = run(&gen_args(&dir, 1, 4));
@@ -407,13 +394,12 @@ fn a_format_1_directory_resumes_into_new_files() {
         encode_chunk_v1(std::slice::from_ref(g), &mut v1);
     }
     std::fs::write(dir.join("games-0.bin"), &v1).unwrap();
-    let out = run(&gen_args(&dir, 1, 7));
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("resuming: 4 games"), "{}", stderr(&out));
+    let before = games_in(&dir);
+    assert_eq!(before.len(), 4);
+    resume_to(&dir, 1, 7, &before);
     assert_eq!(std::fs::read(dir.join("games-0.bin")).unwrap(), v1);
     let new = scan(&std::fs::read(dir.join("games-1.bin")).unwrap());
     assert!(matches!(new.header, Ok(Header::V3(ref h)) if h.stream == 1 && h.soft_nodes == 200));
-    assert_eq!(games_in(&dir).len(), 7);
     // Other settings are refused.
     let mut other = gen_args(&dir, 1, 9);
     other[5] = "300".into();
@@ -443,9 +429,7 @@ fn a_format_2_directory_resumes_and_keeps_its_header() {
     let before = games_in(&dir);
     assert_eq!(before.len(), 12);
 
-    let out = run(&gen_args(&dir, 2, 16));
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("resuming: 12 games"), "{}", stderr(&out));
+    resume_to(&dir, 2, 16, &before);
     let old = std::fs::read(dir.join("games-0.bin")).unwrap();
     assert_eq!(&old[..v2.len()], &v2[..], "the format 2 file is only appended to");
     let old = scan(&old);
@@ -454,10 +438,6 @@ fn a_format_2_directory_resumes_and_keeps_its_header() {
     assert!(matches!(old.header, Ok(Header::V2(ref h)) if h.same_run(settings)));
     let new = scan(&std::fs::read(dir.join("games-1.bin")).unwrap());
     assert!(matches!(new.header, Ok(Header::V3(ref h)) if h.stream == 1 && h.same_run(settings)));
-    let after = games_in(&dir);
-    assert_eq!(after.len(), 16);
-    assert!(keeps_all(&before, &after));
-    assert!(verify_ok(&dir));
     let out = datagen().arg("verify").arg(&dir).output().unwrap();
     let text = stdout(&out);
     assert!(
@@ -705,18 +685,7 @@ fn ctrl_c_stops_the_search_in_progress_and_a_resume_completes() {
     let before = games_in(&dir);
     assert!(!before.is_empty());
     assert!(verify_ok(&dir));
-    let target = before.len() + 3;
-    let out = run(&gen_args(&dir, 2, target as u64));
-    let err = stderr(&out);
-    assert!(out.status.success(), "{err}");
-    assert!(
-        err.contains(&format!("resuming: {} games", before.len())),
-        "{err}"
-    );
-    let after = games_in(&dir);
-    assert_eq!(after.len(), target);
-    assert!(keeps_all(&before, &after));
-    assert!(verify_ok(&dir));
+    resume_to(&dir, 2, before.len() + 3, &before);
     std::fs::remove_dir_all(&dir).ok();
 }
 
