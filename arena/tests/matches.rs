@@ -212,6 +212,41 @@ fn a_flooding_shell_script_loses_in_bounded_time_and_memory() {
     );
 }
 
+/// Two copies of one engine in a short match, for the tests of an option one copy is given:
+/// the engine's command (`cmd=...`) and its words after the name (any `args=`), the copies'
+/// names, which copy (0 or 1) gets the option, and the match's `--each nodes=`, `--rounds`
+/// and `--maxmoves`.
+struct TwoCopies<'a> {
+    cmd: &'a str,
+    words: &'a [&'a str],
+    names: [&'a str; 2],
+    given: usize,
+    nodes: &'a str,
+    rounds: &'a str,
+    maxmoves: &'a str,
+}
+
+/// Runs arena on `pair` with `option` (`option.NAME=VALUE`) given to copy `pair.given`:
+/// `--engine CMD name=NAME WORDS [OPTION]` for each copy, then `--each nodes=N --rounds R
+/// --maxmoves M`. Returns arena's exit code (-1 for a signal), stdout and stderr.
+fn with_option(pair: &TwoCopies, option: &str) -> (i32, String, String) {
+    let mut args = Vec::new();
+    for (copy, name) in pair.names.iter().enumerate() {
+        args.extend([
+            "--engine".to_string(),
+            pair.cmd.to_string(),
+            format!("name={name}"),
+        ]);
+        args.extend(pair.words.iter().map(ToString::to_string));
+        if copy == pair.given {
+            args.push(option.to_string());
+        }
+    }
+    args.extend(["--each".to_string(), format!("nodes={}", pair.nodes)]);
+    args.extend(["--rounds", pair.rounds, "--maxmoves", pair.maxmoves].map(String::from));
+    run_arena(None, &args)
+}
+
 #[test]
 fn options_an_engine_lacks_are_reported_and_declared_ones_refused_stop_the_match() {
     // The fault engine declares Hash 1..1024, refuses above 64, and knows no other option.
@@ -257,28 +292,17 @@ fn options_an_engine_lacks_are_reported_and_declared_ones_refused_stop_the_match
 
     // A declared option whose value the engine refuses (a net it cannot load, a size it
     // cannot allocate) would play the match with another value: nothing is played.
+    let pair = TwoCopies {
+        cmd: &fault,
+        words: &["args=ok"],
+        names: ["a", "b"],
+        given: 1,
+        nodes: "1",
+        rounds: "2",
+        maxmoves: "2",
+    };
     for (hash, words) in [("512", "cannot allocate 512 MiB"), ("0", "cannot allocate 0 MiB")] {
-        let option = format!("option.Hash={hash}");
-        let (code, out, err) = run_arena(
-            None,
-            &[
-                "--engine",
-                &fault,
-                "name=a",
-                "args=ok",
-                "--engine",
-                &fault,
-                "name=b",
-                "args=ok",
-                &option,
-                "--each",
-                "nodes=1",
-                "--rounds",
-                "2",
-                "--maxmoves",
-                "2",
-            ],
-        );
+        let (code, out, err) = with_option(&pair, &format!("option.Hash={hash}"));
         assert_eq!(code, 3, "{out}{err}");
         let expected = format!(
             "arena: error: engine b failed at start-up: refused option.Hash={hash}, which it declares (it answered \
@@ -295,24 +319,16 @@ fn options_an_engine_lacks_are_reported_and_declared_ones_refused_stop_the_match
 #[test]
 fn luft_reports_options_it_lacks_and_stops_at_a_value_it_refuses() {
     let cmd = format!("cmd={}", luft().display());
-    let (code, out, err) = run_arena(
-        None,
-        &[
-            "--engine",
-            &cmd,
-            "name=luft-a",
-            "option.Nope=3",
-            "--engine",
-            &cmd,
-            "name=luft-b",
-            "--each",
-            "nodes=200",
-            "--rounds",
-            "1",
-            "--maxmoves",
-            "3",
-        ],
-    );
+    let pair = TwoCopies {
+        cmd: &cmd,
+        words: &[],
+        names: ["luft-a", "luft-b"],
+        given: 0,
+        nodes: "200",
+        rounds: "1",
+        maxmoves: "3",
+    };
+    let (code, out, err) = with_option(&pair, "option.Nope=3");
     assert_eq!(code, 0, "{out}{err}");
     for line in [
         "arena: warning: engine luft-a does not declare option \"Nope\"",
@@ -332,24 +348,7 @@ fn luft_reports_options_it_lacks_and_stops_at_a_value_it_refuses() {
         ("option.Hash=0", "refused option.Hash=0, which it declares"),
         (eval_file.as_str(), "refused option.EvalFile="),
     ] {
-        let (code, out, err) = run_arena(
-            None,
-            &[
-                "--engine",
-                &cmd,
-                "name=luft-a",
-                option,
-                "--engine",
-                &cmd,
-                "name=luft-b",
-                "--each",
-                "nodes=200",
-                "--rounds",
-                "1",
-                "--maxmoves",
-                "3",
-            ],
-        );
+        let (code, out, err) = with_option(&pair, option);
         assert_eq!(code, 3, "{out}{err}");
         let expected = format!("arena: error: engine luft-a failed at start-up: {says}");
         assert!(
