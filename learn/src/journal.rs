@@ -508,6 +508,21 @@ mod tests {
         assert_eq!(utc(4_107_542_399), "2100-02-28 23:59 UTC");
     }
 
+    /// The two records the journal tests write: `Stopped` at times 1 and 2, saying "a"
+    /// and "b".
+    fn two_stops() -> [Record; 2] {
+        [
+            Record::Stopped {
+                t: 1,
+                why: "a".into(),
+            },
+            Record::Stopped {
+                t: 2,
+                why: "b".into(),
+            },
+        ]
+    }
+
     #[test]
     fn a_torn_last_line_is_dropped_and_cut_off_and_damage_before_it_is_an_error() {
         let dir = std::env::temp_dir().join(format!("learn-journal-{}", std::process::id()));
@@ -516,14 +531,7 @@ mod tests {
         let path = dir.join("journal");
         let (mut j, records) = Journal::open(&path).unwrap_or_else(|e| panic!("{e}"));
         assert!(records.is_empty());
-        let a = Record::Stopped {
-            t: 1,
-            why: "a".into(),
-        };
-        let b = Record::Stopped {
-            t: 2,
-            why: "b".into(),
-        };
+        let [a, b] = two_stops();
         j.append(&a).unwrap_or_default();
         j.append(&b).unwrap_or_default();
         drop(j);
@@ -554,14 +562,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap_or_default();
         let path = dir.join("journal");
-        let a = Record::Stopped {
-            t: 1,
-            why: "a".into(),
-        };
-        let b = Record::Stopped {
-            t: 2,
-            why: "b".into(),
-        };
+        let [a, b] = two_stops();
         let (mut j, _) = Journal::open(&path).unwrap_or_else(|e| panic!("{e}"));
         j.append(&a).unwrap_or_default();
         drop(j);
