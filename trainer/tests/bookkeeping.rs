@@ -15,7 +15,7 @@
 
 mod common;
 
-use common::{data_file, playouts, positions, temp_dir, train_tiny, trainer};
+use common::{data_file, playouts, positions, temp_dir, train_tiny, train_tiny_args, trainer};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -403,33 +403,19 @@ fn epochs_set_the_runs_length_and_exclude_superbatches() {
     );
     let dir = temp_dir("epochs");
     let out = dir.join("run");
-    let args = |extra: &[&str]| -> Vec<String> {
-        let mut a: Vec<String> = [
-            "train",
-            "--data",
-            data,
+    let run = |extra: &[&str]| {
+        let mut args = vec![
             "--hidden",
             "16",
             "--batch-size",
             "32",
-            "--batches-per-superbatch",
-            "2",
             "--threads",
             "1",
             "--seed",
             "4",
-            "--out",
-        ]
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-        a.push(out.display().to_string());
-        a.extend(extra.iter().map(ToString::to_string));
-        a
-    };
-    let run = |extra: &[&str]| {
-        let a = args(extra);
-        trainer(&a.iter().map(String::as_str).collect::<Vec<_>>())
+        ];
+        args.extend_from_slice(extra);
+        train_tiny(Path::new(data), &out, &args)
     };
     // Both lengths at once, or no epochs at all, are refused before anything is read.
     let (code, _, err) = run(&["--epochs", "3", "--superbatches", "2"]);
@@ -731,23 +717,11 @@ fn a_closed_stderr_does_not_stop_a_training() {
     write_games(&data);
     let run = dir.join("run");
     let out = Command::new(env!("CARGO_BIN_EXE_trainer"))
-        .args([
-            "train",
-            "--data",
-            data.to_str().unwrap(),
-            "--out",
-            run.to_str().unwrap(),
-        ])
-        .args([
-            "--hidden",
-            "16",
-            "--superbatches",
-            "3",
-            "--batches-per-superbatch",
-            "2",
-            "--batch-size",
-            "64",
-        ])
+        .args(train_tiny_args(
+            &data,
+            &run,
+            &["--hidden", "16", "--superbatches", "3", "--batch-size", "64"],
+        ))
         .stderr(output::closed_pipe().unwrap())
         .output()
         .unwrap();

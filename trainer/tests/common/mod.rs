@@ -196,13 +196,10 @@ pub fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// The `trainer` binary with `args`, run to its end: its exit code (-1 for a signal),
-/// stdout and stderr.
-/// `trainer train` on tiny settings, the form the bookkeeping tests share: `--data DATA
-/// --out OUT --batches-per-superbatch 2` and then `extra`. Returns the exit code, stdout and
-/// stderr.
-#[allow(dead_code)]
-pub fn train_tiny(data: &Path, out: &Path, extra: &[&str]) -> (i32, String, String) {
+/// The arguments of `trainer train` on tiny settings, the form the bookkeeping tests share:
+/// `train --data DATA --out OUT --batches-per-superbatch 2` and then `extra`. Panics on a
+/// path that is not UTF-8.
+pub fn train_tiny_args(data: &Path, out: &Path, extra: &[&str]) -> Vec<String> {
     let (data, out) = (data.to_str().unwrap(), out.to_str().unwrap());
     let mut args = vec![
         "train",
@@ -214,9 +211,18 @@ pub fn train_tiny(data: &Path, out: &Path, extra: &[&str]) -> (i32, String, Stri
         "2",
     ];
     args.extend_from_slice(extra);
-    trainer(&args)
+    args.into_iter().map(String::from).collect()
 }
 
+/// `trainer train` with [`train_tiny_args`], run to its end. Returns the exit code, stdout
+/// and stderr.
+#[allow(dead_code)]
+pub fn train_tiny(data: &Path, out: &Path, extra: &[&str]) -> (i32, String, String) {
+    trainer(&train_tiny_args(data, out, extra))
+}
+
+/// The `trainer` binary with `args`, run to its end: its exit code (-1 for a signal),
+/// stdout and stderr.
 pub fn trainer<S: AsRef<OsStr>>(args: &[S]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_trainer"))
         .args(args)
