@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 net=${1:-}
 dir=target/profile
 export CARGO_TARGET_DIR=$dir CARGO_PROFILE_RELEASE_DEBUG=line-tables-only CARGO_PROFILE_RELEASE_STRIP=none
-RUSTFLAGS="-C target-cpu=native -C force-frame-pointers=yes" cargo build --release -q -p engine --bin luft -p datagen
+RUSTFLAGS="-C target-cpu=native -C force-frame-pointers=yes" cargo build --release -q -p engine -p datagen --bins
 grep -m1 "model name" /proc/cpuinfo
 report() {
     local data=$1
