@@ -42,10 +42,10 @@ fn hours(secs: u64) -> String {
 pub fn status(dir: &Path) -> Result<String> {
     let run = RunDir::new(dir)?;
     let (records, _) = read(&run.journal())?;
-    if records.is_empty() {
-        return Err(anyhow!("{} holds no run", dir.display()));
-    }
     let s = State::replay(&records);
+    if s.best.is_none() {
+        return Err(run.no_start_error());
+    }
     let mut out = String::new();
     // A learn.toml that does not check is said, and the run shown with the settings last
     // applied (what a running loop keeps), or the defaults.
@@ -237,10 +237,7 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
     let (records, _) = read(&run.journal())?;
     let s = State::replay(&records);
     if s.best.is_none() {
-        return Err(anyhow!(
-            "{} holds no run (no journal with a start net)",
-            dir.display()
-        ));
+        return Err(run.no_start_error());
     }
     let mut md = String::new();
     // The run's name, not where it is: the report travels with the directory.

@@ -151,11 +151,7 @@ impl Runner {
     pub fn open(dir: &Path, stop: Arc<AtomicBool>, until: Until) -> Result<Runner> {
         let run = RunDir::new(dir)?;
         if !run.journal().exists() {
-            bail!(
-                "{} holds no run: start one with `learn init {} --net NET`",
-                dir.display(),
-                dir.display()
-            );
+            return Err(run.no_start_error());
         }
         let lock_path = run.root.join("lock");
         let lock = std::fs::OpenOptions::new()

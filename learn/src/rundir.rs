@@ -54,6 +54,61 @@ impl RunDir {
     pub fn nets(&self) -> PathBuf {
         self.root.join(Self::NETS)
     }
+    /// Why this directory, whose journal has no start record (empty, or cut before its
+    /// first line), holds no run, and how to go on: the journal's size, the newest net of
+    /// `nets/` and the packs of `packs/` (what the run made, still there), and the `learn
+    /// init` of a new directory that starts from that net with those packs as extra data.
+    /// A directory without a journal is no run at all: the error says to start one.
+    pub fn no_start_error(&self) -> anyhow::Error {
+        let journal = self.journal();
+        if !journal.exists() {
+            return anyhow::anyhow!(
+                "{} holds no run: start one with `learn init {} --net NET`",
+                self.root.display(),
+                self.root.display()
+            );
+        }
+        let size = std::fs::metadata(&journal).map_or(0, |m| m.len());
+        let files = |dir: PathBuf, ext: &str| -> Vec<(std::time::SystemTime, PathBuf)> {
+            let mut found: Vec<_> = std::fs::read_dir(dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == ext))
+                .map(|p| {
+                    let t = std::fs::metadata(&p).and_then(|m| m.modified());
+                    (t.unwrap_or(std::time::UNIX_EPOCH), p)
+                })
+                .collect();
+            found.sort();
+            found
+        };
+        let nets = files(self.nets(), "nnue");
+        let packs = files(self.packs(), "pack");
+        let mut text = format!(
+            "{}: the journal has no start net ({}), so this run's history is lost",
+            journal.display(),
+            output::count(size, "byte")
+        );
+        match nets.last() {
+            None => text.push_str("; no net is left in nets/"),
+            Some((_, newest)) => {
+                text.push_str(&format!(
+                    "; what it made is still here: {} (the newest of {} in nets/) and {} in packs/. \
+                     Go on in a new directory: `learn init NEW --net {}`",
+                    newest.display(),
+                    output::count(nets.len() as u64, "net"),
+                    output::count(packs.len() as u64, "pack"),
+                    newest.display()
+                ));
+                if !packs.is_empty() {
+                    text.push_str(" with `--extra-data PACK` for each pack in packs/");
+                }
+            }
+        }
+        anyhow::anyhow!(text)
+    }
     /// Self-play segments.
     pub fn data(&self) -> PathBuf {
         self.root.join(Self::DATA)

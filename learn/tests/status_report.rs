@@ -2,7 +2,8 @@
 //! holds no run is an error for both (no report of nothing is written), and a run that is
 //! not running shows its open segment as stopped, with no estimate of when it ends. A journal
 //! whose last complete line is damaged is an error naming the line for `run`, `status` and
-//! `report` alike, and the journal stays as it was.
+//! `report` alike, and the journal stays as it was; so is a journal without its start net,
+//! whose error names what the run left and how to go on from it.
 
 #![allow(clippy::unwrap_used)]
 
@@ -36,6 +37,51 @@ fn report_and_status_of_a_directory_without_a_run_are_errors() {
     let out = learn(&["report", missing.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(!missing.exists());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_journal_without_its_start_says_what_is_left_and_how_to_go_on() {
+    // A journal emptied (as an older learn could leave it after a damaged line) or cut
+    // before its first record: `run`, `status` and `report` each say that the history is
+    // lost, name the newest net and the packs that are left, and give the `learn init` that
+    // goes on from them; the directory is left as it was.
+    let dir = temp("no-start");
+    let run = dir.join("run");
+    let net = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/gen1-32.nnue");
+    let out = learn(&["init", run.to_str().unwrap(), "--net", net.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::create_dir_all(run.join("packs")).unwrap();
+    std::fs::write(run.join("packs/s000-gen1-32-classical.pack"), b"pack").unwrap();
+    let first_line = std::fs::read(run.join("journal")).unwrap();
+    for journal in [Vec::new(), first_line[..first_line.len() / 2].to_vec()] {
+        std::fs::write(run.join("journal"), &journal).unwrap();
+        for command in ["status", "report", "run"] {
+            let out = learn(&[command, run.to_str().unwrap()]);
+            let err = String::from_utf8_lossy(&out.stderr).into_owned();
+            assert_eq!(out.status.code(), Some(1), "{command}: {err}");
+            for part in [
+                "the journal has no start net",
+                " bytes), so this run",
+                "history is lost",
+                "gen1-32.nnue (the newest of 1 net in nets/)",
+                "1 pack in packs/",
+                "`learn init NEW --net ",
+                "`--extra-data PACK` for each pack",
+            ] {
+                assert!(err.contains(part), "{command}: {part:?} not in {err}");
+            }
+            // `status` and `report` only read; `run` cuts a torn last line (here the only
+            // one) as it always does, and nothing else.
+            let now = std::fs::read(run.join("journal")).unwrap();
+            if command == "run" {
+                assert!(now.is_empty(), "{command}: {} bytes left", now.len());
+            } else {
+                assert_eq!(now, journal, "{command}");
+            }
+            assert!(!run.join("report.md").exists(), "{command}");
+        }
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 

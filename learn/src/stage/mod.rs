@@ -132,7 +132,7 @@ impl Context {
         let (journal, records) = Journal::open(&run.journal())?;
         let state = State::replay(&records);
         if state.best.is_none() {
-            bail!("{}: the journal has no start net", run.journal().display());
+            return Err(run.no_start_error());
         }
         Ok(Context {
             run,
