@@ -14,8 +14,11 @@ use movegen::{Board, Game};
 
 /// The transposition table of a self-play searcher, in MiB: datagen's threads and genfens
 /// check openings (and datagen plays its games) on a table of this size, so that both
-/// judge an opening alike.
-pub const SELF_PLAY_HASH_MIB: usize = 16;
+/// judge an opening alike. 8 MiB from datagen 0.3.0 (16 before): at 5,000 soft nodes a move
+/// the games are as strong (Hash 8 against Hash 16 at 5,000 nodes: +0.4 +- 11.1 Elo over
+/// 2,000 games) and a self-play thread makes about 7% more positions per CPU second, the
+/// table's probes missing the cache less (`docs/measurements.md`).
+pub const SELF_PLAY_HASH_MIB: usize = 8;
 
 /// The soft node budget of the check's search by default.
 pub const CHECK_NODES: u64 = 1000;
