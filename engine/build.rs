@@ -8,7 +8,7 @@
 use std::env;
 use std::path::PathBuf;
 
-const DEFAULT_NET: &str = "../nets/gen24-128.nnue";
+const DEFAULT_NET: &str = "../nets/gen25-128.nnue";
 
 fn main() {
     println!("cargo:rerun-if-env-changed=EVALFILE");
