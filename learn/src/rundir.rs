@@ -56,8 +56,9 @@ impl RunDir {
     }
     /// Why this directory, whose journal has no start record (empty, or cut before its
     /// first line), holds no run, and how to go on: the journal's size, the newest net of
-    /// `nets/` and the packs of `packs/` (what the run made, still there), and the `learn
-    /// init` of a new directory that starts from that net with those packs as extra data.
+    /// `nets/` (the highest generation by its name, `genN-...`, then the latest written) and
+    /// the packs of `packs/` (what the run made, still there), and the `learn init` of a new
+    /// directory that starts from that net with those packs and the old settings' extra data.
     /// A directory without a journal is no run at all: the error says to start one.
     pub fn no_start_error(&self) -> anyhow::Error {
         let journal = self.journal();
@@ -69,34 +70,40 @@ impl RunDir {
             );
         }
         let size = std::fs::metadata(&journal).map_or(0, |m| m.len());
-        let files = |dir: PathBuf, ext: &str| -> Vec<(std::time::SystemTime, PathBuf)> {
-            let mut found: Vec<_> = std::fs::read_dir(dir)
+        let files = |dir: PathBuf, ext: &str| -> Vec<PathBuf> {
+            std::fs::read_dir(dir)
                 .into_iter()
                 .flatten()
                 .flatten()
                 .map(|e| e.path())
                 .filter(|p| p.extension().is_some_and(|x| x == ext))
-                .map(|p| {
-                    let t = std::fs::metadata(&p).and_then(|m| m.modified());
-                    (t.unwrap_or(std::time::UNIX_EPOCH), p)
-                })
-                .collect();
-            found.sort();
-            found
+                .collect()
         };
-        let nets = files(self.nets(), "nnue");
+        let mut nets = files(self.nets(), "nnue");
+        nets.sort_by_key(|p| {
+            let generation = p
+                .file_stem()
+                .and_then(|s| crate::init::parse_gen(&s.to_string_lossy()))
+                .map_or(0, |(generation, _)| generation);
+            let written = std::fs::metadata(p).and_then(|m| m.modified());
+            (generation, written.unwrap_or(std::time::UNIX_EPOCH))
+        });
         let packs = files(self.packs(), "pack");
         let mut text = format!(
-            "{}: the journal has no start net ({}), so this run's history is lost",
+            "{}: the journal has no start net ({}), so this run's history is lost; what it made \
+             is still here: ",
             journal.display(),
             output::count(size, "byte")
         );
         match nets.last() {
-            None => text.push_str("; no net is left in nets/"),
-            Some((_, newest)) => {
+            None => text.push_str(&format!(
+                "no net in nets/, {} in packs/",
+                output::count(packs.len() as u64, "pack")
+            )),
+            Some(newest) => {
                 text.push_str(&format!(
-                    "; what it made is still here: {} (the newest of {} in nets/) and {} in packs/. \
-                     Go on in a new directory: `learn init NEW --net {}`",
+                    "{} (the newest of {} in nets/) and {} in packs/. Go on in a new directory: \
+                     `learn init NEW --net {}`",
                     newest.display(),
                     output::count(nets.len() as u64, "net"),
                     output::count(packs.len() as u64, "pack"),
@@ -105,6 +112,10 @@ impl RunDir {
                 if !packs.is_empty() {
                     text.push_str(" with `--extra-data PACK` for each pack in packs/");
                 }
+                text.push_str(&format!(
+                    ", and the `[train] extra_data` of {} carried over",
+                    self.settings().display()
+                ));
             }
         }
         anyhow::anyhow!(text)

@@ -2,8 +2,8 @@
 //! holds no run is an error for both (no report of nothing is written), and a run that is
 //! not running shows its open segment as stopped, with no estimate of when it ends. A journal
 //! whose last complete line is damaged is an error naming the line for `run`, `status` and
-//! `report` alike, and the journal stays as it was; so is a journal without its start net,
-//! whose error names what the run left and how to go on from it.
+//! `report` alike, and the journal stays as it was. A journal without its start net is an
+//! error of all three too, naming what the run left and how to go on from it.
 
 #![allow(clippy::unwrap_used)]
 
@@ -45,12 +45,17 @@ fn a_journal_without_its_start_says_what_is_left_and_how_to_go_on() {
     // A journal emptied (as an older learn could leave it after a damaged line) or cut
     // before its first record: `run`, `status` and `report` each say that the history is
     // lost, name the newest net and the packs that are left, and give the `learn init` that
-    // goes on from them; the directory is left as it was.
+    // goes on from them; `status` and `report` leave the journal as it was.
     let dir = temp("no-start");
     let run = dir.join("run");
     let net = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/gen1-32.nnue");
     let out = learn(&["init", run.to_str().unwrap(), "--net", net.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // A later generation written before the start net's copy: the newest is chosen by
+    // generation, not by the time a file was written (a copied directory's order).
+    std::fs::copy(&net, run.join("nets/gen2-32.nnue")).unwrap();
+    let start = std::fs::read(run.join("nets/gen1-32.nnue")).unwrap();
+    std::fs::write(run.join("nets/gen1-32.nnue"), start).unwrap();
     std::fs::create_dir_all(run.join("packs")).unwrap();
     std::fs::write(run.join("packs/s000-gen1-32-classical.pack"), b"pack").unwrap();
     let first_line = std::fs::read(run.join("journal")).unwrap();
@@ -64,10 +69,11 @@ fn a_journal_without_its_start_says_what_is_left_and_how_to_go_on() {
                 "the journal has no start net",
                 " bytes), so this run",
                 "history is lost",
-                "gen1-32.nnue (the newest of 1 net in nets/)",
+                "gen2-32.nnue (the newest of 2 nets in nets/)",
                 "1 pack in packs/",
                 "`learn init NEW --net ",
                 "`--extra-data PACK` for each pack",
+                "`[train] extra_data` of ",
             ] {
                 assert!(err.contains(part), "{command}: {part:?} not in {err}");
             }
