@@ -16,8 +16,8 @@ use movegen::{Board, Game};
 /// check openings (and datagen plays its games) on a table of this size, so that both
 /// judge an opening alike. 8 MiB from datagen 0.3.0 (16 before): at 5,000 soft nodes a move
 /// the games are as strong (Hash 8 against Hash 16 at 5,000 nodes: +0.4 +- 11.1 Elo over
-/// 2,000 games) and the search makes about 5% more nodes per CPU second, its probes missing
-/// the cache less (`docs/measurements.md`).
+/// 2,000 games) and the search makes about 5% more nodes per CPU second, likely from probes
+/// that miss the cache less (`docs/measurements.md`).
 pub const SELF_PLAY_HASH_MIB: usize = 8;
 
 /// The soft node budget of the check's search by default.
