@@ -8,7 +8,7 @@
 #![allow(clippy::unwrap_used)]
 
 use learn::journal::{now, Journal, Record};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use testing::temp;
 
@@ -17,6 +17,14 @@ fn learn(args: &[&str]) -> Output {
         .args(args)
         .output()
         .unwrap()
+}
+
+/// `learn init RUN --net nets/gen1-32.nnue`, asserted to succeed; the start net's path.
+fn init_run(run: &Path) -> PathBuf {
+    let net = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/gen1-32.nnue");
+    let out = learn(&["init", run.to_str().unwrap(), "--net", net.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    net
 }
 
 #[test]
@@ -48,9 +56,7 @@ fn a_journal_without_its_start_says_what_is_left_and_how_to_go_on() {
     // goes on from them; `status` and `report` leave the journal as it was.
     let dir = temp("no-start");
     let run = dir.join("run");
-    let net = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/gen1-32.nnue");
-    let out = learn(&["init", run.to_str().unwrap(), "--net", net.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let net = init_run(&run);
     // A later generation written before the start net's copy: the newest is chosen by
     // generation, not by the time a file was written (a copied directory's order).
     std::fs::copy(&net, run.join("nets/gen2-32.nnue")).unwrap();
@@ -95,9 +101,7 @@ fn a_journal_without_its_start_says_what_is_left_and_how_to_go_on() {
 fn a_stopped_run_shows_no_estimate_for_its_open_segment() {
     let dir = temp("stopped");
     let run = dir.join("run");
-    let net = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/gen1-32.nnue");
-    let out = learn(&["init", run.to_str().unwrap(), "--net", net.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    init_run(&run);
     let (mut journal, _) = Journal::open(&run.join("journal")).unwrap();
     journal
         .append(&Record::SegmentStarted {
@@ -130,9 +134,7 @@ fn a_stopped_run_shows_no_estimate_for_its_open_segment() {
 fn a_damaged_only_line_is_an_error_for_run_status_and_report_and_the_journal_stays() {
     let dir = temp("damaged");
     let run = dir.join("run");
-    let net = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/gen1-32.nnue");
-    let out = learn(&["init", run.to_str().unwrap(), "--net", net.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    init_run(&run);
     // Tools that are there, so that `learn run` gets as far as the journal.
     let mut settings = std::fs::read_to_string(run.join("learn.toml")).unwrap();
     for tool in ["luft", "datagen", "trainer", "arena"] {

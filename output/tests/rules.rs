@@ -259,7 +259,7 @@ fn directories_and_missing_directories_are_named() {
 
 /// One file through a hard or symbolic link is one file by both rules; a device is one file
 /// only as an input (two outputs may both be `/dev/null`); a path not there yet is the same
-/// path only as an output.
+/// path only as an output, compared once made absolute.
 #[test]
 fn same_file_counts_one_file_by_the_rule_it_is_given() {
     let dir = temp_dir("same");
@@ -278,6 +278,13 @@ fn same_file_counts_one_file_by_the_rule_it_is_given() {
         (file.clone(), dir.join("other.bin"), false, false),
         (null.to_path_buf(), null.to_path_buf(), true, false),
         (missing.clone(), dotted, false, true),
+        // A relative path and the same path made absolute (never created: only compared).
+        (
+            std::env::current_dir().unwrap().join("no-such-output.bin"),
+            PathBuf::from("no-such-output.bin"),
+            false,
+            true,
+        ),
         (missing.clone(), file.clone(), false, false),
         (missing, dir.join("new2.bin"), false, false),
     ] {

@@ -127,13 +127,15 @@ impl Context {
     /// cut off) and the state folded from it. Errors: settings that do not load or check, a
     /// tool that is not there, a damaged journal, a journal without a start net.
     pub fn open(run: RunDir) -> Result<Context> {
-        let settings = Settings::load(&run.settings())?;
-        let tools = ToolPaths::of(&settings, &run.root)?;
+        // The journal first: a run without its start record says so (and how to go on)
+        // before anything about its settings or tools.
         let (journal, records) = Journal::open(&run.journal())?;
         let state = State::replay(&records);
         if state.best.is_none() {
             return Err(run.no_start_error());
         }
+        let settings = Settings::load(&run.settings())?;
+        let tools = ToolPaths::of(&settings, &run.root)?;
         Ok(Context {
             run,
             settings,
