@@ -52,9 +52,12 @@ pub struct GateResult {
     pub games: u64,
     /// Pentanomial counts (LL, LD, DD+WL, WD, WW) from the candidate's side.
     pub penta: [u64; 5],
-    /// Logistic Elo of the candidate against the best (0 when the counts cannot say).
+    /// Logistic Elo of the candidate against the best: `-inf` when it lost every game,
+    /// `+inf` when it won every one (written `"-inf"`/`"inf"` in the journal), 0 before any.
+    #[serde(with = "infinite_as_text")]
     pub elo: f64,
-    /// Half-width of the 95% interval (None while it is unbounded, e.g. no decisive game).
+    /// Half-width of the 95% interval (None while it cannot be told: an infinite Elo, or
+    /// counts with no spread, such as every pair alike).
     pub elo_error: Option<f64>,
     /// The final log-likelihood ratio.
     pub llr: f64,
@@ -248,7 +251,41 @@ pub enum Record {
     },
 }
 
-/// `+12.3 +- 4.5` (or `+12.3 +- inf` while the interval is unbounded).
+/// A gate's Elo in the journal: a JSON number when finite, the text `"inf"` or `"-inf"`
+/// for a score of 100% or 0% (JSON has no infinities; a number would lose the sign).
+mod infinite_as_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(elo: &f64, s: S) -> Result<S::Ok, S::Error> {
+        match *elo {
+            x if x.is_finite() => s.serialize_f64(x),
+            x if x > 0.0 => s.serialize_str("inf"),
+            x if x < 0.0 => s.serialize_str("-inf"),
+            _ => s.serialize_f64(0.0),
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Elo {
+        Number(f64),
+        Text(String),
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        match Elo::deserialize(d)? {
+            Elo::Number(x) => Ok(x),
+            Elo::Text(t) if t == "inf" => Ok(f64::INFINITY),
+            Elo::Text(t) if t == "-inf" => Ok(f64::NEG_INFINITY),
+            Elo::Text(t) => Err(serde::de::Error::custom(format!(
+                "a gate's Elo is a number, \"inf\" or \"-inf\", not {t:?}"
+            ))),
+        }
+    }
+}
+
+/// `+12.3 +- 4.5` (or `+12.3 +- inf` while the interval cannot be told; `-inf +- inf` for a
+/// candidate that lost every game).
 pub fn elo_text(g: &GateResult) -> String {
     match g.elo_error {
         Some(e) => format!("{:+.1} +- {e:.1}", g.elo),
@@ -496,6 +533,23 @@ mod tests {
                 Some(line.as_str())
             );
         }
+        // A score of 0% or 100%: an infinite Elo, written as text and read back with its
+        // sign (JSON has no infinities).
+        for (elo, text) in [(f64::NEG_INFINITY, "\"-inf\""), (f64::INFINITY, "\"inf\"")] {
+            let result = GateResult {
+                verdict: Verdict::Undecided,
+                games: 4,
+                penta: [2, 0, 0, 0, 0],
+                elo,
+                elo_error: None,
+                llr: -0.3,
+            };
+            let line = serde_json::to_string(&result).unwrap();
+            assert!(line.contains(&format!("\"elo\":{text},")), "{line}");
+            assert_eq!(serde_json::from_str::<GateResult>(&line).unwrap(), result);
+        }
+        let bad = "{\"verdict\":\"H0\",\"games\":2,\"penta\":[0,0,1,0,0],\"elo\":\"big\",\"elo_error\":null,\"llr\":0.1}";
+        assert!(serde_json::from_str::<GateResult>(bad).is_err());
         let playing = "{\"verdict\":\"playing\",\"games\":2,\"penta\":[0,0,1,0,0],\"elo\":0.0,\"elo_error\":null,\"llr\":0.1}";
         assert!(serde_json::from_str::<GateResult>(playing).is_err());
     }

@@ -257,7 +257,10 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
     let mut sum = 0.0;
     let mut chain_points = Vec::new();
     for (i, (name, _, elo)) in s.chain.iter().enumerate() {
-        sum += elo;
+        // A gate won by every game has an infinite Elo: shown, left out of the sum.
+        if elo.is_finite() {
+            sum += elo;
+        }
         chain_points.push((i as f64, sum));
         writeln!(md, "| {name} | {elo:+.1} | {sum:+.1} |")?;
     }

@@ -118,8 +118,11 @@ pub fn gate_reading(
         verdict,
         games,
         penta: tally.penta,
-        elo: if e.elo.is_finite() { e.elo } else { 0.0 },
-        elo_error: e.elo_error.is_finite().then_some(e.elo_error),
+        // Infinite at a score of 0% or 100% (kept, with its sign); NaN only before any game.
+        elo: if e.elo.is_nan() { 0.0 } else { e.elo },
+        // No interval where the Elo is infinite or the counts have no spread (every pair
+        // alike gives a variance of 0, which is no certainty).
+        elo_error: (e.elo.is_finite() && e.elo_error.is_finite() && e.elo_error > 0.0).then_some(e.elo_error),
         llr,
     }
 }
@@ -295,5 +298,21 @@ mod tests {
             gate_verdict(&saved, 0.0, 15.0, 0.05, 0.05, 1000).unwrap().verdict,
             Verdict::H0
         );
+        // Lopsided counts after a few games: every game lost is -inf Elo (not 0), every
+        // pair alike gives an Elo with no interval (not +- 0).
+        saved.pairs = vec![(0, 1, tally([2, 0, 0, 0, 0]))];
+        let lost = gate_reading(&saved, 0.0, 15.0, 0.05, 0.05);
+        assert_eq!((lost.elo, lost.elo_error), (f64::NEG_INFINITY, None));
+        assert_eq!(crate::journal::elo_text(&lost), "-inf +- inf");
+        saved.pairs = vec![(0, 1, tally([0, 0, 0, 0, 3]))];
+        assert_eq!(gate_reading(&saved, 0.0, 15.0, 0.05, 0.05).elo, f64::INFINITY);
+        saved.pairs = vec![(0, 1, tally([0, 0, 0, 2, 0]))];
+        let alike = gate_reading(&saved, 0.0, 15.0, 0.05, 0.05);
+        assert!((alike.elo - 190.85).abs() < 0.1, "{}", alike.elo);
+        assert_eq!(alike.elo_error, None);
+        assert_eq!(crate::journal::elo_text(&alike), "+190.8 +- inf");
+        saved.pairs = vec![];
+        let none = gate_reading(&saved, 0.0, 15.0, 0.05, 0.05);
+        assert_eq!((none.games, none.elo, none.elo_error), (0, 0.0, None));
     }
 }
