@@ -95,6 +95,7 @@ mod wdl_fit;
 #[derive(Parser, Debug)]
 #[command(
     name = "datagen",
+    version,
     about = "Luft self-play data generation",
     args_conflicts_with_subcommands = true
 )]

@@ -36,7 +36,7 @@ pub fn temp(name: &str) -> PathBuf {
 
 /// The path of the workspace binary `name` beside the running test executable (cargo puts
 /// both in `target/PROFILE/`). Panics, naming the build to run, when it is missing: the
-/// workspace test command builds it; for this package alone run `cargo build -p engine -p
+/// workspace test command builds it; for this package alone run `cargo build -p movegen -p engine -p
 /// datagen -p trainer -p arena -p learn` (with `--release` for `--release` tests) first.
 pub fn binary(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("the test executable's path");
@@ -48,7 +48,7 @@ pub fn binary(name: &str) -> PathBuf {
     assert!(
         path.exists(),
         "{} missing: the workspace test command builds it; for this package alone run \
-         `cargo build -p engine -p datagen -p trainer -p arena -p learn` (with --release for \
+         `cargo build -p movegen -p engine -p datagen -p trainer -p arena -p learn` (with --release for \
          --release tests) first",
         path.display()
     );

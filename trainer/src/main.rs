@@ -185,7 +185,7 @@ The schedule Luft's nets were trained with (nets/catalogue.toml gives each net's
 The defaults (--lr 0.001, --wdl 1.0, 40 superbatches) are not that schedule: give the flags.";
 
 #[derive(Parser, Debug)]
-#[command(name = "trainer", about = "Luft's CPU NNUE trainer")]
+#[command(name = "trainer", version, about = "Luft's CPU NNUE trainer")]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -45,7 +45,8 @@ const USAGE: &str = "usage: perft --depth N [--fen FEN] [--chess960] [--divide]
        perft --suite FILE [--max-nodes N] [--hash MIB] [--skip K] [--take K]
   --max-nodes N  check only the depths whose published count is at most N
   --hash MIB     memoise subtrees by position (deep suite runs)
-  --skip K       start at the suite's K+1-th position; --take K: check K positions";
+  --skip K       start at the suite's K+1-th position; --take K: check K positions
+  --version      print the version";
 
 struct Args {
     depth: Option<u32>,
@@ -110,6 +111,10 @@ fn parse_args(mut raw: impl Iterator<Item = String>) -> Result<Args, String> {
             "--divide" => args.divide = true,
             "-h" | "--help" => {
                 outln!("{USAGE}");
+                std::process::exit(0);
+            }
+            "-V" | "--version" => {
+                outln!("perft {}", env!("CARGO_PKG_VERSION"));
                 std::process::exit(0);
             }
             other => return Err(format!("unknown argument {other:?} (try --help)")),
