@@ -421,7 +421,9 @@ fn main() {
     };
     if let Err(e) = result {
         output::errln!("trainer: error: {e:#}");
-        std::process::exit(2);
+        // A stop asked for (Ctrl-C) is 130, as for datagen; a failure 2.
+        let interrupted = e.downcast_ref::<trainer::train::Interrupted>().is_some();
+        std::process::exit(if interrupted { 130 } else { 2 });
     }
 }
 
@@ -582,7 +584,7 @@ fn starting_checkpoint(config: TrainConfig, start: &Start) -> Result<Checkpoint>
         let model = factorised(Model::random_arch(&arch, config.seed))?;
         return Ok(Checkpoint::new(config, model));
     };
-    let net = Network::load(path).map_err(|e| anyhow::anyhow!("--init {}: {e}", path.display()))?;
+    let net = Checkpoint::load_net(path, &format!("--init {}", path.display()))?;
     if !arch.layers.is_empty() || !net.layers().is_empty() {
         // Hidden layers: only a net of the very same shape (no growing yet).
         if net.arch() != arch {

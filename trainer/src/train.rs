@@ -24,7 +24,7 @@ use crate::model::{loss_only, Columns, Kernel, Layout, Model, Scratch};
 use crate::plot::{loss_plot, loss_plot_svg};
 use anyhow::{bail, Context, Result};
 use ndarray::{Array1, Zip};
-use nnue::FeatureSet;
+use nnue::{FeatureSet, Network};
 use output::checksum::fnv1a;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -408,10 +408,36 @@ impl Checkpoint {
         Ok(())
     }
 
-    /// Reads a checkpoint file. Errors: unreadable, not a checkpoint, or damaged.
+    /// Reads a checkpoint file. Errors: unreadable, not a checkpoint (a net file given for
+    /// one is named as such, with what takes a net), or damaged.
     pub fn load(path: &Path) -> Result<Checkpoint> {
         let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        Checkpoint::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
+        Checkpoint::from_bytes(&bytes).with_context(|| {
+            if !Checkpoint::looks_like(&bytes) && Network::from_bytes(&bytes).is_ok() {
+                format!(
+                    "{} is a net file, not a trainer checkpoint (a net starts a run with \
+                     `--init`; `--resume` and `export` take a run's checkpoint.bin)",
+                    path.display()
+                )
+            } else {
+                path.display().to_string()
+            }
+        })
+    }
+
+    /// Reads the net file at `path` for `what` (`--init X`, or the file's name). Errors: the
+    /// loader's, after `what`; a trainer checkpoint given for a net says so and what to
+    /// do with it.
+    pub fn load_net(path: &Path, what: &str) -> Result<Network> {
+        Network::load(path).map_err(|e| {
+            let checkpoint = std::fs::read(path).is_ok_and(|b| Checkpoint::looks_like(&b));
+            let hint = if checkpoint {
+                " (it is a trainer checkpoint: `--resume` goes on with its run, `trainer export` makes a net of it)"
+            } else {
+                ""
+            };
+            anyhow::anyhow!("{what}: {e}{hint}")
+        })
     }
 
     /// Writes atomically ([`write_atomic`]).
@@ -570,6 +596,23 @@ mod legacy {
         })
     }
 }
+
+/// A run stopped by Ctrl-C (or SIGTERM) between two batches: its checkpoint (the last
+/// superbatch finished) is where `--resume` goes on. `trainer train` exits 130 on it, as
+/// datagen does, so a script tells a stop from a failure (exit 2).
+#[derive(Debug)]
+pub struct Interrupted {
+    /// The run's checkpoint file.
+    pub checkpoint: std::path::PathBuf,
+}
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "interrupted; resume from {}", self.checkpoint.display())
+    }
+}
+
+impl std::error::Error for Interrupted {}
 
 /// Writes `bytes` to `path` by the workspace's one rule for output files
 /// ([`output::write`]): a regular file (or a new one) is replaced atomically through
@@ -978,10 +1021,10 @@ pub fn train_saving<S: Sample>(
         let mut loss_sum = 0.0;
         for b in 0..c.batches_per_superbatch {
             if stop.load(Ordering::Relaxed) {
-                bail!(
-                    "interrupted; resume from {}",
-                    crate::status::checkpoint_path(out).display()
-                );
+                return Err(Interrupted {
+                    checkpoint: crate::status::checkpoint_path(out),
+                }
+                .into());
             }
             let step = u64::from(sb) * u64::from(c.batches_per_superbatch) + u64::from(b) + 1;
             let lr = learning_rate(c.lr, step, total_steps);

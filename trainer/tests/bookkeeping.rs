@@ -9,7 +9,9 @@
 //! output; a resume refuses settings other than its checkpoint's, and a finished run resumed
 //! into another directory leaves there the checkpoint its status names; a closed stdout ends
 //! the trainer quietly, and a closed stderr does not stop a training; `eval` of a damaged net
-//! or checkpoint names the file and gives the loader's reason.
+//! or checkpoint names the file and gives the loader's reason, and a net given for a
+//! checkpoint (or a checkpoint for a net) is named as such; Ctrl-C stops a training with
+//! exit 130 and the checkpoint to resume from, a failure exits 2.
 
 #![allow(clippy::unwrap_used)]
 
@@ -894,5 +896,106 @@ fn a_file_that_is_not_training_data_is_refused_by_name() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("notes.md is not training data"), "{err}");
     assert!(!dir.join("run/final.nnue").exists());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn ctrl_c_stops_a_training_with_exit_130_and_the_checkpoint_to_resume_from() {
+    // A stop asked for is not a failure: exit 130 (as datagen), the checkpoint named; a
+    // failure stays 2 (a missing data file here).
+    let dir = temp_dir("ctrl-c");
+    let data = dir.join("games.bin");
+    write_games(&data);
+    let run = dir.join("run");
+    let child = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(train_tiny_args(
+            &data,
+            &run,
+            &[
+                "--hidden",
+                "16",
+                "--superbatches",
+                "1000000",
+                "--batch-size",
+                "64",
+            ],
+        ))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let checkpoint = run.join("checkpoint.bin");
+    let start = std::time::Instant::now();
+    while !checkpoint.exists() {
+        assert!(start.elapsed().as_secs() < 60, "no checkpoint after a minute");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains(&format!("interrupted; resume from {}", checkpoint.display())),
+        "{err}"
+    );
+    assert!(Checkpoint::load(&checkpoint).is_ok());
+    let (code, _, err) = train_tiny(&dir.join("missing.bin"), &dir.join("run2"), &[]);
+    assert_eq!(code, 2, "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_net_given_for_a_checkpoint_and_a_checkpoint_for_a_net_are_named_as_such() {
+    let dir = temp_dir("kinds");
+    let data = dir.join("games.bin");
+    write_games(&data);
+    let run = dir.join("run");
+    let (code, _, err) = train_tiny(
+        &data,
+        &run,
+        &["--hidden", "16", "--superbatches", "1", "--batch-size", "64"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (checkpoint, net) = (run.join("checkpoint.bin"), run.join("final.nnue"));
+    let as_net =
+        "(it is a trainer checkpoint: `--resume` goes on with its run, `trainer export` makes a net of it)";
+    let as_checkpoint = format!(
+        "{} is a net file, not a trainer checkpoint (a net starts a run with `--init`; `--resume` and `export` take a run's checkpoint.bin)",
+        net.display()
+    );
+    let (c, n, d) = (
+        checkpoint.to_str().unwrap(),
+        net.to_str().unwrap(),
+        data.to_str().unwrap(),
+    );
+    let cases: Vec<(Vec<String>, String)> = vec![
+        (
+            train_tiny_args(&data, &dir.join("r2"), &["--hidden", "16", "--init", c]),
+            format!("--init {c}: not a Luft net file (bad magic) {as_net}"),
+        ),
+        (
+            ["validate", "--net", c, "--data", d].map(String::from).to_vec(),
+            as_net.to_string(),
+        ),
+        (
+            ["export", n, "--out", dir.join("x.nnue").to_str().unwrap()]
+                .map(String::from)
+                .to_vec(),
+            as_checkpoint.clone(),
+        ),
+        (
+            train_tiny_args(&data, &dir.join("r3"), &["--resume", n]),
+            as_checkpoint.clone(),
+        ),
+    ];
+    for (args, expected) in cases {
+        let (code, _, err) = trainer(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(&expected), "{args:?}: {err}");
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
