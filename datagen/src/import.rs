@@ -371,10 +371,15 @@ fn import_into(outputs: &[(PathBuf, PathBuf)], dir: &Path) -> Result<u64> {
         positions += file_positions;
         scored += file_scored;
     }
-    println!(
-        "imported {games} games, {positions} positions ({scored} scored) into {}",
-        dir.display()
-    );
+    if games == 0 {
+        // Nothing was written, so there is no directory to name (the caller says so).
+        println!("imported no games");
+    } else {
+        println!(
+            "imported {games} games, {positions} positions ({scored} scored) into {}",
+            dir.display()
+        );
+    }
     Ok(games)
 }
 

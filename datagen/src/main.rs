@@ -508,6 +508,10 @@ struct FileRead {
     /// Why the file is no data file at all: its header is unreadable and not one game was
     /// read from it.
     not_data: Option<String>,
+    /// Whether games of it are lost to damage: a damaged range (not the game being written
+    /// now), games missing from its sequence numbers, or a pack's own count of lost games.
+    /// A repeated chunk or a damaged header alone loses no game.
+    games_lost: bool,
     games: u64,
     bytes: u64,
 }
@@ -583,6 +587,7 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
         problems: Vec::new(),
         in_flight: None,
         not_data: None,
+        games_lost: false,
         games: 0,
         bytes,
     };
@@ -599,6 +604,7 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
     while let Some(item) = source.next_item().with_context(cannot)? {
         if let Some(d) = tail.take() {
             read.problems.push(d.to_string());
+            read.games_lost = true;
         }
         match item {
             SourceItem::Chunk { source: s, chunk: c } => {
@@ -634,7 +640,10 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
                 }
             }
             SourceItem::Damage(d) if in_flight(&d, writing, true, bytes) => tail = Some(d),
-            SourceItem::Damage(d) => read.problems.push(d.to_string()),
+            SourceItem::Damage(d) => {
+                read.problems.push(d.to_string());
+                read.games_lost = true;
+            }
             SourceItem::Duplicate(d) => read.problems.push(d.to_string()),
             SourceItem::Problem(p) => read.problems.push(p),
             SourceItem::Positions { .. } => bail!("{}", no_games(path, read.format)),
@@ -642,6 +651,7 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
     }
     for (s, gaps) in gaps.iter().enumerate() {
         if let Some(text) = SeqGaps::text(&gaps.missing()) {
+            read.games_lost = true;
             read.problems.push(match read.format {
                 Format::Pack => format!("{}: {text}", read.sources[s].name),
                 _ => text,
@@ -658,6 +668,7 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
     if header_bad && read.games == 0 {
         read.not_data = source.header_error().map(str::to_string);
     }
+    read.games_lost |= source.pack_loss().is_some_and(|loss| loss.any());
     Ok(read)
 }
 
@@ -1158,6 +1169,7 @@ fn convert(to: &str, out: &Path, all: bool, paths: &[PathBuf]) -> Result<i32> {
     let mut writer = std::io::BufWriter::new(output::OutFile::create(out, &inputs)?);
     let mut written = 0u64;
     let mut failed = None;
+    let mut lost = Vec::new();
     for file in &files {
         let read = read_file(file, |_, g| {
             if failed.is_some() {
@@ -1192,13 +1204,25 @@ fn convert(to: &str, out: &Path, all: bool, paths: &[PathBuf]) -> Result<i32> {
         if let Some(note) = &read.in_flight {
             output::errln!("note: {}: {note}", file.display());
         }
+        if read.games_lost {
+            lost.push(file);
+        }
     }
     if let Some(e) = failed {
         return Err(e.into());
     }
     writer.into_inner().map_err(|e| e.into_error())?.finish()?;
     output::outln!("wrote {written} positions to {}", out.display());
-    Ok(0)
+    // What read is converted, but a script's `convert && rm INPUTS` must stop here (as for
+    // `pack` and `unpack`).
+    for file in &lost {
+        output::errln!(
+            "datagen: error: games of {} are lost to damage; the games that read are converted into {} (the warnings above say where)",
+            file.display(),
+            out.display()
+        );
+    }
+    Ok(if lost.is_empty() { 0 } else { 1 })
 }
 
 /// The settings text a format 1 file of this run would carry: version 1 files in the output

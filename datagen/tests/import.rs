@@ -235,6 +235,8 @@ fn bad_inputs_are_refused_with_a_reason() {
     );
     assert!(!out.join("import-plain.bin").exists());
     assert!(!out.exists(), "an import of nothing left {}", out.display());
+    // Its summary names no directory it did not make.
+    assert_eq!(text(&o.stdout).trim_end(), "imported no games");
     // Into a directory that was there, the directory stays as it was found.
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join("notes.txt"), "kept").unwrap();

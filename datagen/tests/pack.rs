@@ -323,8 +323,8 @@ fn unpacking_a_damaged_pack_exits_non_zero_when_games_are_lost() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// A damaged input is reported with its offset and its intact games are packed (exit 1: a
-/// game was lost); outputs that
+/// A damaged input is reported with its offset and its intact games are packed or converted
+/// (exit 1: a game was lost); outputs that
 /// are inputs, a data file to unpack and a full output directory are refused, and nothing is
 /// left behind.
 #[test]
@@ -364,6 +364,47 @@ fn damaged_inputs_are_reported_and_bad_outputs_refused() {
         "{}",
         text(&out.stdout)
     );
+    // `convert` of the same input: the positions that read are written, and it exits 1
+    // naming the loss (a `convert && rm` must stop), as `pack` does.
+    let converted = dir.join("gen.txt");
+    let out = run(&[
+        Path::new("convert"),
+        Path::new("--to"),
+        Path::new("text"),
+        Path::new("--all"),
+        Path::new("--out"),
+        &converted,
+        &input,
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "datagen: error: games of {} are lost to damage; the games that read are converted into {}",
+            input.display(),
+            converted.display()
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+    let lines = std::fs::read_to_string(&converted).unwrap().lines().count();
+    let whole = dir.join("whole.bin");
+    write(&whole, &slice);
+    let all = dir.join("whole.txt");
+    let out = run(&[
+        Path::new("convert"),
+        Path::new("--to"),
+        Path::new("text"),
+        Path::new("--all"),
+        Path::new("--out"),
+        &all,
+        &whole,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let whole_lines = std::fs::read_to_string(&all).unwrap().lines().count();
+    assert!(lines > 0 && lines < whole_lines, "{lines} of {whole_lines}");
+    std::fs::remove_file(&whole).unwrap();
+    std::fs::remove_file(&all).unwrap();
+    std::fs::remove_file(&converted).unwrap();
 
     let refused = |args: &[&Path], why: &str| {
         let out = run(args);
