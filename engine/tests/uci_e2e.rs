@@ -272,6 +272,20 @@ fn evalfile_swap_and_bad_evalfile() {
         swapped,
         "the previous net stays"
     );
+    // A trainer checkpoint given for a net is named as one, with what makes a net of it.
+    let checkpoint = dir.join("checkpoint.bin");
+    let mut ckpt = bytes.clone();
+    ckpt[..8].copy_from_slice(nnue::file::CHECKPOINT_MAGIC);
+    std::fs::write(&checkpoint, &ckpt).unwrap();
+    e.send(&format!("setoption name EvalFile value {}", checkpoint.display()));
+    let error = e.until("info string", 5 * SECOND).pop().unwrap();
+    assert!(
+        error.starts_with(&format!(
+            "info string error: EvalFile {}: a trainer checkpoint, not a net file (`trainer export CHECKPOINT --out NET`",
+            checkpoint.display()
+        )),
+        "{error}"
+    );
 
     e.send("setoption name EvalFile value <default>");
     e.until("info string EvalFile", 5 * SECOND);

@@ -60,6 +60,11 @@ use std::fmt;
 
 /// The first 8 bytes of every net file.
 pub const MAGIC: &[u8; 8] = b"LUFTNNUE";
+
+/// The first eight bytes of a trainer checkpoint (`trainer::train::Checkpoint`, the trainer's
+/// own format), defined here so that every net loader can tell a checkpoint given for a net
+/// ([`NetError::TrainerCheckpoint`]) and the trainer writes the same bytes.
+pub const CHECKPOINT_MAGIC: &[u8; 8] = b"LUFTCKPT";
 /// The format version this build writes.
 pub const VERSION: u32 = 2;
 /// The format version of every net before king buckets (read, and used for fingerprints).
@@ -86,6 +91,8 @@ pub enum NetError {
     TooShort(usize),
     /// Not a Luft net file.
     BadMagic,
+    /// A trainer checkpoint ([`CHECKPOINT_MAGIC`]) where a net file was wanted.
+    TrainerCheckpoint,
     /// A format version this build does not read.
     UnsupportedVersion(u32),
     /// An architecture this build cannot run.
@@ -141,6 +148,11 @@ impl fmt::Display for NetError {
             NetError::Io(e) => write!(f, "cannot read net file: {e}"),
             NetError::TooShort(n) => write!(f, "net file too short ({n} bytes)"),
             NetError::BadMagic => write!(f, "not a Luft net file (bad magic)"),
+            NetError::TrainerCheckpoint => write!(
+                f,
+                "a trainer checkpoint, not a net file (`trainer export CHECKPOINT --out NET` makes \
+                 a net of it; `trainer train --resume CHECKPOINT` goes on with its run)"
+            ),
             NetError::UnsupportedVersion(v) => write!(f, "unsupported net format version {v}"),
             NetError::UnsupportedArchitecture(what) => write!(f, "unsupported architecture: {what}"),
             NetError::UnknownFlags(flags) => write!(
@@ -344,6 +356,9 @@ struct Header {
 fn read_header(bytes: &[u8]) -> Result<Header, NetError> {
     if bytes.len() < HEADER_LEN_V1 + 8 {
         return Err(NetError::TooShort(bytes.len()));
+    }
+    if &bytes[..8] == CHECKPOINT_MAGIC {
+        return Err(NetError::TrainerCheckpoint);
     }
     if &bytes[..8] != MAGIC {
         return Err(NetError::BadMagic);
@@ -635,6 +650,15 @@ mod tests {
         let mut bad = bytes.clone();
         bad[0] = b'X';
         assert_eq!(Network::from_bytes(&bad), Err(NetError::BadMagic));
+        // A trainer checkpoint's first bytes: named as one, with what makes a net of it.
+        let mut checkpoint = bad.clone();
+        checkpoint[..8].copy_from_slice(CHECKPOINT_MAGIC);
+        let e = Network::from_bytes(&checkpoint).unwrap_err();
+        assert_eq!(e, NetError::TrainerCheckpoint);
+        assert!(
+            e.to_string().contains("`trainer export CHECKPOINT --out NET`"),
+            "{e}"
+        );
         let mut bad = bytes.clone();
         bad[8] = 9;
         assert_eq!(Network::from_bytes(&bad), Err(NetError::UnsupportedVersion(9)));

@@ -584,7 +584,7 @@ fn starting_checkpoint(config: TrainConfig, start: &Start) -> Result<Checkpoint>
         let model = factorised(Model::random_arch(&arch, config.seed))?;
         return Ok(Checkpoint::new(config, model));
     };
-    let net = Checkpoint::load_net(path, &format!("--init {}", path.display()))?;
+    let net = Network::load(path).map_err(|e| anyhow::anyhow!("--init {}: {e}", path.display()))?;
     if !arch.layers.is_empty() || !net.layers().is_empty() {
         // Hidden layers: only a net of the very same shape (no growing yet).
         if net.arch() != arch {

@@ -24,7 +24,8 @@ use crate::model::{loss_only, Columns, Kernel, Layout, Model, Scratch};
 use crate::plot::{loss_plot, loss_plot_svg};
 use anyhow::{bail, Context, Result};
 use ndarray::{Array1, Zip};
-use nnue::{FeatureSet, Network};
+use nnue::file::CHECKPOINT_MAGIC;
+use nnue::FeatureSet;
 use output::checksum::fnv1a;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -75,8 +76,6 @@ pub struct Checkpoint {
     /// (training loss, validation loss) per superbatch.
     pub history: Vec<(f64, f64)>,
 }
-
-const CHECKPOINT_MAGIC: &[u8; 8] = b"LUFTCKPT";
 
 /// The version this trainer writes: the serde layout of `WireCheckpoint` with
 /// `WireConfig` in postcard.
@@ -413,7 +412,7 @@ impl Checkpoint {
     pub fn load(path: &Path) -> Result<Checkpoint> {
         let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
         Checkpoint::from_bytes(&bytes).with_context(|| {
-            if !Checkpoint::looks_like(&bytes) && Network::from_bytes(&bytes).is_ok() {
+            if bytes.starts_with(nnue::file::MAGIC) {
                 format!(
                     "{} is a net file, not a trainer checkpoint (a net starts a run with \
                      `--init`; `--resume` and `export` take a run's checkpoint.bin)",
@@ -422,21 +421,6 @@ impl Checkpoint {
             } else {
                 path.display().to_string()
             }
-        })
-    }
-
-    /// Reads the net file at `path` for `what` (`--init X`, or the file's name). Errors: the
-    /// loader's, after `what`; a trainer checkpoint given for a net says so and what to
-    /// do with it.
-    pub fn load_net(path: &Path, what: &str) -> Result<Network> {
-        Network::load(path).map_err(|e| {
-            let checkpoint = std::fs::read(path).is_ok_and(|b| Checkpoint::looks_like(&b));
-            let hint = if checkpoint {
-                " (it is a trainer checkpoint: `--resume` goes on with its run, `trainer export` makes a net of it)"
-            } else {
-                ""
-            };
-            anyhow::anyhow!("{what}: {e}{hint}")
         })
     }
 
@@ -1016,15 +1000,19 @@ pub fn train_saving<S: Sample>(
     let total_steps = u64::from(c.superbatches) * u64::from(c.batches_per_superbatch);
     let csv_path = out.join("loss.csv");
     continue_csv(&csv_path, &ckpt)?;
+    // The run's start as its checkpoint when `out` holds none yet (a new run, or one resumed
+    // into another directory), so that a stop before the first superbatch ends names a file
+    // that is there; resuming it draws the very batches the uninterrupted run would.
+    let checkpoint = crate::status::checkpoint_path(out);
+    if !checkpoint.exists() {
+        ckpt.save(&checkpoint)?;
+    }
     for sb in ckpt.superbatches_done..c.superbatches {
         let start = Instant::now();
         let mut loss_sum = 0.0;
         for b in 0..c.batches_per_superbatch {
             if stop.load(Ordering::Relaxed) {
-                return Err(Interrupted {
-                    checkpoint: crate::status::checkpoint_path(out),
-                }
-                .into());
+                return Err(Interrupted { checkpoint }.into());
             }
             let step = u64::from(sb) * u64::from(c.batches_per_superbatch) + u64::from(b) + 1;
             let lr = learning_rate(c.lr, step, total_steps);

@@ -13,6 +13,7 @@
 use crate::data::{load_packed, PackedPosition, Position};
 use crate::model::{loss_only, Model};
 use anyhow::{anyhow, Context, Result};
+use nnue::Network;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -54,7 +55,7 @@ pub fn validate(nets: &[PathBuf], data: &[PathBuf], wdls: &[f32]) -> Result<Vali
     let models = nets
         .iter()
         .map(|path| {
-            let net = crate::train::Checkpoint::load_net(path, &path.display().to_string())?;
+            let net = Network::load(path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
             let model = Model::from_network(&net).map_err(|e| anyhow!("{}: {e}", path.display()))?;
             Ok((path.clone(), net.arch().to_string(), model))
         })
