@@ -508,9 +508,11 @@ struct FileRead {
     /// Why the file is no data file at all: its header is unreadable and not one game was
     /// read from it.
     not_data: Option<String>,
-    /// Whether games of it are lost to damage: a damaged range (not the game being written
-    /// now), games missing from its sequence numbers, or a pack's own count of lost games.
-    /// A repeated chunk or a damaged header alone loses no game.
+    /// Whether games of it are lost to damage: in a data file a damaged range (not the
+    /// game being written now), in a pack its own count of lost games (damage to a table
+    /// copy, a prefix or a block's header loses none). A repeated chunk or a damaged
+    /// header alone loses no game, and a gap in the sequence numbers is games missing
+    /// before this read (`verify` reports it), not lost by it.
     games_lost: bool,
     games: u64,
     bytes: u64,
@@ -604,7 +606,7 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
     while let Some(item) = source.next_item().with_context(cannot)? {
         if let Some(d) = tail.take() {
             read.problems.push(d.to_string());
-            read.games_lost = true;
+            read.games_lost |= read.format == Format::Games;
         }
         match item {
             SourceItem::Chunk { source: s, chunk: c } => {
@@ -642,7 +644,7 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
             SourceItem::Damage(d) if in_flight(&d, writing, true, bytes) => tail = Some(d),
             SourceItem::Damage(d) => {
                 read.problems.push(d.to_string());
-                read.games_lost = true;
+                read.games_lost |= read.format == Format::Games;
             }
             SourceItem::Duplicate(d) => read.problems.push(d.to_string()),
             SourceItem::Problem(p) => read.problems.push(p),
@@ -651,7 +653,6 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
     }
     for (s, gaps) in gaps.iter().enumerate() {
         if let Some(text) = SeqGaps::text(&gaps.missing()) {
-            read.games_lost = true;
             read.problems.push(match read.format {
                 Format::Pack => format!("{}: {text}", read.sources[s].name),
                 _ => text,

@@ -311,6 +311,29 @@ fn unpacking_a_damaged_pack_exits_non_zero_when_games_are_lost() {
         );
         let unpacked = out_dir.join(dir.file_name().unwrap()).join("games-0.bin");
         assert_eq!(games_of(&unpacked), 12 - lost, "{what}");
+        // `convert` of the same pack exits as `unpack` does: 1 only when games are lost.
+        let text_out = dir.join("damaged.txt");
+        let converted = run(&[
+            Path::new("convert"),
+            Path::new("--to"),
+            Path::new("text"),
+            Path::new("--out"),
+            &text_out,
+            &damaged,
+        ]);
+        assert_eq!(
+            converted.status.code(),
+            Some(if lost > 0 { 1 } else { 0 }),
+            "{what}: {}",
+            text(&converted.stderr)
+        );
+        assert_eq!(
+            text(&converted.stderr).contains("are lost to damage"),
+            lost > 0,
+            "{what}: {}",
+            text(&converted.stderr)
+        );
+        std::fs::remove_file(&text_out).unwrap();
         if lost > 0 {
             assert!(
                 stderr.contains(&format!("{lost} game of {} lost", damaged.display())),

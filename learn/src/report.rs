@@ -254,16 +254,8 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
         "| net | Elo over its parent (gate) | Elo over the start (sum) |"
     )?;
     writeln!(md, "|---|---|---|")?;
-    let mut sum = 0.0;
-    let mut chain_points = Vec::new();
-    for (i, (name, _, elo)) in s.chain.iter().enumerate() {
-        // A gate won by every game has an infinite Elo: shown, left out of the sum.
-        if elo.is_finite() {
-            sum += elo;
-        }
-        chain_points.push((i as f64, sum));
-        writeln!(md, "| {name} | {elo:+.1} | {sum:+.1} |")?;
-    }
+    let (rows, chain_points) = promotion_rows(&s.chain);
+    md.push_str(&rows);
     if !s.gauntlets.is_empty() {
         writeln!(md, "\n## Gauntlets (Elo against independent engines)\n")?;
         writeln!(md, "| net | games | Elo (joint fit) | time |")?;
@@ -422,6 +414,29 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
 
 /// The sweep `first` (its first candidate's number): a heading line (its generation, held-out
 /// segments and screen), then a line per recipe, trained or not yet: its overrides, its
+/// The promotions table's rows (`| net | gate Elo | sum |`, one line each) and the plot's
+/// points (promotion index, Elo over the start) of the chain `(name, net, gate Elo)`. A gate
+/// won by every game has an infinite Elo: shown as `+inf`, left out of the sum, whose cell
+/// then says how many such gates it leaves out (the true sum is larger).
+fn promotion_rows(chain: &[(String, std::path::PathBuf, f64)]) -> (String, Vec<(f64, f64)>) {
+    let (mut rows, mut points) = (String::new(), Vec::new());
+    let (mut sum, mut left_out) = (0.0, 0);
+    for (i, (name, _, elo)) in chain.iter().enumerate() {
+        if elo.is_finite() {
+            sum += elo;
+        } else {
+            left_out += 1;
+        }
+        points.push((i as f64, sum));
+        let more = match left_out {
+            0 => String::new(),
+            n => format!(" and {} of +inf", output::count(n, "gate")),
+        };
+        rows.push_str(&format!("| {name} | {elo:+.1} | {sum:+.1}{more} |\n"));
+    }
+    (rows, points)
+}
+
 /// candidate and stage, its screen loss and whether the screen picked it.
 fn sweep_lines(s: &State, first: u32) -> Vec<String> {
     let cands = s.sweep_of(first);
@@ -535,4 +550,33 @@ impl picture::Picture for LinePlot<'_> {
 fn plot(path: &Path, title: &str, x: &str, y: &str, points: &[(f64, f64)]) -> Result<()> {
     let picture = LinePlot { title, x, y, points };
     picture::write(path, &picture).map_err(|e| anyhow!("the report's plot: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_promotions_sum_leaves_out_an_infinite_gate_and_says_so() {
+        let chain = [
+            ("gen1", 0.0),
+            ("gen2", 20.5),
+            ("gen3", f64::INFINITY),
+            ("gen4", 10.0),
+        ]
+        .map(|(n, e)| {
+            (
+                n.to_string(),
+                std::path::PathBuf::from(format!("nets/{n}.nnue")),
+                e,
+            )
+        });
+        let (rows, points) = promotion_rows(&chain);
+        assert_eq!(
+            rows,
+            "| gen1 | +0.0 | +0.0 |\n| gen2 | +20.5 | +20.5 |\n\
+             | gen3 | +inf | +20.5 and 1 gate of +inf |\n| gen4 | +10.0 | +30.5 and 1 gate of +inf |\n"
+        );
+        assert_eq!(points, [(0.0, 0.0), (1.0, 20.5), (2.0, 20.5), (3.0, 30.5)]);
+    }
 }
