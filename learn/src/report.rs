@@ -412,8 +412,6 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
     Ok(path)
 }
 
-/// The sweep `first` (its first candidate's number): a heading line (its generation, held-out
-/// segments and screen), then a line per recipe, trained or not yet: its overrides, its
 /// The promotions table's rows (`| net | gate Elo | sum |`, one line each) and the plot's
 /// points (promotion index, Elo over the start) of the chain `(name, net, gate Elo)`. A gate
 /// won by every game has an infinite Elo: shown as `+inf`, left out of the sum, whose cell
@@ -437,6 +435,8 @@ fn promotion_rows(chain: &[(String, std::path::PathBuf, f64)]) -> (String, Vec<(
     (rows, points)
 }
 
+/// The sweep `first` (its first candidate's number): a heading line (its generation, held-out
+/// segments and screen), then a line per recipe, trained or not yet: its overrides, its
 /// candidate and stage, its screen loss and whether the screen picked it.
 fn sweep_lines(s: &State, first: u32) -> Vec<String> {
     let cands = s.sweep_of(first);

@@ -354,11 +354,11 @@ struct Header {
 /// Reads and checks a net file's header (version 1 or 2), from at least its first bytes.
 /// Errors: those of [`Network::from_bytes`] up to the architecture's checks.
 fn read_header(bytes: &[u8]) -> Result<Header, NetError> {
+    if bytes.starts_with(CHECKPOINT_MAGIC) {
+        return Err(NetError::TrainerCheckpoint);
+    }
     if bytes.len() < HEADER_LEN_V1 + 8 {
         return Err(NetError::TooShort(bytes.len()));
-    }
-    if &bytes[..8] == CHECKPOINT_MAGIC {
-        return Err(NetError::TrainerCheckpoint);
     }
     if &bytes[..8] != MAGIC {
         return Err(NetError::BadMagic);
@@ -482,7 +482,7 @@ impl Network {
 
     /// Reads and validates a net file's bytes (version 1 or 2).
     ///
-    /// Errors: [`NetError::TooShort`], [`NetError::BadMagic`],
+    /// Errors: [`NetError::TrainerCheckpoint`], [`NetError::TooShort`], [`NetError::BadMagic`],
     /// [`NetError::UnsupportedVersion`], [`NetError::HeaderCorrupt`] (hash, or a field
     /// that must be zero), [`NetError::UnknownFlags`], [`NetError::UnsupportedArchitecture`]
     /// (a descriptor that is malformed or that this build cannot run, named in its one-line
@@ -655,6 +655,10 @@ mod tests {
         checkpoint[..8].copy_from_slice(CHECKPOINT_MAGIC);
         let e = Network::from_bytes(&checkpoint).unwrap_err();
         assert_eq!(e, NetError::TrainerCheckpoint);
+        assert_eq!(
+            Network::from_bytes(&checkpoint[..20]),
+            Err(NetError::TrainerCheckpoint)
+        );
         assert!(
             e.to_string().contains("`trainer export CHECKPOINT --out NET`"),
             "{e}"

@@ -748,9 +748,8 @@ fn run_train(
     );
     progress.finish();
     let result = result?;
-    // A run that saved no checkpoint here (resumed from a finished one into another --out,
-    // or stopped before its first superbatch) writes its checkpoint now: the status never
-    // names a checkpoint that is not there.
+    // A run that saved no checkpoint here (resumed from a finished one into another --out)
+    // writes its checkpoint now: the status never names a checkpoint that is not there.
     if !saved_here.get() {
         result.save(&checkpoint_path(out))?;
     }

@@ -581,18 +581,26 @@ mod legacy {
     }
 }
 
-/// A run stopped by Ctrl-C (or SIGTERM) between two batches: its checkpoint (the last
-/// superbatch finished) is where `--resume` goes on. `trainer train` exits 130 on it, as
-/// datagen does, so a script tells a stop from a failure (exit 2).
+/// A run stopped by Ctrl-C (or SIGTERM) between two batches: its checkpoint in `--out`
+/// (the last superbatch finished) is where `--resume` goes on. `trainer train` exits 130
+/// on it, as datagen does, so a script tells a stop from a failure (exit 2).
 #[derive(Debug)]
 pub struct Interrupted {
-    /// The run's checkpoint file.
-    pub checkpoint: std::path::PathBuf,
+    /// The checkpoint file in `--out`; None when there is none yet (stopped before its
+    /// first superbatch ended: the same command starts the run again).
+    pub checkpoint: Option<std::path::PathBuf>,
 }
 
 impl std::fmt::Display for Interrupted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "interrupted; resume from {}", self.checkpoint.display())
+        match &self.checkpoint {
+            Some(path) => write!(f, "interrupted; resume from {}", path.display()),
+            None => write!(
+                f,
+                "interrupted before the first superbatch ended; no checkpoint was saved in --out, \
+                 so the same command starts the run again"
+            ),
+        }
     }
 }
 
@@ -1000,19 +1008,16 @@ pub fn train_saving<S: Sample>(
     let total_steps = u64::from(c.superbatches) * u64::from(c.batches_per_superbatch);
     let csv_path = out.join("loss.csv");
     continue_csv(&csv_path, &ckpt)?;
-    // The run's start as its checkpoint when `out` holds none yet (a new run, or one resumed
-    // into another directory), so that a stop before the first superbatch ends names a file
-    // that is there; resuming it draws the very batches the uninterrupted run would.
-    let checkpoint = crate::status::checkpoint_path(out);
-    if !checkpoint.exists() {
-        ckpt.save(&checkpoint)?;
-    }
     for sb in ckpt.superbatches_done..c.superbatches {
         let start = Instant::now();
         let mut loss_sum = 0.0;
         for b in 0..c.batches_per_superbatch {
             if stop.load(Ordering::Relaxed) {
-                return Err(Interrupted { checkpoint }.into());
+                let checkpoint = crate::status::checkpoint_path(out);
+                return Err(Interrupted {
+                    checkpoint: checkpoint.exists().then_some(checkpoint),
+                }
+                .into());
             }
             let step = u64::from(sb) * u64::from(c.batches_per_superbatch) + u64::from(b) + 1;
             let lr = learning_rate(c.lr, step, total_steps);

@@ -900,45 +900,67 @@ fn a_file_that_is_not_training_data_is_refused_by_name() {
 }
 
 #[test]
-fn ctrl_c_stops_a_training_with_exit_130_and_the_checkpoint_to_resume_from() {
-    // A stop asked for is not a failure: exit 130 (as datagen), the checkpoint named and
-    // there even before the first superbatch ends; a failure stays 2 (a missing data file).
+fn ctrl_c_stops_a_training_with_exit_130_and_says_where_it_goes_on() {
+    // A stop asked for is not a failure: exit 130 (as datagen). After a superbatch the
+    // checkpoint is named; before the first one ends, that nothing was saved (and no
+    // checkpoint is named that is not there). A failure stays 2 (a missing data file).
     let dir = temp_dir("ctrl-c");
     let data = dir.join("games.bin");
     write_games(&data);
-    let run = dir.join("run");
-    // One long superbatch: the stop comes before any superbatch ends.
-    let child = Command::new(env!("CARGO_BIN_EXE_trainer"))
-        .args(["train", "--data"])
-        .arg(&data)
-        .arg("--out")
-        .arg(&run)
-        .args(["--hidden", "16", "--superbatches", "2", "--batch-size", "64"])
-        .args(["--batches-per-superbatch", "100000000"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let checkpoint = run.join("checkpoint.bin");
-    let start = std::time::Instant::now();
-    while !checkpoint.exists() {
-        assert!(start.elapsed().as_secs() < 60, "no checkpoint after a minute");
-        std::thread::sleep(std::time::Duration::from_millis(20));
+    for (name, batches, wait_for) in [
+        ("short", "2", "checkpoint.bin"),
+        ("long", "100000000", "loss.csv"),
+    ] {
+        let run = dir.join(name);
+        let child = Command::new(env!("CARGO_BIN_EXE_trainer"))
+            .args(["train", "--data"])
+            .arg(&data)
+            .arg("--out")
+            .arg(&run)
+            .args([
+                "--hidden",
+                "16",
+                "--superbatches",
+                "1000000",
+                "--batch-size",
+                "64",
+            ])
+            .args(["--batches-per-superbatch", batches])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        while !run.join(wait_for).exists() {
+            assert!(
+                start.elapsed().as_secs() < 60,
+                "{name}: no {wait_for} after a minute"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let status = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "{name}: {err}");
+        let checkpoint = run.join("checkpoint.bin");
+        if name == "short" {
+            assert!(
+                err.contains(&format!("interrupted; resume from {}", checkpoint.display())),
+                "{err}"
+            );
+            assert!(Checkpoint::load(&checkpoint).unwrap().superbatches_done > 0);
+        } else {
+            assert!(
+                err.contains("interrupted before the first superbatch ended; no checkpoint was saved"),
+                "{err}"
+            );
+            assert!(!checkpoint.exists());
+        }
     }
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{err}");
-    assert!(
-        err.contains(&format!("interrupted; resume from {}", checkpoint.display())),
-        "{err}"
-    );
-    // The run's start, there to resume from.
-    assert_eq!(Checkpoint::load(&checkpoint).unwrap().superbatches_done, 0);
     let (code, _, err) = train_tiny(&dir.join("missing.bin"), &dir.join("run2"), &[]);
     assert_eq!(code, 2, "{err}");
     std::fs::remove_dir_all(&dir).ok();
