@@ -59,6 +59,20 @@ fn corpus_slice(name: &str, games: usize) -> Vec<u8> {
     bytes[..end as usize].to_vec()
 }
 
+/// `datagen convert --to text --all --out OUT INPUT`: every position of INPUT's games, read
+/// back by line count.
+fn convert_text(out: &Path, input: &Path) -> std::process::Output {
+    run(&[
+        Path::new("convert"),
+        Path::new("--to"),
+        Path::new("text"),
+        Path::new("--all"),
+        Path::new("--out"),
+        out,
+        input,
+    ])
+}
+
 fn write(path: &Path, bytes: &[u8]) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, bytes).unwrap();
@@ -313,14 +327,7 @@ fn unpacking_a_damaged_pack_exits_non_zero_when_games_are_lost() {
         assert_eq!(games_of(&unpacked), 12 - lost, "{what}");
         // `convert` of the same pack exits as `unpack` does: 1 only when games are lost.
         let text_out = dir.join("damaged.txt");
-        let converted = run(&[
-            Path::new("convert"),
-            Path::new("--to"),
-            Path::new("text"),
-            Path::new("--out"),
-            &text_out,
-            &damaged,
-        ]);
+        let converted = convert_text(&text_out, &damaged);
         assert_eq!(
             converted.status.code(),
             Some(if lost > 0 { 1 } else { 0 }),
@@ -390,15 +397,7 @@ fn damaged_inputs_are_reported_and_bad_outputs_refused() {
     // `convert` of the same input: the positions that read are written, and it exits 1
     // naming the loss (a `convert && rm` must stop), as `pack` does.
     let converted = dir.join("gen.txt");
-    let out = run(&[
-        Path::new("convert"),
-        Path::new("--to"),
-        Path::new("text"),
-        Path::new("--all"),
-        Path::new("--out"),
-        &converted,
-        &input,
-    ]);
+    let out = convert_text(&converted, &input);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(
         text(&out.stderr).contains(&format!(
@@ -413,15 +412,7 @@ fn damaged_inputs_are_reported_and_bad_outputs_refused() {
     let whole = dir.join("whole.bin");
     write(&whole, &slice);
     let all = dir.join("whole.txt");
-    let out = run(&[
-        Path::new("convert"),
-        Path::new("--to"),
-        Path::new("text"),
-        Path::new("--all"),
-        Path::new("--out"),
-        &all,
-        &whole,
-    ]);
+    let out = convert_text(&all, &whole);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let whole_lines = std::fs::read_to_string(&all).unwrap().lines().count();
     assert!(lines > 0 && lines < whole_lines, "{lines} of {whole_lines}");
