@@ -26,6 +26,7 @@
 //! not in check, the score outside the mate band, at least 4 pieces); a line or record that
 //! cannot be read is a warning, and the rest is used.
 
+use crate::train::{ValidationSplit, LONE_BLOCK};
 use movegen::{Board, Color, Piece, PieceType};
 use nnue::{feature_index, FeatureSet, View};
 use records::positions::ScoredPosition;
@@ -298,6 +299,47 @@ pub fn load_packed_as(
         },
     )?;
     Ok((positions.into_inner(), warnings))
+}
+
+/// [`load_packed_as`] split into (training, validation) positions as `split` says for a
+/// run seeded `seed` (`crate::train::ValidationSplit`): by game as the games are read, each
+/// game's filtered positions all on one side, lone positions in blocks of
+/// `crate::train::LONE_BLOCK`; or by position index over the whole list
+/// (`crate::train::split`), as runs before checkpoint version 9 did.
+pub fn load_packed_split(
+    paths: &[impl AsRef<Path>],
+    format: Option<Format>,
+    split: ValidationSplit,
+    seed: u64,
+) -> anyhow::Result<(Vec<PackedPosition>, Vec<PackedPosition>, Vec<String>)> {
+    if split == ValidationSplit::Positions {
+        let (positions, warnings) = load_packed_as(paths, format)?;
+        let (train, validation) = crate::train::split(positions, seed);
+        return Ok((train, validation, warnings));
+    }
+    let sides = std::cell::RefCell::new((Vec::new(), Vec::new()));
+    let (mut games, mut lone) = (0u64, 0u64);
+    let warnings = read_data(
+        paths,
+        format,
+        |g| {
+            let held = split.held_out(seed, games);
+            games += 1;
+            let mut sides = sides.borrow_mut();
+            expand_packed(g, if held { &mut sides.1 } else { &mut sides.0 });
+        },
+        |p| {
+            let held = split.held_out(seed, u64::MAX - lone / LONE_BLOCK);
+            lone += 1;
+            if keep_lone_for_training(&p.board, p.score) {
+                let mut sides = sides.borrow_mut();
+                let side = if held { &mut sides.1 } else { &mut sides.0 };
+                side.push(PackedPosition::new(&p.board, p.score, p.result));
+            }
+        },
+    )?;
+    let (train, validation) = sides.into_inner();
+    Ok((train, validation, warnings))
 }
 
 /// [`load_packed`], every position decoded (204 bytes each instead of 32).
@@ -745,6 +787,84 @@ mod tests {
         assert_eq!(named, from_bullet);
         let (decoded_text, _) = load(&[dir.join("positions.txt")]).unwrap();
         assert_eq!(decoded_text, decoded(&from_data));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// The split by game holds out whole games: every game's filtered positions land on one
+    /// side, the side `ValidationSplit::held_out` gives its index, in reading order; lone
+    /// positions go in blocks of `LONE_BLOCK`. The split by position is `train::split` of
+    /// the whole list, as before checkpoint version 9.
+    #[test]
+    fn the_split_by_game_holds_out_whole_games() {
+        use records::positions::text_line;
+        let dir = std::env::temp_dir().join(format!("luft-trainer-split-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let all = games(400, 41);
+        let mut data = records::record::encode_header(&GenHeader::default());
+        let mut text = String::new();
+        for (i, g) in all.iter().enumerate() {
+            encode_chunk(std::slice::from_ref(g), i as u64, 0, &mut data);
+            for (ply, (board, mv, score)) in g.positions().enumerate() {
+                if keep_for_training(&board, mv, score, ply) {
+                    text.push_str(&text_line(&board, score, g.result));
+                    text.push('\n');
+                }
+            }
+        }
+        write(&dir.join("games.bin"), &data);
+        write(&dir.join("positions.txt"), text.as_bytes());
+        let seed = 9;
+        let (mut want_train, mut want_validation, mut held_games) = (Vec::new(), Vec::new(), 0);
+        for (i, g) in all.iter().enumerate() {
+            let held = ValidationSplit::Games.held_out(seed, i as u64);
+            held_games += usize::from(held);
+            expand_packed(
+                g,
+                if held {
+                    &mut want_validation
+                } else {
+                    &mut want_train
+                },
+            );
+        }
+        assert!(
+            (1..20).contains(&held_games),
+            "{held_games} of 400 games held out"
+        );
+        let (train, validation, w) =
+            load_packed_split(&[dir.join("games.bin")], None, ValidationSplit::Games, seed).unwrap();
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(validation, want_validation);
+        assert_eq!(train, want_train);
+        // Another seed holds out other games.
+        let (_, other, _) =
+            load_packed_split(&[dir.join("games.bin")], None, ValidationSplit::Games, seed + 1).unwrap();
+        assert_ne!(other, validation);
+
+        // By position: the old split of the whole list, neighbours on both sides.
+        let (all_positions, _) = load_packed(&[dir.join("games.bin")]).unwrap();
+        let (by_position, by_position_validation, _) =
+            load_packed_split(&[dir.join("games.bin")], None, ValidationSplit::Positions, seed).unwrap();
+        assert_eq!(
+            (by_position, by_position_validation),
+            crate::train::split(all_positions.clone(), seed)
+        );
+
+        // Lone positions: blocks of LONE_BLOCK consecutive positions.
+        let (train, validation, _) =
+            load_packed_split(&[dir.join("positions.txt")], None, ValidationSplit::Games, seed).unwrap();
+        let (mut want_train, mut want_validation) = (Vec::new(), Vec::new());
+        for (i, p) in all_positions.iter().enumerate() {
+            let block = u64::MAX - i as u64 / LONE_BLOCK;
+            let side = if ValidationSplit::Games.held_out(seed, block) {
+                &mut want_validation
+            } else {
+                &mut want_train
+            };
+            side.push(*p);
+        }
+        assert!(!validation.is_empty() && train.len() > 10 * validation.len());
+        assert_eq!((train, validation), (want_train, want_validation));
         std::fs::remove_dir_all(&dir).ok();
     }
 

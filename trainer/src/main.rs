@@ -84,11 +84,12 @@ use records::source::Format;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use trainer::data::{load_packed_as, PackedPosition, Position};
+use trainer::data::{load_packed_split, Position};
 use trainer::model::Model;
 use trainer::status::{checkpoint_path, resume_args, StatusWriter, STATUS_FILE};
 use trainer::train::{
-    final_net_path, split, superbatches_for_epochs, train_saving, write_atomic, Checkpoint, TrainConfig,
+    final_net_path, superbatches_for_epochs, train_saving, write_atomic, Checkpoint, TrainConfig,
+    ValidationSplit,
 };
 
 /// Largest batch: positions are held in memory per batch and counted in 32 bits.
@@ -159,6 +160,10 @@ fn parse_epochs(text: &str) -> Result<f64, String> {
     }
 }
 
+fn parse_split(text: &str) -> Result<ValidationSplit, String> {
+    text.trim().parse()
+}
+
 fn parse_lr(text: &str) -> Result<f32, String> {
     match text.trim().parse::<f32>() {
         Ok(lr) if lr > 0.0 && lr < 1.0 => Ok(lr),
@@ -173,7 +178,8 @@ The schedule Luft's nets were trained with (nets/catalogue.toml gives each net's
   every run: AdamW (weight decay 0.01), batches of 16384, the learning rate falling from --lr
   to --lr x 0.3^5 on a cosine over the whole run, weights clipped to +-1.98, the target
   wdl x result + (1 - wdl) x sigmoid(score / 400) (--wdl 0.3 since gen2; gen1 used 0.0, as
-  its data came from a material-only net), and 1% of the positions held out for validation.
+  its data came from a material-only net), and 1% held out for validation (whole games,
+  --validation-split games, since 2026-12-07; single positions before).
   retraining the previous generation's net (--init) on the whole store, from gen10 on
   (16M positions): --lr 0.001 --wdl 0.3 --epochs 16 (gen10 gained +71 Elo over gen9, which
   had the short schedule below on nearly the same data; gen11, on 17.9M, +44 over gen10; gen12, on 30.2M, +117 over gen11).
@@ -235,6 +241,12 @@ enum Command {
         /// at the last (0 to 1; e.g. --wdl 0.2 --wdl-end 0.4). Without it, --wdl throughout.
         #[arg(long, allow_negative_numbers = true, value_parser = parse_wdl)]
         wdl_end: Option<f32>,
+        /// What is held out for the validation loss, about 1 in 100: whole `games` (lone
+        /// positions of text and bulletformat files in blocks of 64), or single `positions`
+        /// (checkpoints before version 9; a game's neighbours then sit on both sides, so a
+        /// net that memorises games scores best).
+        #[arg(long, default_value = "games", value_parser = parse_split)]
+        validation_split: ValidationSplit,
         /// Learning rate, above 0 and below 1.
         #[arg(long, default_value_t = 0.001, allow_negative_numbers = true, value_parser = parse_lr)]
         lr: f32,
@@ -242,8 +254,8 @@ enum Command {
         #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_threads)]
         threads: usize,
         /// Continue from a checkpoint: its settings and its length are the run's. A
-        /// --hidden, --buckets, --wdl, --wdl-end, --lr, --seed, --batch-size or
-        /// --batches-per-superbatch other than the checkpoint's is refused; --superbatches
+        /// --hidden, --buckets, --wdl, --wdl-end, --lr, --seed, --validation-split,
+        /// --batch-size or --batches-per-superbatch other than the checkpoint's is refused; --superbatches
         /// and --epochs are not used.
         #[arg(long)]
         resume: Option<PathBuf>,
@@ -315,13 +327,14 @@ enum Command {
 
 /// The flags of `train` that set the run's settings, which a checkpoint holds: with
 /// `--resume`, each one given must agree with the checkpoint (clap's argument id, the flag).
-const CHECKPOINT_FLAGS: [(&str, &str); 8] = [
+const CHECKPOINT_FLAGS: [(&str, &str); 9] = [
     ("hidden", "--hidden"),
     ("buckets", "--buckets"),
     ("wdl", "--wdl"),
     ("wdl_end", "--wdl-end"),
     ("lr", "--lr"),
     ("seed", "--seed"),
+    ("validation_split", "--validation-split"),
     ("batch_size", "--batch-size"),
     ("batches_per_superbatch", "--batches-per-superbatch"),
 ];
@@ -358,6 +371,7 @@ fn main() {
             factorise,
             allow_mirror_change,
             seed,
+            validation_split,
         } => {
             let arch_given = arch.as_deref().cloned();
             let arch = match arch {
@@ -381,6 +395,7 @@ fn main() {
                 wdl_end,
                 lr,
                 seed,
+                split: validation_split,
             };
             let start = Start {
                 resume,
@@ -460,6 +475,7 @@ fn flag_value(config: &TrainConfig, flag: &str) -> String {
         "--wdl-end" => config.wdl_end.map_or_else(|| "none".into(), |w| w.to_string()),
         "--lr" => config.lr.to_string(),
         "--seed" => config.seed.to_string(),
+        "--validation-split" => config.split.name().to_string(),
         "--batch-size" => config.batch_size.to_string(),
         "--batches-per-superbatch" => config.batches_per_superbatch.to_string(),
         _ => String::new(),
@@ -675,18 +691,18 @@ fn run_train(
     // The ranges were checked by the value parsers; a run that reaches here is in them.
     let mut ckpt = starting_checkpoint(config, &start)?;
     // Packed, 32 bytes a position; batches are decoded as they are drawn.
-    let (positions, warnings) = load_packed_as(data, format)?;
+    let (train_set, validation, warnings) =
+        load_packed_split(data, format, ckpt.config.split, ckpt.config.seed)?;
     for w in warnings {
         output::errln!("warning: {w}");
     }
-    let (train_set, validation): (Vec<PackedPosition>, Vec<PackedPosition>) =
-        split(positions, ckpt.config.seed);
     let (mirrored, features) = (ckpt.model.mirrored(), ckpt.model.features);
     let validation: Vec<Position> = validation.iter().map(|p| p.unpack_features(&features)).collect();
     output::errln!(
-        "{} training positions, {} validation positions, hidden {}{}, {}, arch {}{}",
+        "{} training positions, {} validation positions (held out by {}), hidden {}{}, {}, arch {}{}",
         train_set.len(),
         validation.len(),
+        ckpt.config.split.name(),
         ckpt.config.hidden,
         if mirrored { ", mirrored" } else { "" },
         output::count(threads as u64, "thread"),

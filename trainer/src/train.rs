@@ -3,11 +3,11 @@
 //! forward and backward split over the threads with a gradient buffer each, AdamW
 //! (beta1 0.9, beta2 0.999, weight decay 0.01) with cosine decay of the learning rate to
 //! `lr · 0.3⁵`, weights clipped to ±1.98 after every step, a validation loss on a held-out
-//! 1% after every superbatch, then a CSV line, the loss plot (`loss.png` and `loss.svg`)
-//! and an atomic checkpoint (after which the trainer writes its `status.json`,
-//! `crate::status`). A checkpoint is a versioned, checksummed envelope around a serde
-//! structure in postcard (version 8, which added the WDL schedule); version 7 (the same
-//! without a schedule), version 6 (without a factoriser either), version 5 (without hidden layers either), version 4 (without king
+//! 1% of the games ([`ValidationSplit`]) after every superbatch, then a CSV line, the loss
+//! plot (`loss.png` and `loss.svg`) and an atomic checkpoint (after which the trainer writes
+//! its `status.json`, `crate::status`). A checkpoint is a versioned, checksummed envelope
+//! around a serde structure in postcard (version 9, which added the validation split);
+//! version 8 (the same, its split by position), version 7 (without a WDL schedule either), version 6 (without a factoriser either), version 5 (without hidden layers either), version 4 (without king
 //! buckets either), version 3 (without mirroring either) and versions 1 and 2, hand-written
 //! layouts of earlier builds, are still read. A model with hidden layers trains on the
 //! general path (`crate::general`)
@@ -58,6 +58,76 @@ pub struct TrainConfig {
     pub lr: f32,
     /// Seed of the initial weights and the shuffles.
     pub seed: u64,
+    /// How the validation positions are held out (`trainer train --validation-split`).
+    pub split: ValidationSplit,
+}
+
+/// How a run holds positions out of training to measure its validation loss: about 1 in
+/// 100, chosen by a hash of the run's seed and an index in reading order (files in the order
+/// given, a directory's files sorted). Stored in the checkpoint, so a resumed run holds out
+/// what it held out before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValidationSplit {
+    /// Whole games, by the game's index; lone positions (text and bulletformat files, which
+    /// carry no games) in blocks of [`LONE_BLOCK`] consecutive positions, which files
+    /// written game by game keep mostly within one game. The default since checkpoint
+    /// version 9.
+    Games,
+    /// Single positions, by the position's index: every run before checkpoint version 9.
+    /// The positions of one game fall on both sides, so the validation loss rewards a net
+    /// that memorises games (records/2026-12-07-256-wide-from-scratch).
+    Positions,
+}
+
+/// Consecutive lone positions held out or kept together by [`ValidationSplit::Games`].
+pub const LONE_BLOCK: u64 = 64;
+
+impl ValidationSplit {
+    /// The word `--validation-split` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            ValidationSplit::Games => "games",
+            ValidationSplit::Positions => "positions",
+        }
+    }
+
+    /// The byte a checkpoint stores (0 positions, 1 games).
+    fn code(self) -> u8 {
+        match self {
+            ValidationSplit::Positions => 0,
+            ValidationSplit::Games => 1,
+        }
+    }
+
+    fn from_code(code: u8) -> Result<Self> {
+        match code {
+            0 => Ok(ValidationSplit::Positions),
+            1 => Ok(ValidationSplit::Games),
+            _ => bail!("checkpoint validation split {code} unknown (0 positions, 1 games)"),
+        }
+    }
+
+    /// Whether the item with index `index` (a game's, a lone position's block, or a
+    /// position's, as the split says) is held out for validation in a run seeded `seed`.
+    pub fn held_out(self, seed: u64, index: u64) -> bool {
+        let salt = match self {
+            ValidationSplit::Positions => 0x5EED,
+            ValidationSplit::Games => 0x6A3E_5EED,
+        };
+        mix(seed ^ salt ^ index).is_multiple_of(100)
+    }
+}
+
+impl std::str::FromStr for ValidationSplit {
+    type Err = String;
+
+    fn from_str(word: &str) -> std::result::Result<Self, String> {
+        match word {
+            "games" => Ok(ValidationSplit::Games),
+            "positions" => Ok(ValidationSplit::Positions),
+            _ => Err(format!("'{word}' is not a validation split (games or positions)")),
+        }
+    }
 }
 
 /// Everything needed to continue a run.
@@ -79,13 +149,13 @@ pub struct Checkpoint {
 
 /// The version this trainer writes: the serde layout of `WireCheckpoint` with
 /// `WireConfig` in postcard.
-pub const CHECKPOINT_VERSION: u32 = 8;
+pub const CHECKPOINT_VERSION: u32 = 9;
 
 /// The envelope around every checkpoint version: magic (8 bytes), version (u32 LE), the
 /// body, FNV-1a 64 of everything before it (u64 LE).
 const ENVELOPE_LEN: usize = 8 + 4 + 8;
 
-/// A run's settings as version 8 stores them. The file layout is these fields in this
+/// A run's settings as version 9 stores them. The file layout is these fields in this
 /// order, in postcard's encoding (integers as varints, floats as little-endian bytes,
 /// booleans as one byte 0 or 1, sequences prefixed by their length); a change here is a
 /// new version number, and the old version keeps a reader.
@@ -111,6 +181,9 @@ struct WireConfig {
     factoriser: bool,
     /// The WDL weight at the last step (new in version 8; `None`: `wdl` throughout).
     wdl_end: Option<f32>,
+    /// The validation split, [`ValidationSplit`]'s code (new in version 9; 0, by position,
+    /// before it).
+    validation_split: u8,
 }
 
 /// A run's settings as version 3 stored them, the first eight fields of every later version.
@@ -153,11 +226,18 @@ struct WireConfigV6 {
     layers: Vec<u32>,
 }
 
-/// Version 7: version 6 and the factoriser; [`WireConfig`] without `wdl_end`.
+/// Version 7: version 6 and the factoriser.
 #[derive(Serialize, Deserialize)]
 struct WireConfigV7 {
     v6: WireConfigV6,
     factoriser: bool,
+}
+
+/// Version 8: version 7 and the WDL schedule; [`WireConfig`] without `validation_split`.
+#[derive(Serialize, Deserialize)]
+struct WireConfigV8 {
+    v7: WireConfigV7,
+    wdl_end: Option<f32>,
 }
 
 impl From<WireConfigV3> for WireConfigV4 {
@@ -194,21 +274,31 @@ impl From<WireConfigV6> for WireConfigV7 {
     }
 }
 
-impl From<WireConfigV7> for WireConfig {
+impl From<WireConfigV7> for WireConfigV8 {
     fn from(v7: WireConfigV7) -> Self {
-        let WireConfigV7 {
-            v6:
-                WireConfigV6 {
-                    v5:
-                        WireConfigV5 {
-                            v4: WireConfigV4 { v3, mirrored },
-                            king_buckets,
-                            bucket_map,
+        WireConfigV8 { v7, wdl_end: None }
+    }
+}
+
+impl From<WireConfigV8> for WireConfig {
+    fn from(v8: WireConfigV8) -> Self {
+        let WireConfigV8 {
+            v7:
+                WireConfigV7 {
+                    v6:
+                        WireConfigV6 {
+                            v5:
+                                WireConfigV5 {
+                                    v4: WireConfigV4 { v3, mirrored },
+                                    king_buckets,
+                                    bucket_map,
+                                },
+                            layers,
                         },
-                    layers,
+                    factoriser,
                 },
-            factoriser,
-        } = v7;
+            wdl_end,
+        } = v8;
         let WireConfigV3 {
             hidden,
             buckets,
@@ -233,8 +323,15 @@ impl From<WireConfigV7> for WireConfig {
             bucket_map,
             layers,
             factoriser,
-            wdl_end: None,
+            wdl_end,
+            validation_split: ValidationSplit::Positions.code(),
         }
+    }
+}
+
+impl From<WireConfigV7> for WireConfig {
+    fn from(c: WireConfigV7) -> Self {
+        WireConfigV8::from(c).into()
     }
 }
 
@@ -262,7 +359,7 @@ impl From<WireConfigV3> for WireConfig {
     }
 }
 
-/// A checkpoint as versions 3 (`C` = [`WireConfigV3`]) to 8 ([`WireConfig`]) store it
+/// A checkpoint as versions 3 (`C` = [`WireConfigV3`]) to 9 ([`WireConfig`]) store it
 /// (borrowed when writing, owned when read).
 #[derive(Serialize, Deserialize)]
 struct WireCheckpoint<'a, C> {
@@ -322,6 +419,7 @@ impl Checkpoint {
                     .collect::<Result<_>>()?,
                 factoriser: self.model.factoriser,
                 wdl_end: c.wdl_end,
+                validation_split: c.split.code(),
             },
             superbatches_done: self.superbatches_done,
             history: Cow::Borrowed(&self.history),
@@ -341,8 +439,8 @@ impl Checkpoint {
         bytes.starts_with(CHECKPOINT_MAGIC)
     }
 
-    /// Reads a checkpoint of any version this trainer knows: 8 to 3 (serde + postcard; 7
-    /// has no WDL schedule, 6 no factoriser, 5 no hidden layers either, 4 no king buckets, 3 no mirroring), or
+    /// Reads a checkpoint of any version this trainer knows: 9 to 3 (serde + postcard; 8
+    /// has no validation split (its runs split by position), 7 no WDL schedule either, 6 no factoriser, 5 no hidden layers either, 4 no king buckets, 3 no mirroring), or
     /// the hand-written layouts 1 and 2 of earlier builds (read only).
     pub fn from_bytes(bytes: &[u8]) -> Result<Checkpoint> {
         if bytes.len() < ENVELOPE_LEN || !Checkpoint::looks_like(bytes) {
@@ -360,6 +458,7 @@ impl Checkpoint {
             5 => decode::<WireConfigV5>(&body[12..])?,
             6 => decode::<WireConfigV6>(&body[12..])?,
             7 => decode::<WireConfigV7>(&body[12..])?,
+            8 => decode::<WireConfigV8>(&body[12..])?,
             CHECKPOINT_VERSION => decode::<WireConfig>(&body[12..])?,
             _ => bail!(
                 "unsupported checkpoint version {version} (this trainer reads 1 to {CHECKPOINT_VERSION}; \
@@ -437,7 +536,7 @@ fn seal(mut out: Vec<u8>) -> Vec<u8> {
     out
 }
 
-/// The body of versions 3 to 7 (`C` = [`WireConfigV3`] to [`WireConfig`]): one
+/// The body of versions 3 to 9 (`C` = [`WireConfigV3`] to [`WireConfig`]): one
 /// postcard-encoded [`WireCheckpoint`] and nothing after it.
 fn decode<C>(body: &[u8]) -> Result<Checkpoint>
 where
@@ -477,6 +576,7 @@ where
             wdl_end: c.wdl_end,
             lr: c.lr,
             seed: c.seed,
+            split: ValidationSplit::from_code(c.validation_split)?,
         },
         superbatches_done: wire.superbatches_done,
         model: Model {
@@ -502,7 +602,7 @@ where
 /// LE) loss pairs; then the weights, first and second moments, f32 LE each, as many as
 /// the layout of (hidden, buckets) has.
 mod legacy {
-    use super::{Checkpoint, Layout, Model, TrainConfig};
+    use super::{Checkpoint, Layout, Model, TrainConfig, ValidationSplit};
     use anyhow::{bail, Context, Result};
     use ndarray::Array1;
 
@@ -564,6 +664,7 @@ mod legacy {
                 wdl_end: None,
                 lr,
                 seed,
+                split: ValidationSplit::Positions,
             },
             superbatches_done,
             model: Model {
@@ -679,12 +780,14 @@ pub fn continue_csv(path: &Path, ckpt: &Checkpoint) -> Result<()> {
 
 use movegen::rng::hash as mix;
 
-/// Splits positions into training and validation (about 1%), by a hash of the index.
+/// Splits positions into training and validation (about 1%) by a hash of each position's
+/// index: [`ValidationSplit::Positions`]. A split by game needs the games, and happens as
+/// they are read (`crate::data::load_packed_split`).
 pub fn split<T>(positions: Vec<T>, seed: u64) -> (Vec<T>, Vec<T>) {
     let mut train = Vec::with_capacity(positions.len());
     let mut validation = Vec::with_capacity(positions.len() / 100 + 1);
     for (i, p) in positions.into_iter().enumerate() {
-        if mix(seed ^ 0x5EED ^ i as u64).is_multiple_of(100) {
+        if ValidationSplit::Positions.held_out(seed, i as u64) {
             validation.push(p);
         } else {
             train.push(p);

@@ -37,6 +37,7 @@ fn config(superbatches: u32) -> TrainConfig {
         wdl_end: None,
         lr: 0.01,
         seed: 3,
+        split: trainer::train::ValidationSplit::Games,
     }
 }
 
@@ -549,6 +550,7 @@ fn a_resume_refuses_settings_that_differ_from_its_checkpoint() {
         ("--wdl-end", "0.4", "none"),
         ("--lr", "0.001", "0.002"),
         ("--seed", "7", "0"),
+        ("--validation-split", "positions", "games"),
         ("--batch-size", "128", "64"),
     ] {
         let (code, _, err) = train(&["--resume", &ckpt, flag, value]);
@@ -579,6 +581,24 @@ fn a_resume_refuses_settings_that_differ_from_its_checkpoint() {
     assert!(err.contains("resuming"), "{err}");
     let (code, _, err) = train(&["--resume", &ckpt]);
     assert_eq!(code, 0, "{err}");
+    // The split is named where the run starts; a word that is none is refused.
+    let other = s(&dir.join("other"));
+    let (code, _, err) = train_tiny(&data, Path::new(&other), &["--validation-split", "positions"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("validation positions (held out by positions)"),
+        "{err}"
+    );
+    let (code, _, err) = train_tiny(
+        &data,
+        Path::new(&s(&dir.join("third"))),
+        &["--validation-split", "halves"],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("'halves' is not a validation split (games or positions)"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 

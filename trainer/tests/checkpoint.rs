@@ -17,7 +17,7 @@ mod common;
 use common::temp_dir;
 use output::checksum::fnv1a;
 use trainer::model::Model;
-use trainer::train::{Checkpoint, TrainConfig, CHECKPOINT_VERSION};
+use trainer::train::{Checkpoint, TrainConfig, ValidationSplit, CHECKPOINT_VERSION};
 
 const V2: &[u8] = include_bytes!("data/checkpoint-v2.bin");
 /// The fingerprint of `final.nnue` that the earlier build wrote beside the v2 checkpoint.
@@ -49,6 +49,8 @@ fn sample(hidden: usize, buckets: usize) -> Checkpoint {
         wdl_end: None,
         lr: 0.002,
         seed: 77,
+        // What every version before 9 reads back (see `old_bytes`).
+        split: ValidationSplit::Positions,
     };
     let mut c = Checkpoint::new(config, Model::random_bucketed(hidden, buckets, 4));
     c.superbatches_done = 2;
@@ -109,14 +111,14 @@ fn same(a: &Checkpoint, b: &Checkpoint) -> bool {
 }
 
 #[test]
-fn version_4_round_trips() {
+fn the_current_version_round_trips() {
     for (hidden, buckets, mirrored) in [(16, 1, false), (32, 8, false), (16, 2, true)] {
         let mut c = sample(hidden, buckets);
         c.model = c.model.clone().with_mirroring(mirrored);
         let bytes = c.to_bytes().unwrap();
         assert_eq!(&bytes[..8], b"LUFTCKPT");
         assert_eq!(version_of(&bytes), CHECKPOINT_VERSION);
-        assert_eq!(CHECKPOINT_VERSION, 8);
+        assert_eq!(CHECKPOINT_VERSION, 9);
         let back = Checkpoint::from_bytes(&bytes).unwrap();
         assert!(same(&back, &c));
         assert_eq!(back.model.mirrored(), mirrored);
@@ -126,8 +128,9 @@ fn version_4_round_trips() {
     }
 }
 
-/// The file of `c` (a plain model without a factoriser or a WDL schedule) in `version` 7,
-/// 6 or 5: the current version without the `wdl_end` byte (0: none) that follows the
+/// The file of `c` (a plain model without a factoriser or a WDL schedule) in `version` 8,
+/// 7, 6 or 5: the current version without the validation split byte that follows the
+/// `wdl_end` byte, for 7 without the `wdl_end` byte (0: none) either, which follows the
 /// factoriser byte, for 6 without the factoriser byte (0) either, which follows the hidden
 /// layer widths, and for 5 without the widths, an empty list (one byte 0) right after the
 /// king bucket count (1) and the 64-byte map.
@@ -141,8 +144,8 @@ fn old_bytes(c: &Checkpoint, version: u32) -> Vec<u8> {
         .windows(pattern.len())
         .position(|w| w == pattern.as_slice())
         .expect("the king buckets, the map, the empty layer list, no factoriser, no WDL schedule");
-    // From the last field back: wdl_end, factoriser, layers.
-    for (field, since) in [(68, 8), (67, 7), (66, 6)] {
+    // From the last field back: validation split, wdl_end, factoriser, layers.
+    for (field, since) in [(69, 9), (68, 8), (67, 7), (66, 6)] {
         if version < since {
             bytes.remove(at + field);
         }
@@ -153,6 +156,43 @@ fn old_bytes(c: &Checkpoint, version: u32) -> Vec<u8> {
 
 fn v5_bytes(c: &Checkpoint) -> Vec<u8> {
     old_bytes(c, 5)
+}
+
+#[test]
+fn version_8_loads_as_split_by_position_and_version_9_keeps_the_split() {
+    let c = sample(32, 8);
+    let v8 = old_bytes(&c, 8);
+    assert_eq!(version_of(&v8), 8);
+    assert_eq!(v8.len() + 1, c.to_bytes().unwrap().len());
+    let back = Checkpoint::from_bytes(&v8).unwrap();
+    assert!(same(&back, &c));
+    assert_eq!(back.config.split, ValidationSplit::Positions);
+    let mut by_game = c.clone();
+    by_game.config.split = ValidationSplit::Games;
+    let bytes = by_game.to_bytes().unwrap();
+    assert_eq!(version_of(&bytes), 9);
+    let back = Checkpoint::from_bytes(&bytes).unwrap();
+    assert!(same(&back, &by_game));
+    assert_eq!(back.config.split, ValidationSplit::Games);
+    // A split code this trainer does not know is an error naming it, not a default.
+    let mut unknown = bytes.clone();
+    let code_at = split_byte(&unknown);
+    unknown[code_at] = 7;
+    let e = Checkpoint::from_bytes(&reseal(unknown)).unwrap_err();
+    assert!(format!("{e:#}").contains("validation split 7"), "{e:#}");
+}
+
+/// Where the validation split byte of a version-9 file of a plain model sits: after the
+/// king bucket count (1), the 64-byte map and the three bytes of layers, factoriser and
+/// `wdl_end`, each 0.
+fn split_byte(bytes: &[u8]) -> usize {
+    let mut pattern = vec![1u8, 64];
+    pattern.extend([0u8; 67]);
+    bytes
+        .windows(pattern.len())
+        .position(|w| w == pattern.as_slice())
+        .expect("the plain fields")
+        + 69
 }
 
 #[test]
@@ -263,6 +303,7 @@ fn a_version_3_file_of_an_earlier_build_loads_and_exports_the_same_net() {
             wdl_end: None,
             lr: 0.001,
             seed: 3,
+            split: ValidationSplit::Positions,
         }
     );
     assert!(!c.model.mirrored());
@@ -295,6 +336,7 @@ fn a_version_2_file_of_an_earlier_build_loads_and_exports_the_same_net() {
             wdl_end: None,
             lr: 0.001,
             seed: 3,
+            split: ValidationSplit::Positions,
         }
     );
     assert_eq!(c.superbatches_done, 2);

@@ -273,6 +273,7 @@ fn config(superbatches: u32) -> TrainConfig {
         wdl_end: None,
         lr: 0.01,
         seed: 3,
+        split: trainer::train::ValidationSplit::Games,
     }
 }
 

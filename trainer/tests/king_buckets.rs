@@ -93,6 +93,7 @@ fn a_king_bucketed_net_trains_on_selfplay_data_and_the_engine_runs_it_exactly() 
         wdl_end: None,
         lr: 0.01,
         seed: 3,
+        split: trainer::train::ValidationSplit::Games,
     };
     let dir = temp_dir("train");
     let stop = AtomicBool::new(false);

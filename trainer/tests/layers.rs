@@ -34,6 +34,7 @@ fn a_net_with_hidden_layers_trains_exports_and_the_engine_runs_it_exactly() {
             wdl_end: None,
             lr: 0.01,
             seed,
+            split: trainer::train::ValidationSplit::Games,
         };
         let dir = temp_dir(&format!("train-{seed}"));
         let stop = AtomicBool::new(false);

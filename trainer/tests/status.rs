@@ -11,10 +11,10 @@ mod common;
 use common::{data_file, playouts, temp_dir, trainer};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use trainer::data::{load_packed_as, Position};
+use trainer::data::{load_packed_split, Position};
 use trainer::model::Model;
 use trainer::status::{resume_args, RunStatus, StatusWriter, STATUS_FILE};
-use trainer::train::{split, train, train_saving, Checkpoint, TrainConfig};
+use trainer::train::{train, train_saving, Checkpoint, TrainConfig, ValidationSplit};
 
 fn config() -> TrainConfig {
     TrainConfig {
@@ -27,6 +27,7 @@ fn config() -> TrainConfig {
         wdl_end: None,
         lr: 0.001,
         seed: 4,
+        split: ValidationSplit::Games,
     }
 }
 
@@ -60,7 +61,7 @@ fn command(data: &Path, out: &Path) -> Vec<String> {
 fn a_whole_run_says_its_losses_checkpoint_net_and_resume_command() {
     let dir = temp_dir("status-whole");
     let data = dir.join("games.bin");
-    std::fs::write(&data, data_file(&playouts(40, 1).take(30).collect::<Vec<_>>())).unwrap();
+    std::fs::write(&data, data_file(&playouts(40, 1).take(300).collect::<Vec<_>>())).unwrap();
     let out = dir.join("run");
     let (code, _, err) = trainer(&command(&data, &out));
     assert_eq!(code, 0, "{err}");
@@ -121,10 +122,10 @@ fn a_whole_run_says_its_losses_checkpoint_net_and_resume_command() {
 fn a_stopped_run_resumes_by_its_status_to_the_uninterrupted_net() {
     let dir = temp_dir("status-stopped");
     let data = dir.join("games.bin");
-    std::fs::write(&data, data_file(&playouts(40, 2).take(30).collect::<Vec<_>>())).unwrap();
+    std::fs::write(&data, data_file(&playouts(40, 2).take(300).collect::<Vec<_>>())).unwrap();
     // The positions as `trainer train` reads and splits them.
-    let (positions, _) = load_packed_as(&[&data], None).unwrap();
-    let (training, validation) = split(positions, config().seed);
+    let (training, validation, _) = load_packed_split(&[&data], None, config().split, config().seed).unwrap();
+    assert!(!validation.is_empty());
     let model = Model::random_arch(&nnue::Arch::simple(nnue::FeatureSet::plain(), 16, 1), 4);
     let features = model.features;
     let validation: Vec<Position> = validation.iter().map(|p| p.unpack_features(&features)).collect();

@@ -142,6 +142,7 @@ fn config(superbatches: u32) -> TrainConfig {
         wdl_end: None,
         lr: 0.01,
         seed: 5,
+        split: trainer::train::ValidationSplit::Games,
     }
 }
 
@@ -304,6 +305,7 @@ fn exported_net_runs_in_the_engine_exactly() {
         wdl_end: None,
         lr: 0.01,
         seed: 1,
+        split: trainer::train::ValidationSplit::Games,
     };
     let trained = train(
         Checkpoint::new(c, Model::random(64, 1)),
@@ -345,6 +347,7 @@ fn a_mirrored_run_exports_a_mirrored_net_the_engine_runs_exactly() {
         wdl_end: None,
         lr: 0.01,
         seed: 2,
+        split: trainer::train::ValidationSplit::Games,
     };
     let model = Model::random_bucketed(32, 2, 2).with_mirroring(true);
     let trained = train(Checkpoint::new(c, model), &data, &[], 1, &dir, &stop, |_| {}).unwrap();
@@ -472,6 +475,7 @@ fn decoded_positions_of_the_other_mirroring_are_refused() {
         wdl_end: None,
         lr: 0.01,
         seed: 3,
+        split: trainer::train::ValidationSplit::Games,
     };
     let plain = positions(200, 5, false);
     let mirrored = positions(200, 5, true);
