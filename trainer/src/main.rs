@@ -13,7 +13,8 @@
 //! negative numbers reach that check, so `--lr -0.1` is told what the range is. `export`
 //! refuses a directory as `--out` and leaves no partial file behind on any error. `train`
 //! refuses an `--out` that already holds a run (its checkpoint or its net) unless it is
-//! resumed with `--resume`, so a new run never replaces a finished one.
+//! resumed with `--resume` from there, so neither a new run nor a run resumed into another
+//! directory replaces a finished one.
 //!
 //! The run's length is `--superbatches`, or `--epochs`: as many superbatches as show the
 //! model that many times the training positions (after the filter and the validation
@@ -665,6 +666,29 @@ fn run_train(
     }
     output::refuse_inputs(&checkpoint_path(out), &inputs)?;
     output::refuse_inputs(&final_net_path(out), &inputs)?;
+    // A resumed run never replaces another either: resumed into another --out, that
+    // directory may hold nothing of a run (its checkpoint and net would be overwritten).
+    if let Some(resume) = &start.resume {
+        let same_dir = |p: &Path| match (p.parent().map(std::fs::canonicalize), std::fs::canonicalize(out)) {
+            (Some(Ok(a)), Ok(b)) => a == b,
+            _ => false,
+        };
+        if !same_dir(resume) {
+            for held in [checkpoint_path(out), final_net_path(out)] {
+                if held.exists() {
+                    bail!(
+                        "--out {} already holds another training run ({}); resuming {} there \
+                         would replace it: give an empty --out, or resume that run with \
+                         --resume {}",
+                        out.display(),
+                        held.display(),
+                        resume.display(),
+                        checkpoint_path(out).display()
+                    );
+                }
+            }
+        }
+    }
     // A new run never replaces another: a directory that holds a run's checkpoint or net is
     // resumed with `--resume`, or the new run gets another `--out`.
     if start.resume.is_none() {

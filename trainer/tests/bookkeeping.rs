@@ -888,6 +888,60 @@ fn a_finished_run_resumed_elsewhere_leaves_the_checkpoint_its_status_names() {
     assert!(Checkpoint::load(&status.checkpoint).is_ok());
     let (code, _, err) = trainer(&status.resume);
     assert_eq!(code, 0, "{err}");
+    // Resumed into an --out that holds another run (its checkpoint, or only its net): refused
+    // naming it, and that run's files are left as they were.
+    let other = dir.join("other");
+    let (code, _, err) = train_tiny(
+        &data,
+        &other,
+        &["--hidden", "16", "--superbatches", "2", "--batch-size", "64"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (held_checkpoint, held_net) = (
+        std::fs::read(other.join("checkpoint.bin")).unwrap(),
+        std::fs::read(other.join("final.nnue")).unwrap(),
+    );
+    let resume_into_other = || {
+        trainer(&[
+            "train",
+            "--data",
+            data.to_str().unwrap(),
+            "--out",
+            other.to_str().unwrap(),
+            "--resume",
+            resume.to_str().unwrap(),
+        ])
+    };
+    let (code, _, err) = resume_into_other();
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("already holds another training run") && err.contains("checkpoint.bin"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(other.join("checkpoint.bin")).unwrap(),
+        held_checkpoint
+    );
+    std::fs::remove_file(other.join("checkpoint.bin")).unwrap();
+    let (code, _, err) = resume_into_other();
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("already holds another training run") && err.contains("final.nnue"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(other.join("final.nnue")).unwrap(), held_net);
+    // Its own directory, named another way, is no other run.
+    let again = dir.join("new/../new/checkpoint.bin");
+    let (code, _, err) = trainer(&[
+        "train",
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        new.to_str().unwrap(),
+        "--resume",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
