@@ -238,7 +238,7 @@ mod tests {
 
     #[test]
     fn files_that_are_not_utf8_are_read_with_a_note() {
-        let path = std::env::temp_dir().join(format!("arena-latin1-{}.pgn", std::process::id()));
+        let path = testing::temp("latin1").join("latin1.pgn");
         // "Müller" in Latin-1, then a BOM-less game.
         std::fs::write(&path, b"[White \"M\xfcller\"]\n\n1. e4 e5 *\n").unwrap();
         let (text, notes) = read_text(path.to_str().unwrap()).unwrap();

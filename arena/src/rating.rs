@@ -1098,8 +1098,7 @@ mod tests {
 
     #[test]
     fn the_rate_command_reads_files_and_checks_its_arguments() {
-        let dir = std::env::temp_dir().join(format!("arena-rate-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = testing::temp("rate");
         let write = |name: &str, games: &[GameRecord]| {
             let mut text = String::new();
             for g in games {

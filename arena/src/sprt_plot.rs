@@ -383,7 +383,7 @@ mod tests {
 
     #[test]
     fn writing_refuses_a_directory_and_leaves_nothing_behind() {
-        let dir = std::env::temp_dir().join(format!("luft-sprt-plot-{}", std::process::id()));
+        let dir = testing::temp("sprt-plot");
         std::fs::create_dir_all(dir.join("taken.png")).unwrap();
         let points = walk(10);
         let s = sprt();

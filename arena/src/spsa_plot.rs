@@ -214,7 +214,7 @@ mod tests {
 
     #[test]
     fn writing_refuses_a_directory_and_leaves_nothing_behind() {
-        let dir = std::env::temp_dir().join(format!("luft-spsa-plot-{}", std::process::id()));
+        let dir = testing::temp("spsa-plot");
         std::fs::create_dir_all(dir.join("taken.png")).unwrap();
         let names = vec!["X".to_string()];
         let history = vec![(0, vec![1.0]), (1, vec![2.0])];

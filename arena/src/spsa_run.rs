@@ -1525,8 +1525,7 @@ mod tests {
 
     #[test]
     fn a_new_run_does_not_overwrite_a_saved_one() {
-        let dir = std::env::temp_dir().join(format!("luft-spsa-parse-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = testing::temp("spsa-parse");
         let path = dir.join("s.json");
         std::fs::write(&path, state().to_json()).unwrap();
         let p = path.display();

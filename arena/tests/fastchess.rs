@@ -739,10 +739,7 @@ fn ctrl_c_stops_the_match_and_it_resumes() {
         }
         assert!(start.elapsed() < Duration::from_secs(120), "{out}");
     }
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
+    testing::interrupt(&child);
     for line in lines {
         out.push_str(&line.unwrap());
         out.push('\n');

@@ -537,10 +537,7 @@ mod tests {
     use records::record::{encode_chunk, scan, GameRecord, Wdl};
 
     fn temp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("luft-store-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+        testing::temp(&format!("store-{name}"))
     }
 
     fn game(i: i16) -> GameRecord {

@@ -551,7 +551,7 @@ mod tests {
     #[test]
     fn reads_data_files_and_directories_with_the_record_reader() {
         use records::record::{encode_chunk_v1, encode_header_v1};
-        let dir = std::env::temp_dir().join(format!("luft-wdl-fit-{}", std::process::id()));
+        let dir = testing::temp("wdl-fit");
         let sub = dir.join("gen1");
         std::fs::create_dir_all(&sub).unwrap();
         let mut bytes = encode_header_v1("test");

@@ -20,9 +20,7 @@ const FEN: &str = "8/8/8/8/8/3k4/8/3K3Q w - - 0 1";
 
 #[test]
 fn a_damaged_table_still_gives_a_legal_bestmove() {
-    let dir = std::env::temp_dir().join(format!("luft-engine-damaged-tb-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = testing::temp("damaged-tb");
     let originals: Vec<Vec<u8>> = FILES
         .iter()
         .map(|f| std::fs::read(Path::new(FIXTURES).join(f)).unwrap())

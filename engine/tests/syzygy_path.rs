@@ -30,7 +30,7 @@ fn syzygy_path_loads_refuses_and_turns_off() {
     };
 
     // A directory with spaces in its name, holding the KRvK tables only.
-    let spaced = std::env::temp_dir().join(format!("luft syzygy {}", std::process::id()));
+    let spaced = testing::temp("syzygy-path").join("luft syzygy");
     std::fs::create_dir_all(&spaced).unwrap();
     for file in ["KRvK.rtbw", "KRvK.rtbz"] {
         std::fs::copy(format!("{shared}/{file}"), spaced.join(file)).unwrap();

@@ -220,8 +220,7 @@ fn bad_input_changes_nothing() {
 
 #[test]
 fn evalfile_swap_and_bad_evalfile() {
-    let dir = std::env::temp_dir().join(format!("luft-evalfile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = testing::temp("evalfile");
     let random = dir.join("random.nnue");
     std::fs::write(&random, nnue::Network::random(64, 1, 3).unwrap().to_bytes()).unwrap();
     let corrupt = dir.join("corrupt.nnue");
@@ -356,8 +355,7 @@ fn evalfile_swap_and_bad_evalfile() {
 /// that returns to the embedded net. `<default>` (older GUIs' saved settings) still does.
 #[test]
 fn evalfile_default_is_a_name_that_returns_to_the_embedded_net() {
-    let dir = std::env::temp_dir().join(format!("luft-evalfile-default-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = testing::temp("evalfile-default");
     let random = dir.join("random.nnue");
     std::fs::write(&random, nnue::Network::random(32, 1, 9).unwrap().to_bytes()).unwrap();
 

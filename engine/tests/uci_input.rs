@@ -93,9 +93,7 @@ fn boolean_option_values_are_read_in_any_case() {
 
 #[test]
 fn runs_of_spaces_inside_an_option_value_are_kept() {
-    let dir = std::env::temp_dir().join(format!("luft-uci-input-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = testing::temp("evalfile-spaces");
     let net = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/gen1-32.nnue");
     let spaced = dir.join("a  b.nnue");
     std::fs::copy(&net, &spaced).unwrap();

@@ -627,8 +627,7 @@ mod tests {
 
     #[test]
     fn round_trips_through_its_file() {
-        let dir = std::env::temp_dir().join(format!("luft-manifest-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = testing::temp("manifest");
         let m = Manifest {
             packs: vec![entry("a.pack"), entry("b.pack")],
         };

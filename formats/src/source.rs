@@ -456,9 +456,8 @@ mod tests {
     }
 
     fn temp_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("luft-records-source-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(name);
+        // One directory per file: the tests calling this run in parallel.
+        let path = testing::temp(&format!("source-{name}")).join(name);
         std::fs::write(&path, bytes).unwrap();
         path
     }

@@ -579,9 +579,7 @@ mod tests {
 
     #[test]
     fn a_torn_last_line_is_dropped_and_cut_off_and_damage_before_it_is_an_error() {
-        let dir = std::env::temp_dir().join(format!("learn-journal-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap_or_default();
+        let dir = testing::temp("journal");
         let path = dir.join("journal");
         let (mut j, records) = Journal::open(&path).unwrap_or_else(|e| panic!("{e}"));
         assert!(records.is_empty());
@@ -612,9 +610,7 @@ mod tests {
 
     #[test]
     fn a_damaged_complete_last_line_is_an_error_and_the_journal_is_left_as_it_is() {
-        let dir = std::env::temp_dir().join(format!("learn-journal-last-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap_or_default();
+        let dir = testing::temp("journal-last");
         let path = dir.join("journal");
         let [a, b] = two_stops();
         let (mut j, _) = Journal::open(&path).unwrap_or_else(|e| panic!("{e}"));

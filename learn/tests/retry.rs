@@ -258,10 +258,7 @@ fn a_reread_learn_toml_naming_a_tool_that_is_not_there_keeps_the_old_settings() 
         let text = std::fs::read_to_string(&out).unwrap_or_default();
         text.contains("not applied") || text.contains("learn: stopped")
     });
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
+    testing::interrupt(&child);
     let status = child.wait().unwrap();
     let text = std::fs::read_to_string(&out).unwrap();
     assert!(

@@ -8,8 +8,7 @@ use std::process::Command;
 
 #[test]
 fn a_closed_stdout_ends_learn_quietly() {
-    let dir = std::env::temp_dir().join(format!("luft-learn-stdout-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = testing::temp("stdout");
     let net = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/gen1-32.nnue");
     let run = dir.join("run");
     for args in [

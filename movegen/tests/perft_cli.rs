@@ -38,8 +38,7 @@ fn counts_and_divides() {
 
 #[test]
 fn runs_a_suite_and_reports_mismatches() {
-    let dir = std::env::temp_dir().join(format!("luft-perft-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = testing::temp("perft-cli");
     let good = dir.join("good.epd");
     std::fs::write(
         &good,

@@ -71,9 +71,7 @@ struct Scratch {
 
 impl Scratch {
     fn new(tag: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("luft-damaged-tb-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = testing::temp(&format!("damaged-tb-{tag}"));
         let originals: Vec<Vec<u8>> = FILES
             .iter()
             .map(|f| std::fs::read(Path::new(FIXTURES).join(f)).unwrap())

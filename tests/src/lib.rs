@@ -1,9 +1,10 @@
 //! The `tests` package's integration tests (`tests/tests/`) run the workspace's binaries end
-//! to end; this library holds what they share, and the one scratch-directory helper
-//! ([`temp`]) of every test in the workspace (the `learn` package's tests reach it as
-//! `testing`).
+//! to end; this library holds what they share, and the helpers every test in the workspace
+//! shares (each package's tests reach them as `testing`): the one scratch directory
+//! ([`temp`]) and a terminal's Ctrl-C sent to a child ([`interrupt`]).
 
 use std::path::PathBuf;
+use std::process::{Child, Command};
 
 /// A fresh, empty directory for one test's files: `luft-BINARY-NAME-PID` in the system's
 /// temporary directory (`std::env::temp_dir()`), where BINARY is the running test
@@ -53,4 +54,15 @@ pub fn binary(name: &str) -> PathBuf {
         path.display()
     );
     path
+}
+
+/// Sends SIGINT (a terminal's Ctrl-C) to `child`, through `kill -INT PID` (the standard
+/// library sends only SIGKILL). Panics when the signal could not be sent (the child gone
+/// and reaped, or no `kill` on the PATH).
+pub fn interrupt(child: &Child) {
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("running kill");
+    assert!(status.success(), "kill -INT {} failed: {status}", child.id());
 }

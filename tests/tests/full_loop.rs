@@ -167,8 +167,8 @@ fn datagen_train_export_play_and_read_back() {
     assert_eq!(&checkpoint[..8], b"LUFTCKPT");
     assert_eq!(
         u32::from_le_bytes(checkpoint[8..12].try_into().unwrap()),
-        8,
-        "checkpoint version (8: the WDL schedule)"
+        9,
+        "checkpoint version (9: the validation split)"
     );
 
     // 4. Exported; the same net the run wrote at its end.

@@ -293,7 +293,13 @@ fn two_generations_then_kill_9_in_every_stage_resumes_to_the_same_run() {
         };
         match finished {
             Some(status) => {
-                assert!(status.success());
+                let out = child.wait_with_output().unwrap();
+                assert!(
+                    status.success(),
+                    "learn run: {status}\n{}{}",
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                );
                 break;
             }
             None => {
@@ -365,10 +371,7 @@ fn a_second_runner_on_one_directory_is_refused() {
         "{err}"
     );
     // Ctrl-C (SIGINT) stops the first one cleanly, saying how to resume.
-    Command::new("kill")
-        .args(["-INT", &first.id().to_string()])
-        .status()
-        .unwrap();
+    tests::interrupt(&first);
     let out = first.wait_with_output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout).into_owned();

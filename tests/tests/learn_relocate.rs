@@ -110,10 +110,7 @@ fn run_until(dir: &Path, ready: impl Fn() -> bool) {
         assert!(start.elapsed() < Duration::from_secs(300), "too slow");
         std::thread::sleep(Duration::from_millis(5));
     }
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
+    tests::interrupt(&child);
     assert!(child.wait().unwrap().success());
 }
 

@@ -40,9 +40,7 @@ max_moves = 120
 /// A run from a net of `arch` (random weights) to its first decision; the candidate's
 /// architecture and the journal's record of its training.
 fn first_candidate(name: &str, arch: &str) -> (nnue::Arch, String) {
-    let dir = std::env::temp_dir().join(format!("learn-start-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tests::temp(&format!("start-{name}"));
     let arch: nnue::Arch = arch.parse().unwrap();
     let net = dir.join("gen0-16.nnue");
     std::fs::write(&net, nnue::Network::random_arch(&arch, 3).unwrap().to_bytes()).unwrap();

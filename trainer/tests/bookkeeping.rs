@@ -1012,11 +1012,7 @@ fn ctrl_c_stops_a_training_with_exit_130_and_says_where_it_goes_on() {
             );
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        let status = Command::new("kill")
-            .args(["-INT", &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
+        testing::interrupt(&child);
         let out = child.wait_with_output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(130), "{name}: {err}");

@@ -63,16 +63,14 @@ fn bad_input_is_refused() {
     let missing = root().join("nets/no-such-net.nnue");
     let err = validate(&[missing], &[data()], &[0.3]).unwrap_err();
     assert!(err.to_string().contains("no-such-net.nnue"), "{err}");
-    let empty = std::env::temp_dir().join(format!("luft-validate-empty-{}", std::process::id()));
-    std::fs::create_dir_all(&empty).unwrap();
+    let empty = testing::temp("validate-empty");
     assert!(validate(&[net], std::slice::from_ref(&empty), &[0.3]).is_err());
     std::fs::remove_dir_all(&empty).ok();
 }
 
 #[test]
 fn the_command_prints_a_table_and_writes_json() {
-    let dir = std::env::temp_dir().join(format!("luft-validate-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = testing::temp("validate-cli");
     let json = dir.join("losses.json");
     let net = root().join("nets/gen3-32.nnue");
     let out = Command::new(env!("CARGO_BIN_EXE_trainer"))

@@ -34,15 +34,9 @@ pub fn luft() -> PathBuf {
     luft
 }
 
-/// A fresh, empty directory for one test's files: `luft-arena-NAME-PID` in the system's
-/// temporary directory, emptied first if an earlier run left it. Panics when it cannot be
-/// made.
-pub fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("luft-arena-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    dir
-}
+/// A fresh, empty directory for one test's files (the workspace's one helper,
+/// `testing::temp`).
+pub use testing::temp as temp_dir;
 
 /// A path for a file `name` (not yet there) in a fresh directory of its own ([`temp_dir`]).
 pub fn temp_file(name: &str) -> PathBuf {

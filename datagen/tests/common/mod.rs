@@ -28,18 +28,9 @@ pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// A fresh, empty directory under cargo's scratch space for integration tests (target/tmp),
-/// named after the test binary, `name` and the process.
-pub fn temp_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "luft-datagen-{}-{name}-{}",
-        env!("CARGO_CRATE_NAME"),
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+/// A fresh, empty directory for one test's files (the workspace's one helper,
+/// `testing::temp`).
+pub use testing::temp as temp_dir;
 
 /// The arguments of a small self-play run into `dir`: `threads` threads, `games` games at
 /// 200 nodes a move, seed 9 (the nodes are argument 5).

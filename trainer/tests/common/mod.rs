@@ -15,7 +15,7 @@ use nnue::FeatureSet;
 use records::positions::{bullet_record, text_line};
 use records::record::{encode_chunk, encode_header, GameRecord, GenHeader, Wdl};
 use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use trainer::data::{load_packed, PackedPosition, Position};
 
@@ -183,18 +183,9 @@ pub fn random_line(seed: u64, plies: usize, kings: bool) -> Vec<Move> {
     line
 }
 
-/// A fresh, empty directory under cargo's scratch space for integration tests (target/tmp),
-/// named after the test binary, `name` and the process.
-pub fn temp_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "luft-trainer-{}-{name}-{}",
-        env!("CARGO_CRATE_NAME"),
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+/// A fresh, empty directory for one test's files (the workspace's one helper,
+/// `testing::temp`).
+pub use testing::temp as temp_dir;
 
 /// The arguments of `trainer train` on tiny settings, the form the bookkeeping tests share:
 /// `train --data DATA --out OUT --batches-per-superbatch 2` and then `extra`. Panics on a
