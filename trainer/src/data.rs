@@ -369,6 +369,21 @@ fn read_data(
     mut each_position: impl FnMut(&ScoredPosition),
 ) -> anyhow::Result<Vec<String>> {
     let mut warnings = Vec::new();
+    for file in input_files(paths)? {
+        read_file(&file, format, &mut each_game, &mut each_position, &mut warnings)?;
+    }
+    Ok(warnings)
+}
+
+/// The files `paths` name, in reading order: each file as given, each directory's data files
+/// (`records::record::data_files`: a corpus's manifest, or every `*.bin` at any depth).
+/// Errors: a path that cannot be read, a directory without data files, and one file reached
+/// twice (given twice, or as a file and again in its directory), naming both ways: its games
+/// would count twice, and a game held out for validation would be trained on through its
+/// other copy.
+pub fn input_files(paths: &[impl AsRef<Path>]) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    let mut seen: std::collections::HashMap<std::path::PathBuf, std::path::PathBuf> = Default::default();
+    let mut out = Vec::new();
     for path in paths {
         let path = path.as_ref();
         let files = data_files(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
@@ -376,10 +391,19 @@ fn read_data(
             anyhow::bail!("no data files (*.bin) under {}", path.display());
         }
         for file in files {
-            read_file(&file, format, &mut each_game, &mut each_position, &mut warnings)?;
+            let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
+            if let Some(first) = seen.insert(key, file.clone()) {
+                anyhow::bail!(
+                    "{} is given twice as data (also as {}): its games would count twice; give \
+                     each file once",
+                    file.display(),
+                    first.display()
+                );
+            }
+            out.push(file);
         }
     }
-    Ok(warnings)
+    Ok(out)
 }
 
 fn read_file(

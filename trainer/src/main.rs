@@ -467,6 +467,22 @@ struct Start {
     king_buckets_given: bool,
 }
 
+/// `path` with every link and `..` resolved, for a path that may not be there yet: its
+/// nearest existing ancestor made canonical, with the rest appended. None when not even the
+/// current directory resolves.
+fn real_path(path: &Path) -> Option<PathBuf> {
+    let absolute = std::path::absolute(path).ok()?;
+    let mut rest = Vec::new();
+    let mut at = absolute.as_path();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(at) {
+            return Some(rest.iter().rev().fold(real, |p: PathBuf, part| p.join(part)));
+        }
+        rest.push(at.file_name()?.to_owned());
+        at = at.parent()?;
+    }
+}
+
 /// The settings `flag` sets, as the command line would write them.
 fn flag_value(config: &TrainConfig, flag: &str) -> String {
     match flag {
@@ -657,9 +673,29 @@ fn run_train(
     start: Start,
 ) -> Result<()> {
     let format = data_format.and_then(|f| f.0);
+    if out.exists() && !out.is_dir() {
+        bail!("--out {} is a file: give a directory for the run", out.display());
+    }
+    // The data files themselves (each once: `input_files` refuses one given twice).
+    let files = trainer::data::input_files(data)?;
+    // The run's directory may not lie in a data directory: its checkpoint.bin would be read
+    // as data the next time.
+    for dir in data.iter().filter(|d| d.is_dir()) {
+        if let (Ok(dir_real), Some(out_real)) = (std::fs::canonicalize(dir), real_path(out)) {
+            if out_real.starts_with(&dir_real) {
+                bail!(
+                    "--out {} lies in the data directory {}: the run's checkpoint.bin would be \
+                     read as data; give an --out outside it",
+                    out.display(),
+                    dir.display()
+                );
+            }
+        }
+    }
     // None of the run's files may be one of its inputs (the checkpoint resumed from is
     // meant to be replaced).
     let mut inputs: Vec<&Path> = data.iter().map(PathBuf::as_path).collect();
+    inputs.extend(files.iter().map(PathBuf::as_path));
     inputs.extend(start.init.as_deref());
     for name in ["loss.csv", "loss.png", "loss.svg", STATUS_FILE] {
         output::refuse_inputs(&out.join(name), &inputs)?;
@@ -667,14 +703,25 @@ fn run_train(
     output::refuse_inputs(&checkpoint_path(out), &inputs)?;
     output::refuse_inputs(&final_net_path(out), &inputs)?;
     // A resumed run never replaces another either: resumed into another --out, that
-    // directory may hold nothing of a run (its checkpoint and net would be overwritten).
+    // directory may hold nothing of a run (its checkpoint, net, loss table or status would
+    // be overwritten or, for the loss table, continued as if it were the run's).
     if let Some(resume) = &start.resume {
-        let same_dir = |p: &Path| match (p.parent().map(std::fs::canonicalize), std::fs::canonicalize(out)) {
-            (Some(Ok(a)), Ok(b)) => a == b,
+        let parent = match resume.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let same_dir = match (std::fs::canonicalize(parent), std::fs::canonicalize(out)) {
+            (Ok(a), Ok(b)) => a == b,
             _ => false,
         };
-        if !same_dir(resume) {
-            for held in [checkpoint_path(out), final_net_path(out)] {
+        if !same_dir {
+            let held_files = [
+                checkpoint_path(out),
+                final_net_path(out),
+                out.join("loss.csv"),
+                out.join(STATUS_FILE),
+            ];
+            for held in held_files {
                 if held.exists() {
                     bail!(
                         "--out {} already holds another training run ({}); resuming {} there \
@@ -733,6 +780,13 @@ fn run_train(
         ckpt.model.arch(),
         if ckpt.model.factoriser { ", factorised" } else { "" }
     );
+    if validation.is_empty() {
+        output::errln!(
+            "note: nothing was held out for validation (about 1 in 100 {} is; too few here): \
+             the validation loss is not measured (NaN in loss.csv, null in status.json)",
+            ckpt.config.split.name()
+        );
+    }
     if let Some(epochs) = epochs {
         let c = &mut ckpt.config;
         if start.resume.is_some() {
@@ -916,6 +970,18 @@ fn validate(
     threads: usize,
     json: Option<&Path>,
 ) -> Result<()> {
+    // The JSON may be none of the inputs, nor a file in an input directory (a data file or a
+    // corpus's pack), refused before the work.
+    let files = trainer::data::input_files(data)?;
+    let inputs: Vec<&Path> = nets
+        .iter()
+        .chain(data)
+        .chain(&files)
+        .map(PathBuf::as_path)
+        .collect();
+    if let Some(path) = json {
+        output::refuse_inputs(path, &inputs)?;
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -925,7 +991,6 @@ fn validate(
         output::errln!("warning: {w}");
     }
     if let Some(path) = json {
-        let inputs: Vec<&Path> = nets.iter().chain(data).map(PathBuf::as_path).collect();
         trainer::validate::write_json(&v, path, &inputs)?;
     }
     output::print_stdout(format_args!("{}", trainer::validate::table(&v)));

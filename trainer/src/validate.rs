@@ -121,5 +121,6 @@ pub fn table(v: &Validation) -> String {
 /// Writes `v` as JSON to `path` (atomically, refusing to overwrite one of `inputs`).
 pub fn write_json(v: &Validation, path: &Path, inputs: &[&Path]) -> Result<()> {
     let text = serde_json::to_string_pretty(v).context("encoding the validation")?;
-    output::write(path, inputs, text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))
+    // The error names the path already.
+    Ok(output::write(path, inputs, text.as_bytes())?)
 }

@@ -1086,3 +1086,92 @@ fn a_net_given_for_a_checkpoint_and_a_checkpoint_for_a_net_are_named_as_such() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Where a run's files could replace or join its own inputs: refused before any work, and
+/// the inputs are left as they were. `validate --json` onto a data file found in a
+/// directory; one file given twice (its games would count twice and a held-out game be
+/// trained on through its copy); an `--out` inside a data directory (its checkpoint.bin
+/// would be read as data); an `--out` that is a file; a resume into a directory that holds
+/// another run's loss table only. A checkpoint named bare from its own directory resumes.
+#[test]
+fn outputs_never_replace_or_join_the_inputs() {
+    let dir = temp_dir("outputs-inputs");
+    let data_dir = dir.join("data");
+    std::fs::create_dir_all(&data_dir).unwrap();
+    let data = data_dir.join("games-0.bin");
+    write_games(&data);
+    let before = std::fs::read(&data).unwrap();
+    let net = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/gen1-32.nnue");
+    let (code, _, err) = trainer(&[
+        "validate".as_ref(),
+        "--net".as_ref(),
+        net.as_os_str(),
+        "--data".as_ref(),
+        data_dir.as_os_str(),
+        "--json".as_ref(),
+        data.as_os_str(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("it is one of the inputs"), "{err}");
+    assert_eq!(std::fs::read(&data).unwrap(), before);
+    let tiny = ["--hidden", "16", "--superbatches", "1", "--batch-size", "64"];
+    // Given twice: as a file and in its directory.
+    let (code, _, err) = trainer(&[
+        "train",
+        "--data",
+        data_dir.to_str().unwrap(),
+        data.to_str().unwrap(),
+        "--out",
+        dir.join("twice").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("is given twice as data"), "{err}");
+    assert!(!dir.join("twice").exists());
+    // An --out in a data directory, or a file.
+    let (code, _, err) = train_tiny(&data_dir, &data_dir.join("run"), &tiny);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("lies in the data directory"), "{err}");
+    assert!(!data_dir.join("run").exists());
+    let (code, _, err) = train_tiny(&data_dir, &data, &tiny);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("is a file: give a directory"), "{err}");
+    assert_eq!(std::fs::read(&data).unwrap(), before);
+    // A run, resumed from its own directory by a bare name.
+    let run = dir.join("run");
+    let (code, _, err) = train_tiny(&data, &run, &tiny);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("note: nothing was held out for validation"), "{err}");
+    let out = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .current_dir(&run)
+        .args([
+            "train",
+            "--data",
+            data.to_str().unwrap(),
+            "--out",
+            ".",
+            "--resume",
+            "checkpoint.bin",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Resumed into a directory holding another run's loss table alone.
+    let other = dir.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("loss.csv"), "superbatch,train_loss\n1,0.5\n").unwrap();
+    let (code, _, err) = trainer(&[
+        "train",
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        other.to_str().unwrap(),
+        "--resume",
+        run.join("checkpoint.bin").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("already holds another training run") && err.contains("loss.csv"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
