@@ -1143,7 +1143,13 @@ impl<R: Read> DataReader<R> {
         match &r.header {
             Ok(_) => {}
             Err(e) => {
-                if r.input.available() > 0 {
+                // A file that starts with a chunk (a header lost, or an unpacked file whose
+                // pack kept no header) reads from its first byte; anything else is damage up
+                // to the first chunk magic after byte 0.
+                r.input.fill(4)?;
+                let unread = r.input.unread();
+                let chunk_first = unread.starts_with(CHUNK_MAGIC) || unread.starts_with(CHUNK_MAGIC_V1);
+                if r.input.available() > 0 && !chunk_first {
                     r.damage = Some((0, e.to_string()));
                     r.input.consume(1);
                     r.seek_magic()?;
@@ -2141,6 +2147,27 @@ mod tests {
             assert_eq!(s.report().len(), 2, "{:?}", s.report());
         }
         assert!(scan(b"garbage").header.is_err());
+        // No header at all, the first chunk at byte 0 (what unpacking a pack whose source
+        // kept no header writes): the header is reported missing and every game reads; no
+        // byte is damage. It used to skip byte 0 and lose the first chunk.
+        let headerless = &file[offsets[0]..];
+        let s = scan(headerless);
+        assert!(s.header.is_err());
+        assert_eq!(evals(&s), vec![0, 1, 2]);
+        assert!(s.damage.is_empty(), "{:?}", s.damage);
+        // The same read in tiny pieces (the magic test must not need the whole chunk).
+        struct Trickle<'a>(&'a [u8]);
+        impl Read for Trickle<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let n = buf.len().min(self.0.len()).min(1);
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let s = scan_reader(Trickle(headerless), true).unwrap();
+        assert_eq!(evals(&s), vec![0, 1, 2]);
+        assert!(s.damage.is_empty());
     }
 
     /// The reader gives the same answer however its source splits the bytes.
