@@ -149,6 +149,12 @@ pub struct GenSettings {
 /// no game could finish with.
 pub const MAX_NODES: u64 = 100_000_000;
 
+/// Most random plies after the start position (`datagen --random-plies`).
+pub const MAX_RANDOM_PLIES: usize = 40;
+
+/// Most self-play threads (`datagen --threads`).
+pub const MAX_THREADS: usize = 256;
+
 /// The soft node budget of the opening check (its hard limit: [`engine::hard_nodes_for`]),
 /// the shared check's ([`engine::openings::CHECK_NODES`]).
 pub const OPENING_NODES: u64 = CHECK_NODES;

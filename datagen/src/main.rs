@@ -357,8 +357,8 @@ fn label_quality(args: &LabelQualityArgs) -> Result<i32> {
             bail!("{flag} {n}: give 1 to {MAX_NODES} soft nodes a search");
         }
     }
-    if !(1..=256).contains(&args.threads) {
-        bail!("--threads must be 1 to 256");
+    if !(1..=datagen::MAX_THREADS).contains(&args.threads) {
+        bail!("--threads must be 1 to {}", datagen::MAX_THREADS);
     }
     let files = expand(&args.paths)?;
     let net = load_net(args.net.as_deref())?;
@@ -1266,8 +1266,8 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
     if args.games.is_none() == args.positions.is_none() {
         bail!("give exactly one of --games G and --positions P");
     }
-    if !(1..=256).contains(&args.threads) {
-        bail!("--threads must be 1 to 256");
+    if !(1..=datagen::MAX_THREADS).contains(&args.threads) {
+        bail!("--threads must be 1 to {}", datagen::MAX_THREADS);
     }
     if !(1..=MAX_NODES).contains(&args.nodes) {
         bail!(
@@ -1275,8 +1275,12 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
             args.nodes
         );
     }
-    if args.random_plies > 40 {
-        bail!("--random-plies {}: give at most 40", args.random_plies);
+    if args.random_plies > datagen::MAX_RANDOM_PLIES {
+        bail!(
+            "--random-plies {}: give at most {}",
+            args.random_plies,
+            datagen::MAX_RANDOM_PLIES
+        );
     }
     if args.book.is_some() && args.openings_960 != Openings960::None {
         bail!("give --book or --openings-960, not both (a book brings its own start positions)");

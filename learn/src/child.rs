@@ -209,14 +209,29 @@ pub fn interrupt(child: &Child) {
     }
 }
 
-/// `: LAST LINE` of a child's log (its last words, often why it stopped), or nothing when
-/// the log is empty or unreadable; at most 300 characters of it.
+/// Non-empty lines of a child's log [`log_tail`] shows: a tool's last line is often advice
+/// (arena's "To resume it, run: ..."), and the reason stands just before it.
+const TAIL_LINES: usize = 3;
+
+/// `: LINE | LINE | LINE`, the last [`TAIL_LINES`] non-empty lines of a child's log (its
+/// last words, why it stopped), or nothing when the log is empty or unreadable; at most
+/// 300 characters of each.
 pub fn log_tail(log: &Path) -> String {
     let text = std::fs::read(log).unwrap_or_default();
     let text = String::from_utf8_lossy(&text[text.len().saturating_sub(4096)..]).into_owned();
-    match text.lines().rev().map(str::trim).find(|l| !l.is_empty()) {
-        Some(line) => format!(": {}", line.chars().take(300).collect::<String>()),
-        None => String::new(),
+    let mut lines: Vec<String> = text
+        .lines()
+        .rev()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(TAIL_LINES)
+        .map(|l| l.chars().take(300).collect())
+        .collect();
+    lines.reverse();
+    if lines.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", lines.join(" | "))
     }
 }
 

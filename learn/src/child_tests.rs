@@ -68,3 +68,25 @@ fn a_listed_child_is_waited_for_and_the_list_removed() {
     assert!(!list.exists());
     child.wait().unwrap();
 }
+
+/// A failure names the child's last three lines: arena ends a failed match with advice on
+/// resuming, and the reason stands before it (it used to show the advice alone).
+#[test]
+fn the_log_tail_keeps_the_reason_before_a_tools_last_advice() {
+    let dir = temp("log-tail");
+    let log = dir.join("gate-c1.log");
+    std::fs::write(
+        &log,
+        "Started game 1 of 2\n\ncould not start: /runs/x: Permission denied\n\nTo resume it, run: arena -config file=state.json\n",
+    )
+    .unwrap();
+    assert_eq!(
+        log_tail(&log),
+        ": Started game 1 of 2 | could not start: /runs/x: Permission denied | To resume it, run: arena -config file=state.json"
+    );
+    std::fs::write(&log, "one line\n").unwrap();
+    assert_eq!(log_tail(&log), ": one line");
+    std::fs::write(&log, "\n\n").unwrap();
+    assert_eq!(log_tail(&log), "");
+    assert_eq!(log_tail(&dir.join("none.log")), "");
+}

@@ -363,11 +363,17 @@ const HEADER: &str = "\
 ";
 
 /// Largest batch the trainer takes (`trainer train --batch-size`).
-pub const MAX_BATCH_SIZE: u32 = 1 << 24;
-/// Most threads datagen and the trainer take.
-pub const MAX_THREADS: usize = 256;
+pub const MAX_BATCH_SIZE: u32 = trainer::MAX_BATCH_SIZE as u32;
+/// Most threads datagen and the trainer take (the smaller of their limits).
+pub const MAX_THREADS: usize = if datagen::MAX_THREADS < trainer::MAX_THREADS {
+    datagen::MAX_THREADS
+} else {
+    trainer::MAX_THREADS
+};
 /// Most random opening plies datagen takes.
-pub const MAX_RANDOM_PLIES: u32 = 40;
+pub const MAX_RANDOM_PLIES: u32 = datagen::MAX_RANDOM_PLIES as u32;
+/// Most soft nodes a move datagen takes (`datagen --nodes`).
+pub const MAX_NODES: u64 = datagen::MAX_NODES;
 /// Most games arena plays at once.
 pub use matchcore::MAX_CONCURRENCY;
 /// Luft's `Hash` option range, MiB.
@@ -414,16 +420,27 @@ impl Settings {
             return vec!["settings changed".into()];
         };
         let mut out = Vec::new();
+        let empty = toml::map::Map::new();
+        fn table<'a>(
+            v: Option<&'a toml::Value>,
+            empty: &'a toml::map::Map<String, toml::Value>,
+        ) -> &'a toml::map::Map<String, toml::Value> {
+            v.and_then(toml::Value::as_table).unwrap_or(empty)
+        }
         if let (Some(a), Some(b)) = (a.as_table(), b.as_table()) {
-            for (section, av) in a {
-                let (Some(at), Some(bt)) = (av.as_table(), b.get(section).and_then(|v| v.as_table())) else {
-                    continue;
-                };
-                for (key, old) in at {
-                    let new = bt.get(key);
-                    if new != Some(old) {
-                        let new = new.map_or("(none)".to_string(), ToString::to_string);
-                        out.push(format!("{section}.{key}: {old} -> {new}"));
+            // Every section and key of either side: a setting left unset (an optional one,
+            // which serialises as nothing) and then given is a change too, and so is the
+            // reverse.
+            let sections: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+            for section in sections {
+                let (at, bt) = (table(a.get(section), &empty), table(b.get(section), &empty));
+                let keys: std::collections::BTreeSet<&String> = at.keys().chain(bt.keys()).collect();
+                for key in keys {
+                    let (old, new) = (at.get(key), bt.get(key));
+                    if old != new {
+                        let show =
+                            |v: Option<&toml::Value>| v.map_or("(none)".to_string(), ToString::to_string);
+                        out.push(format!("{section}.{key}: {} -> {}", show(old), show(new)));
                     }
                 }
             }
@@ -449,6 +466,11 @@ mod tests {
             s.changes(&t),
             ["gate.elo1: 15.0 -> 10.0", "selfplay.nodes: 5000 -> 6000"]
         );
+        // An optional setting given where it was unset, and taken away again.
+        let mut u = s.clone();
+        u.train.wdl_end = Some(0.4);
+        assert_eq!(s.changes(&u), ["train.wdl_end: (none) -> 0.4"]);
+        assert_eq!(u.changes(&s), ["train.wdl_end: 0.4 -> (none)"]);
         let partial: Settings = toml::from_str("[gate]\ntc = \"1+0.01\"\n").unwrap();
         assert_eq!(partial.gate.tc, "1+0.01");
         assert_eq!(partial.selfplay, Selfplay::default());

@@ -82,17 +82,23 @@ pub fn init(dir: &Path, net: &Path, name: Option<&str>, extra_data: &[PathBuf], 
     settings.check_paths(Path::new("."))?;
     // Then written as given when absolute, a relative one made relative to the run
     // directory, where the settings' paths are read from.
+    // Both sides with their links resolved (a run directory reached through a symbolic link
+    // has another parent than its path says), and the result checked: a relative path that
+    // does not lead back to the data is written absolute instead.
+    std::fs::create_dir_all(run.nets()).with_context(|| format!("cannot create {}", run.nets().display()))?;
+    let root = std::fs::canonicalize(&run.root).unwrap_or_else(|_| run.root.clone());
     settings.train.extra_data = extra_data
         .iter()
         .map(|p| {
             if p.is_absolute() {
-                Ok(p.clone())
-            } else {
-                Ok(relative_path(&run.root, &std::path::absolute(p)?))
+                return Ok(p.clone());
             }
+            let target = std::fs::canonicalize(p).or_else(|_| std::path::absolute(p))?;
+            let relative = relative_path(&root, &target);
+            let leads_back = std::fs::canonicalize(run.root.join(&relative)).is_ok_and(|r| r == target);
+            Ok(if leads_back { relative } else { target })
         })
         .collect::<Result<_>>()?;
-    std::fs::create_dir_all(run.nets()).with_context(|| format!("cannot create {}", run.nets().display()))?;
     output::write(&copy, &[net], &network.to_bytes())?;
     output::write(&run.book(), &[], arena::openings::BOOK.as_bytes())?;
     output::write(&run.settings(), &[], settings.to_toml()?.as_bytes())?;

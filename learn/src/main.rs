@@ -70,6 +70,9 @@ enum Cmd {
 }
 
 /// `170m`, `3h`, `90s`, `2h30m`.
+/// The longest `--for`: ten years, far past any run, and a deadline every clock can hold.
+const MAX_FOR_SECS: u64 = 10 * 366 * 24 * 3600;
+
 fn parse_duration(text: &str) -> Result<Duration, String> {
     let mut secs = 0u64;
     let mut num = String::new();
@@ -82,12 +85,17 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
             .parse()
             .map_err(|_| format!("{text:?}: expected e.g. 170m, 3h, 90s"))?;
         num.clear();
-        secs += n * match c {
+        let unit = match c {
             'h' => 3600,
             'm' => 60,
             's' => 1,
             _ => return Err(format!("{text:?}: unknown unit {c:?} (h, m or s)")),
         };
+        secs = n
+            .checked_mul(unit)
+            .and_then(|s| secs.checked_add(s))
+            .filter(|&s| s <= MAX_FOR_SECS)
+            .ok_or_else(|| format!("{text:?}: at most {} hours", MAX_FOR_SECS / 3600))?;
     }
     if !num.is_empty() {
         return Err(format!("{text:?}: a number needs a unit (h, m or s)"));
@@ -207,6 +215,19 @@ mod tests {
         assert!(
             parse_duration("10").is_err() && parse_duration("5x").is_err() && parse_duration("0s").is_err()
         );
+        // Past ten years (and past u64, which wrapped or panicked): refused, naming the limit.
+        for huge in [
+            "18446744073709551615s",
+            "5124095576030432h",
+            "87841h",
+            "99999999999999999999s",
+        ] {
+            assert!(parse_duration(huge).is_err(), "{huge}");
+        }
+        assert!(parse_duration("87840h").is_ok());
+        assert!(parse_duration("87841h")
+            .unwrap_err()
+            .contains("at most 87840 hours"));
         assert!(parse_clock("25:00").is_err() && parse_clock("noon").is_err());
         assert!(parse_clock("12:30").is_ok_and(|d| d <= Duration::from_secs(86_400)));
     }

@@ -57,6 +57,9 @@ fn every_bad_setting_is_refused_at_start_naming_its_key_and_value() {
         ("train", "hidden = 8", "[train] hidden = 8"),
         ("train", "wdl_end = 1.5", "[train] wdl_end = 1.5"),
         ("selfplay", "random_plies = 100", "[selfplay] random_plies = 100"),
+        ("selfplay", "random_plies = 41", "[selfplay] random_plies = 41"),
+        // datagen's own limit (it used to pass here and fail in self-play, three times).
+        ("selfplay", "nodes = 100000001", "[selfplay] nodes = 100000001"),
         (
             "selfplay",
             "threads_idle = 1000",
@@ -76,6 +79,21 @@ fn every_bad_setting_is_refused_at_start_naming_its_key_and_value() {
             std::fs::read(run.join("journal")).unwrap(),
             journal,
             "{line}: nothing is journaled"
+        );
+    }
+    // A tool that is there but is no program (a directory; a file without the execute bit):
+    // refused at start, where it used to fail in the gate three times over.
+    let plain = dir.join("plain-file");
+    std::fs::write(&plain, "not a program").unwrap();
+    for (what, path) in [("a directory", &dir), ("a plain file", &plain)] {
+        let tools = NO_TOOLS.replace("no-such-luft", path.to_str().unwrap());
+        std::fs::write(run.join("learn.toml"), tools).unwrap();
+        let out = learn(&["run", run.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(1), "{what}: {err}");
+        assert!(
+            err.contains("[tools] luft = ") && err.contains("not a program"),
+            "{what}: {err}"
         );
     }
     // The elo bounds must make an SPRT: elo1 above elo0.
@@ -168,6 +186,34 @@ fn relative_extra_data_is_written_relative_to_the_run_directory() {
     let out = learn(&["run", run.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(err.contains("no-such-luft not found"), "{err}");
+    // A run directory reached through a symbolic link: the path is made from where the run
+    // really lies, so that it leads back to the data (it used to be taken back lexically).
+    #[cfg(unix)]
+    {
+        std::fs::create_dir_all(dir.join("work/real/deep")).unwrap();
+        std::os::unix::fs::symlink(dir.join("work/real/deep"), dir.join("work/link")).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_learn"))
+            .current_dir(dir.join("work"))
+            .args([
+                "init",
+                "link/run",
+                "--net",
+                net().to_str().unwrap(),
+                "--extra-data",
+                "../shared/data",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(dir.join("work/link/run/learn.toml")).unwrap();
+        assert!(
+            text.contains("extra_data = [\"../../../../shared/data\"]"),
+            "{text}"
+        );
+        let out = learn(&["status", dir.join("work/link/run").to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(!err.contains("is not there"), "{err}");
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 

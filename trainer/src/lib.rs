@@ -31,3 +31,10 @@ mod simd;
 pub mod status;
 pub mod train;
 pub mod validate;
+
+/// Largest batch (`trainer train --batch-size`): positions are held in memory per batch and
+/// counted in 32 bits.
+pub const MAX_BATCH_SIZE: usize = 1 << 24;
+
+/// Most threads (`trainer train --threads`, `trainer validate --threads`).
+pub const MAX_THREADS: usize = 256;

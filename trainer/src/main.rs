@@ -93,9 +93,6 @@ use trainer::train::{
     ValidationSplit,
 };
 
-/// Largest batch: positions are held in memory per batch and counted in 32 bits.
-const MAX_BATCH_SIZE: usize = 1 << 24;
-
 /// A whole number from `lo` to `hi`, for clap.
 fn whole_in<T>(text: &str, lo: T, hi: T) -> Result<T, String>
 where
@@ -140,11 +137,11 @@ fn parse_count(text: &str) -> Result<u32, String> {
 }
 
 fn parse_batch_size(text: &str) -> Result<usize, String> {
-    whole_in(text, 1, MAX_BATCH_SIZE)
+    whole_in(text, 1, trainer::MAX_BATCH_SIZE)
 }
 
 fn parse_threads(text: &str) -> Result<usize, String> {
-    whole_in(text, 1, 256)
+    whole_in(text, 1, trainer::MAX_THREADS)
 }
 
 fn parse_wdl(text: &str) -> Result<f32, String> {

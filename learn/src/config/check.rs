@@ -3,8 +3,8 @@
 //! the key and the value (`[gate] tc = "abc": ...`).
 
 use super::{
-    resolve, Settings, Train, MAX_BATCH_SIZE, MAX_CONCURRENCY, MAX_HASH_MIB, MAX_MOVES, MAX_RANDOM_PLIES,
-    MAX_THREADS,
+    resolve, Settings, Train, MAX_BATCH_SIZE, MAX_CONCURRENCY, MAX_HASH_MIB, MAX_MOVES, MAX_NODES,
+    MAX_RANDOM_PLIES, MAX_THREADS,
 };
 use anyhow::Result;
 use serde::Serialize;
@@ -148,8 +148,7 @@ impl Settings {
         let s = &self.selfplay;
         within("selfplay", "threads_idle", s.threads_idle, 1, MAX_THREADS)?;
         within("selfplay", "threads_busy", s.threads_busy, 0, MAX_THREADS)?;
-        // The hard limit is 8x the soft one.
-        within("selfplay", "nodes", s.nodes, 1, u64::MAX / 8)?;
+        within("selfplay", "nodes", s.nodes, 1, MAX_NODES)?;
         within("selfplay", "segment_positions", s.segment_positions, 1, u64::MAX)?;
         within("selfplay", "random_plies", s.random_plies, 0, MAX_RANDOM_PLIES)?;
         let t = &self.train;

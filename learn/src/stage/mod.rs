@@ -84,6 +84,13 @@ impl ToolPaths {
                     p.display()
                 );
             }
+            if !is_program(&p) {
+                bail!(
+                    "[tools] {name} = {}: not a program (a directory, or a file without the permission \
+                     to run it); give the {name} binary",
+                    p.display()
+                );
+            }
             Ok(std::path::absolute(&p)?)
         };
         let t = &settings.tools;
@@ -93,6 +100,23 @@ impl ToolPaths {
             trainer: pick(&t.trainer, "trainer")?,
             arena: pick(&t.arena, "arena")?,
         })
+    }
+}
+
+/// Whether `path` is a file this user may run: a regular file (through links) with an
+/// execute bit set (on Unix; elsewhere a regular file).
+fn is_program(path: &Path) -> bool {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.is_file() && meta.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        meta.is_file()
     }
 }
 

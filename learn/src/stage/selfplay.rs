@@ -146,7 +146,7 @@ impl Step for SelfPlay {
                     seg.net,
                     seg.target
                 ));
-                let log = format!("selfplay-s{}", seg.index);
+                let log = log_name(seg.index);
                 self.child = Some(cx.spawn(&cx.tools.datagen, &args, &log, want)?);
             }
             Some(r) => match r.child.try_wait()? {
@@ -159,7 +159,10 @@ impl Step for SelfPlay {
                     if positions >= seg.target {
                         end_segment(cx, &seg)?;
                     } else if !stopped_by_us && (!status.success() || quick) {
-                        cx.failed(&format!("datagen for segment {} exited with {status}", seg.index))?;
+                        cx.child_failed(
+                            &format!("datagen for segment {} exited with {status}", seg.index),
+                            &log_name(seg.index),
+                        )?;
                     }
                 }
                 None => {
@@ -305,3 +308,8 @@ fn openings_args(index: u64, openings: &str) -> Result<Vec<String>> {
 #[cfg(all(test, unix))]
 #[path = "selfplay_tests.rs"]
 mod tests;
+
+/// The name of segment `index`'s datagen log (`logs/NAME.log`).
+fn log_name(index: u64) -> String {
+    format!("selfplay-s{index}")
+}
