@@ -80,6 +80,9 @@ pub fn init(dir: &Path, net: &Path, name: Option<&str>, extra_data: &[PathBuf], 
     settings.train.extra_data = extra_data.to_vec();
     settings.check()?;
     settings.check_paths(Path::new("."))?;
+    // Each data file once (the trainer refuses one reached twice: given twice, or as a file
+    // and again in its directory), said here rather than at the first training.
+    trainer::data::distinct_inputs(extra_data).context("--extra-data")?;
     // Then written as given when absolute, a relative one made relative to the run
     // directory, where the settings' paths are read from.
     // Both sides with their links resolved (a run directory reached through a symbolic link

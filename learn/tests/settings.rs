@@ -138,6 +138,28 @@ fn extra_data_that_is_not_there_is_an_error_not_a_silent_skip() {
         "{err}"
     );
     assert!(!run.join("journal").exists() && !run.join("learn.toml").exists());
+    // The same data twice (a directory and a file in it): refused at init, naming it.
+    let data = dir.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../datagen/tests/data/format2-gen4.bin"),
+        data.join("games-0.bin"),
+    )
+    .unwrap();
+    let out = learn(&[
+        "init",
+        run.to_str().unwrap(),
+        "--net",
+        net().to_str().unwrap(),
+        "--extra-data",
+        data.to_str().unwrap(),
+        "--extra-data",
+        data.join("games-0.bin").to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("is given twice as data"), "{err}");
+    assert!(!run.join("journal").exists() && !run.join("learn.toml").exists());
     // At run: a relative path is read from the settings file's directory.
     init(&run);
     let journal = std::fs::read(run.join("journal")).unwrap();

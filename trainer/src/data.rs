@@ -382,12 +382,22 @@ fn read_data(
 /// would count twice, and a game held out for validation would be trained on through its
 /// other copy.
 pub fn input_files(paths: &[impl AsRef<Path>]) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    expand_inputs(paths, false)
+}
+
+/// [`input_files`]'s refusal of a file reached twice alone: a directory without data files
+/// yet is allowed (`learn init --extra-data`, a corpus folder that fills later).
+pub fn distinct_inputs(paths: &[impl AsRef<Path>]) -> anyhow::Result<()> {
+    expand_inputs(paths, true).map(drop)
+}
+
+fn expand_inputs(paths: &[impl AsRef<Path>], allow_empty: bool) -> anyhow::Result<Vec<std::path::PathBuf>> {
     let mut seen: std::collections::HashMap<std::path::PathBuf, std::path::PathBuf> = Default::default();
     let mut out = Vec::new();
     for path in paths {
         let path = path.as_ref();
         let files = data_files(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-        if files.is_empty() {
+        if files.is_empty() && !allow_empty {
             anyhow::bail!("no data files (*.bin) under {}", path.display());
         }
         for file in files {
