@@ -200,6 +200,31 @@ fn unlisted_children(root: &Path, tools: &[&Path]) -> String {
     lines
 }
 
+/// Whether a process `pid` exists (not a zombie): `/proc/PID` on Linux, `kill(pid, 0)`
+/// elsewhere on Unix; true where neither can tell.
+pub fn alive(pid: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            // The state follows the command name in parentheses: Z is a zombie.
+            Ok(stat) => stat
+                .rsplit_once(')')
+                .is_none_or(|(_, rest)| !rest.trim_start().starts_with('Z')),
+            Err(_) => false,
+        }
+    }
+    #[cfg(all(unix, not(target_os = "linux")))]
+    {
+        // SAFETY: signal 0 only checks that the process exists.
+        unsafe { libc::kill(pid as libc::pid_t, 0) == 0 }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
+    }
+}
+
 /// Sends SIGINT to a child (each tool saves its state on it).
 pub fn interrupt(child: &Child) {
     #[cfg(unix)]

@@ -69,10 +69,10 @@ enum Cmd {
     },
 }
 
-/// `170m`, `3h`, `90s`, `2h30m`.
 /// The longest `--for`: ten years, far past any run, and a deadline every clock can hold.
 const MAX_FOR_SECS: u64 = 10 * 366 * 24 * 3600;
 
+/// `170m`, `3h`, `90s`, `2h30m`: at most [`MAX_FOR_SECS`].
 fn parse_duration(text: &str) -> Result<Duration, String> {
     let mut secs = 0u64;
     let mut num = String::new();

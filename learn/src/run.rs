@@ -39,6 +39,10 @@ pub use crate::stage::gate_math::{fit_gate_rounds, gate_reading, gate_rounds, ga
 /// How often the loop looks at its children.
 const POLL: Duration = Duration::from_millis(200);
 
+/// How long a new run tries the lock that a gone run's starting tool may still hold for a
+/// moment ([`Runner::open`]).
+const LOCK_WAIT: Duration = Duration::from_secs(5);
+
 /// When the run ends by itself.
 #[derive(Clone, Copy, Debug)]
 pub enum Until {
@@ -161,17 +165,28 @@ impl Runner {
             .read(true)
             .open(&lock_path)
             .with_context(|| format!("cannot open {}", lock_path.display()))?;
-        match fs4::FileExt::try_lock(&lock) {
-            Ok(()) => {}
-            Err(fs4::TryLockError::WouldBlock) => {
-                let pid = std::fs::read_to_string(run.root.join("lock.pid")).unwrap_or_default();
-                bail!(
-                    "another `learn run` holds {} (pid {}): one run per directory",
-                    dir.display(),
-                    pid.trim()
-                );
+        // A run killed while it started a tool leaves the lock, for a moment, with the tool's
+        // process between its fork and its exec (the lock's descriptor is closed at the exec,
+        // or the process exits on seeing its parent gone): the lock is tried again for a
+        // while when the run that wrote lock.pid is gone, and refused at once while it lives.
+        let waited = std::time::Instant::now();
+        loop {
+            match fs4::FileExt::try_lock(&lock) {
+                Ok(()) => break,
+                Err(fs4::TryLockError::WouldBlock) => {
+                    let pid = std::fs::read_to_string(run.root.join("lock.pid")).unwrap_or_default();
+                    let holder_gone = pid.trim().parse::<u32>().is_ok_and(|p| !crate::child::alive(p));
+                    if !holder_gone || waited.elapsed() > LOCK_WAIT {
+                        bail!(
+                            "another `learn run` holds {} (pid {}): one run per directory",
+                            dir.display(),
+                            pid.trim()
+                        );
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(fs4::TryLockError::Error(e)) => return Err(e).context("cannot lock the run directory"),
             }
-            Err(fs4::TryLockError::Error(e)) => return Err(e).context("cannot lock the run directory"),
         }
         std::fs::write(run.root.join("lock.pid"), std::process::id().to_string())?;
         let settings_text = std::fs::read_to_string(run.settings()).unwrap_or_default();

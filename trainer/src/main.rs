@@ -216,14 +216,15 @@ enum Command {
         #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_buckets)]
         buckets: usize,
         /// The run's directory (checkpoint.bin, final.nnue, loss.csv, loss.png, loss.svg,
-        /// status.json); one that already holds a run is refused unless --resume is given.
+        /// status.json); one that already holds a run is refused unless --resume is given,
+        /// and so are a file and a directory inside a --data directory.
         #[arg(long)]
         out: PathBuf,
         /// The run's length in superbatches (or give --epochs).
         #[arg(long, default_value_t = 40, allow_negative_numbers = true, value_parser = parse_count)]
         superbatches: u32,
         /// The run's length in passes over the training positions: the superbatches are
-        /// this times the training positions (after the filter) over the positions of a
+        /// this times the training positions (after the filter and the validation split) over the positions of a
         /// superbatch, rounded up, at least 1. Not with --superbatches.
         #[arg(long, conflicts_with = "superbatches", allow_negative_numbers = true, value_parser = parse_epochs)]
         epochs: Option<f64>,
@@ -468,16 +469,25 @@ struct Start {
 /// nearest existing ancestor made canonical, with the rest appended. None when not even the
 /// current directory resolves.
 fn real_path(path: &Path) -> Option<PathBuf> {
+    use std::path::Component;
     let absolute = std::path::absolute(path).ok()?;
-    let mut rest = Vec::new();
-    let mut at = absolute.as_path();
-    loop {
-        if let Ok(real) = std::fs::canonicalize(at) {
-            return Some(rest.iter().rev().fold(real, |p: PathBuf, part| p.join(part)));
+    let parts: Vec<Component<'_>> = absolute.components().collect();
+    // The longest prefix that resolves, then the rest applied by hand (`..` taking a part
+    // off: what follows a part that is not there cannot be a link).
+    (0..=parts.len()).rev().find_map(|n| {
+        let prefix: PathBuf = parts[..n].iter().collect();
+        let mut real = std::fs::canonicalize(&prefix).ok()?;
+        for part in &parts[n..] {
+            match part {
+                Component::ParentDir => {
+                    real.pop();
+                }
+                Component::CurDir => {}
+                other => real.push(other.as_os_str()),
+            }
         }
-        rest.push(at.file_name()?.to_owned());
-        at = at.parent()?;
-    }
+        Some(real)
+    })
 }
 
 /// The settings `flag` sets, as the command line would write them.

@@ -1132,6 +1132,10 @@ fn outputs_never_replace_or_join_the_inputs() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("lies in the data directory"), "{err}");
     assert!(!data_dir.join("run").exists());
+    // The same through a folder that is not there and `..`.
+    let (code, _, err) = train_tiny(&data_dir, &data_dir.join("none/../run"), &tiny);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("lies in the data directory"), "{err}");
     let (code, _, err) = train_tiny(&data_dir, &data, &tiny);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("is a file: give a directory"), "{err}");

@@ -66,7 +66,8 @@ pub struct ToolPaths {
 impl ToolPaths {
     /// The tools of `settings`, whose relative `[tools]` paths are read from `base` (the
     /// settings file's directory), an empty one the binary of that name next to `learn`.
-    /// Errors: a tool that is not there.
+    /// Errors: a tool that is not there, or is not a program (a directory, a file without an
+    /// execute bit).
     pub fn of(settings: &Settings, base: &Path) -> Result<ToolPaths> {
         let here = std::env::current_exe()?
             .parent()
@@ -103,8 +104,8 @@ impl ToolPaths {
     }
 }
 
-/// Whether `path` is a file this user may run: a regular file (through links) with an
-/// execute bit set (on Unix; elsewhere a regular file).
+/// Whether `path` may be a program: a regular file (through links) with any execute bit set
+/// (on Unix; elsewhere a regular file). Whether this user may run it is the start's to say.
 fn is_program(path: &Path) -> bool {
     let Ok(meta) = std::fs::metadata(path) else {
         return false;
