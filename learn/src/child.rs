@@ -238,7 +238,7 @@ pub fn interrupt(child: &Child) {
 /// (arena's "To resume it, run: ..."), and the reason stands just before it.
 const TAIL_LINES: usize = 3;
 
-/// `: LINE | LINE | LINE`, the last [`TAIL_LINES`] non-empty lines of a child's log (its
+/// `: LINE | LINE | LINE`, the last `TAIL_LINES` (3) non-empty lines of a child's log (its
 /// last words, why it stopped), or nothing when the log is empty or unreadable; at most
 /// 300 characters of each.
 pub fn log_tail(log: &Path) -> String {

@@ -13,6 +13,7 @@
 //!   format uses, `output::checksum::fnv1a`), the fingerprint and one-line architecture the
 //!   engine reports for it; its `default` is the net `engine/build.rs` embeds
 //!   (`DEFAULT_NET`), and every parent and record it names exists.
+//! - **The records' index** (`records/README.md`) links every folder of `records/`.
 //!
 //! Both checks are functions of their inputs, tested on planted inputs (a planted file in a
 //! scratch git repository, a planted catalogue) so that each can be seen to fail.
@@ -625,5 +626,41 @@ fn the_catalogue_check_finds_each_kind_of_disagreement() {
             .iter()
             .any(|p| p.contains("its record records/none does not exist")),
         "{problems:?}"
+    );
+}
+
+/// The folders of `records/` that `index` (the text of `records/README.md`) has no link to
+/// (`[NAME](NAME/)`).
+fn unlisted_records(folders: &[String], index: &str) -> Vec<String> {
+    folders
+        .iter()
+        .filter(|name| !index.contains(&format!("[{name}]({name}/)")))
+        .cloned()
+        .collect()
+}
+
+/// Every record is in the records' index, so that a reader finds it from
+/// `records/README.md` (ten of 2026-12-06 and 2026-12-07 were missing once).
+#[test]
+fn every_record_is_listed_in_the_records_index() {
+    let records = root().join("records");
+    let mut folders: Vec<String> = std::fs::read_dir(&records)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    folders.sort();
+    assert!(folders.len() > 40, "{} records", folders.len());
+    let index = std::fs::read_to_string(records.join("README.md")).unwrap();
+    let missing = unlisted_records(&folders, &index);
+    assert!(
+        missing.is_empty(),
+        "records/README.md lists no link to: {missing:?}"
+    );
+    // The check can fail: a folder the index does not name is found.
+    assert_eq!(
+        unlisted_records(&["2026-01-01-new".to_string()], &index),
+        ["2026-01-01-new"]
     );
 }
