@@ -831,8 +831,7 @@ mod tests {
     #[test]
     fn the_split_by_game_holds_out_whole_games() {
         use records::positions::text_line;
-        let dir = std::env::temp_dir().join(format!("luft-trainer-split-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = testing::temp("split");
         let all = games(400, 41);
         let mut data = records::record::encode_header(&GenHeader::default());
         let mut text = String::new();

@@ -860,6 +860,19 @@ fn a_new_run_into_a_directory_holding_one_is_refused() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `trainer train` on `data` into `out`, resumed from `checkpoint`: exit code, stdout, stderr.
+fn resume_into(data: &Path, out: &Path, checkpoint: &Path) -> (i32, String, String) {
+    trainer(&[
+        "train",
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--resume",
+        checkpoint.to_str().unwrap(),
+    ])
+}
+
 /// A finished run resumed into another --out trains nothing more, and writes its checkpoint
 /// there: the status names a checkpoint that is there, and its resume command works.
 #[test]
@@ -872,15 +885,7 @@ fn a_finished_run_resumed_elsewhere_leaves_the_checkpoint_its_status_names() {
     let (code, _, err) = train_tiny(&data, &old, &args);
     assert_eq!(code, 0, "{err}");
     let resume = old.join("checkpoint.bin");
-    let (code, _, err) = trainer(&[
-        "train",
-        "--data",
-        data.to_str().unwrap(),
-        "--out",
-        new.to_str().unwrap(),
-        "--resume",
-        resume.to_str().unwrap(),
-    ]);
+    let (code, _, err) = resume_into(&data, &new, &resume);
     assert_eq!(code, 0, "{err}");
     let status = trainer::status::RunStatus::load(&new).unwrap();
     assert_eq!(status.checkpoint, new.join("checkpoint.bin"));
@@ -901,17 +906,7 @@ fn a_finished_run_resumed_elsewhere_leaves_the_checkpoint_its_status_names() {
         std::fs::read(other.join("checkpoint.bin")).unwrap(),
         std::fs::read(other.join("final.nnue")).unwrap(),
     );
-    let resume_into_other = || {
-        trainer(&[
-            "train",
-            "--data",
-            data.to_str().unwrap(),
-            "--out",
-            other.to_str().unwrap(),
-            "--resume",
-            resume.to_str().unwrap(),
-        ])
-    };
+    let resume_into_other = || resume_into(&data, &other, &resume);
     let (code, _, err) = resume_into_other();
     assert_eq!(code, 2, "{err}");
     assert!(
@@ -932,15 +927,7 @@ fn a_finished_run_resumed_elsewhere_leaves_the_checkpoint_its_status_names() {
     assert_eq!(std::fs::read(other.join("final.nnue")).unwrap(), held_net);
     // Its own directory, named another way, is no other run.
     let again = dir.join("new/../new/checkpoint.bin");
-    let (code, _, err) = trainer(&[
-        "train",
-        "--data",
-        data.to_str().unwrap(),
-        "--out",
-        new.to_str().unwrap(),
-        "--resume",
-        again.to_str().unwrap(),
-    ]);
+    let (code, _, err) = resume_into(&data, &new, &again);
     assert_eq!(code, 0, "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
