@@ -803,8 +803,9 @@ impl<R: Read> PackReader<R> {
                 let v = u32::from_le_bytes([head[8], head[9], head[10], head[11]]);
                 format!("prefix version field says {v}")
             };
+            // Read from byte 0: a pack whose prefix was lost may start with a table copy or
+            // a block (the damage is then empty, reported as a problem).
             r.damage = Some((0, what));
-            r.input.consume(1);
         }
         // Up to the table, or the first games where both copies are lost.
         while r.sources.is_none() && r.pending.is_none() && !r.finished {
@@ -896,6 +897,13 @@ impl<R: Read> PackReader<R> {
                 // The prefix or a table copy.
             } else if beyond >= MIN_FRAME || (at_end && beyond > 0) {
                 self.loss.uncounted += 1;
+            }
+            if end == offset {
+                // Nothing lost: a unit starts where the damage was seen (a pack without its
+                // prefix reads from byte 0).
+                self.queue
+                    .push_back(PackItem::Problem(format!("byte {offset}: {what}")));
+                return;
             }
             self.queue.push_back(PackItem::Damage(Damage {
                 offset,
@@ -1456,6 +1464,37 @@ mod tests {
         assert!(is_pack(&pack));
         assert_eq!(chunks(&read_all(&pack).1), expected(&content(3)));
         assert!(scan(&pack).games.is_empty());
+    }
+
+    /// A pack cut from the front reads from its first byte: without its prefix every game
+    /// and the sources read (a problem names the missing magic); without the prefix and both
+    /// table copies, the block at byte 0 and every game after it still read.
+    #[test]
+    fn a_pack_without_its_prefix_reads_from_byte_0() {
+        let content = content(5);
+        let bytes = write_pack(&content, Some(2));
+        let table_len = encode_table(&sources()).len();
+        let (srcs, items) = read_all(&bytes[PREFIX..]);
+        assert_eq!(srcs, Some(sources()));
+        assert_eq!(chunks(&items), expected(&content));
+        assert!(
+            !items.iter().any(|i| matches!(i, PackItem::Damage(_))),
+            "{items:?}"
+        );
+        assert!(
+            matches!(&items[0], PackItem::Problem(p) if p.contains("missing LUFTPACK magic")),
+            "{items:?}"
+        );
+        assert_eq!(loss_of(&bytes[PREFIX..]), PackLoss::default());
+        let games_only = &bytes[PREFIX + 2 * table_len..];
+        let (srcs, items) = read_all(games_only);
+        assert!(srcs.is_none());
+        assert_eq!(chunks(&items), expected(&content));
+        assert!(
+            !items.iter().any(|i| matches!(i, PackItem::Damage(_))),
+            "{items:?}"
+        );
+        assert!(!loss_of(games_only).any(), "{:?}", loss_of(games_only));
     }
 
     /// Both table copies lost: the games still read, their source indices kept.
