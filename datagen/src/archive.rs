@@ -30,7 +30,7 @@ use crate::no_games;
 use anyhow::{bail, Context, Result};
 use datagen::store::{self, DirLock};
 use records::pack::{PackLoss, PackSource, PackWriter};
-use records::record::{data_files, encode_chunk, encode_chunk_v1};
+use records::record::{encode_chunk, encode_chunk_v1};
 use records::source::{DataSource, Format, SourceItem};
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -41,7 +41,6 @@ use std::time::Instant;
 /// One input file: where it is, and the name a data file's games are packed under.
 struct Input {
     path: PathBuf,
-    canonical: PathBuf,
     name: String,
 }
 
@@ -57,41 +56,32 @@ fn inputs(paths: &[PathBuf]) -> Result<Vec<Input>> {
         bail!("give at least one data file, directory or pack");
     }
     let mut out = Vec::new();
-    for path in paths {
+    // Each file once (`records::record::input_files` refuses one reached twice), with the
+    // path that named it.
+    for (index, file) in records::record::input_files(paths, false)? {
+        let path = &paths[index];
         let cannot = || format!("cannot read {}", path.display());
         let is_dir = std::fs::metadata(path).with_context(cannot)?.is_dir();
-        let found = data_files(path).with_context(cannot)?;
-        if found.is_empty() {
-            bail!("no data files (*.bin) under {}", path.display());
-        }
-        for file in found {
-            let name = if is_dir {
-                let label = dir_label(&std::fs::canonicalize(path).with_context(cannot)?);
-                let below = file.strip_prefix(path).unwrap_or(&file);
-                let parts: Vec<String> = below
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                    .collect();
-                format!("{label}/{}", parts.join("/"))
-            } else {
-                let parent = match file.parent() {
-                    Some(p) if !p.as_os_str().is_empty() => p,
-                    _ => Path::new("."),
-                };
-                let label = dir_label(&std::fs::canonicalize(parent).with_context(cannot)?);
-                let own = file
-                    .file_name()
-                    .map_or(String::new(), |n| n.to_string_lossy().into_owned());
-                format!("{label}/{own}")
+        let name = if is_dir {
+            let label = dir_label(&std::fs::canonicalize(path).with_context(cannot)?);
+            let below = file.strip_prefix(path).unwrap_or(&file);
+            let parts: Vec<String> = below
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            format!("{label}/{}", parts.join("/"))
+        } else {
+            let parent = match file.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => Path::new("."),
             };
-            let canonical =
-                std::fs::canonicalize(&file).with_context(|| format!("cannot read {}", file.display()))?;
-            out.push(Input {
-                path: file,
-                canonical,
-                name,
-            });
-        }
+            let label = dir_label(&std::fs::canonicalize(parent).with_context(cannot)?);
+            let own = file
+                .file_name()
+                .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+            format!("{label}/{own}")
+        };
+        out.push(Input { path: file, name });
     }
     Ok(out)
 }
@@ -141,12 +131,6 @@ pub fn pack(paths: &[PathBuf], out: &Path) -> Result<i32> {
     let inputs = inputs(paths)?;
     let input_paths: Vec<&Path> = inputs.iter().map(|i| i.path.as_path()).collect();
     output::refuse_inputs(out, &input_paths)?;
-    let mut seen = HashSet::new();
-    for i in &inputs {
-        if !seen.insert(&i.canonical) {
-            bail!("{} is given twice", i.path.display());
-        }
-    }
     // 1. Every input's sources, so the table can be written first.
     let mut sources: Vec<PackSource> = Vec::new();
     let mut planned = Vec::new();

@@ -77,8 +77,8 @@ use progress::{process_cpu_time, ProgressBar, Throttle, PLAIN_EVERY};
 use records::manifest::PackEntry;
 use records::positions::{bullet_record, text_line};
 use records::record::{
-    data_files, encode_chunk, keep_for_training, start_positions_name, GameRecord, GenHeader, Header,
-    RecordError, SeqGaps, Wdl,
+    encode_chunk, keep_for_training, start_positions_name, GameRecord, GenHeader, Header, RecordError,
+    SeqGaps, Wdl,
 };
 use records::source::{DataSource, Format, SourceItem};
 use std::collections::BTreeMap;
@@ -316,20 +316,16 @@ fn main() {
     }
 }
 
-/// The data files the paths name (directories searched at any depth).
+/// The data files the paths name (directories searched at any depth), each once
+/// (`records::record::input_files`: a file reached twice is refused, not read twice).
 fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     if paths.is_empty() {
         bail!("give at least one data file or directory");
     }
-    let mut files = Vec::new();
-    for path in paths {
-        let found = data_files(path).with_context(|| format!("cannot read {}", path.display()))?;
-        if found.is_empty() {
-            bail!("no data files (*.bin) under {}", path.display());
-        }
-        files.extend(found);
-    }
-    Ok(files)
+    Ok(records::record::input_files(paths, false)?
+        .into_iter()
+        .map(|(_, file)| file)
+        .collect())
 }
 
 /// The net of `--net`, or the embedded net.

@@ -20,7 +20,7 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use engine::wdl::{cubic, material, material_x, sigmoid, WdlModel, MATERIAL_MAX, MATERIAL_MIN};
-use records::record::{data_files, GameRecord, Wdl, MATE_BAND};
+use records::record::{GameRecord, Wdl, MATE_BAND};
 use records::source::{DataSource, SourceItem};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -291,17 +291,7 @@ fn add_game(bins: &mut Bins, game: &GameRecord, args: &FitArgs) {
 /// Reads every game of the data files `args.paths` names into bins; returns the bins and
 /// the counts of files and games.
 fn read_paths(args: &FitArgs) -> Result<(Bins, usize, u64)> {
-    if args.paths.is_empty() {
-        bail!("give at least one data file or directory");
-    }
-    let mut files = Vec::new();
-    for path in &args.paths {
-        let found = data_files(path).with_context(|| format!("cannot read {}", path.display()))?;
-        if found.is_empty() {
-            bail!("no data files (*.bin) under {}", path.display());
-        }
-        files.extend(found);
-    }
+    let files = crate::expand(&args.paths)?;
     let mut bins = Bins::default();
     let mut games = 0u64;
     for file in &files {

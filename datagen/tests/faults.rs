@@ -365,6 +365,38 @@ fn refusals_say_what_is_wrong_in_words() {
     args.extend(["--random-plies".to_string(), "1000".to_string()]);
     let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
     refused(&args, "--random-plies 1000: give at most 40");
+    // A file reached twice (given twice, or as a file and in its directory) is read by no
+    // reader of data: its games would count twice.
+    let file = base_run().join("games-0.bin");
+    for command in ["stats", "verify", "wdl-fit"] {
+        refused(
+            &[command.as_ref(), file.as_os_str(), base_run().as_os_str()],
+            &format!(
+                "{} is given twice as data (also as {}): its games would count twice; give \
+                 each file once",
+                file.display(),
+                file.display()
+            ),
+        );
+    }
+    refused(
+        &[
+            "convert".as_ref(),
+            "--to".as_ref(),
+            "text".as_ref(),
+            "--out".as_ref(),
+            dir.join("twice.txt").as_os_str(),
+            file.as_os_str(),
+            file.as_os_str(),
+        ],
+        &format!(
+            "{} is given twice as data (also as {}): its games would count twice; give each \
+             file once",
+            file.display(),
+            file.display()
+        ),
+    );
+    assert!(!dir.join("twice.txt").exists());
     assert_eq!(std::fs::read_dir(&corpus).unwrap().count(), 0);
     std::fs::remove_dir_all(&dir).ok();
 }

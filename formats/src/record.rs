@@ -1602,6 +1602,80 @@ pub fn scan_reader(src: impl Read, keep_games: bool) -> std::io::Result<DataScan
     Ok(s)
 }
 
+/// Why a list of paths given as data does not make a list of input files
+/// ([`input_files`]).
+#[derive(Debug)]
+pub enum InputError {
+    /// A path (or a directory below it) could not be read.
+    Unreadable {
+        /// The path as given.
+        path: std::path::PathBuf,
+        /// Why it could not be read.
+        error: std::io::Error,
+    },
+    /// A path holds no data files (a directory without `*.bin`, or a corpus listing none).
+    Empty(std::path::PathBuf),
+    /// One file reached twice (given twice, or as a file and in its directory): its games
+    /// would count twice, and a game held out for validation would be trained on through
+    /// its other copy.
+    Twice {
+        /// The file as reached the second time.
+        file: std::path::PathBuf,
+        /// The same file as reached the first time.
+        first: std::path::PathBuf,
+    },
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InputError::Unreadable { path, error } => write!(f, "cannot read {}: {error}", path.display()),
+            InputError::Empty(path) => write!(f, "no data files (*.bin) under {}", path.display()),
+            InputError::Twice { file, first } => write!(
+                f,
+                "{} is given twice as data (also as {}): its games would count twice; give each \
+                 file once",
+                file.display(),
+                first.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// The data files `paths` name, in order, each once: every path through [`data_files`]
+/// (directories and corpus folders expanded), each file paired with the index in `paths`
+/// of the path that named it. A file is the same file however it is reached (its canonical
+/// path: through `..`, a symbolic link or its directory). Errors: a path that cannot be read,
+/// one with no data files (unless `allow_empty`: a folder that fills later), a file reached
+/// twice. The one expansion of data paths for the trainer, datagen's readers and `learn`.
+pub fn input_files(
+    paths: &[impl AsRef<std::path::Path>],
+    allow_empty: bool,
+) -> Result<Vec<(usize, std::path::PathBuf)>, InputError> {
+    let mut seen: HashMap<std::path::PathBuf, std::path::PathBuf> = HashMap::new();
+    let mut out = Vec::new();
+    for (index, path) in paths.iter().enumerate() {
+        let path = path.as_ref();
+        let files = data_files(path).map_err(|error| InputError::Unreadable {
+            path: path.to_path_buf(),
+            error,
+        })?;
+        if files.is_empty() && !allow_empty {
+            return Err(InputError::Empty(path.to_path_buf()));
+        }
+        for file in files {
+            let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
+            if let Some(first) = seen.insert(key, file.clone()) {
+                return Err(InputError::Twice { file, first });
+            }
+            out.push((index, file));
+        }
+    }
+    Ok(out)
+}
+
 /// The data files `path` names: a file is itself; a corpus folder (a directory with a
 /// `manifest.toml`, [`crate::manifest`]) gives the packs its manifest lists, in its order (a
 /// listed file missing, or a manifest that does not read, is an error); any other directory
@@ -1740,6 +1814,60 @@ mod tests {
     /// What datagen writes now: a version 3 header and v2 chunks.
     fn v3_file(n: usize) -> (Vec<u8>, Vec<usize>) {
         file_with(encode_header(&settings()), n)
+    }
+
+    /// The one expansion of data paths: each file once in the order named, with the index
+    /// of the path that named it; a file reached twice (given twice, through its directory,
+    /// through `..` or a symbolic link) is refused naming both ways; an empty directory is
+    /// refused unless allowed; a missing path cannot be read.
+    #[test]
+    fn input_files_name_each_file_once() {
+        let dir = testing::temp("input-files");
+        let (bytes, _) = v3_file(2);
+        let store = dir.join("store");
+        std::fs::create_dir_all(store.join("gen1")).unwrap();
+        std::fs::write(store.join("gen1/games-0.bin"), &bytes).unwrap();
+        std::fs::write(store.join("gen1/games-1.bin"), &bytes).unwrap();
+        let lone = dir.join("lone.bin");
+        std::fs::write(&lone, &bytes).unwrap();
+        let found = input_files(&[&lone, &store], false).unwrap();
+        assert_eq!(
+            found,
+            vec![
+                (0, lone.clone()),
+                (1, store.join("gen1/games-0.bin")),
+                (1, store.join("gen1/games-1.bin")),
+            ]
+        );
+        let twice = |paths: &[std::path::PathBuf]| match input_files(paths, false) {
+            Err(InputError::Twice { file, first }) => (file, first),
+            other => panic!("{paths:?}: {other:?}"),
+        };
+        assert_eq!(twice(&[lone.clone(), lone.clone()]), (lone.clone(), lone.clone()));
+        let inner = store.join("gen1/games-1.bin");
+        assert_eq!(
+            twice(&[inner.clone(), store.clone()]),
+            (inner.clone(), inner.clone())
+        );
+        let dotted = store.join("gen1/../gen1/games-1.bin");
+        assert_eq!(twice(&[store.clone(), dotted.clone()]).0, dotted);
+        let link = dir.join("link.bin");
+        std::os::unix::fs::symlink(&lone, &link).unwrap();
+        assert_eq!(twice(&[lone.clone(), link.clone()]), (link.clone(), lone.clone()));
+        let message = input_files(&[&lone, &link], false).unwrap_err().to_string();
+        assert!(message.contains("is given twice as data"), "{message}");
+        let empty = dir.join("empty");
+        std::fs::create_dir_all(&empty).unwrap();
+        assert!(matches!(input_files(&[&empty], false), Err(InputError::Empty(p)) if p == empty));
+        assert_eq!(
+            input_files(&[&empty, &lone], true).unwrap(),
+            vec![(1, lone.clone())]
+        );
+        assert!(matches!(
+            input_files(&[dir.join("missing")], true),
+            Err(InputError::Unreadable { .. })
+        ));
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     /// A version 2 file (the fixed-layout header, the same chunks).

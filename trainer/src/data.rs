@@ -31,7 +31,7 @@ use movegen::{Board, Color, Piece, PieceType};
 use nnue::{feature_index, FeatureSet, View};
 use records::positions::ScoredPosition;
 use records::record::{
-    data_files, keep_for_training, keep_lone_for_training, packed_board, packed_codes, packed_side_to_move,
+    keep_for_training, keep_lone_for_training, packed_board, packed_codes, packed_side_to_move,
     piece_of_code, GameRecord, Wdl,
 };
 use records::source::{DataSource, Format, SourceItem};
@@ -376,44 +376,23 @@ fn read_data(
 }
 
 /// The files `paths` name, in reading order: each file as given, each directory's data files
-/// (`records::record::data_files`: a corpus's manifest, or every `*.bin` at any depth).
-/// Errors: a path that cannot be read, a directory without data files, and one file reached
-/// twice (given twice, or as a file and again in its directory), naming both ways: its games
-/// would count twice, and a game held out for validation would be trained on through its
-/// other copy.
+/// (`records::record::data_files`: a corpus's manifest, or every `*.bin` at any depth), by
+/// `records::record::input_files`, the one expansion of data paths. Errors: a path that
+/// cannot be read, a directory without data files, and one file reached twice (given twice,
+/// or as a file and again in its directory), naming both ways: its games would count twice,
+/// and a game held out for validation would be trained on through its other copy.
 pub fn input_files(paths: &[impl AsRef<Path>]) -> anyhow::Result<Vec<std::path::PathBuf>> {
-    expand_inputs(paths, false)
+    Ok(records::record::input_files(paths, false)?
+        .into_iter()
+        .map(|(_, file)| file)
+        .collect())
 }
 
 /// [`input_files`]'s refusal of a file reached twice alone: a directory without data files
 /// yet is allowed (`learn init --extra-data`, a corpus folder that fills later).
 pub fn distinct_inputs(paths: &[impl AsRef<Path>]) -> anyhow::Result<()> {
-    expand_inputs(paths, true).map(drop)
-}
-
-fn expand_inputs(paths: &[impl AsRef<Path>], allow_empty: bool) -> anyhow::Result<Vec<std::path::PathBuf>> {
-    let mut seen: std::collections::HashMap<std::path::PathBuf, std::path::PathBuf> = Default::default();
-    let mut out = Vec::new();
-    for path in paths {
-        let path = path.as_ref();
-        let files = data_files(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-        if files.is_empty() && !allow_empty {
-            anyhow::bail!("no data files (*.bin) under {}", path.display());
-        }
-        for file in files {
-            let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
-            if let Some(first) = seen.insert(key, file.clone()) {
-                anyhow::bail!(
-                    "{} is given twice as data (also as {}): its games would count twice; give \
-                     each file once",
-                    file.display(),
-                    first.display()
-                );
-            }
-            out.push(file);
-        }
-    }
-    Ok(out)
+    records::record::input_files(paths, true)?;
+    Ok(())
 }
 
 fn read_file(
