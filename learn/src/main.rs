@@ -149,7 +149,7 @@ fn local_offset_secs(t: i64) -> i64 {
 fn main() {
     let cli = Cli::parse();
     let code = match run(cli) {
-        Ok(()) => 0,
+        Ok(code) => code,
         Err(e) => {
             output::errln!("learn: {e:#}");
             1
@@ -158,7 +158,8 @@ fn main() {
     std::process::exit(code);
 }
 
-fn run(cli: Cli) -> Result<()> {
+/// Runs the command; the exit code (0 done, 130 `learn run` stopped by Ctrl-C or SIGTERM).
+fn run(cli: Cli) -> Result<i32> {
     match cli.command {
         Cmd::Init {
             dir,
@@ -166,7 +167,7 @@ fn run(cli: Cli) -> Result<()> {
             name,
             extra_data,
             force,
-        } => learn::init::init(&dir, &net, name.as_deref(), &extra_data, force),
+        } => learn::init::init(&dir, &net, name.as_deref(), &extra_data, force).map(|()| 0),
         Cmd::Run {
             dir,
             for_,
@@ -190,16 +191,21 @@ fn run(cli: Cli) -> Result<()> {
                 (None, None) => Until::Stopped,
             };
             let mut runner = Runner::open(&dir, stop, until)?;
-            runner.run()
+            if runner.run()? {
+                // Stopped when asked: nothing is lost (`learn run` resumes), but the run did
+                // not reach its end, so a script sees it (130, as datagen and the trainer).
+                return Ok(130);
+            }
+            Ok(0)
         }
         Cmd::Status { dir } => {
             output::out!("{}", learn::report::status(&dir)?);
-            Ok(())
+            Ok(0)
         }
         Cmd::Report { dir } => {
             let path = learn::report::report(&dir)?;
             output::outln!("learn: wrote {}", path.display());
-            Ok(())
+            Ok(0)
         }
     }
 }

@@ -39,6 +39,9 @@ pub use crate::stage::gate_math::{fit_gate_rounds, gate_reading, gate_rounds, ga
 /// How often the loop looks at its children.
 const POLL: Duration = Duration::from_millis(200);
 
+/// Why a run stopped when it was asked to (the journal's `stopped` record).
+const INTERRUPTED: &str = "interrupted";
+
 /// How long a new run tries the lock that a gone run's starting tool may still hold for a
 /// moment ([`Runner::open`]).
 const LOCK_WAIT: Duration = Duration::from_secs(5);
@@ -246,9 +249,11 @@ impl Runner {
         Ok(())
     }
 
-    /// Runs until stopped, or until `until`; journals why it stopped (`stopped`). Errors:
-    /// what stopped the loop (a stage failing three times in a row, the journal, ...).
-    pub fn run(&mut self) -> Result<()> {
+    /// Runs until stopped, or until `until`; journals why it stopped (`stopped`). Returns
+    /// whether it was interrupted (Ctrl-C or SIGTERM: `learn run` then exits 130, as
+    /// datagen and the trainer do) rather than ending at `until`. Errors: what stopped the
+    /// loop (a stage failing three times in a row, the journal, ...).
+    pub fn run(&mut self) -> Result<bool> {
         let (best, _, _) = self.cx.best();
         say(&format!(
             "learn: running {} (best net {best}; {}, {} so far)",
@@ -270,13 +275,13 @@ impl Runner {
             "learn: stopped ({why}); `learn run {}` resumes",
             self.cx.run.root.display()
         ));
-        result.map(|_| ())
+        result.map(|why| why == INTERRUPTED)
     }
 
     fn main_loop(&mut self) -> Result<String> {
         loop {
             if self.stop.load(Ordering::Relaxed) {
-                return Ok("interrupted".into());
+                return Ok(INTERRUPTED.into());
             }
             match self.until {
                 Until::At(t) if Instant::now() >= t => {

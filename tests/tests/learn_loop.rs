@@ -370,10 +370,11 @@ fn a_second_runner_on_one_directory_is_refused() {
         err.contains("another `learn run` holds") && err.contains("one run per directory"),
         "{err}"
     );
-    // Ctrl-C (SIGINT) stops the first one cleanly, saying how to resume.
+    // Ctrl-C (SIGINT) stops the first one cleanly, saying how to resume, and exits 130 (it
+    // did not reach its end).
     tests::interrupt(&first);
     let out = first.wait_with_output().unwrap();
-    assert!(out.status.success());
+    assert_eq!(out.status.code(), Some(130));
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(text.contains("stopped (interrupted)"), "{text}");
 }

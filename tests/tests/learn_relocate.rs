@@ -111,7 +111,7 @@ fn run_until(dir: &Path, ready: impl Fn() -> bool) {
         std::thread::sleep(Duration::from_millis(5));
     }
     tests::interrupt(&child);
-    assert!(child.wait().unwrap().success());
+    assert_eq!(child.wait().unwrap().code(), Some(130));
 }
 
 fn kinds(dir: &Path) -> Vec<String> {
