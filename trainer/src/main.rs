@@ -669,6 +669,39 @@ fn starting_checkpoint(config: TrainConfig, start: &Start) -> Result<Checkpoint>
     Ok(Checkpoint::new(config, model))
 }
 
+/// What Ctrl-C (or SIGTERM) does, from the moment it is installed: before `training` is set
+/// nothing of the run is written yet (the data loads, the nets are read), so it ends the
+/// process at once, saying so, with 130; once set, it asks the training loop to stop (it saves
+/// its checkpoint at the end of the superbatch and exits 130). `doing` names the command's
+/// work for the message.
+struct CtrlC {
+    stop: Arc<AtomicBool>,
+    training: Arc<AtomicBool>,
+}
+
+impl CtrlC {
+    fn install(doing: &'static str) -> Result<CtrlC> {
+        let (stop, training) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+        let (flag, phase) = (stop.clone(), training.clone());
+        ctrlc::set_handler(move || {
+            if phase.load(Ordering::SeqCst) {
+                flag.store(true, Ordering::SeqCst);
+            } else {
+                output::errln!("trainer: interrupted while {doing}; nothing was written");
+                std::process::exit(130);
+            }
+        })
+        .context("Ctrl-C handler")?;
+        Ok(CtrlC { stop, training })
+    }
+
+    /// From now on Ctrl-C stops the training loop (`stop`) instead of the process.
+    fn training(&self) -> Arc<AtomicBool> {
+        self.training.store(true, Ordering::SeqCst);
+        self.stop.clone()
+    }
+}
+
 /// `trainer train`: `data_format` is the `--data-format` given, parsed and as its word.
 fn run_train(
     config: TrainConfig,
@@ -766,6 +799,7 @@ fn run_train(
             );
         }
     }
+    let ctrl_c = CtrlC::install("loading the data")?;
     // The ranges were checked by the value parsers; a run that reaches here is in them.
     let mut ckpt = starting_checkpoint(config, &start)?;
     // Packed, 32 bytes a position; batches are decoded as they are drawn.
@@ -816,11 +850,7 @@ fn run_train(
             );
         }
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed)).context("Ctrl-C handler")?;
-    }
+    let stop = ctrl_c.training();
     let c = &ckpt.config;
     let mut progress = Progress::new(
         u64::from(c.superbatches) * u64::from(c.batches_per_superbatch),
@@ -989,6 +1019,8 @@ fn validate(
     if let Some(path) = json {
         output::refuse_inputs(path, &inputs)?;
     }
+    // Ctrl-C ends it at once: the JSON is written last, whole or not at all.
+    let _ctrl_c = CtrlC::install("validating")?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

@@ -1166,3 +1166,56 @@ fn outputs_never_replace_or_join_the_inputs() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Ctrl-C while the data loads (here a FIFO whose writer sends nothing, so the loading waits)
+/// ends `train` and `validate` at once with 130, saying that nothing was written; `train`
+/// leaves no checkpoint, net or loss table. It used to die by the signal without a word.
+#[test]
+fn ctrl_c_while_loading_ends_at_once_saying_nothing_was_written() {
+    let dir = temp_dir("ctrl-c-loading");
+    let net = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/gen1-32.nnue");
+    let fifo = dir.join("games.bin");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let out = dir.join("run");
+    let train = train_tiny_args(&fifo, &out, &[]);
+    let validate: Vec<String> = ["validate", "--net"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([
+            net.display().to_string(),
+            "--data".into(),
+            fifo.display().to_string(),
+        ])
+        .collect();
+    for (args, doing) in [(train, "loading the data"), (validate, "validating")] {
+        let child = Command::new(env!("CARGO_BIN_EXE_trainer"))
+            .args(&args)
+            .stderr(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Opening the FIFO's writing end waits until the trainer opens it to read.
+        let (sent, opened) = std::sync::mpsc::channel();
+        let path = fifo.clone();
+        std::thread::spawn(move || sent.send(std::fs::OpenOptions::new().write(true).open(path).unwrap()));
+        let writer = opened
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the trainer opens its data");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        testing::interrupt(&child);
+        let done = child.wait_with_output().unwrap();
+        drop(writer);
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert_eq!(done.status.code(), Some(130), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "trainer: interrupted while {doing}; nothing was written"
+            )),
+            "{args:?}: {stderr}"
+        );
+    }
+    for name in ["checkpoint.bin", "loss.csv", "status.json"] {
+        assert!(!out.join(name).exists(), "{name}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
