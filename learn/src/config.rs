@@ -362,6 +362,8 @@ const HEADER: &str = "\
 # candidate per recipe, screened by `trainer validate` on the newest segment, the best gated.
 ";
 
+/// Most epochs the trainer takes (`trainer train --epochs`).
+pub const MAX_EPOCHS: u32 = trainer::MAX_EPOCHS;
 /// Largest batch the trainer takes (`trainer train --batch-size`).
 pub const MAX_BATCH_SIZE: u32 = trainer::MAX_BATCH_SIZE as u32;
 /// Most threads datagen and the trainer take (the smaller of their limits).

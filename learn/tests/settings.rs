@@ -53,6 +53,9 @@ fn every_bad_setting_is_refused_at_start_naming_its_key_and_value() {
             "[train] batches_per_superbatch = 0",
         ),
         ("train", "threads = 0", "[train] threads = 0"),
+        // The trainer's own limit (trainer::MAX_EPOCHS).
+        ("train", "epochs = 1000001", "[train] epochs = 1000001"),
+        ("train", "epochs_scratch = 0", "[train] epochs_scratch = 0"),
         ("train", "buckets = 1000", "[train] buckets = 1000"),
         ("train", "hidden = 8", "[train] hidden = 8"),
         ("train", "wdl_end = 1.5", "[train] wdl_end = 1.5"),

@@ -36,5 +36,8 @@ pub mod validate;
 /// counted in 32 bits.
 pub const MAX_BATCH_SIZE: usize = 1 << 24;
 
+/// Most epochs a run may ask for (`trainer train --epochs`, learn's `[train] epochs`).
+pub const MAX_EPOCHS: u32 = 1_000_000;
+
 /// Most threads (`trainer train --threads`, `trainer validate --threads`).
 pub const MAX_THREADS: usize = 256;

@@ -153,8 +153,11 @@ fn parse_wdl(text: &str) -> Result<f32, String> {
 
 fn parse_epochs(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
-        Ok(e) if e > 0.0 && e <= 1e6 => Ok(e),
-        _ => Err("must be a number of epochs above 0 (up to 1000000), such as 6 or 2.5".to_string()),
+        Ok(e) if e > 0.0 && e <= f64::from(trainer::MAX_EPOCHS) => Ok(e),
+        _ => Err(format!(
+            "must be a number of epochs above 0 (up to {}), such as 6 or 2.5",
+            trainer::MAX_EPOCHS
+        )),
     }
 }
 

@@ -342,6 +342,8 @@ fn numeric_flags_out_of_range_are_refused_with_the_range() {
             "must be a whole number from 1 to 4294967295",
         ),
         ("--batch-size", "0", "must be a whole number from 1 to 16777216"),
+        ("--epochs", "1000001", "(up to 1000000)"),
+        ("--epochs", "0", "must be a number of epochs above 0"),
         ("--threads", "0", "must be a whole number from 1 to 256"),
         ("--threads", "-2", "must be a whole number from 1 to 256"),
         ("--buckets", "0", "must be a whole number from 1 to "),

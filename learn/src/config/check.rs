@@ -3,8 +3,8 @@
 //! the key and the value (`[gate] tc = "abc": ...`).
 
 use super::{
-    resolve, Settings, Train, MAX_BATCH_SIZE, MAX_CONCURRENCY, MAX_HASH_MIB, MAX_MOVES, MAX_NODES,
-    MAX_RANDOM_PLIES, MAX_THREADS,
+    resolve, Settings, Train, MAX_BATCH_SIZE, MAX_CONCURRENCY, MAX_EPOCHS, MAX_HASH_MIB, MAX_MOVES,
+    MAX_NODES, MAX_RANDOM_PLIES, MAX_THREADS,
 };
 use anyhow::Result;
 use serde::Serialize;
@@ -53,8 +53,8 @@ where
 /// The checks of the training settings `t` that a recipe can change, named as in
 /// `[section]` (`train`, or `train.recipes.NAME` for `[train]` with a recipe applied).
 fn check_train(section: &str, t: &Train) -> Result<()> {
-    within(section, "epochs", t.epochs, 1, 1_000_000)?;
-    within(section, "epochs_scratch", t.epochs_scratch, 1, 1_000_000)?;
+    within(section, "epochs", t.epochs, 1, MAX_EPOCHS)?;
+    within(section, "epochs_scratch", t.epochs_scratch, 1, MAX_EPOCHS)?;
     if !(t.lr > 0.0 && t.lr < 1.0) {
         return Err(refuse(section, "lr", &t.lr, "must lie above 0 and below 1"));
     }
