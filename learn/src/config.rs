@@ -394,8 +394,9 @@ pub fn resolve(base: &Path, path: &Path) -> PathBuf {
 }
 
 impl Settings {
-    /// Reads `path` and checks it ([`Settings::check`], and [`Settings::check_paths`] from
-    /// the file's directory); a missing key takes its default. Errors: a file that cannot
+    /// Reads `path` and checks it ([`Settings::check`], and [`Settings::check_paths`] and
+    /// [`Settings::check_own_data`] from the file's directory, the run's); a missing key
+    /// takes its default. Errors: a file that cannot
     /// be read, TOML that does not parse, a value of the wrong type or an unknown key (the
     /// toml crate's error, with the line), or a value no stage could run with (naming the
     /// key and the value).
@@ -407,6 +408,7 @@ impl Settings {
         s.check().with_context(context)?;
         let base = path.parent().unwrap_or(Path::new("."));
         s.check_paths(base).with_context(context)?;
+        s.check_own_data(base).with_context(context)?;
         Ok(s)
     }
 

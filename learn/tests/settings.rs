@@ -314,3 +314,53 @@ fn a_bad_recipe_is_refused_at_start_naming_the_recipe_and_its_key() {
     assert!(err.contains("no-such-luft not found"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Extra data that holds the run's own self-play (its `data/` or `packs/`, a file in them,
+/// or the run directory that holds both) is refused at start, naming the key: every
+/// training reads those already, and the trainer would refuse the files reached twice at
+/// every training until the run stopped. Data beside the run is taken.
+#[test]
+fn extra_data_holding_the_runs_own_self_play_is_refused_at_start() {
+    let dir = temp("own-data");
+    let run = dir.join("run");
+    init(&run);
+    for sub in ["data/s000", "packs"] {
+        std::fs::create_dir_all(run.join(sub)).unwrap();
+    }
+    std::fs::write(run.join("data/s000/games-0.bin"), b"").unwrap();
+    let beside = dir.join("corpus");
+    std::fs::create_dir_all(&beside).unwrap();
+    let journal = std::fs::read(run.join("journal")).unwrap();
+    let absolute = run.join("data/s000/games-0.bin");
+    for (extra, named) in [
+        ("\"data\"", "data"),
+        ("\"packs\"", "packs"),
+        ("\".\"", "data"),
+        (&format!("{:?}", absolute.to_str().unwrap()) as &str, "data"),
+    ] {
+        let settings = format!("[train]\nextra_data = [{extra}]\n{NO_TOOLS}");
+        std::fs::write(run.join("learn.toml"), &settings).unwrap();
+        let out = learn(&["run", run.to_str().unwrap(), "--candidates", "1"]);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(1), "{extra}: {err}");
+        assert!(
+            err.contains("[train] extra_data")
+                && err.contains(&format!(
+                    "holds the run's own self-play ({})",
+                    run.join(named).display()
+                )),
+            "{extra}: {err}"
+        );
+        assert_eq!(std::fs::read(run.join("journal")).unwrap(), journal, "{extra}");
+    }
+    // Beside the run: past the settings, the run stops on the missing tools instead.
+    let settings = format!(
+        "[train]\nextra_data = [{:?}]\n{NO_TOOLS}",
+        beside.to_str().unwrap()
+    );
+    std::fs::write(run.join("learn.toml"), settings).unwrap();
+    let out = learn(&["run", run.to_str().unwrap(), "--candidates", "1"]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!err.contains("own self-play") && err.contains("no-such"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

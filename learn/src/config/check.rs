@@ -8,7 +8,7 @@ use super::{
 };
 use anyhow::Result;
 use serde::Serialize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Refuses a `tc` of `section` that arena's parser refuses or that gives no clock (`inf`).
 fn clock(section: &str, tc: &str) -> Result<()> {
@@ -259,6 +259,40 @@ impl Settings {
                 &g.anchor,
                 "must read NAME=ELO (or be empty)",
             ));
+        }
+        Ok(())
+    }
+
+    /// Refuses `[train] extra_data` that holds the run's own self-play, or lies in it: a
+    /// path inside the run's `data/` or `packs/` (`root`, the run directory), or a directory
+    /// holding either (the run directory itself, say). Its games would be trained on twice,
+    /// and the trainer, which refuses a file reached twice, would fail at every training.
+    /// Errors: the first such path, naming its key and value.
+    pub fn check_own_data(&self, root: &Path) -> Result<()> {
+        let real = |p: &Path| std::fs::canonicalize(p).ok();
+        let own: Vec<(PathBuf, PathBuf)> = [crate::rundir::RunDir::DATA, crate::rundir::RunDir::PACKS]
+            .iter()
+            .filter_map(|d| real(&root.join(d)).map(|r| (root.join(d), r)))
+            .collect();
+        for p in &self.train.extra_data {
+            let Some(extra) = real(&resolve(root, p)) else {
+                continue;
+            };
+            for (dir, dir_real) in &own {
+                if extra.starts_with(dir_real) || dir_real.starts_with(&extra) {
+                    return Err(refuse(
+                        "train",
+                        "extra_data",
+                        &self.train.extra_data,
+                        format!(
+                            "{} holds the run's own self-play ({}), which every training reads \
+                             already: give data from outside the run",
+                            p.display(),
+                            dir.display()
+                        ),
+                    ));
+                }
+            }
         }
         Ok(())
     }
