@@ -112,9 +112,13 @@ const FLAG_FIRST: u8 = 2;
 const FLAG_NODES: u8 = 4;
 
 /// Whether the first bytes of a file (16 or more, where the file has them) are those of a
-/// pack: its magic, or, where the magic is damaged, a source table at byte 12.
+/// pack: its magic, or, where the magic is damaged, a source table at byte 12; or, for a
+/// pack cut from the front (its prefix lost, or its tables too), a table or block at byte 0.
 pub fn is_pack(first: &[u8]) -> bool {
-    first.starts_with(PACK_MAGIC) || first.get(PREFIX..PREFIX + 4) == Some(&TABLE_MAGIC[..])
+    first.starts_with(PACK_MAGIC)
+        || first.get(PREFIX..PREFIX + 4) == Some(&TABLE_MAGIC[..])
+        || first.starts_with(TABLE_MAGIC)
+        || first.starts_with(BLOCK_MAGIC)
 }
 
 /// Why the file at `path` is not a pack, in words (`is empty`, `is a data file, not a pack`,
@@ -1495,6 +1499,26 @@ mod tests {
             "{items:?}"
         );
         assert!(!loss_of(games_only).any(), "{:?}", loss_of(games_only));
+        // Every reader takes both for packs (`is_pack`), through the one reader of data.
+        for (name, cut) in [("no-prefix", &bytes[PREFIX..]), ("games-only", games_only)] {
+            assert!(is_pack(cut), "{name}");
+            let mut source =
+                crate::source::DataSource::from_reader(std::io::Cursor::new(cut.to_vec()), name).unwrap();
+            assert_eq!(source.format(), crate::source::Format::Pack, "{name}");
+            let mut games = 0;
+            while let Some(item) = source.next_item().unwrap() {
+                match item {
+                    crate::source::SourceItem::Chunk { chunk, .. } => games += chunk.games.len(),
+                    crate::source::SourceItem::Damage(d) => panic!("{name}: {d}"),
+                    _ => {}
+                }
+            }
+            assert_eq!(
+                games,
+                content.iter().map(|(_, c)| c.games.len()).sum::<usize>(),
+                "{name}"
+            );
+        }
     }
 
     /// Both table copies lost: the games still read, their source indices kept.
