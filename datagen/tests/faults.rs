@@ -106,7 +106,9 @@ fn a_full_disk_under_two_threads_tells_each_streams_error_and_resumes_clean() {
     // The headers are alike, so a told stream's file is 60 bytes (its torn first game) past
     // one that never wrote.
     let header = if told.iter().all(|&t| t) {
-        lens[0] - 60
+        lens[0]
+            .checked_sub(60)
+            .unwrap_or_else(|| panic!("games-0.bin is {} bytes\n{stderr}", lens[0]))
     } else {
         lens[told.iter().position(|&t| !t).unwrap()]
     };
@@ -372,10 +374,11 @@ fn refusals_say_what_is_wrong_in_words() {
         refused(
             &[command.as_ref(), file.as_os_str(), base_run().as_os_str()],
             &format!(
-                "{} is given twice as data (also as {}): its games would count twice; give \
-                 each file once",
+                "{} is given twice as data (through {} and {}): its games would count twice; \
+                 give each file once",
                 file.display(),
-                file.display()
+                file.display(),
+                base_run().display()
             ),
         );
     }
@@ -390,8 +393,9 @@ fn refusals_say_what_is_wrong_in_words() {
             file.as_os_str(),
         ],
         &format!(
-            "{} is given twice as data (also as {}): its games would count twice; give each \
-             file once",
+            "{} is given twice as data (through {} and {}): its games would count twice; give \
+             each file once",
+            file.display(),
             file.display(),
             file.display()
         ),

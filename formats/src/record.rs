@@ -1623,6 +1623,9 @@ pub enum InputError {
         file: std::path::PathBuf,
         /// The same file as reached the first time.
         first: std::path::PathBuf,
+        /// The paths given that reached it, first and second (the same when one path was
+        /// given twice).
+        given: [std::path::PathBuf; 2],
     },
 }
 
@@ -1630,14 +1633,19 @@ impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             InputError::Unreadable { path, error } => write!(f, "cannot read {}: {error}", path.display()),
+            InputError::Empty(path) if crate::manifest::Manifest::read(path).is_ok_and(|m| m.is_some()) => {
+                write!(f, "{}: its corpus manifest lists no packs", path.display())
+            }
             InputError::Empty(path) => write!(f, "no data files (*.bin) under {}", path.display()),
-            InputError::Twice { file, first } => write!(
-                f,
-                "{} is given twice as data (also as {}): its games would count twice; give each \
-                 file once",
-                file.display(),
-                first.display()
-            ),
+            InputError::Twice { file, first, given } => {
+                write!(f, "{} is given twice as data (", file.display())?;
+                if file != first {
+                    write!(f, "also as {}", first.display())?;
+                } else {
+                    write!(f, "through {} and {}", given[0].display(), given[1].display())?;
+                }
+                write!(f, "): its games would count twice; give each file once")
+            }
         }
     }
 }
@@ -1649,12 +1657,13 @@ impl std::error::Error for InputError {}
 /// of the path that named it. A file is the same file however it is reached (its canonical
 /// path: through `..`, a symbolic link or its directory). Errors: a path that cannot be read,
 /// one with no data files (unless `allow_empty`: a folder that fills later), a file reached
-/// twice. The one expansion of data paths for the trainer, datagen's readers and `learn`.
+/// twice. The one expansion of a list of data paths given to the trainer, datagen's readers
+/// and packer, and `learn`'s extra data.
 pub fn input_files(
     paths: &[impl AsRef<std::path::Path>],
     allow_empty: bool,
 ) -> Result<Vec<(usize, std::path::PathBuf)>, InputError> {
-    let mut seen: HashMap<std::path::PathBuf, std::path::PathBuf> = HashMap::new();
+    let mut seen: HashMap<std::path::PathBuf, (std::path::PathBuf, usize)> = HashMap::new();
     let mut out = Vec::new();
     for (index, path) in paths.iter().enumerate() {
         let path = path.as_ref();
@@ -1667,8 +1676,12 @@ pub fn input_files(
         }
         for file in files {
             let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
-            if let Some(first) = seen.insert(key, file.clone()) {
-                return Err(InputError::Twice { file, first });
+            if let Some((first, by)) = seen.insert(key, (file.clone(), index)) {
+                return Err(InputError::Twice {
+                    file,
+                    first,
+                    given: [paths[by].as_ref().to_path_buf(), path.to_path_buf()],
+                });
             }
             out.push((index, file));
         }
@@ -1840,7 +1853,7 @@ mod tests {
             ]
         );
         let twice = |paths: &[std::path::PathBuf]| match input_files(paths, false) {
-            Err(InputError::Twice { file, first }) => (file, first),
+            Err(InputError::Twice { file, first, .. }) => (file, first),
             other => panic!("{paths:?}: {other:?}"),
         };
         assert_eq!(twice(&[lone.clone(), lone.clone()]), (lone.clone(), lone.clone()));
@@ -1855,7 +1868,29 @@ mod tests {
         std::os::unix::fs::symlink(&lone, &link).unwrap();
         assert_eq!(twice(&[lone.clone(), link.clone()]), (link.clone(), lone.clone()));
         let message = input_files(&[&lone, &link], false).unwrap_err().to_string();
-        assert!(message.contains("is given twice as data"), "{message}");
+        assert_eq!(
+            message,
+            format!(
+                "{} is given twice as data (also as {}): its games would count twice; give each \
+                 file once",
+                link.display(),
+                lone.display()
+            )
+        );
+        // Reached as itself and through its directory: the message names both paths given.
+        let message = input_files(&[inner.clone(), store.clone()], false)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            message,
+            format!(
+                "{} is given twice as data (through {} and {}): its games would count twice; \
+                 give each file once",
+                inner.display(),
+                inner.display(),
+                store.display()
+            )
+        );
         let empty = dir.join("empty");
         std::fs::create_dir_all(&empty).unwrap();
         assert!(matches!(input_files(&[&empty], false), Err(InputError::Empty(p)) if p == empty));
