@@ -395,11 +395,10 @@ pub fn resolve(base: &Path, path: &Path) -> PathBuf {
 
 impl Settings {
     /// Reads `path` and checks it ([`Settings::check`], and [`Settings::check_paths`] and
-    /// [`Settings::check_own_data`] from the file's directory, the run's); a missing key
-    /// takes its default. Errors: a file that cannot
-    /// be read, TOML that does not parse, a value of the wrong type or an unknown key (the
-    /// toml crate's error, with the line), or a value no stage could run with (naming the
-    /// key and the value).
+    /// [`Settings::check_own_data`] from the file's directory, the run's); a missing key takes
+    /// its default. Errors: a file that cannot be read, TOML that does not parse, a value of
+    /// the wrong type or an unknown key (the toml crate's error, with the line), or a value no
+    /// stage could run with (naming the key and the value).
     pub fn load(path: &Path) -> Result<Settings> {
         let text =
             std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;

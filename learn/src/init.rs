@@ -83,6 +83,13 @@ pub fn init(dir: &Path, net: &Path, name: Option<&str>, extra_data: &[PathBuf], 
     // Each data file once (the trainer refuses one reached twice: given twice, or as a file
     // and again in its directory), said here rather than at the first training.
     trainer::data::distinct_inputs(extra_data).context("--extra-data")?;
+    // None of it the run's own self-play (its data/ or packs/, the run directory).
+    let mut from_here = settings.clone();
+    from_here.train.extra_data = extra_data
+        .iter()
+        .map(std::path::absolute)
+        .collect::<std::io::Result<_>>()?;
+    from_here.check_own_data(&run.root)?;
     // Then written as given when absolute, a relative one made relative to the run
     // directory, where the settings' paths are read from.
     // Both sides with their links resolved (a run directory reached through a symbolic link

@@ -324,20 +324,30 @@ fn extra_data_holding_the_runs_own_self_play_is_refused_at_start() {
     let dir = temp("own-data");
     let run = dir.join("run");
     init(&run);
-    for sub in ["data/s000", "packs"] {
-        std::fs::create_dir_all(run.join(sub)).unwrap();
-    }
-    std::fs::write(run.join("data/s000/games-0.bin"), b"").unwrap();
     let beside = dir.join("corpus");
     std::fs::create_dir_all(&beside).unwrap();
     let journal = std::fs::read(run.join("journal")).unwrap();
+    // A fresh run has no data/ or packs/ yet: the run directory, or a folder holding it, is
+    // refused all the same.
+    let quoted = |p: &Path| format!("{:?}", p.to_str().unwrap());
+    let fresh = [
+        ("\".\"".to_string(), "data"),
+        (quoted(&run), "data"),
+        (quoted(&dir), "data"),
+    ];
     let absolute = run.join("data/s000/games-0.bin");
-    for (extra, named) in [
-        ("\"data\"", "data"),
-        ("\"packs\"", "packs"),
-        ("\".\"", "data"),
-        (&format!("{:?}", absolute.to_str().unwrap()) as &str, "data"),
-    ] {
+    let later = [
+        ("\"data\"".to_string(), "data"),
+        ("\"packs\"".to_string(), "packs"),
+        (quoted(&absolute), "data"),
+    ];
+    for (i, (extra, named)) in fresh.iter().chain(&later).enumerate() {
+        if i == fresh.len() {
+            for sub in ["data/s000", "packs"] {
+                std::fs::create_dir_all(run.join(sub)).unwrap();
+            }
+            std::fs::write(&absolute, b"").unwrap();
+        }
         let settings = format!("[train]\nextra_data = [{extra}]\n{NO_TOOLS}");
         std::fs::write(run.join("learn.toml"), &settings).unwrap();
         let out = learn(&["run", run.to_str().unwrap(), "--candidates", "1"]);
@@ -353,6 +363,36 @@ fn extra_data_holding_the_runs_own_self_play_is_refused_at_start() {
         );
         assert_eq!(std::fs::read(run.join("journal")).unwrap(), journal, "{extra}");
     }
+    // Extra data that reaches one file twice (a folder and a file in it) is refused too.
+    std::fs::write(beside.join("games-0.bin"), b"").unwrap();
+    let settings = format!(
+        "[train]\nextra_data = [{}, {}]\n{NO_TOOLS}",
+        quoted(&beside),
+        quoted(&beside.join("games-0.bin"))
+    );
+    std::fs::write(run.join("learn.toml"), settings).unwrap();
+    let out = learn(&["run", run.to_str().unwrap(), "--candidates", "1"]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("[train] extra_data") && err.contains("is given twice as data"),
+        "{err}"
+    );
+    // learn init refuses its own run directory as extra data, before it writes anything.
+    let other = dir.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let out = learn(&[
+        "init",
+        other.to_str().unwrap(),
+        "--net",
+        net().to_str().unwrap(),
+        "--extra-data",
+        other.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("holds the run's own self-play"), "{err}");
+    assert_eq!(std::fs::read_dir(&other).unwrap().count(), 0, "nothing written");
     // Beside the run: past the settings, the run stops on the missing tools instead.
     let settings = format!(
         "[train]\nextra_data = [{:?}]\n{NO_TOOLS}",

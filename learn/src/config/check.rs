@@ -264,36 +264,46 @@ impl Settings {
     }
 
     /// Refuses `[train] extra_data` that holds the run's own self-play, or lies in it: a
-    /// path inside the run's `data/` or `packs/` (`root`, the run directory), or a directory
-    /// holding either (the run directory itself, say). Its games would be trained on twice,
+    /// path inside the run's `data/` or `packs/` (`root`, the run directory; whether or not
+    /// they exist yet), or a directory holding either (the run directory itself, say); and
+    /// extra data that reaches one file twice (given twice, or as a file and in its
+    /// directory: `records::record::input_files`). Their games would be trained on twice,
     /// and the trainer, which refuses a file reached twice, would fail at every training.
-    /// Errors: the first such path, naming its key and value.
+    /// A path that is not there is left to [`Settings::check_paths`]. Errors: the first such
+    /// path, naming its key and value.
     pub fn check_own_data(&self, root: &Path) -> Result<()> {
-        let real = |p: &Path| std::fs::canonicalize(p).ok();
-        let own: Vec<(PathBuf, PathBuf)> = [crate::rundir::RunDir::DATA, crate::rundir::RunDir::PACKS]
+        let root_real = std::fs::canonicalize(root)
+            .or_else(|_| std::path::absolute(root))
+            .unwrap_or_else(|_| root.to_path_buf());
+        let own: Vec<(PathBuf, Vec<PathBuf>)> = [crate::rundir::RunDir::DATA, crate::rundir::RunDir::PACKS]
             .iter()
-            .filter_map(|d| real(&root.join(d)).map(|r| (root.join(d), r)))
+            .map(|d| {
+                // Where it will be, and where it is when it is a link elsewhere.
+                let mut at = vec![root_real.join(d)];
+                at.extend(std::fs::canonicalize(root.join(d)).ok());
+                (root.join(d), at)
+            })
             .collect();
+        let refuse_with = |why: String| refuse("train", "extra_data", &self.train.extra_data, why);
+        let mut present = Vec::new();
         for p in &self.train.extra_data {
-            let Some(extra) = real(&resolve(root, p)) else {
+            let path = resolve(root, p);
+            let Ok(extra) = std::fs::canonicalize(&path) else {
                 continue;
             };
-            for (dir, dir_real) in &own {
-                if extra.starts_with(dir_real) || dir_real.starts_with(&extra) {
-                    return Err(refuse(
-                        "train",
-                        "extra_data",
-                        &self.train.extra_data,
-                        format!(
-                            "{} holds the run's own self-play ({}), which every training reads \
-                             already: give data from outside the run",
-                            p.display(),
-                            dir.display()
-                        ),
-                    ));
+            present.push(path);
+            for (dir, at) in &own {
+                if at.iter().any(|o| extra.starts_with(o) || o.starts_with(&extra)) {
+                    return Err(refuse_with(format!(
+                        "{} holds the run's own self-play ({}), which its trainings read \
+                         already: give data from outside the run",
+                        p.display(),
+                        dir.display()
+                    )));
                 }
             }
         }
+        records::record::input_files(&present, true).map_err(|e| refuse_with(e.to_string()))?;
         Ok(())
     }
 
