@@ -698,7 +698,8 @@ impl CtrlC {
         Ok(CtrlC { stop, training })
     }
 
-    /// From now on Ctrl-C stops the training loop (`stop`) instead of the process.
+    /// From now on Ctrl-C stops the training loop (`stop`) instead of the process (for
+    /// `validate`, which has no loop: it finishes writing its results).
     fn training(&self) -> Arc<AtomicBool> {
         self.training.store(true, Ordering::SeqCst);
         self.stop.clone()
@@ -1022,8 +1023,8 @@ fn validate(
     if let Some(path) = json {
         output::refuse_inputs(path, &inputs)?;
     }
-    // Ctrl-C ends it at once: the JSON is written last, whole or not at all.
-    let _ctrl_c = CtrlC::install("validating")?;
+    // Ctrl-C ends it at once while it reads and evaluates; not while it writes its results.
+    let ctrl_c = CtrlC::install("validating")?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -1032,6 +1033,7 @@ fn validate(
     for w in &v.warnings {
         output::errln!("warning: {w}");
     }
+    let _finishing = ctrl_c.training();
     if let Some(path) = json {
         trainer::validate::write_json(&v, path, &inputs)?;
     }
