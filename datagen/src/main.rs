@@ -1056,6 +1056,12 @@ fn add_to_manifest(dir: &Path, date: Option<&str>, nets: Option<&Path>, add: &[P
         copies.push((pack, dir.join(&entry.file)));
         known.packs.push(entry);
     }
+    let new: Vec<&Path> = unlisted
+        .iter()
+        .map(PathBuf::as_path)
+        .chain(add.iter().map(PathBuf::as_path))
+        .collect();
+    refuse_shared_games(dir, &manifest, &new)?;
     for (pack, to) in copies {
         let name = to
             .file_name()
@@ -1087,6 +1093,71 @@ fn add_to_manifest(dir: &Path, date: Option<&str>, nets: Option<&Path>, add: &[P
         added
     );
     Ok(0)
+}
+
+/// Refuses packs about to be listed (`new`) that share game records
+/// (`records::manifest::game_key`: start, moves, scores and result) with a pack `listed` in
+/// corpus folder `dir` or with one another, or hold one game twice, as often as
+/// `records::manifest::shared_games_limit` of their games allows or more: such a pack holds
+/// copies of games the corpus has (packed again from the same data files, or a pack of
+/// packs), and a corpus holds each game once. Self-play repeats a record only by chance, a
+/// few times in the whole corpus. Reads every listed pack whole.
+fn refuse_shared_games(dir: &Path, listed: &records::manifest::Manifest, new: &[&Path]) -> Result<()> {
+    use records::manifest::{game_keys, shared_games_limit};
+    if new.is_empty() {
+        return Ok(());
+    }
+    let refuse = |pack: &Path, shared: u64, other: &Path| -> Result<()> {
+        if pack == other {
+            bail!(
+                "{}: holds {shared} of its games twice (the same records), which a corpus \
+                 holds once; nothing was added",
+                pack.display()
+            );
+        }
+        bail!(
+            "{}: {shared} of its games are in {} already (the same records: start, moves, \
+             scores and result), so it holds copies of those games, which a corpus holds \
+             once; nothing was added",
+            pack.display(),
+            other.display()
+        )
+    };
+    let mut keys: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
+    let mut limits = Vec::new();
+    for (i, pack) in new.iter().enumerate() {
+        let own = game_keys(pack)?;
+        limits.push(shared_games_limit(own.len() as u64));
+        let mut shared = vec![0u64; i + 1];
+        for key in own {
+            if let Some(j) = keys.insert(key, i) {
+                shared[j] += 1;
+            }
+        }
+        if let Some(j) = shared.iter().position(|&n| n >= limits[i]) {
+            refuse(pack, shared[j], new[j])?;
+        }
+    }
+    let files: Vec<PathBuf> = listed.files(dir).into_iter().filter(|f| f.is_file()).collect();
+    if !files.is_empty() {
+        output::errln!(
+            "reading the {} listed packs for games in common with {}",
+            files.len(),
+            output::count(new.len() as u64, "new pack")
+        );
+    }
+    for file in files {
+        let mut shared = vec![0u64; new.len()];
+        for key in game_keys(&file)? {
+            if let Some(&i) = keys.get(&key) {
+                shared[i] += 1;
+            }
+        }
+        if let Some(i) = (0..new.len()).find(|&i| shared[i] >= limits[i]) {
+            refuse(new[i], shared[i], &file)?;
+        }
+    }
+    Ok(())
 }
 
 /// Fingerprint (16 hex digits) -> file stem of every net in folder `nets`.

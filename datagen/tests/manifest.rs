@@ -76,8 +76,27 @@ fn pack_of_base(out: &Path) {
     assert!(o.status.success(), "{}", text(&o.stderr));
 }
 
-/// Packs the first `games` games of the base run into `out`: a pack unlike
-/// [`pack_of_base`]'s.
+/// Packs `games` games of a run with another seed than the base run's into `out`: other
+/// games than [`pack_of_base`]'s.
+fn pack_of_other_games(out: &Path, games: u64) {
+    let stem = out.file_stem().unwrap().to_string_lossy().into_owned();
+    let gen = temp_dir(&format!("other-{games}-{stem}"));
+    let mut args = common::gen_args(&gen, 1, games);
+    let seed = args.iter().position(|a| a == "--seed").unwrap() + 1;
+    args[seed] = "10".into();
+    let o = run(&args);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let o = run(&[
+        "pack".as_ref(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        gen.join("games-0.bin").as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}
+
+/// Packs the first `games` games of the base run into `out`: a pack of other bytes than
+/// [`pack_of_base`]'s holding copies of its games.
 fn pack_of_first_games(out: &Path, games: usize) {
     let bytes = std::fs::read(base_run().join("games-0.bin")).unwrap();
     let cut = records::record::scan(&bytes).chunks[games].offset as usize;
@@ -97,7 +116,7 @@ fn pack_of_first_games(out: &Path, games: usize) {
 fn verify_finds_packs_missing_unlisted_or_changed() {
     let dir = temp_dir("manifest");
     pack_of_base(&dir.join("gen1-classical-001.pack"));
-    pack_of_first_games(&dir.join("gen1-classical-002.pack"), 6);
+    pack_of_other_games(&dir.join("gen1-classical-002.pack"), 6);
     let d = dir.display().to_string();
     let o = run(&["manifest", &d, "--date", "2026-12-06"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
@@ -229,7 +248,7 @@ fn add_copies_a_pack_in_under_its_corpus_name() {
         .display()
         .to_string();
     let other = dir.join("s001-run-segment.pack");
-    pack_of_first_games(&other, 6);
+    pack_of_other_games(&other, 6);
     for (n, p) in [("001", &p), ("002", &other.display().to_string())] {
         let o = run(&[
             "manifest",
@@ -333,5 +352,108 @@ fn a_pack_with_the_same_bytes_as_another_is_refused_and_reported() {
         out.contains("BAD  gen1-classical-002.pack: the same bytes as gen1-classical-001.pack"),
         "{out}"
     );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// No two packs of the corpus share more than a few game records (`game_key`): a copy of a
+/// pack's games would share all of them; self-play repeats a record only by chance.
+#[test]
+#[ignore = "reads the whole corpus (85 MB)"]
+fn no_two_packs_of_the_corpus_share_more_than_a_few_games() {
+    let manifest = Manifest::read(&corpus()).unwrap().unwrap();
+    let mut seen: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
+    let mut shared: std::collections::BTreeMap<(usize, usize), u64> = Default::default();
+    for (i, file) in manifest.files(&corpus()).iter().enumerate() {
+        for key in records::manifest::game_keys(file).unwrap() {
+            if let Some(first) = seen.insert(key, i) {
+                *shared.entry((first, i)).or_default() += 1;
+            }
+        }
+    }
+    let names: Vec<String> = shared
+        .iter()
+        .map(|((a, b), n)| format!("{} and {}: {n}", manifest.packs[*a].file, manifest.packs[*b].file))
+        .collect();
+    let (games, _) = manifest.totals();
+    let repeated: u64 = shared.values().sum();
+    assert_eq!(seen.len() as u64 + repeated, games);
+    assert!(
+        shared
+            .values()
+            .all(|&n| n < records::manifest::SHARED_GAMES_LIMIT),
+        "games in two places:\n{}",
+        names.join("\n")
+    );
+}
+
+/// A pack that shares game records with the corpus (made again from the same data files, a
+/// subset here) is refused, naming the pack it copies, before anything is copied or listed;
+/// a chance repeat passes (`records::manifest::shared_games_limit`: fewer than 10 shared, or
+/// than half a small pack's games). Two packs being listed at once are held to the same rule.
+#[test]
+fn a_pack_sharing_games_with_the_corpus_is_refused() {
+    let dir = temp_dir("manifest-shared");
+    let corpus = dir.join("corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    pack_of_base(&corpus.join("gen1-classical-001.pack"));
+    let c = corpus.display().to_string();
+    let o = run(&["manifest", &c, "--date", "2026-12-06"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let listed = std::fs::read(corpus.join("manifest.toml")).unwrap();
+    let subset = dir.join("s000-subset.pack");
+    pack_of_first_games(&subset, 6);
+    let nets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets");
+    let add = |pack: &Path| {
+        run(&[
+            "manifest".as_ref(),
+            corpus.as_os_str(),
+            "--nets".as_ref(),
+            nets.as_os_str(),
+            "--add".as_ref(),
+            pack.as_os_str(),
+        ])
+    };
+    let o = add(&subset);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains(&format!(
+            "datagen: error: {}: 6 of its games are in {} already (the same records",
+            subset.display(),
+            corpus.join("gen1-classical-001.pack").display()
+        )),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(std::fs::read(corpus.join("manifest.toml")).unwrap(), listed);
+    assert_eq!(std::fs::read_dir(&corpus).unwrap().count(), 2, "nothing copied");
+    // Two new packs that copy one another: the second is refused, naming the first.
+    let copy = dir.join("s001-copy.pack");
+    pack_of_first_games(&copy, 5);
+    let o = run(&[
+        "manifest".as_ref(),
+        corpus.as_os_str(),
+        "--nets".as_ref(),
+        nets.as_os_str(),
+        "--add".as_ref(),
+        copy.as_os_str(),
+        subset.as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains(&format!(
+            "{}: 5 of its games are in {} already",
+            subset.display(),
+            copy.display()
+        )),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(std::fs::read(corpus.join("manifest.toml")).unwrap(), listed);
+    let other = dir.join("s002-other.pack");
+    pack_of_other_games(&other, 4);
+    // Other games are taken.
+    let o = add(&other);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(Manifest::read(&corpus).unwrap().unwrap().packs.len(), 2);
     std::fs::remove_dir_all(&dir).ok();
 }
