@@ -1352,6 +1352,26 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
     if args.book.is_some() && args.openings_960 != Openings960::None {
         bail!("give --book or --openings-960, not both (a book brings its own start positions)");
     }
+    // Ctrl-C from here: while the net, book and tables load and the directory is prepared
+    // (its files checked and their torn ends cut, as a resume after a crash does), no game
+    // has started, so it ends at once with 130 saying so; once the streams run, it stops
+    // them after their game in flight.
+    let running: Arc<std::sync::OnceLock<Arc<Run>>> = Arc::new(std::sync::OnceLock::new());
+    {
+        let running = running.clone();
+        let shown = out.display().to_string();
+        ctrlc::set_handler(move || match running.get() {
+            Some(run) => run.request_stop(),
+            None => {
+                output::errln!(
+                    "datagen: interrupted before the first game; the same command starts (or \
+                     resumes) {shown}"
+                );
+                std::process::exit(130);
+            }
+        })
+        .context("cannot install the Ctrl-C handler")?;
+    }
     let net = load_net(args.net.as_deref())?;
     // A material-only net's scores mean little: play out games by the rules only.
     let adjudicate =
@@ -1428,10 +1448,10 @@ fn generate(args: &GenerateArgs) -> Result<i32> {
             .ok()
             .and_then(|v| v.trim().parse().ok()),
     });
-    {
-        let run = run.clone();
-        ctrlc::set_handler(move || run.request_stop()).context("cannot install the Ctrl-C handler")?;
-    }
+    // From here Ctrl-C stops the streams (the handler above).
+    running
+        .set(run.clone())
+        .map_err(|_| anyhow::anyhow!("the run was set up twice"))?;
     // Progress: each stream sends an event per finished game down a channel; one reporter
     // thread owns the bar (or the plain line) and every count it shows, and ends with the
     // final line once every stream has hung up.

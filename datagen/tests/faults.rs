@@ -448,3 +448,52 @@ fn a_book_goes_through_the_one_cleaning_step_with_notes() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Ctrl-C before the first game (here while the book loads, from a FIFO whose writer sends
+/// nothing) ends datagen at once with 130, saying no game was played and that the same
+/// command starts the run; it used to die by the signal without a word.
+#[test]
+fn ctrl_c_before_the_first_game_ends_at_once_saying_so() {
+    let dir = temp_dir("ctrl-c-start");
+    let book = dir.join("book.epd");
+    assert!(Command::new("mkfifo").arg(&book).status().unwrap().success());
+    let out_dir = dir.join("gen");
+    let child = datagen()
+        .args(gen_args(&out_dir, 1, 2))
+        .args(["--book".as_ref(), book.as_os_str()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Opening the FIFO's writing end waits until datagen opens it to read.
+    let (sent, opened) = std::sync::mpsc::channel();
+    let path = book.clone();
+    std::thread::spawn(move || sent.send(std::fs::OpenOptions::new().write(true).open(path).unwrap()));
+    let writer = opened
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("datagen opens its book");
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    testing::interrupt(&child);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut child = child;
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().ok();
+            panic!("still running 60 s after Ctrl-C");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let done = child.wait_with_output().unwrap();
+    drop(writer);
+    let stderr = text(&done.stderr);
+    assert_eq!(done.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "datagen: interrupted before the first game; the same command starts (or resumes) {}",
+            out_dir.display()
+        )),
+        "{stderr}"
+    );
+    assert!(!out_dir.join("games-0.bin").exists());
+    std::fs::remove_dir_all(&dir).ok();
+}
