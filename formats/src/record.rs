@@ -1652,10 +1652,28 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+/// What makes two paths one file for [`input_files`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum FileIdentity {
+    /// Device and inode number.
+    Inode(u64, u64),
+    /// The canonical path, where the file's metadata cannot be read.
+    Path(std::path::PathBuf),
+}
+
+fn file_identity(file: &std::path::Path) -> FileIdentity {
+    #[cfg(unix)]
+    if let Ok(m) = std::fs::metadata(file) {
+        use std::os::unix::fs::MetadataExt;
+        return FileIdentity::Inode(m.dev(), m.ino());
+    }
+    FileIdentity::Path(std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf()))
+}
+
 /// The data files `paths` name, in order, each once: every path through [`data_files`]
 /// (directories and corpus folders expanded), each file paired with the index in `paths`
-/// of the path that named it. A file is the same file however it is reached (its canonical
-/// path: through `..`, a symbolic link or its directory). Errors: a path that cannot be read,
+/// of the path that named it. A file is the same file however it is reached (by device and
+/// inode: through `..`, a symbolic link, a hard link or its directory). Errors: a path that cannot be read,
 /// one with no data files (unless `allow_empty`: a folder that fills later), a file reached
 /// twice. The one expansion of a list of data paths given to the trainer, datagen's readers
 /// and packer, and `learn`'s extra data.
@@ -1663,7 +1681,7 @@ pub fn input_files(
     paths: &[impl AsRef<std::path::Path>],
     allow_empty: bool,
 ) -> Result<Vec<(usize, std::path::PathBuf)>, InputError> {
-    let mut seen: HashMap<std::path::PathBuf, (std::path::PathBuf, usize)> = HashMap::new();
+    let mut seen: HashMap<FileIdentity, (std::path::PathBuf, usize)> = HashMap::new();
     let mut out = Vec::new();
     for (index, path) in paths.iter().enumerate() {
         let path = path.as_ref();
@@ -1675,7 +1693,9 @@ pub fn input_files(
             return Err(InputError::Empty(path.to_path_buf()));
         }
         for file in files {
-            let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
+            // The file itself: its device and inode (one file under two hard links, or
+            // through a symbolic link or `..`), else its canonical path.
+            let key = file_identity(&file);
             if let Some((first, by)) = seen.insert(key, (file.clone(), index)) {
                 return Err(InputError::Twice {
                     file,
@@ -1867,6 +1887,9 @@ mod tests {
         let link = dir.join("link.bin");
         std::os::unix::fs::symlink(&lone, &link).unwrap();
         assert_eq!(twice(&[lone.clone(), link.clone()]), (link.clone(), lone.clone()));
+        let hard = dir.join("hard.bin");
+        std::fs::hard_link(&lone, &hard).unwrap();
+        assert_eq!(twice(&[hard.clone(), lone.clone()]), (lone.clone(), hard.clone()));
         let message = input_files(&[&lone, &link], false).unwrap_err().to_string();
         assert_eq!(
             message,
