@@ -256,9 +256,15 @@ fn pack_into(planned: &[Planned<'_>], sources: &[PackSource], file: output::OutF
             problems += 1;
         }
         let header_bad = *format == Format::Games && src.header_error().is_some();
+        // Behind a bad header: the first chunk's number (the games before it are gone) and
+        // whether bytes there read as no chunk at all.
+        let (mut first_seq, mut header_damage) = (None, false);
         while let Some(item) = src.next_item().with_context(cannot)? {
             let warning = match item {
                 SourceItem::Chunk { source, chunk } => {
+                    if first_seq.is_none() {
+                        first_seq = Some(chunk.seq);
+                    }
                     if source >= own.len() {
                         bail!("{}: a game of source {source}, beyond its table", path.display());
                     }
@@ -270,7 +276,10 @@ fn pack_into(planned: &[Planned<'_>], sources: &[PackSource], file: output::OutF
                         None => continue,
                     }
                 }
-                SourceItem::Damage(d) if d.offset == 0 && header_bad => continue,
+                SourceItem::Damage(d) if d.offset == 0 && header_bad => {
+                    header_damage = true;
+                    continue;
+                }
                 // The end a datagen is writing now: the game in flight, not lost.
                 SourceItem::Damage(d) if crate::in_flight(&d, writing, true, bytes) => {
                     output::errln!(
@@ -295,10 +304,22 @@ fn pack_into(planned: &[Planned<'_>], sources: &[PackSource], file: output::OutF
         // A pack input counts its own loss; in a data file each damaged range held a game.
         let loss = match src.pack_loss() {
             Some(loss) => loss,
-            None => PackLoss {
-                uncounted: damaged_ranges,
-                ..PackLoss::default()
-            },
+            None => {
+                // Behind a damaged header the games before the first chunk are gone: as many
+                // as its number says (a file cut inside its first game), or, where nothing
+                // read as a chunk, at least one (a pack damaged at the front reads as such a
+                // file: its games are there but not found, and a pack of it is not whole).
+                let before_first = match (header_bad && header_damage, first_seq) {
+                    (false, _) => 0,
+                    (true, Some(Some(seq))) => seq,
+                    (true, Some(None)) => 0,
+                    (true, None) => 1,
+                };
+                PackLoss {
+                    uncounted: damaged_ranges + before_first,
+                    ..PackLoss::default()
+                }
+            }
         };
         if loss.any() {
             losses.push((path.clone(), loss));

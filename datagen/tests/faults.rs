@@ -497,3 +497,63 @@ fn ctrl_c_before_the_first_game_ends_at_once_saying_so() {
     assert!(!out_dir.join("games-0.bin").exists());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `pack` exits 1 when games behind a damaged front are gone: a data file cut inside its
+/// first game (the first chunk read is number 1), and a pack damaged at the front, which
+/// reads as a damaged data file with no chunk found (its games are behind the damage, not
+/// in the new pack). A header damaged without loss packs every game and exits 0.
+#[test]
+fn pack_of_a_file_damaged_at_the_front_exits_1_when_games_are_gone() {
+    let dir = temp_dir("front-damage");
+    let file = base_run().join("games-0.bin");
+    let bytes = std::fs::read(&file).unwrap();
+    let pack_of = |name: &str, content: &[u8]| {
+        let input = dir.join(name);
+        std::fs::write(&input, content).unwrap();
+        let out = dir.join(format!("{name}.pack"));
+        let o = datagen()
+            .args([
+                "pack".as_ref(),
+                "--out".as_ref(),
+                out.as_os_str(),
+                input.as_os_str(),
+            ])
+            .output()
+            .unwrap();
+        (o.status.code(), text(&o.stderr), games_of_pack(&out))
+    };
+    let (code, err, games) = pack_of("cut.bin", &bytes[149..]);
+    assert_eq!((code, games), (Some(1), 11), "{err}");
+    assert!(err.contains("at least 1 game of"), "{err}");
+    let mut header = bytes.clone();
+    header[0] ^= 0xFF;
+    let (code, err, games) = pack_of("header.bin", &header);
+    assert_eq!((code, games), (Some(0), 12), "{err}");
+    let whole = dir.join("whole.pack");
+    assert!(run(&[
+        "pack".as_ref(),
+        "--out".as_ref(),
+        whole.as_os_str(),
+        file.as_os_str()
+    ])
+    .status
+    .success());
+    let packed = std::fs::read(&whole).unwrap();
+    let (code, err, games) = pack_of("front.pack", &packed[13..]);
+    assert_eq!((code, games), (Some(1), 0), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The games of the pack at `path` (0 when there is none).
+fn games_of_pack(path: &Path) -> usize {
+    let Ok(mut source) = records::source::DataSource::open(path) else {
+        return 0;
+    };
+    let mut games = 0;
+    while let Some(item) = source.next_item().unwrap() {
+        if let records::source::SourceItem::Chunk { chunk, .. } = item {
+            games += chunk.games.len();
+        }
+    }
+    games
+}
