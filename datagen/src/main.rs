@@ -1096,9 +1096,10 @@ fn add_to_manifest(dir: &Path, date: Option<&str>, nets: Option<&Path>, add: &[P
 }
 
 /// Refuses packs about to be listed (`new`) that share game records
-/// (`records::manifest::game_key`: start, moves, scores and result) with a pack `listed` in
-/// corpus folder `dir` or with one another, or hold one game twice, as often as
-/// `records::manifest::shared_games_limit` of their games allows or more: such a pack holds
+/// (`records::manifest::game_key`: start, moves, scores and result) with the packs `listed`
+/// in corpus folder `dir` and the new packs before them, in all, or hold one game twice, as
+/// often as `records::manifest::shared_games_limit` of their games allows or more (a listed
+/// pack missing from the folder is an error: it cannot be checked against): such a pack holds
 /// copies of games the corpus has (packed again from the same data files, or a pack of
 /// packs), and a corpus holds each game once. Self-play repeats a record only by chance, a
 /// few times in the whole corpus. Reads every listed pack whole.
@@ -1123,8 +1124,11 @@ fn refuse_shared_games(dir: &Path, listed: &records::manifest::Manifest, new: &[
             other.display()
         )
     };
+    // For each new pack: the games it shares in all, and with which pack the most.
     let mut keys: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
     let mut limits = Vec::new();
+    let mut total = vec![0u64; new.len()];
+    let mut most: Vec<(u64, PathBuf)> = vec![(0, PathBuf::new()); new.len()];
     for (i, pack) in new.iter().enumerate() {
         let own = game_keys(pack)?;
         limits.push(shared_games_limit(own.len() as u64));
@@ -1134,11 +1138,25 @@ fn refuse_shared_games(dir: &Path, listed: &records::manifest::Manifest, new: &[
                 shared[j] += 1;
             }
         }
-        if let Some(j) = shared.iter().position(|&n| n >= limits[i]) {
-            refuse(pack, shared[j], new[j])?;
+        if shared[i] >= limits[i] {
+            refuse(pack, shared[i], pack)?;
+        }
+        for (j, &n) in shared.iter().enumerate().take(i) {
+            total[i] += n;
+            if n > most[i].0 {
+                most[i] = (n, new[j].to_path_buf());
+            }
         }
     }
-    let files: Vec<PathBuf> = listed.files(dir).into_iter().filter(|f| f.is_file()).collect();
+    let files = listed.files(dir);
+    if let Some(missing) = files.iter().find(|f| !f.is_file()) {
+        bail!(
+            "{}: listed in the corpus manifest, not found; the packs being added cannot be \
+             checked against it for copies of its games (restore it, or take its line out of \
+             the manifest); nothing was added",
+            missing.display()
+        );
+    }
     if !files.is_empty() {
         output::errln!(
             "reading the {} listed packs for games in common with {}",
@@ -1153,9 +1171,28 @@ fn refuse_shared_games(dir: &Path, listed: &records::manifest::Manifest, new: &[
                 shared[i] += 1;
             }
         }
-        if let Some(i) = (0..new.len()).find(|&i| shared[i] >= limits[i]) {
-            refuse(new[i], shared[i], &file)?;
+        for (i, &n) in shared.iter().enumerate() {
+            total[i] += n;
+            if n > most[i].0 {
+                most[i] = (n, file.clone());
+            }
         }
+    }
+    // Copies spread over several packs count together.
+    if let Some(i) = (0..new.len()).find(|&i| total[i] >= limits[i]) {
+        let (n, other) = &most[i];
+        if *n == total[i] {
+            refuse(new[i], total[i], other)?;
+        }
+        bail!(
+            "{}: {} of its games are in the corpus or the packs added before it already ({} \
+             in {}, the most in one), so it holds copies of those games, which a corpus holds \
+             once; nothing was added",
+            new[i].display(),
+            total[i],
+            n,
+            other.display()
+        );
     }
     Ok(())
 }

@@ -76,14 +76,14 @@ fn pack_of_base(out: &Path) {
     assert!(o.status.success(), "{}", text(&o.stderr));
 }
 
-/// Packs `games` games of a run with another seed than the base run's into `out`: other
-/// games than [`pack_of_base`]'s.
-fn pack_of_other_games(out: &Path, games: u64) {
+/// Packs `games` games of a run seeded `seed` (not the base run's 9) into `out`: other games
+/// than [`pack_of_base`]'s, and than those of another seed.
+fn pack_of_other_games(out: &Path, games: u64, seed: u64) {
     let stem = out.file_stem().unwrap().to_string_lossy().into_owned();
     let gen = temp_dir(&format!("other-{games}-{stem}"));
     let mut args = common::gen_args(&gen, 1, games);
-    let seed = args.iter().position(|a| a == "--seed").unwrap() + 1;
-    args[seed] = "10".into();
+    let at = args.iter().position(|a| a == "--seed").unwrap() + 1;
+    args[at] = seed.to_string();
     let o = run(&args);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let o = run(&[
@@ -116,7 +116,7 @@ fn pack_of_first_games(out: &Path, games: usize) {
 fn verify_finds_packs_missing_unlisted_or_changed() {
     let dir = temp_dir("manifest");
     pack_of_base(&dir.join("gen1-classical-001.pack"));
-    pack_of_other_games(&dir.join("gen1-classical-002.pack"), 6);
+    pack_of_other_games(&dir.join("gen1-classical-002.pack"), 6, 10);
     let d = dir.display().to_string();
     let o = run(&["manifest", &d, "--date", "2026-12-06"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
@@ -248,7 +248,7 @@ fn add_copies_a_pack_in_under_its_corpus_name() {
         .display()
         .to_string();
     let other = dir.join("s001-run-segment.pack");
-    pack_of_other_games(&other, 6);
+    pack_of_other_games(&other, 6, 10);
     for (n, p) in [("001", &p), ("002", &other.display().to_string())] {
         let o = run(&[
             "manifest",
@@ -441,19 +441,81 @@ fn a_pack_sharing_games_with_the_corpus_is_refused() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     assert!(
         text(&o.stderr).contains(&format!(
-            "{}: 5 of its games are in {} already",
+            "{}: 11 of its games are in the corpus or the packs added before it already (6 in {}, \
+             the most in one)",
             subset.display(),
-            copy.display()
+            corpus.join("gen1-classical-001.pack").display()
         )),
         "{}",
         text(&o.stderr)
     );
     assert_eq!(std::fs::read(corpus.join("manifest.toml")).unwrap(), listed);
     let other = dir.join("s002-other.pack");
-    pack_of_other_games(&other, 4);
+    pack_of_other_games(&other, 4, 10);
+    // Copies spread over two listed packs count together: 2 of each in a pack of 6 games
+    // (its limit 3) is refused, though neither pack alone reaches it.
+    let other_listed = corpus.join("gen1-classical-002.pack");
+    pack_of_other_games(&other_listed, 6, 11);
+    let o = run(&["manifest", &c, "--date", "2026-12-06"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let listed = std::fs::read(corpus.join("manifest.toml")).unwrap();
+    let first_two = |from: &Path, name: &str| {
+        let bytes = std::fs::read(from).unwrap();
+        let cut = records::record::scan(&bytes).chunks[2].offset as usize;
+        let file = dir.join(name);
+        std::fs::write(&file, &bytes[..cut]).unwrap();
+        file
+    };
+    let a = first_two(&base_run().join("games-0.bin"), "a.bin");
+    let unpacked = dir.join("unpacked");
+    assert!(run(&[
+        "unpack".as_ref(),
+        other_listed.as_os_str(),
+        "--out".as_ref(),
+        unpacked.as_os_str()
+    ])
+    .status
+    .success());
+    let from_other = records::record::data_files(&unpacked).unwrap().remove(0);
+    let b = first_two(&from_other, "b.bin");
+    let fresh = dir.join("fresh.pack");
+    pack_of_other_games(&fresh, 2, 12);
+    let spread = dir.join("s003-spread.pack");
+    let o = run(&[
+        "pack".as_ref(),
+        "--out".as_ref(),
+        spread.as_os_str(),
+        a.as_os_str(),
+        b.as_os_str(),
+        fresh.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let o = add(&spread);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains(&format!(
+            "{}: 4 of its games are in the corpus or the packs added before it already (2 in ",
+            spread.display()
+        )),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(std::fs::read(corpus.join("manifest.toml")).unwrap(), listed);
+    // A listed pack missing from the folder: nothing can be checked against it, so nothing
+    // is added.
+    let away = dir.join("away.pack");
+    std::fs::rename(&other_listed, &away).unwrap();
+    let o = add(&subset);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("listed in the corpus manifest, not found"),
+        "{}",
+        text(&o.stderr)
+    );
+    std::fs::rename(&away, &other_listed).unwrap();
     // Other games are taken.
     let o = add(&other);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    assert_eq!(Manifest::read(&corpus).unwrap().unwrap().packs.len(), 2);
+    assert_eq!(Manifest::read(&corpus).unwrap().unwrap().packs.len(), 3);
     std::fs::remove_dir_all(&dir).ok();
 }
