@@ -363,6 +363,20 @@ fn extra_data_holding_the_runs_own_self_play_is_refused_at_start() {
         );
         assert_eq!(std::fs::read(run.join("journal")).unwrap(), journal, "{extra}");
     }
+    // A folder beside the run holding a symbolic link to one of the run's own files.
+    let linked = dir.join("linked");
+    std::fs::create_dir_all(&linked).unwrap();
+    std::os::unix::fs::symlink(&absolute, linked.join("games-0.bin")).unwrap();
+    let settings = format!("[train]\nextra_data = [{}]\n{NO_TOOLS}", quoted(&linked));
+    std::fs::write(run.join("learn.toml"), settings).unwrap();
+    let out = learn(&["run", run.to_str().unwrap(), "--candidates", "1"]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("[train] extra_data") && err.contains("which is the run's own self-play"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&linked).unwrap();
     // Extra data that reaches one file twice (a folder and a file in it) is refused too.
     std::fs::write(beside.join("games-0.bin"), b"").unwrap();
     let settings = format!(

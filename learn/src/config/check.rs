@@ -303,7 +303,23 @@ impl Settings {
                 }
             }
         }
-        records::record::input_files(&present, true).map_err(|e| refuse_with(e.to_string()))?;
+        // A file inside the extra data that is one of the run's own (a symbolic link into
+        // its data/ or packs/).
+        let files = records::record::input_files(&present, true).map_err(|e| refuse_with(e.to_string()))?;
+        for (index, file) in files {
+            let Ok(real) = std::fs::canonicalize(&file) else {
+                continue;
+            };
+            if let Some((dir, _)) = own.iter().find(|(_, at)| at.iter().any(|o| real.starts_with(o))) {
+                return Err(refuse_with(format!(
+                    "{} holds {}, which is the run's own self-play ({}), which its trainings \
+                     read already: give data from outside the run",
+                    present[index].display(),
+                    file.display(),
+                    dir.display()
+                )));
+            }
+        }
         Ok(())
     }
 
