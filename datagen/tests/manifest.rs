@@ -513,6 +513,17 @@ fn a_pack_sharing_games_with_the_corpus_is_refused() {
         text(&o.stderr)
     );
     std::fs::rename(&away, &other_listed).unwrap();
+    // A pack that lost its prefix reads whole, but verify calls it damaged: not listed.
+    let bytes = std::fs::read(&other).unwrap();
+    let headless = dir.join("s004-headless.pack");
+    std::fs::write(&headless, &bytes[12..]).unwrap();
+    let o = add(&headless);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("damaged, so not listed: byte 0: missing LUFTPACK magic"),
+        "{}",
+        text(&o.stderr)
+    );
     // Other games are taken.
     let o = add(&other);
     assert!(o.status.success(), "{}", text(&o.stderr));

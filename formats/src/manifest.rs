@@ -274,7 +274,10 @@ fn read_contents(path: &Path) -> Result<(u64, u64, Vec<SourceSettings>), Manifes
                 positions += chunk.games.iter().map(|g| g.moves.len() as u64).sum::<u64>();
             }
             SourceItem::Damage(d) => return Err(data(format!("damaged, so not listed: {d}"))),
-            SourceItem::Duplicate(_) | SourceItem::Problem(_) => {}
+            // What `verify` calls a problem (a lost prefix, a table copy that differs) keeps
+            // a pack out too: a corpus lists only packs that verify clean.
+            SourceItem::Problem(p) => return Err(data(format!("damaged, so not listed: {p}"))),
+            SourceItem::Duplicate(_) => {}
             SourceItem::Positions { positions: p, .. } => positions += p.len() as u64,
         }
     }
