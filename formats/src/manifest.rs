@@ -267,6 +267,7 @@ fn read_contents(path: &Path) -> Result<(u64, u64, Vec<SourceSettings>), Manifes
     }
     let mut source = DataSource::open(path).map_err(|e| data(e.to_string()))?;
     let (mut games, mut positions) = (0u64, 0u64);
+    let mut problem = None;
     while let Some(item) = source.next_item().map_err(|e| data(e.to_string()))? {
         match item {
             SourceItem::Chunk { chunk, .. } => {
@@ -275,11 +276,17 @@ fn read_contents(path: &Path) -> Result<(u64, u64, Vec<SourceSettings>), Manifes
             }
             SourceItem::Damage(d) => return Err(data(format!("damaged, so not listed: {d}"))),
             // What `verify` calls a problem (a lost prefix, a table copy that differs) keeps
-            // a pack out too: a corpus lists only packs that verify clean.
-            SourceItem::Problem(p) => return Err(data(format!("damaged, so not listed: {p}"))),
+            // a pack out too: a corpus lists only packs that verify clean. Damage read later
+            // is named first (the problem may be its block's checksum).
+            SourceItem::Problem(p) => {
+                problem.get_or_insert(p);
+            }
             SourceItem::Duplicate(_) => {}
             SourceItem::Positions { positions: p, .. } => positions += p.len() as u64,
         }
+    }
+    if let Some(p) = problem {
+        return Err(data(format!("damaged, so not listed: {p}")));
     }
     let mut settings: Vec<SourceSettings> = Vec::new();
     for s in source.sources() {
