@@ -465,26 +465,7 @@ fn ctrl_c_before_the_first_game_ends_at_once_saying_so() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Opening the FIFO's writing end waits until datagen opens it to read.
-    let (sent, opened) = std::sync::mpsc::channel();
-    let path = book.clone();
-    std::thread::spawn(move || sent.send(std::fs::OpenOptions::new().write(true).open(path).unwrap()));
-    let writer = opened
-        .recv_timeout(std::time::Duration::from_secs(60))
-        .expect("datagen opens its book");
-    std::thread::sleep(std::time::Duration::from_millis(100));
-    testing::interrupt(&child);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    let mut child = child;
-    while child.try_wait().unwrap().is_none() {
-        if std::time::Instant::now() > deadline {
-            child.kill().ok();
-            panic!("still running 60 s after Ctrl-C");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let done = child.wait_with_output().unwrap();
-    drop(writer);
+    let done = testing::interrupt_while_reading(child, &book);
     let stderr = text(&done.stderr);
     assert_eq!(done.status.code(), Some(130), "{stderr}");
     assert!(

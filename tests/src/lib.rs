@@ -66,3 +66,33 @@ pub fn interrupt(child: &Child) {
         .expect("running kill");
     assert!(status.success(), "kill -INT {} failed: {status}", child.id());
 }
+
+/// Ctrl-C to `child` while it waits on reading the FIFO at `fifo`: opens the FIFO's writing
+/// end (which waits until `child` opens it to read, at most 60 s) and holds it without
+/// writing, sends SIGINT, and waits for `child` to end, at most 60 s (then kills it and
+/// panics, rather than hang the tests). Returns its output (stdout and stderr piped by the
+/// caller).
+pub fn interrupt_while_reading(child: Child, fifo: &std::path::Path) -> std::process::Output {
+    use std::time::{Duration, Instant};
+    let (sent, opened) = std::sync::mpsc::channel();
+    let path = fifo.to_path_buf();
+    std::thread::spawn(move || sent.send(std::fs::OpenOptions::new().write(true).open(path)));
+    let writer = opened
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the child opens the FIFO")
+        .expect("opening the FIFO to write");
+    std::thread::sleep(Duration::from_millis(100));
+    interrupt(&child);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut child = child;
+    while child.try_wait().expect("waiting for the child").is_none() {
+        if Instant::now() > deadline {
+            child.kill().ok();
+            panic!("still running 60 s after Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let done = child.wait_with_output().expect("the child's output");
+    drop(writer);
+    done
+}

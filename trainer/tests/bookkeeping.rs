@@ -1196,27 +1196,7 @@ fn ctrl_c_while_loading_ends_at_once_saying_nothing_was_written() {
             .stdout(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        // Opening the FIFO's writing end waits until the trainer opens it to read.
-        let (sent, opened) = std::sync::mpsc::channel();
-        let path = fifo.clone();
-        std::thread::spawn(move || sent.send(std::fs::OpenOptions::new().write(true).open(path).unwrap()));
-        let writer = opened
-            .recv_timeout(std::time::Duration::from_secs(60))
-            .expect("the trainer opens its data");
-        std::thread::sleep(std::time::Duration::from_millis(100));
-        testing::interrupt(&child);
-        // It ends at once; one that does not fails here rather than hanging the tests.
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        let mut child = child;
-        while child.try_wait().unwrap().is_none() {
-            if std::time::Instant::now() > deadline {
-                child.kill().ok();
-                panic!("{args:?}: still running 60 s after Ctrl-C");
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        let done = child.wait_with_output().unwrap();
-        drop(writer);
+        let done = testing::interrupt_while_reading(child, &fifo);
         let stderr = String::from_utf8_lossy(&done.stderr);
         assert_eq!(done.status.code(), Some(130), "{args:?}: {stderr}");
         assert!(
