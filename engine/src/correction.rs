@@ -32,39 +32,81 @@ pub struct CorrectionKeys {
     major: usize,
 }
 
+/// The pieces that make a side's non-pawn key.
+const NON_PAWN: [PieceType; 5] = [
+    PieceType::Knight,
+    PieceType::Bishop,
+    PieceType::Rook,
+    PieceType::Queen,
+    PieceType::King,
+];
+/// The pieces (of both sides) that make the minor key.
+const MINOR: [PieceType; 3] = [PieceType::Knight, PieceType::Bishop, PieceType::King];
+/// The pieces (of both sides) that make the major key.
+const MAJOR: [PieceType; 3] = [PieceType::Rook, PieceType::Queen, PieceType::King];
+
 impl CorrectionKeys {
+    /// The keys of `board`, each computed from its pieces.
     pub fn of(board: &Board) -> Self {
+        CorrectionKeys {
+            pawn: Self::pawn_key(board),
+            non_pawn: [Color::White, Color::Black].map(|color| Self::non_pawn_key(board, color)),
+            minor: Self::placement_key(board, MINOR),
+            major: Self::placement_key(board, MAJOR),
+        }
+    }
+
+    /// The keys of `child`, a position one move (or a null move) after `parent`, whose
+    /// keys are `self`: a key whose pieces the move did not touch is kept, the others are
+    /// computed again. Always equal to `CorrectionKeys::of(child)` (a pawn move, the most
+    /// common, hashes two bitboards instead of twenty-four).
+    #[inline]
+    pub fn after(&self, parent: &Board, child: &Board) -> Self {
+        let moved = |color: Color, kind: PieceType| {
+            parent.colored_pieces(color, kind) != child.colored_pieces(color, kind)
+        };
+        let either = |kind: PieceType| moved(Color::White, kind) || moved(Color::Black, kind);
+        let mut keys = *self;
+        if either(PieceType::Pawn) {
+            keys.pawn = Self::pawn_key(child);
+        }
+        for color in [Color::White, Color::Black] {
+            if NON_PAWN.iter().any(|&kind| moved(color, kind)) {
+                keys.non_pawn[color.index()] = Self::non_pawn_key(child, color);
+            }
+        }
+        if MINOR.iter().any(|&kind| either(kind)) {
+            keys.minor = Self::placement_key(child, MINOR);
+        }
+        if MAJOR.iter().any(|&kind| either(kind)) {
+            keys.major = Self::placement_key(child, MAJOR);
+        }
+        keys
+    }
+
+    fn pawn_key(board: &Board) -> usize {
         let pawns = board.pieces(PieceType::Pawn);
         let white = board.colored(Color::White);
-        let pawn = mix((pawns & white).0 ^ mix((pawns & !white).0));
-        let non_pawn = [Color::White, Color::Black].map(|color| {
-            let mut key = color.index() as u64;
-            for kind in [
-                PieceType::Knight,
-                PieceType::Bishop,
-                PieceType::Rook,
-                PieceType::Queen,
-                PieceType::King,
-            ] {
+        mix((pawns & white).0 ^ mix((pawns & !white).0)) as usize % CORR_SIZE
+    }
+
+    fn non_pawn_key(board: &Board, color: Color) -> usize {
+        let mut key = color.index() as u64;
+        for kind in NON_PAWN {
+            key = mix(key ^ board.colored_pieces(color, kind).0);
+        }
+        key as usize % CORR_SIZE
+    }
+
+    /// Both sides' `kinds`, one after another.
+    fn placement_key(board: &Board, kinds: [PieceType; 3]) -> usize {
+        let mut key = 0x9e37_79b9_7f4a_7c15u64;
+        for color in [Color::White, Color::Black] {
+            for kind in kinds {
                 key = mix(key ^ board.colored_pieces(color, kind).0);
             }
-            key as usize % CORR_SIZE
-        });
-        let placement = |kinds: [PieceType; 3]| {
-            let mut key = 0x9e37_79b9_7f4a_7c15u64;
-            for color in [Color::White, Color::Black] {
-                for kind in kinds {
-                    key = mix(key ^ board.colored_pieces(color, kind).0);
-                }
-            }
-            key as usize % CORR_SIZE
-        };
-        CorrectionKeys {
-            pawn: pawn as usize % CORR_SIZE,
-            non_pawn,
-            minor: placement([PieceType::Knight, PieceType::Bishop, PieceType::King]),
-            major: placement([PieceType::Rook, PieceType::Queen, PieceType::King]),
         }
+        key as usize % CORR_SIZE
     }
 }
 
@@ -258,5 +300,42 @@ mod tests {
         let kd = CorrectionKeys::of(&d);
         assert_eq!(kd.minor, ka.minor);
         assert_ne!(kd.major, ka.major);
+    }
+
+    /// `after` is `of` of the child for every move of a set of positions with every kind
+    /// of move (captures of each piece, promotions, castling both ways in Chess960 and
+    /// standard, en passant) and for the null move, two plies deep.
+    #[test]
+    fn keys_after_a_move_are_the_keys_of_the_child() {
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "1r2k1r1/pbppnp1p/1b3P2/8/Q7/B1PB1q2/P1P2PPP/1R2K1R1 w BGbg - 0 1",
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+        ];
+        let mut checked = 0;
+        for fen in fens {
+            let root = Board::from_fen(fen).unwrap();
+            let root_keys = CorrectionKeys::of(&root);
+            for &mv in &root.legal_moves() {
+                let mut child = root;
+                child.play(mv);
+                let keys = root_keys.after(&root, &child);
+                assert_eq!(keys, CorrectionKeys::of(&child), "{fen} {mv:?}");
+                for &reply in &child.legal_moves() {
+                    let mut grandchild = child;
+                    grandchild.play(reply);
+                    assert_eq!(keys.after(&child, &grandchild), CorrectionKeys::of(&grandchild));
+                    checked += 1;
+                }
+            }
+            if let Some(null) = root.null_move() {
+                assert_eq!(root_keys.after(&root, &null), root_keys);
+            }
+        }
+        assert!(checked > 5_000, "{checked}");
     }
 }

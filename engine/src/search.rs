@@ -615,7 +615,7 @@ impl Worker {
         self.stack[ply].quiet = board.is_quiet(mv);
         // The child's correction keys, and its correction entries fetched while the move's
         // other work goes on.
-        let keys = CorrectionKeys::of(&child);
+        let keys = self.stack[ply].correction_keys.after(board, &child);
         self.stack[ply + 1].correction_keys = keys;
         self.history
             .correction
