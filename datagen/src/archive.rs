@@ -24,13 +24,17 @@
 //! block's count less the games read from it; in a data file at least one a damaged range;
 //! damage in a table copy or a block header, a repeated chunk or a count that disagrees
 //! costs no game and leaves the exit status 0, as does the end of a file a datagen is
-//! writing now, the game in flight). The pack or files of what read stay.
+//! writing now, the game in flight). The pack or files of what read stay. Games missing
+//! from a source's sequence numbers below its last (a block or chunk cut out cleanly before
+//! this read: no damage shows it) are named in a warning and kept as they stand, the
+//! numbers with their gap, so `datagen verify` of the output names them as it did the input
+//! (exit 1); this command did not lose them and exits 0 for them, as `convert` does.
 
 use crate::no_games;
 use anyhow::{bail, Context, Result};
 use datagen::store::{self, DirLock};
 use records::pack::{PackLoss, PackSource, PackWriter};
-use records::record::{encode_chunk, encode_chunk_v1};
+use records::record::{encode_chunk, encode_chunk_v1, Chunk, SeqGaps};
 use records::source::{DataSource, Format, SourceItem};
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -259,12 +263,14 @@ fn pack_into(planned: &[Planned<'_>], sources: &[PackSource], file: output::OutF
         // Behind a bad header: the first chunk's number (the games before it are gone) and
         // whether bytes there read as no chunk at all.
         let (mut first_seq, mut header_damage) = (None, false);
+        let mut gaps = SourceGaps::default();
         while let Some(item) = src.next_item().with_context(cannot)? {
             let warning = match item {
                 SourceItem::Chunk { source, chunk } => {
                     if first_seq.is_none() {
                         first_seq = Some(chunk.seq);
                     }
+                    gaps.add(source, &chunk);
                     if source >= own.len() {
                         bail!("{}: a game of source {source}, beyond its table", path.display());
                     }
@@ -324,6 +330,11 @@ fn pack_into(planned: &[Planned<'_>], sources: &[PackSource], file: output::OutF
         if loss.any() {
             losses.push((path.clone(), loss));
         }
+        // Games gone from the numbering before this read (a block or chunk cut out
+        // cleanly): packed as they stand, numbers and gap, and said.
+        for text in gaps.text((src.format() == Format::Pack).then(|| src.sources())) {
+            output::errln!("warning: {}: {text}", path.display());
+        }
     }
     let (buffered, totals) = writer.finish()?;
     buffered.into_inner().map_err(|e| e.into_error())?.finish()?;
@@ -335,6 +346,42 @@ fn pack_into(planned: &[Planned<'_>], sources: &[PackSource], file: output::OutF
         problems,
         losses,
     })
+}
+
+/// Each source's sequence numbers, for the games gone below its last
+/// (`records::record::SeqGaps`; version 1 chunks have none).
+#[derive(Default)]
+struct SourceGaps(Vec<SeqGaps>);
+
+impl SourceGaps {
+    fn add(&mut self, source: usize, chunk: &Chunk) {
+        if let Some(seq) = chunk.seq {
+            if self.0.len() <= source {
+                self.0.resize_with(source + 1, SeqGaps::default);
+            }
+            self.0[source].add(seq, chunk.games.len() as u64);
+        }
+    }
+
+    /// One line per source with games missing: `[NAME: ]sequence numbers ... missing: N
+    /// games written are gone`, named for a pack (`pack`: the sources of its table, in
+    /// order; a source beyond them, its table lost, is `source-N.bin`).
+    fn text(&self, pack: Option<&[records::source::Source]>) -> Vec<String> {
+        self.0
+            .iter()
+            .enumerate()
+            .filter_map(|(i, gaps)| {
+                let text = SeqGaps::text(&gaps.missing())?;
+                Some(match pack {
+                    None => text,
+                    Some(sources) => match sources.get(i) {
+                        Some(source) => format!("{}: {text}", source.name),
+                        None => format!("source-{i}.bin: {text}"),
+                    },
+                })
+            })
+            .collect()
+    }
 }
 
 /// A source's name as a path below the output directory: plain relative parts only.
@@ -471,6 +518,7 @@ fn unpack_into(src: &mut DataSource, pack: &Path, dir: &Path) -> Result<UnpackSu
         create(path, &s.header_bytes)?;
     }
     let (mut games, mut positions) = (0, 0);
+    let mut gaps = SourceGaps::default();
     let mut current: Current = None;
     let mut bytes = Vec::new();
     let cannot = || format!("cannot read {}", pack.display());
@@ -510,6 +558,7 @@ fn unpack_into(src: &mut DataSource, pack: &Path, dir: &Path) -> Result<UnpackSu
                 }
                 games += chunk.games.len() as u64;
                 positions += chunk.games.iter().map(|g| g.moves.len() as u64).sum::<u64>();
+                gaps.add(source, &chunk);
                 match chunk.problem {
                     Some(p) => p,
                     None => continue,
@@ -523,6 +572,11 @@ fn unpack_into(src: &mut DataSource, pack: &Path, dir: &Path) -> Result<UnpackSu
         output::errln!("warning: {}: {warning} (unpacking the rest)", pack.display());
     }
     close(&mut current, &paths)?;
+    // Games gone from the numbering before this read (a block cut out cleanly): the files
+    // keep the numbers and the gap, and it is said.
+    for text in gaps.text(Some(src.sources())) {
+        output::errln!("warning: {}: {text}", pack.display());
+    }
     Ok(UnpackSummary {
         games,
         positions,

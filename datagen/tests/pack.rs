@@ -4,8 +4,8 @@
 //! same files byte for byte, `stats`, `verify` and `convert` agree on the data files, the
 //! pack and the unpacked files, a pack takes at most 3 bytes a position, a flipped byte in
 //! a pack costs at most one game, a damaged input is reported and the rest packed (exit 1
-//! when games were lost, as unpack), and an
-//! output that is one of the inputs is refused.
+//! when games were lost, as unpack), a block cut out of a pack is named by every reader,
+//! and an output that is one of the inputs is refused.
 
 #![allow(clippy::unwrap_used)]
 
@@ -465,5 +465,82 @@ fn damaged_inputs_are_reported_and_bad_outputs_refused() {
         .filter(|n| n.ends_with(".partial"))
         .collect();
     assert!(left.is_empty(), "{left:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Where each block of a whole pack starts, and the games it holds (by the layout in
+/// `records::pack`: the prefix, two table copies, then the blocks).
+fn blocks_of(bytes: &[u8]) -> Vec<(usize, u32)> {
+    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    let mut at = 12;
+    for _ in 0..2 {
+        assert_eq!(&bytes[at..at + 4], b"LPST");
+        at += 8 + u32_at(at + 4) as usize + 8;
+    }
+    let mut blocks = Vec::new();
+    while at < bytes.len() {
+        assert_eq!(&bytes[at..at + 4], b"LPBK", "at byte {at}");
+        blocks.push((at, u32_at(at + 8)));
+        at += records::pack::BLOCK_HEADER + u32_at(at + 4) as usize;
+    }
+    blocks
+}
+
+/// A pack with a whole block cut out (no damage to read, only a gap in its source's
+/// sequence numbers): `unpack`, `pack` and `convert` name the missing numbers in a warning
+/// and keep the rest as it stands (exit 0: they lost nothing), and `verify` of what they
+/// wrote names the same gap (exit 1), as it does for the pack.
+#[test]
+fn a_block_cut_out_of_a_pack_is_named_by_every_reader() {
+    let dir = temp_dir("block-cut-out");
+    let whole =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/selfplay/gen25-dfrc-005.pack"))
+            .unwrap();
+    let blocks = blocks_of(&whole);
+    assert!(blocks.len() >= 3, "{blocks:?}");
+    let ((start, _), (end, _)) = (blocks[1], blocks[2]);
+    let total: u32 = blocks.iter().map(|b| b.1).sum();
+    let first = blocks[0].1;
+    let cut_out = blocks[1].1;
+    let pack = dir.join("cut.pack");
+    std::fs::write(&pack, [&whole[..start], &whole[end..]].concat()).unwrap();
+    let gap = format!(
+        "sequence numbers {first} to {} missing: {cut_out} games written are gone",
+        first + cut_out - 1
+    );
+    let verify = |path: &Path| {
+        let out = run(&[Path::new("verify"), path]);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+        assert!(text(&out.stdout).contains(&gap), "{}", text(&out.stdout));
+    };
+    verify(&pack);
+    let kept = (total - cut_out) as usize;
+    // unpack: the files hold every game that is there, with the gap.
+    let unpacked = dir.join("unpacked");
+    let out = run(&[Path::new("unpack"), &pack, Path::new("--out"), &unpacked]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&format!("warning: {}: ", pack.display()))
+            && text(&out.stderr).contains(&gap),
+        "{}",
+        text(&out.stderr)
+    );
+    let files = records::record::data_files(&unpacked).unwrap();
+    assert_eq!(files.len(), 1);
+    assert_eq!(games_of(&files[0]), kept);
+    verify(&files[0]);
+    // pack, of the pack and of the unpacked file.
+    for (input, name) in [(&pack, "repacked.pack"), (&files[0], "packed.pack")] {
+        let out_pack = dir.join(name);
+        let out = run(&[Path::new("pack"), input, Path::new("--out"), &out_pack]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert!(text(&out.stderr).contains(&gap), "{}", text(&out.stderr));
+        assert!(!text(&out.stdout).contains("problem"), "{}", text(&out.stdout));
+        verify(&out_pack);
+    }
+    // convert says it too, and converts the games that are there.
+    let out = convert_text(&dir.join("cut.txt"), &pack);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains(&gap), "{}", text(&out.stderr));
     std::fs::remove_dir_all(&dir).ok();
 }
