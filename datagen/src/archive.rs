@@ -431,17 +431,22 @@ pub fn unpack(pack: &Path, out: &Path) -> Result<i32> {
         );
     }
     std::fs::create_dir_all(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-    let summary = match unpack_into(&mut src, pack, &tmp) {
-        Ok(s) => s,
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&tmp);
-            return Err(e);
-        }
+    // An interrupt from here removes it (`output::remove_partials`).
+    output::register_partial(&tmp);
+    let removed = |e: anyhow::Error| {
+        let _ = std::fs::remove_dir_all(&tmp);
+        output::unregister_partial(&tmp);
+        e
     };
+    let summary = unpack_into(&mut src, pack, &tmp).map_err(removed)?;
     if out.is_dir() {
-        std::fs::remove_dir(out).with_context(|| format!("cannot replace {}", out.display()))?;
+        std::fs::remove_dir(out)
+            .with_context(|| format!("cannot replace {}", out.display()))
+            .map_err(removed)?;
     }
-    std::fs::rename(&tmp, out).with_context(|| format!("cannot write {}", out.display()))?;
+    output::rename_partial(&tmp, out)
+        .with_context(|| format!("cannot write {}", out.display()))
+        .map_err(removed)?;
     store::sync_dir(out)?;
     output::outln!(
         "unpacked {} games, {} positions into {} file{} under {} in {:.1} s",

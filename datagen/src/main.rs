@@ -295,9 +295,15 @@ fn main() {
         Some(Command::Manifest { dir, date, nets, add }) => {
             add_to_manifest(&dir, date.as_deref(), nets.as_deref(), &add)
         }
-        Some(Command::Convert { to, out, all, paths }) => convert(&to, &out, all, &paths),
-        Some(Command::Pack { out, paths }) => archive::pack(&paths, &out),
-        Some(Command::Unpack { pack, out }) => archive::unpack(&pack, &out),
+        Some(Command::Convert { to, out, all, paths }) => {
+            remove_partials_on_interrupt("convert").and_then(|()| convert(&to, &out, all, &paths))
+        }
+        Some(Command::Pack { out, paths }) => {
+            remove_partials_on_interrupt("pack").and_then(|()| archive::pack(&paths, &out))
+        }
+        Some(Command::Unpack { pack, out }) => {
+            remove_partials_on_interrupt("unpack").and_then(|()| archive::unpack(&pack, &out))
+        }
         Some(Command::ImportPgn {
             pgns,
             out,
@@ -667,6 +673,26 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
     }
     read.games_lost |= source.pack_loss().is_some_and(|loss| loss.any());
     Ok(read)
+}
+
+/// Ctrl-C (or SIGTERM) during a command that writes one output (`convert`, `pack`,
+/// `unpack`): its partial file or directory is removed (`output::remove_partials`), the
+/// output it would have replaced stays as it was, and it exits 130 saying so. Without it
+/// the signal ended the process and left `X.partial`, which a later `unpack` to the same
+/// directory refused.
+fn remove_partials_on_interrupt(command: &'static str) -> Result<()> {
+    ctrlc::set_handler(move || {
+        let removed = output::remove_partials();
+        let what = if removed.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<String> = removed.iter().map(|p| p.display().to_string()).collect();
+            format!("; removed its partial output {}", names.join(", "))
+        };
+        output::errln!("datagen {command}: interrupted before its output was complete{what}");
+        std::process::exit(130);
+    })
+    .context("cannot install the Ctrl-C handler")
 }
 
 /// Why a text or bulletformat file cannot be read by a tool that reads games.

@@ -544,3 +544,60 @@ fn a_block_cut_out_of_a_pack_is_named_by_every_reader() {
     assert!(text(&out.stderr).contains(&gap), "{}", text(&out.stderr));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Ctrl-C during `unpack` (a FIFO as the pack: its first blocks sent, then held open)
+/// removes the partial directory and exits 130 saying so; the same command then unpacks
+/// (it refused while `DIR.partial` stood).
+#[test]
+fn an_interrupted_unpack_leaves_no_partial_directory() {
+    let dir = temp_dir("unpack-interrupted");
+    let whole = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/selfplay/gen25-dfrc-005.pack"),
+    )
+    .unwrap();
+    let blocks = blocks_of(&whole);
+    let fifo = dir.join("fifo.pack");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let out_dir = dir.join("out");
+    let partial = dir.join("out.partial");
+    let child = common::datagen()
+        .args([Path::new("unpack"), &fifo, Path::new("--out"), &out_dir])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The writer sends the prefix, the tables and two blocks, then holds the FIFO open.
+    let (sent, held) = std::sync::mpsc::channel();
+    let (path, first) = (fifo.clone(), whole[..blocks[2].0].to_vec());
+    std::thread::spawn(move || {
+        let mut writer = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+        std::io::Write::write_all(&mut writer, &first).unwrap();
+        sent.send(writer).unwrap();
+    });
+    let writer = held.recv_timeout(std::time::Duration::from_secs(60)).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !partial.join("s027-gen25-128-dfrc/games-0.bin").exists() {
+        assert!(std::time::Instant::now() < deadline, "no partial directory after 60 s");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    testing::interrupt(&child);
+    let done = child.wait_with_output().unwrap();
+    drop(writer);
+    let stderr = text(&done.stderr);
+    assert_eq!(done.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "datagen unpack: interrupted before its output was complete; removed its partial output {}",
+            partial.display()
+        )),
+        "{stderr}"
+    );
+    assert!(!partial.exists() && !out_dir.exists());
+    // The same command, given the whole pack, unpacks.
+    let pack = dir.join("whole.pack");
+    std::fs::write(&pack, &whole).unwrap();
+    ok(&[Path::new("unpack"), &pack, Path::new("--out"), &out_dir]);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -19,6 +19,12 @@
 //!   would be an input ([`refuse_inputs`]). [`same_file`] holds that comparison, and the
 //!   one for two outputs of a command (arena's), where a device takes any number of writers.
 //!
+//! **Interrupted.** The partial files of the [`OutFile`]s being written (and any partial
+//! directory a tool registers with [`register_partial`], `datagen unpack`'s) are kept in a
+//! process-wide list, so that a Ctrl-C handler can remove them before the process ends
+//! ([`remove_partials`]): a stopped command leaves the old output, or none, and nothing
+//! half-written beside it.
+//!
 //! **Standard output.** Rust ignores SIGPIPE, so a write to a closed pipe (`datagen stats |
 //! head -1`) is an error, on which `println!` panics. Every binary prints through
 //! [`outln!`] and [`out!`] (or [`line()`]) instead: a closed pipe ends the program at once,
@@ -293,6 +299,64 @@ pub fn refuse_inputs(path: &Path, inputs: &[&Path]) -> io::Result<()> {
     check_inputs(path, &plan, inputs)
 }
 
+/// The partial files and directories being written now (see the module notes).
+static PARTIALS: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn partials() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    // A panic elsewhere while the list was held leaves it usable.
+    PARTIALS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Adds `path` (a partial file or directory this process is writing) to the list
+/// [`remove_partials`] removes; [`OutFile`] registers its own partial file.
+pub fn register_partial(path: &Path) {
+    partials().push(path.to_path_buf());
+}
+
+/// Takes `path` off the list (it was renamed into place, or removed).
+pub fn unregister_partial(path: &Path) {
+    let mut list = partials();
+    if let Some(i) = list.iter().position(|p| p == path) {
+        list.swap_remove(i);
+    }
+}
+
+/// Renames the registered partial file or directory `partial` to `target` and takes it off
+/// the list, under the list's lock: an interrupt removes it before the rename, or finds it
+/// renamed.
+///
+/// # Errors
+/// The rename's (the partial stays registered).
+pub fn rename_partial(partial: &Path, target: &Path) -> io::Result<()> {
+    let mut list = partials();
+    std::fs::rename(partial, target)?;
+    if let Some(i) = list.iter().position(|p| p == partial) {
+        list.swap_remove(i);
+    }
+    Ok(())
+}
+
+/// Removes every registered partial file and directory (for a Ctrl-C handler, just before
+/// the process exits); returns those that were there. The list stays held, so no write
+/// registers or renames one meanwhile.
+pub fn remove_partials() -> Vec<PathBuf> {
+    let mut list = partials();
+    let mut removed = Vec::new();
+    for path in list.drain(..) {
+        let gone = match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(&path).is_ok(),
+            Ok(_) => std::fs::remove_file(&path).is_ok(),
+            Err(_) => false,
+        };
+        if gone {
+            removed.push(path);
+        }
+    }
+    // Held until the process exits: a rename or a new partial file would race the exit.
+    std::mem::forget(list);
+    removed
+}
+
 /// An output file being written (see the module notes): [`Write`] into it, then
 /// [`OutFile::finish`]. Dropped unfinished, a replacement leaves the old file as it was and
 /// no partial file. Every error it returns names the path as given.
@@ -334,6 +398,7 @@ impl OutFile {
                     .create_new(true)
                     .open(partial)
                     .map_err(context)?;
+                register_partial(partial);
                 if let Ok(meta) = std::fs::metadata(target) {
                     // Best effort: a file system without permissions keeps its default.
                     let _ = file.set_permissions(meta.permissions());
@@ -382,7 +447,7 @@ impl OutFile {
             Plan::Replace { target, partial } => {
                 file.sync_all().map_err(|e| self.context(e))?;
                 drop(file);
-                std::fs::rename(partial, target).map_err(|e| self.context(e))?;
+                rename_partial(partial, target).map_err(|e| self.context(e))?;
                 self.finished = true;
                 // The rename is done: a directory that cannot be synced only loses
                 // durability across a crash, so it is not an error.
@@ -416,6 +481,7 @@ impl Drop for OutFile {
         drop(self.file.take());
         if let (false, Plan::Replace { partial, .. }) = (self.finished, &self.plan) {
             let _ = std::fs::remove_file(partial);
+            unregister_partial(partial);
         }
     }
 }
