@@ -1030,19 +1030,28 @@ fn add_to_manifest(dir: &Path, date: Option<&str>, nets: Option<&Path>, add: &[P
     };
     // A pack with the same bytes as one listed or being listed is the same games: refused,
     // naming both, before anything is copied or listed.
-    let refuse_duplicate = |known: &records::manifest::Manifest, path: &Path, entry: &PackEntry| match known
-        .same_content(entry.bytes, &entry.fnv1a64)
-    {
-        Some(first) => bail!(
-            "{}: the same bytes as {} ({} bytes, fnv1a64 {}), so the same games, which a \
+    // The first is named where it is: in the folder, or an `--add` before it (`given`:
+    // each with the corpus file it will be copied to).
+    let refuse_duplicate =
+        |known: &records::manifest::Manifest,
+         given: &[(&PathBuf, PathBuf)],
+         path: &Path,
+         entry: &PackEntry| match known.same_content(entry.bytes, &entry.fnv1a64) {
+            Some(first) => {
+                let first = match given.iter().find(|(_, to)| to.ends_with(&first.file)) {
+                    Some((earlier, _)) => format!("{}, given before it", earlier.display()),
+                    None => dir.join(&first.file).display().to_string(),
+                };
+                bail!(
+                    "{}: the same bytes as {first} ({} bytes, fnv1a64 {}), so the same games, which a \
                  corpus holds once; nothing was added",
-            path.display(),
-            dir.join(&first.file).display(),
-            entry.bytes,
-            entry.fnv1a64
-        ),
-        None => Ok(()),
-    };
+                    path.display(),
+                    entry.bytes,
+                    entry.fnv1a64
+                )
+            }
+            None => Ok(()),
+        };
     // The folder's unlisted packs, then `--add`'s (read whole first: a damaged pack is
     // refused before anything is copied), each copied in under its corpus name.
     let mut known = manifest.clone();
@@ -1062,14 +1071,14 @@ fn add_to_manifest(dir: &Path, date: Option<&str>, nets: Option<&Path>, add: &[P
     for pack in &unlisted {
         let mut entry = records::manifest::describe(pack, &date)?;
         name_nets(&mut entry.settings);
-        refuse_duplicate(&known, pack, &entry)?;
+        refuse_duplicate(&known, &[], pack, &entry)?;
         known.packs.push(entry);
     }
     let mut copies = Vec::new();
     for pack in add {
         let mut entry = records::manifest::describe(pack, &date)?;
         name_nets(&mut entry.settings);
-        refuse_duplicate(&known, pack, &entry)?;
+        refuse_duplicate(&known, &copies, pack, &entry)?;
         let mut taken: Vec<String> = known.packs.iter().map(|p| p.file.clone()).collect();
         if let Ok(rd) = std::fs::read_dir(dir) {
             taken.extend(

@@ -152,6 +152,13 @@ fn verify_finds_packs_missing_unlisted_or_changed() {
     let o = run(&["verify", "--manifest", &d]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stdout));
     assert!(text(&o.stdout).contains("fnv1a64"), "{}", text(&o.stdout));
+    // Read whole, the listed pack is named damaged (not "not listed": it is).
+    let deep = check(&dir, true).unwrap();
+    assert!(
+        deep.iter().any(|d| matches!(d, Disagreement::Unreadable(f, why)
+            if f == "gen1-classical-001.pack" && why.contains(": damaged: ") && !why.contains("listed"))),
+        "{deep:?}"
+    );
 
     // A pack gone and one not listed.
     std::fs::remove_file(dir.join("gen1-classical-002.pack")).unwrap();
@@ -274,8 +281,9 @@ fn add_copies_a_pack_in_under_its_corpus_name() {
     assert!(o.status.success(), "{}", text(&o.stdout));
 }
 
-/// A pack with the same bytes as one in the corpus is the same games: `--add` refuses it and
-/// so does listing a copy found in the folder, naming both files, and `verify --manifest`
+/// A pack with the same bytes as one in the corpus is the same games: `--add` refuses it (and
+/// one with the bytes of an `--add` before it) and so does listing a copy found in the
+/// folder, naming both files, and `verify --manifest`
 /// reports two listed alike.
 #[test]
 fn a_pack_with_the_same_bytes_as_another_is_refused_and_reported() {
@@ -315,6 +323,35 @@ fn a_pack_with_the_same_bytes_as_another_is_refused_and_reported() {
         "only the pack and its manifest"
     );
     assert_eq!(Manifest::read(&corpus).unwrap().unwrap(), listed);
+
+    // Two --add of the same bytes: the second names the first as given (not the corpus file
+    // it would have become, which does not exist), nothing copied.
+    let (one, two) = (dir.join("s001-a.pack"), dir.join("s001-b.pack"));
+    let other = dir.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    pack_of_base(&one);
+    std::fs::copy(&one, &two).unwrap();
+    let nets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets");
+    let o = run(&[
+        "manifest".as_ref(),
+        other.as_os_str(),
+        "--nets".as_ref(),
+        nets.as_os_str(),
+        "--add".as_ref(),
+        one.as_os_str(),
+        two.as_os_str(),
+    ]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}: the same bytes as {}, given before it",
+            two.display(),
+            one.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(&other).unwrap().count(), 0);
 
     // A copy in the folder under another name: refused the same way, nothing listed.
     let copy = corpus.join("gen1-classical-002.pack");

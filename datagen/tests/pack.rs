@@ -551,10 +551,9 @@ fn a_block_cut_out_of_a_pack_is_named_by_every_reader() {
 #[test]
 fn an_interrupted_unpack_leaves_no_partial_directory() {
     let dir = temp_dir("unpack-interrupted");
-    let whole = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/selfplay/gen25-dfrc-005.pack"),
-    )
-    .unwrap();
+    let whole =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/selfplay/gen25-dfrc-005.pack"))
+            .unwrap();
     let blocks = blocks_of(&whole);
     let fifo = dir.join("fifo.pack");
     let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
@@ -578,7 +577,10 @@ fn an_interrupted_unpack_leaves_no_partial_directory() {
     let writer = held.recv_timeout(std::time::Duration::from_secs(60)).unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while !partial.join("s027-gen25-128-dfrc/games-0.bin").exists() {
-        assert!(std::time::Instant::now() < deadline, "no partial directory after 60 s");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no partial directory after 60 s"
+        );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     std::thread::sleep(std::time::Duration::from_millis(100));

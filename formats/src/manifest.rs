@@ -259,8 +259,14 @@ pub fn game_keys(path: &Path) -> Result<Vec<u64>, ManifestError> {
 
 /// Games, positions and settings of a pack, read whole. Another file (an empty one, a data
 /// file) is an error naming what it is, and so is damage: a manifest describes only packs
-/// that read clean.
-fn read_contents(path: &Path) -> Result<(u64, u64, Vec<SourceSettings>), ManifestError> {
+/// that read clean. `listing`: whether the pack is being listed (the damage error then says
+/// it is not listed; a check of a listed pack says only that it is damaged).
+fn read_contents(path: &Path, listing: bool) -> Result<(u64, u64, Vec<SourceSettings>), ManifestError> {
+    let damaged = if listing {
+        "damaged, so not listed"
+    } else {
+        "damaged"
+    };
     let data = |e: String| ManifestError::Data(path.to_path_buf(), e);
     if let Some(why) = crate::pack::why_not_a_pack(path).map_err(|e| data(e.to_string()))? {
         return Err(data(format!("{why}; a corpus lists packs")));
@@ -274,7 +280,7 @@ fn read_contents(path: &Path) -> Result<(u64, u64, Vec<SourceSettings>), Manifes
                 games += chunk.games.len() as u64;
                 positions += chunk.games.iter().map(|g| g.moves.len() as u64).sum::<u64>();
             }
-            SourceItem::Damage(d) => return Err(data(format!("damaged, so not listed: {d}"))),
+            SourceItem::Damage(d) => return Err(data(format!("{damaged}: {d}"))),
             // What `verify` calls a problem (a lost prefix, a table copy that differs) keeps
             // a pack out too: a corpus lists only packs that verify clean. Damage read later
             // is named first (the problem may be its block's checksum).
@@ -286,7 +292,7 @@ fn read_contents(path: &Path) -> Result<(u64, u64, Vec<SourceSettings>), Manifes
         }
     }
     if let Some(p) = problem {
-        return Err(data(format!("damaged, so not listed: {p}")));
+        return Err(data(format!("{damaged}: {p}")));
     }
     let mut settings: Vec<SourceSettings> = Vec::new();
     for s in source.sources() {
@@ -313,7 +319,7 @@ fn read_contents(path: &Path) -> Result<(u64, u64, Vec<SourceSettings>), Manifes
 pub fn describe(path: &Path, date: &str) -> Result<PackEntry, ManifestError> {
     let file = plain_name(path)?;
     let (bytes, fnv1a64) = file_checksum(path)?;
-    let (games, positions, settings) = read_contents(path)?;
+    let (games, positions, settings) = read_contents(path, true)?;
     Ok(PackEntry {
         file,
         bytes,
@@ -560,7 +566,7 @@ pub fn check(dir: &Path, deep: bool) -> Result<Vec<Disagreement>, ManifestError>
             ));
         }
         if deep {
-            match read_contents(&path) {
+            match read_contents(&path, false) {
                 Ok((games, positions, _)) => {
                     if games != p.games {
                         out.push(Disagreement::Differs(

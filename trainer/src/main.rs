@@ -437,9 +437,14 @@ fn main() {
         } => validate(&net, &data, &wdl, threads, json.as_deref()),
     };
     if let Err(e) = result {
-        output::errln!("trainer: error: {e:#}");
-        // A stop asked for (Ctrl-C) is 130, as for datagen; a failure 2.
+        // A stop asked for (Ctrl-C) is no error: `trainer: interrupted; ...` and 130, as for
+        // datagen; a failure is `trainer: error: ...` and 2.
         let interrupted = e.downcast_ref::<trainer::train::Interrupted>().is_some();
+        if interrupted {
+            output::errln!("trainer: {e:#}");
+        } else {
+            output::errln!("trainer: error: {e:#}");
+        }
         std::process::exit(if interrupted { 130 } else { 2 });
     }
 }

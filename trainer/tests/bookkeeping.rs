@@ -1005,16 +1005,22 @@ fn ctrl_c_stops_a_training_with_exit_130_and_says_where_it_goes_on() {
         let out = child.wait_with_output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(130), "{name}: {err}");
+        assert!(!err.contains("error"), "a stop asked for is no error: {err}");
         let checkpoint = run.join("checkpoint.bin");
         if name == "short" {
             assert!(
-                err.contains(&format!("interrupted; resume from {}", checkpoint.display())),
+                err.contains(&format!(
+                    "trainer: interrupted; resume from {}",
+                    checkpoint.display()
+                )),
                 "{err}"
             );
             assert!(Checkpoint::load(&checkpoint).unwrap().superbatches_done > 0);
         } else {
             assert!(
-                err.contains("interrupted before the first superbatch ended; no checkpoint was saved"),
+                err.contains(
+                    "trainer: interrupted before the first superbatch ended; no checkpoint was saved"
+                ),
                 "{err}"
             );
             assert!(!checkpoint.exists());
