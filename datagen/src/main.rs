@@ -516,6 +516,8 @@ struct FileRead {
     /// header alone loses no game, and a gap in the sequence numbers is games missing
     /// before this read (`verify` reports it), not lost by it.
     games_lost: bool,
+    /// A pack's version (`None`: another file, or a pack whose prefix and tables are lost).
+    pack_version: Option<u32>,
     games: u64,
     bytes: u64,
 }
@@ -557,7 +559,7 @@ impl FileRead {
             Format::Bullet => "bulletformat positions".to_string(),
             Format::Pack => format!(
                 "pack version {}, {} source{} of format {}",
-                records::pack::PACK_VERSION,
+                self.pack_version.map_or("unknown".to_string(), |v| v.to_string()),
                 self.sources.len(),
                 if self.sources.len() == 1 { "" } else { "s" },
                 if formats.is_empty() {
@@ -592,6 +594,7 @@ fn read_file(path: &Path, mut each: impl FnMut(usize, &GameRecord)) -> Result<Fi
         in_flight: None,
         not_data: None,
         games_lost: false,
+        pack_version: source.pack_version(),
         games: 0,
         bytes,
     };

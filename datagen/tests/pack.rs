@@ -469,7 +469,8 @@ fn damaged_inputs_are_reported_and_bad_outputs_refused() {
 }
 
 /// Where each block of a whole pack starts, and the games it holds (by the layout in
-/// `records::pack`: the prefix, two table copies, then the blocks).
+/// `records::pack`: the prefix, two table copies, then the blocks, then in version 2 the
+/// end record).
 fn blocks_of(bytes: &[u8]) -> Vec<(usize, u32)> {
     let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
     let mut at = 12;
@@ -478,7 +479,7 @@ fn blocks_of(bytes: &[u8]) -> Vec<(usize, u32)> {
         at += 8 + u32_at(at + 4) as usize + 8;
     }
     let mut blocks = Vec::new();
-    while at < bytes.len() {
+    while at < bytes.len() && &bytes[at..at + 4] != b"LPND" {
         assert_eq!(&bytes[at..at + 4], b"LPBK", "at byte {at}");
         blocks.push((at, u32_at(at + 8)));
         at += records::pack::BLOCK_HEADER + u32_at(at + 4) as usize;
@@ -486,10 +487,11 @@ fn blocks_of(bytes: &[u8]) -> Vec<(usize, u32)> {
     blocks
 }
 
-/// A pack with a whole block cut out (no damage to read, only a gap in its source's
-/// sequence numbers): `unpack`, `pack` and `convert` name the missing numbers in a warning
-/// and keep the rest as it stands (exit 0: they lost nothing), and `verify` of what they
-/// wrote names the same gap (exit 1), as it does for the pack.
+/// A version 1 pack (no end record) with a whole block cut out (no damage to read, only a
+/// gap in its source's sequence numbers): `unpack`, `pack` and `convert` name the missing
+/// numbers in a warning and keep the rest as it stands (exit 0: nothing they read was
+/// lost), and `verify` of what they wrote names the same gap (exit 1), as it does for the
+/// pack.
 #[test]
 fn a_block_cut_out_of_a_pack_is_named_by_every_reader() {
     let dir = temp_dir("block-cut-out");
@@ -601,5 +603,60 @@ fn an_interrupted_unpack_leaves_no_partial_directory() {
     let pack = dir.join("whole.pack");
     std::fs::write(&pack, &whole).unwrap();
     ok(&[Path::new("unpack"), &pack, Path::new("--out"), &out_dir]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A version 2 pack knows what it holds (its end record): a block cut out is a loss of
+/// exactly its games, and a cut between two blocks or before the end record is a cut;
+/// `unpack` and `pack` exit 1 saying so, and `verify` names it.
+#[test]
+fn a_version_2_pack_cut_between_blocks_or_missing_one_is_a_loss() {
+    let dir = temp_dir("v2-cuts");
+    let v1 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/selfplay/gen25-dfrc-005.pack");
+    let v2 = dir.join("v2.pack");
+    ok(&[Path::new("pack"), &v1, Path::new("--out"), &v2]);
+    let whole = std::fs::read(&v2).unwrap();
+    assert_eq!(&whole[8..12], &2u32.to_le_bytes());
+    assert_eq!(&whole[whole.len() - 28..][..4], b"LPND");
+    let blocks = blocks_of(&whole);
+    let total: u32 = blocks.iter().map(|b| b.1).sum();
+    let cut_out = blocks[1].1;
+    let cases: [(&str, Vec<u8>, String, u64); 3] = [
+        (
+            "a block cut out",
+            [&whole[..blocks[1].0], &whole[blocks[2].0..]].concat(),
+            format!("{cut_out} games of"),
+            u64::from(total - cut_out),
+        ),
+        (
+            "cut between two blocks",
+            whole[..blocks[3].0].to_vec(),
+            "was cut short".to_string(),
+            blocks[..3].iter().map(|b| u64::from(b.1)).sum(),
+        ),
+        (
+            "cut before the end record",
+            whole[..whole.len() - 28].to_vec(),
+            "was cut short".to_string(),
+            u64::from(total),
+        ),
+    ];
+    for (what, bytes, says, kept) in cases {
+        let pack = dir.join("damaged.pack");
+        std::fs::write(&pack, &bytes).unwrap();
+        let out = run(&[Path::new("verify"), &pack]);
+        assert_eq!(out.status.code(), Some(1), "{what}: {}", text(&out.stdout));
+        let out_dir = dir.join("out");
+        std::fs::remove_dir_all(&out_dir).ok();
+        let out = run(&[Path::new("unpack"), &pack, Path::new("--out"), &out_dir]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{what}: {err}");
+        assert!(err.contains(&says), "{what}: {err}");
+        let files = records::record::data_files(&out_dir).unwrap();
+        assert_eq!(games_of(&files[0]) as u64, kept, "{what}");
+        let repacked = dir.join("repacked.pack");
+        let out = run(&[Path::new("pack"), &pack, Path::new("--out"), &repacked]);
+        assert_eq!(out.status.code(), Some(1), "{what}: {}", text(&out.stderr));
+    }
     std::fs::remove_dir_all(&dir).ok();
 }

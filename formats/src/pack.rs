@@ -14,24 +14,30 @@
 //!
 //! ```text
 //! prefix        0..8    "LUFTPACK"
-//!               8..12   pack version: 1
+//!               8..12   pack version: 2 (1 for packs written before 2026-12-08, which
+//!                       have no end record; both are read)
 //! source table  twice in a row, the same bytes (a flipped byte spoils one copy):
 //!               0..4    "LPST"
 //!               4..8    body length T (at most 16 MiB)
-//!               8..     body: varint pack version (1, the authoritative copy), varint
+//!               8..     body: varint pack version (the authoritative copy), varint
 //!                       source count S, then per source: varint length + UTF-8 name (a
 //!                       relative path with `/` separators: where `datagen unpack` writes
 //!                       it), varint length + the source's whole data file header as it
 //!                       stood in the file (magic to checksum, `record`'s layout; empty when
 //!                       that header was unreadable)
 //!               +8      FNV-1a 64 of the copy's bytes before it
-//! blocks        until the end of the file:
+//! blocks        until the end record:
 //!               0..4    "LPBK"
 //!               4..8    payload length (at most 16 MiB; the writer closes a block once it
 //!                       passes 64 KiB)
 //!               8..12   games in the payload
 //!               12..20  FNV-1a 64 of bytes 0..12 and the payload
 //!               20..    payload: game frames, back to back
+//! end record    (version 2) last in the file, once:
+//!               0..4    "LPND"
+//!               4..12   blocks in the pack (u64)
+//!               12..20  games in the pack (u64)
+//!               20..28  FNV-1a 64 of bytes 0..20
 //! game frame    varint  body length n (35 to 1 MiB)
 //!               n       body
 //!               4       the low 32 bits of FNV-1a 64 of the length varint and the body
@@ -74,6 +80,12 @@
 //! with both lost the games still read, without their sources' names and headers. A
 //! damaged prefix does not hide the pack: it is known by the table magic at byte 12
 //! ([`is_pack`]).
+//!
+//! The end record (version 2) says how many blocks and games the pack holds, so a pack cut
+//! between two blocks (which reads as a shorter whole pack) or missing a block cut out
+//! cleanly is known, and the games lost are counted exactly: a version 2 pack without its
+//! end record was cut ([`PackLoss::cut`]), and one whose end record counts more games than
+//! were read lost the difference.
 
 use crate::buffered::ReadBuffer;
 use crate::record::{
@@ -87,8 +99,14 @@ use std::io::{Read, Write};
 
 /// The first 8 bytes of every pack.
 pub const PACK_MAGIC: &[u8; 8] = b"LUFTPACK";
-/// The pack version this build writes and reads.
-pub const PACK_VERSION: u32 = 1;
+/// The pack version this build writes.
+pub const PACK_VERSION: u32 = 2;
+/// The pack versions this build reads: 1 (no end record) and 2.
+pub const READ_VERSIONS: [u32; 2] = [1, 2];
+/// Magic of the end record (version 2).
+pub const END_MAGIC: &[u8; 4] = b"LPND";
+/// Bytes of the end record.
+pub const END_RECORD: usize = 28;
 /// Magic of a source table copy.
 pub const TABLE_MAGIC: &[u8; 4] = b"LPST";
 /// Magic of a block.
@@ -504,8 +522,13 @@ fn decode_body(body: &[u8], sources: Option<usize>, keys: &mut Vec<u32>) -> Resu
 }
 
 fn encode_table(sources: &[PackSource]) -> Vec<u8> {
+    encode_table_of_version(sources, PACK_VERSION)
+}
+
+/// A source table copy saying pack version `version` (the tests write version 1 packs).
+fn encode_table_of_version(sources: &[PackSource], version: u32) -> Vec<u8> {
     let mut body = Vec::new();
-    put_varint(&mut body, u64::from(PACK_VERSION));
+    put_varint(&mut body, u64::from(version));
     put_varint(&mut body, sources.len() as u64);
     for s in sources {
         put_bytes(&mut body, s.name.as_bytes());
@@ -524,7 +547,7 @@ fn encode_table(sources: &[PackSource]) -> Vec<u8> {
 fn decode_table_body(body: &[u8]) -> Option<(u64, Vec<PackSource>)> {
     let mut at = 0;
     let version = get_varint(body, &mut at)?;
-    if version != u64::from(PACK_VERSION) {
+    if !READ_VERSIONS.iter().any(|&v| u64::from(v) == version) {
         // Another version's sources may be laid out otherwise: only the version is read.
         return Some((version, Vec::new()));
     }
@@ -663,12 +686,27 @@ impl<W: Write> PackWriter<W> {
         self.totals
     }
 
-    /// Writes the last block and flushes; returns the output and the totals.
+    /// Writes the last block and the end record and flushes; returns the output and the
+    /// totals.
     pub fn finish(mut self) -> std::io::Result<(W, PackTotals)> {
         self.flush_block()?;
+        self.out
+            .write_all(&end_record(self.totals.blocks, self.totals.games))?;
+        self.totals.bytes += END_RECORD as u64;
         self.out.flush()?;
         Ok((self.out, self.totals))
     }
+}
+
+/// The end record of a pack of `blocks` blocks and `games` games.
+fn end_record(blocks: u64, games: u64) -> [u8; END_RECORD] {
+    let mut end = [0u8; END_RECORD];
+    end[0..4].copy_from_slice(END_MAGIC);
+    end[4..12].copy_from_slice(&blocks.to_le_bytes());
+    end[12..20].copy_from_slice(&games.to_le_bytes());
+    let hash = fnv_extend(FNV_OFFSET, &end[..20]);
+    end[20..28].copy_from_slice(&hash.to_le_bytes());
+    end
 }
 
 /// What a [`PackReader`] finds, in file order.
@@ -696,6 +734,8 @@ enum Unit {
     /// holds, when those fields are plausible.
     BadBlock(String, Option<(u64, u64)>),
     Frame(u64, Box<Frame>),
+    /// The end record: blocks and games.
+    End(u64, u64),
 }
 
 /// The smallest game frame: a one-byte length, the smallest body and the checksum. A
@@ -712,9 +752,9 @@ pub struct PackLoss {
     /// Damaged ranges among the games that no block's count covers (its header was
     /// damaged too), each at least as long as a game: each lost at least one game.
     pub uncounted: u64,
-    /// Whether the pack ends inside a table, a block or a game: it was cut, and the games
-    /// after the cut, if any, are gone without a count (`games` and `uncounted` count
-    /// only what was lost before it).
+    /// Whether the pack ends inside a table, a block or a game, or (version 2) without its
+    /// end record: it was cut, and the games after the cut, if any, are gone without a
+    /// count (`games` and `uncounted` count only what was lost before it).
     pub cut: bool,
 }
 
@@ -760,6 +800,18 @@ pub struct PackReader<R> {
     /// header says it holds, those read from it so far, and the damaged ranges in it.
     bad_block: Option<(u64, u64, u64, u64)>,
     loss: PackLoss,
+    /// The version the prefix or a table copy gives (`None` while neither has read).
+    version: Option<u32>,
+    /// Blocks found (whole or failed) and games read.
+    blocks_read: u64,
+    games_read: u64,
+    /// The end record's blocks and games, once read.
+    end: Option<(u64, u64)>,
+    /// Where an end record begins that the pack ends inside of (cut within it).
+    end_cut_at: Option<u64>,
+    /// Whether the pack ends in a damaged range of an end record's length after its
+    /// games: the end record, damaged (it holds no game, and the pack was not cut).
+    end_damaged: bool,
 }
 
 impl<R> fmt::Debug for PackReader<R> {
@@ -788,12 +840,20 @@ impl<R: Read> PackReader<R> {
             in_games: false,
             bad_block: None,
             loss: PackLoss::default(),
+            version: None,
+            blocks_read: 0,
+            games_read: 0,
+            end: None,
+            end_cut_at: None,
+            end_damaged: false,
         };
         r.input.fill(PREFIX)?;
         let head = r.input.unread();
-        let prefix_ok =
-            head.len() >= PREFIX && &head[..8] == PACK_MAGIC && head[8..12] == PACK_VERSION.to_le_bytes();
-        if prefix_ok {
+        let prefix_version = (head.len() >= PREFIX && &head[..8] == PACK_MAGIC)
+            .then(|| u32::from_le_bytes([head[8], head[9], head[10], head[11]]))
+            .filter(|v| READ_VERSIONS.contains(v));
+        if let Some(v) = prefix_version {
+            r.version = Some(v);
             r.input.consume(PREFIX);
         } else if head.is_empty() {
             r.finished = true;
@@ -821,6 +881,11 @@ impl<R: Read> PackReader<R> {
     /// The sources the table names; `None` when both copies are lost.
     pub fn sources(&self) -> Option<&[PackSource]> {
         self.sources.as_deref()
+    }
+
+    /// The pack's version, by its prefix or source table (`None` when all are lost).
+    pub fn version(&self) -> Option<u32> {
+        self.version
     }
 
     /// The next chunk, damaged range or problem; `None` at the end of the pack.
@@ -899,6 +964,13 @@ impl<R: Read> PackReader<R> {
             self.loss.cut |= at_end && beyond > 0;
             if !self.in_games && self.tables < 2 {
                 // The prefix or a table copy.
+            } else if at_end && self.end_cut_at == Some(offset) {
+                // The start of an end record: no game in it.
+            } else if at_end && end - offset == END_RECORD as u64 && self.bad_block.is_none() {
+                // The end record, damaged: too short for a game, and a cut would have
+                // left a block's bytes here.
+                self.end_damaged = true;
+                self.loss.cut = false;
             } else if beyond >= MIN_FRAME || (at_end && beyond > 0) {
                 self.loss.uncounted += 1;
             }
@@ -928,6 +1000,7 @@ impl<R: Read> PackReader<R> {
             }
             self.close_damage(end, true);
             self.settle_bad_block(None, end);
+            self.settle_end(end);
             self.finished = true;
             return Ok(());
         }
@@ -939,14 +1012,27 @@ impl<R: Read> PackReader<R> {
                 if !matches!(unit, Unit::Table(..)) {
                     self.in_games = true;
                 }
+                if let Some((blocks, games)) = self.end {
+                    // Something after the end record (appended, or another pack's bytes).
+                    self.queue.push_back(PackItem::Problem(format!(
+                        "a unit at byte {at} after the end record ({blocks} blocks, {games} games); \
+                         it is read as well"
+                    )));
+                    self.end = None;
+                }
                 match unit {
                     Unit::Table(version, sources) => {
-                        if version != u64::from(PACK_VERSION) {
+                        let Some(version) = READ_VERSIONS.into_iter().find(|&v| u64::from(v) == version)
+                        else {
                             return Err(std::io::Error::new(
                                 std::io::ErrorKind::InvalidData,
-                                format!("pack version {version}: this build reads version {PACK_VERSION}"),
+                                format!(
+                                    "pack version {version}: this build reads versions {}",
+                                    READ_VERSIONS.map(|v| v.to_string()).join(" and ")
+                                ),
                             ));
-                        }
+                        };
+                        self.version = Some(version);
                         self.tables += 1;
                         match &self.sources {
                             None => self.sources = Some(sources),
@@ -957,11 +1043,17 @@ impl<R: Read> PackReader<R> {
                         }
                     }
                     Unit::Block(frames) => {
+                        self.blocks_read += 1;
                         for (offset, len, frame) in frames {
                             self.take_frame(offset, len, frame);
                         }
                     }
+                    Unit::End(blocks, games) => {
+                        self.flush_pending();
+                        self.end = Some((blocks, games));
+                    }
                     Unit::BadBlock(what, counted) => {
+                        self.blocks_read += 1;
                         self.queue.push_back(PackItem::Problem(format!(
                             "block at byte {at}: {what}; its games were read one by one"
                         )));
@@ -981,8 +1073,43 @@ impl<R: Read> PackReader<R> {
         Ok(())
     }
 
+    /// At the end of the pack (`eof`): a version 2 pack without its end record was cut
+    /// after its last whole unit; with it, the games it counts that did not read are lost,
+    /// exactly (what damage counted is replaced by the exact number).
+    fn settle_end(&mut self, eof: u64) {
+        match self.end {
+            Some((blocks, games)) => {
+                // Every game it counts is known: those not read are the loss, exactly, and
+                // bytes after it (appended) lose none of them.
+                let lost = games.saturating_sub(self.games_read);
+                self.loss = PackLoss {
+                    games: lost,
+                    uncounted: 0,
+                    cut: false,
+                };
+                if blocks > self.blocks_read && lost == 0 {
+                    self.queue.push_back(PackItem::Problem(format!(
+                        "the end record counts {blocks} blocks, {} were found (every game read)",
+                        self.blocks_read
+                    )));
+                }
+            }
+            None if self.version == Some(2) && eof > 0 && !self.end_damaged => {
+                self.loss.cut = true;
+                if self.damage.is_none() {
+                    self.queue.push_back(PackItem::Problem(format!(
+                        "no end record at byte {eof}: the pack was cut short after its last \
+                         whole block, and the games after the cut, if any, are gone"
+                    )));
+                }
+            }
+            None => {}
+        }
+    }
+
     /// Adds a frame's game to the chunk being gathered, or starts the next chunk.
     fn take_frame(&mut self, offset: u64, len: u64, frame: Frame) {
+        self.games_read += 1;
         if let Some((end, _, read, _)) = &mut self.bad_block {
             if offset < *end {
                 *read += 1;
@@ -1023,7 +1150,23 @@ impl<R: Read> PackReader<R> {
         if window.starts_with(BLOCK_MAGIC) {
             return self.attempt_block();
         }
-        if window.starts_with(TABLE_MAGIC) {
+        let (end_magic, table_magic) = (window.starts_with(END_MAGIC), window.starts_with(TABLE_MAGIC));
+        // The first bytes of an end record, the pack ending in them (a cut).
+        let end_start = end_magic || (!window.is_empty() && END_MAGIC.starts_with(window));
+        if end_magic && self.input.fill(END_RECORD)? {
+            let w = &self.input.unread()[..END_RECORD];
+            let stored = u64::from_le_bytes(w[20..28].try_into().unwrap_or_default());
+            if fnv_extend(FNV_OFFSET, &w[..20]) == stored {
+                let blocks = u64::from_le_bytes(w[4..12].try_into().unwrap_or_default());
+                let games = u64::from_le_bytes(w[12..20].try_into().unwrap_or_default());
+                self.input.consume(END_RECORD);
+                return Ok(Attempt::Found(Unit::End(blocks, games)));
+            }
+            // Not a valid end record: perhaps a frame starts here.
+        } else if end_start {
+            self.end_cut_at = Some(self.offset());
+        }
+        if table_magic {
             if let Some(found) = self.attempt_table()? {
                 return Ok(Attempt::Found(found));
             }
@@ -1423,12 +1566,11 @@ mod tests {
                 .sum();
             assert!(got.len() >= want_at_least, "cut at {cut}");
             assert_eq!(got[..], all[..got.len()], "cut at {cut}");
-            // A cut is a loss, counted at least as the games missing, except exactly
-            // between two blocks, which no reader can tell from the pack's end (the format
-            // has no end marker), and at 0 (an empty file, which is no pack).
+            // A cut is a loss, counted at least as the games missing, between two blocks
+            // and before the end record too (it is missing), except at 0 (an empty file,
+            // which is no pack).
             let loss = loss_of(&bytes[..cut]);
-            let at_a_block = bytes[cut..].starts_with(BLOCK_MAGIC);
-            if cut > 0 && !at_a_block {
+            if cut > 0 {
                 assert!(loss.any(), "cut at {cut}: {loss:?}");
                 assert!(loss.cut && !loss.exact(), "cut at {cut}: {loss:?}");
                 assert!(
@@ -1439,20 +1581,84 @@ mod tests {
         }
     }
 
+    /// The end record: a block cut out cleanly loses exactly its games; bytes appended after
+    /// it lose none (and are reported); a version 1 pack (no end record) reads whole.
+    #[test]
+    fn the_end_record_counts_what_is_missing() {
+        let content: Vec<(usize, Chunk)> = content(6);
+        let bytes = write_pack(&content, Some(2));
+        assert_eq!(&bytes[bytes.len() - END_RECORD..][..4], END_MAGIC);
+        let all: usize = expected(&content).iter().map(|c| c.1 .3.len()).sum();
+        assert_eq!(loss_of(&bytes), PackLoss::default());
+        // The blocks, by their magic at the start of a unit.
+        let mut blocks = Vec::new();
+        let (_, items) = read_all(&bytes);
+        for item in &items {
+            if let PackItem::Chunk { chunk, .. } = item {
+                let header = chunk.offset as usize - BLOCK_HEADER;
+                if bytes[header..].starts_with(BLOCK_MAGIC) && !blocks.contains(&header) {
+                    blocks.push(header);
+                }
+            }
+        }
+        assert!(blocks.len() >= 3, "{blocks:?}");
+        let games_in = |at: usize| u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as u64;
+        let cut_out = [&bytes[..blocks[1]], &bytes[blocks[2]..]].concat();
+        assert_eq!(
+            loss_of(&cut_out),
+            PackLoss {
+                games: games_in(blocks[1]),
+                uncounted: 0,
+                cut: false
+            }
+        );
+        let (_, items) = read_all(&cut_out);
+        let got: usize = chunks(&items).iter().map(|c| c.1 .3.len()).sum();
+        assert_eq!(got as u64, all as u64 - games_in(blocks[1]));
+        // Appended bytes: reported, no game lost.
+        let appended = [&bytes[..], &[7u8; 100][..]].concat();
+        assert_eq!(loss_of(&appended), PackLoss::default());
+        assert!(read_all(&appended)
+            .1
+            .iter()
+            .any(|i| matches!(i, PackItem::Damage(_))));
+        // Version 1: the same games without an end record, read whole.
+        let table = encode_table_of_version(&sources(), 1);
+        let mut v1 = PACK_MAGIC.to_vec();
+        v1.extend_from_slice(&1u32.to_le_bytes());
+        v1.extend_from_slice(&table);
+        v1.extend_from_slice(&table);
+        let first_block = blocks.iter().min().copied().unwrap_or_default();
+        v1.extend_from_slice(&bytes[first_block..bytes.len() - END_RECORD]);
+        let reader = PackReader::new(&v1[..]).unwrap();
+        assert_eq!(reader.version(), Some(1));
+        assert_eq!(loss_of(&v1), PackLoss::default());
+        assert_eq!(chunks(&read_all(&v1).1), expected(&content));
+        // Cut between two blocks: a version 2 pack knows; a version 1 pack cannot.
+        let v2_cut = &bytes[..blocks[2]];
+        assert!(loss_of(v2_cut).cut);
+        let v1_cut = v1.len() - (bytes.len() - END_RECORD - blocks[2]);
+        assert_eq!(loss_of(&v1[..v1_cut]), PackLoss::default());
+    }
+
     #[test]
     fn other_versions_and_other_files_are_refused_or_reported() {
         // A table of another version is an error, not a misread.
         let mut table = Vec::new();
-        put_varint(&mut table, 2);
+        put_varint(&mut table, 3);
         let mut bytes = PACK_MAGIC.to_vec();
-        bytes.extend_from_slice(&2u32.to_le_bytes());
+        bytes.extend_from_slice(&3u32.to_le_bytes());
         bytes.extend_from_slice(TABLE_MAGIC);
         bytes.extend_from_slice(&(table.len() as u32).to_le_bytes());
         bytes.extend_from_slice(&table);
         let hash = fnv_extend(FNV_OFFSET, &bytes[PREFIX..]);
         bytes.extend_from_slice(&hash.to_le_bytes());
         let e = PackReader::new(&bytes[..]).unwrap_err();
-        assert!(e.to_string().contains("pack version 2"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("pack version 3: this build reads versions 1 and 2"),
+            "{e}"
+        );
         // A data file is not a pack: no games, damage reported.
         let mut file = encode_header(&GenHeader::default());
         encode_chunk(&games(2, 1), 0, 0, &mut file);

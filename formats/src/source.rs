@@ -388,6 +388,15 @@ impl DataSource {
         }
     }
 
+    /// A pack's version (by its prefix or source table; `None` for another file, or a pack
+    /// whose prefix and tables are all lost).
+    pub fn pack_version(&self) -> Option<u32> {
+        match &self.reader {
+            Reader::Pack(r) => r.version(),
+            _ => None,
+        }
+    }
+
     /// The next chunk, damaged range, repeat or problem; `None` at the end.
     pub fn next_item(&mut self) -> std::io::Result<Option<SourceItem>> {
         Ok(match &mut self.reader {
