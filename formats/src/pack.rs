@@ -800,17 +800,26 @@ pub struct PackReader<R> {
     /// header says it holds, those read from it so far, and the damaged ranges in it.
     bad_block: Option<(u64, u64, u64, u64)>,
     loss: PackLoss,
-    /// The version the prefix or a table copy gives (`None` while neither has read).
+    /// The version the prefix or a table copy first gave (`None` while neither has read).
     version: Option<u32>,
-    /// Blocks found (whole or failed) and games read.
+    /// The file read as segments: a pack from its start to its end record (or to the
+    /// tables of a pack that follows it, or the end of the file). An end record counts
+    /// its segment's games, so the loss of each segment is settled at its end
+    /// ([`PackReader::settle_segment`]) into `settled`; `loss` is the open segment's.
+    settled: PackLoss,
+    /// The open segment's version (by its prefix or tables), blocks found (whole or
+    /// failed) and games read.
+    seg_version: Option<u32>,
     blocks_read: u64,
     games_read: u64,
-    /// The end record's blocks and games, once read.
-    end: Option<(u64, u64)>,
+    /// Whether a unit (table, block, game) was found in the open segment.
+    seg_units: bool,
+    /// Whether the open segment began at an end record (what follows one is appended).
+    after_end: bool,
     /// Where an end record begins that the pack ends inside of (cut within it).
     end_cut_at: Option<u64>,
-    /// Whether the pack ends in a damaged range of an end record's length after its
-    /// games: the end record, damaged (it holds no game, and the pack was not cut).
+    /// Whether the open segment ends in a damaged range of an end record's length after
+    /// its games: the end record, damaged (it holds no game, and the pack was not cut).
     end_damaged: bool,
 }
 
@@ -841,9 +850,12 @@ impl<R: Read> PackReader<R> {
             bad_block: None,
             loss: PackLoss::default(),
             version: None,
+            settled: PackLoss::default(),
+            seg_version: None,
             blocks_read: 0,
             games_read: 0,
-            end: None,
+            seg_units: false,
+            after_end: false,
             end_cut_at: None,
             end_damaged: false,
         };
@@ -854,6 +866,7 @@ impl<R: Read> PackReader<R> {
             .filter(|v| READ_VERSIONS.contains(v));
         if let Some(v) = prefix_version {
             r.version = Some(v);
+            r.seg_version = Some(v);
             r.input.consume(PREFIX);
         } else if head.is_empty() {
             r.finished = true;
@@ -905,7 +918,11 @@ impl<R: Read> PackReader<R> {
     /// returned `None`. Damage in the prefix, in one table copy or in a block's header
     /// costs no game and is not counted.
     pub fn loss(&self) -> PackLoss {
-        self.loss
+        PackLoss {
+            games: self.settled.games + self.loss.games,
+            uncounted: self.settled.uncounted + self.loss.uncounted,
+            cut: self.settled.cut || self.loss.cut,
+        }
     }
 
     /// Ends the failed block being read frame by frame once reading has passed its end
@@ -959,14 +976,18 @@ impl<R: Read> PackReader<R> {
                 _ => offset,
             };
             let beyond = end.saturating_sub(counted_to);
+            // Bytes after an end record before any unit: appended, no game of the pack.
+            let appended = self.after_end && !self.seg_units;
             // Damage that runs to the end of the pack is a cut, unless it lies inside the
             // last block, which ends there too (a damaged last game).
-            self.loss.cut |= at_end && beyond > 0;
-            if !self.in_games && self.tables < 2 {
+            self.loss.cut |= at_end && beyond > 0 && !appended;
+            let past_bad_block = self.bad_block.is_none_or(|(block_end, ..)| offset >= block_end);
+            if appended {
+            } else if !self.in_games && self.tables < 2 {
                 // The prefix or a table copy.
             } else if at_end && self.end_cut_at == Some(offset) {
                 // The start of an end record: no game in it.
-            } else if at_end && end - offset == END_RECORD as u64 && self.bad_block.is_none() {
+            } else if at_end && end - offset == END_RECORD as u64 && past_bad_block {
                 // The end record, damaged: too short for a game, and a cut would have
                 // left a block's bytes here.
                 self.end_damaged = true;
@@ -994,13 +1015,15 @@ impl<R: Read> PackReader<R> {
         if !self.input.fill(1)? {
             self.flush_pending();
             let end = self.offset();
-            // A pack holds two table copies before its games: ending with fewer, it was cut.
-            if !self.in_games && self.tables < 2 && end > 0 {
+            // A pack holds two table copies before its games: ending with fewer, it was cut
+            // (after an end record, only once something of another pack was found).
+            let began = if self.after_end { self.seg_units } else { end > 0 };
+            if !self.in_games && self.tables < 2 && began {
                 self.loss.cut = true;
             }
             self.close_damage(end, true);
             self.settle_bad_block(None, end);
-            self.settle_end(end);
+            self.settle_segment(end, None);
             self.finished = true;
             return Ok(());
         }
@@ -1009,16 +1032,22 @@ impl<R: Read> PackReader<R> {
             Attempt::Found(unit) => {
                 self.close_damage(at, false);
                 self.settle_bad_block(Some(at), at);
-                if !matches!(unit, Unit::Table(..)) {
+                // Tables after games start another pack (two packs joined): the one before
+                // ends here, without its end record.
+                if matches!(unit, Unit::Table(..)) && self.in_games {
+                    self.settle_segment(at, None);
+                }
+                if self.after_end && !self.seg_units && !matches!(unit, Unit::Table(..) | Unit::End(..)) {
+                    self.queue.push_back(PackItem::Problem(format!(
+                        "a unit at byte {at} follows the end record without a pack's tables; it is \
+                         read as well"
+                    )));
+                }
+                if !matches!(unit, Unit::Table(..) | Unit::End(..)) {
                     self.in_games = true;
                 }
-                if let Some((blocks, games)) = self.end {
-                    // Something after the end record (appended, or another pack's bytes).
-                    self.queue.push_back(PackItem::Problem(format!(
-                        "a unit at byte {at} after the end record ({blocks} blocks, {games} games); \
-                         it is read as well"
-                    )));
-                    self.end = None;
+                if !matches!(unit, Unit::End(..)) {
+                    self.seg_units = true;
                 }
                 match unit {
                     Unit::Table(version, sources) => {
@@ -1032,7 +1061,8 @@ impl<R: Read> PackReader<R> {
                                 ),
                             ));
                         };
-                        self.version = Some(version);
+                        self.version.get_or_insert(version);
+                        self.seg_version = Some(version);
                         self.tables += 1;
                         match &self.sources {
                             None => self.sources = Some(sources),
@@ -1050,7 +1080,7 @@ impl<R: Read> PackReader<R> {
                     }
                     Unit::End(blocks, games) => {
                         self.flush_pending();
-                        self.end = Some((blocks, games));
+                        self.settle_segment(at, Some((blocks, games)));
                     }
                     Unit::BadBlock(what, counted) => {
                         self.blocks_read += 1;
@@ -1073,38 +1103,51 @@ impl<R: Read> PackReader<R> {
         Ok(())
     }
 
-    /// At the end of the pack (`eof`): a version 2 pack without its end record was cut
-    /// after its last whole unit; with it, the games it counts that did not read are lost,
-    /// exactly (what damage counted is replaced by the exact number).
-    fn settle_end(&mut self, eof: u64) {
-        match self.end {
+    /// Ends the open segment at byte `at`, by its end record (`record`: its blocks and
+    /// games) or without one, and adds its loss to what is settled. With the end record,
+    /// the games it counts that did not read are the segment's loss, exactly (what damage
+    /// counted is replaced by that number), and said; without it, a version 2 pack was cut
+    /// short after its last whole unit.
+    fn settle_segment(&mut self, at: u64, record: Option<(u64, u64)>) {
+        match record {
             Some((blocks, games)) => {
-                // Every game it counts is known: those not read are the loss, exactly, and
-                // bytes after it (appended) lose none of them.
-                let lost = games.saturating_sub(self.games_read);
+                let (read, found) = (self.games_read, self.blocks_read);
+                let lost = games.saturating_sub(read);
+                if lost > 0 {
+                    self.queue.push_back(PackItem::Problem(format!(
+                        "the end record at byte {at} counts {games} games in {blocks} blocks, {read} \
+                         read from {found}: {lost} game{} lost",
+                        if lost == 1 { "" } else { "s" }
+                    )));
+                } else if games != read || blocks != found {
+                    self.queue.push_back(PackItem::Problem(format!(
+                        "the end record at byte {at} counts {games} games in {blocks} blocks, {read} \
+                         were read from {found}"
+                    )));
+                }
                 self.loss = PackLoss {
                     games: lost,
                     uncounted: 0,
                     cut: false,
                 };
-                if blocks > self.blocks_read && lost == 0 {
-                    self.queue.push_back(PackItem::Problem(format!(
-                        "the end record counts {blocks} blocks, {} were found (every game read)",
-                        self.blocks_read
-                    )));
-                }
             }
-            None if self.version == Some(2) && eof > 0 && !self.end_damaged => {
+            None if self.seg_version == Some(2) && self.seg_units && !self.end_damaged => {
                 self.loss.cut = true;
-                if self.damage.is_none() {
-                    self.queue.push_back(PackItem::Problem(format!(
-                        "no end record at byte {eof}: the pack was cut short after its last \
-                         whole block, and the games after the cut, if any, are gone"
-                    )));
-                }
+                self.queue.push_back(PackItem::Problem(format!(
+                    "the pack ends at byte {at} without its end record: it was cut short, and the \
+                     games after the cut, if any, are gone"
+                )));
             }
             None => {}
         }
+        self.settled.games += self.loss.games;
+        self.settled.uncounted += self.loss.uncounted;
+        self.settled.cut |= self.loss.cut;
+        self.loss = PackLoss::default();
+        (self.games_read, self.blocks_read) = (0, 0);
+        (self.seg_version, self.seg_units, self.end_damaged) = (None, false, false);
+        (self.in_games, self.tables) = (false, 0);
+        self.after_end = record.is_some();
     }
 
     /// Adds a frame's game to the chunk being gathered, or starts the next chunk.
@@ -1639,6 +1682,46 @@ mod tests {
         assert!(loss_of(v2_cut).cut);
         let v1_cut = v1.len() - (bytes.len() - END_RECORD - blocks[2]);
         assert_eq!(loss_of(&v1[..v1_cut]), PackLoss::default());
+        // The last block cut out: no gap below any source's last number, only the end
+        // record's count says so, and a problem names it (so `verify` does).
+        let last = *blocks.iter().max().unwrap();
+        let without_last = [&bytes[..last], &bytes[bytes.len() - END_RECORD..]].concat();
+        assert_eq!(loss_of(&without_last).games, games_in(last));
+        assert!(read_all(&without_last)
+            .1
+            .iter()
+            .any(|i| matches!(i, PackItem::Problem(p) if p.contains("end record") && p.contains("lost"))));
+        // Two packs joined: each settles its own loss, the second's end record does not
+        // hide the first's (a block cut out; cut between two blocks; one game damaged).
+        let flipped = {
+            let mut b = bytes.clone();
+            b[blocks[1] + BLOCK_HEADER + 10] ^= 0x10;
+            b
+        };
+        for (what, first, lost, cut) in [
+            ("a block cut out", cut_out.clone(), games_in(blocks[1]), false),
+            ("cut between blocks", bytes[..blocks[2]].to_vec(), 0, true),
+            ("one game damaged", flipped, 1, false),
+        ] {
+            let joined = [&first[..], &bytes[..]].concat();
+            let loss = loss_of(&joined);
+            assert_eq!((loss.at_least(), loss.cut), (lost, cut), "{what}: {loss:?}");
+            assert!(loss.any(), "{what}");
+        }
+        assert_eq!(loss_of(&[&bytes[..], &bytes[..]].concat()), PackLoss::default());
+        // A damaged last game and a damaged end record: that game lost, no cut.
+        let mut both = bytes.clone();
+        both[last + BLOCK_HEADER + 10] ^= 0x10;
+        let n = both.len();
+        both[n - 20] ^= 1;
+        assert_eq!(
+            loss_of(&both),
+            PackLoss {
+                games: 1,
+                uncounted: 0,
+                cut: false
+            }
+        );
     }
 
     #[test]
