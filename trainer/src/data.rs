@@ -303,7 +303,8 @@ pub fn load_packed_as(
 
 /// [`load_packed_as`] split into (training, validation) positions as `split` says for a
 /// run seeded `seed` (`crate::train::ValidationSplit`): by game as the games are read, each
-/// game's filtered positions all on one side, lone positions in blocks of
+/// game's filtered positions all on one side (the side its record's key gives, or its
+/// index for the split in reading order), lone positions in blocks of
 /// `crate::train::LONE_BLOCK`; or by position index over the whole list
 /// (`crate::train::split`), as runs before checkpoint version 9 did.
 pub fn load_packed_split(
@@ -319,11 +320,16 @@ pub fn load_packed_split(
     }
     let sides = std::cell::RefCell::new((Vec::new(), Vec::new()));
     let (mut games, mut lone) = (0u64, 0u64);
+    let mut buf = Vec::new();
     let warnings = read_data(
         paths,
         format,
         |g| {
-            let held = split.held_out(seed, games);
+            let item = match split {
+                ValidationSplit::GamesInOrder => games,
+                _ => records::manifest::game_key(g, &mut buf),
+            };
+            let held = split.held_out(seed, item);
             games += 1;
             let mut sides = sides.borrow_mut();
             expand_packed(g, if held { &mut sides.1 } else { &mut sides.0 });
@@ -804,7 +810,8 @@ mod tests {
     }
 
     /// The split by game holds out whole games: every game's filtered positions land on one
-    /// side, the side `ValidationSplit::held_out` gives its index, in reading order; lone
+    /// side, the side `ValidationSplit::held_out` gives its record's key (its index in
+    /// reading order for `GamesInOrder`), so the same games whatever the files' order; lone
     /// positions go in blocks of `LONE_BLOCK`. The split by position is `train::split` of
     /// the whole list, as before checkpoint version 9.
     #[test]
@@ -827,8 +834,10 @@ mod tests {
         write(&dir.join("positions.txt"), text.as_bytes());
         let seed = 9;
         let (mut want_train, mut want_validation, mut held_games) = (Vec::new(), Vec::new(), 0);
-        for (i, g) in all.iter().enumerate() {
-            let held = ValidationSplit::Games.held_out(seed, i as u64);
+        let mut buf = Vec::new();
+        for g in &all {
+            let key = records::manifest::game_key(g, &mut buf);
+            let held = ValidationSplit::Games.held_out(seed, key);
             held_games += usize::from(held);
             expand_packed(
                 g,
@@ -852,6 +861,37 @@ mod tests {
         let (_, other, _) =
             load_packed_split(&[dir.join("games.bin")], None, ValidationSplit::Games, seed + 1).unwrap();
         assert_ne!(other, validation);
+
+        // The same games split in two files, read in either order: the same games held out
+        // (by record); by index in reading order, other games once the order changes.
+        let half = all.len() / 2;
+        for (name, games) in [("first.bin", &all[..half]), ("second.bin", &all[half..])] {
+            let mut bytes = records::record::encode_header(&GenHeader::default());
+            for (i, g) in games.iter().enumerate() {
+                encode_chunk(std::slice::from_ref(g), i as u64, 0, &mut bytes);
+            }
+            write(&dir.join(name), &bytes);
+        }
+        let sorted = |mut v: Vec<PackedPosition>| {
+            v.sort_unstable_by_key(|p| p.0);
+            v
+        };
+        let (first, second) = (dir.join("first.bin"), dir.join("second.bin"));
+        for split in [ValidationSplit::Games, ValidationSplit::GamesInOrder] {
+            let (_, forward, _) = load_packed_split(&[&first, &second], None, split, seed).unwrap();
+            let (_, backward, _) = load_packed_split(&[&second, &first], None, split, seed).unwrap();
+            let same = sorted(forward) == sorted(backward);
+            assert_eq!(same, split == ValidationSplit::Games, "{}", split.name());
+        }
+        let (_, in_order, _) =
+            load_packed_split(&[&first, &second], None, ValidationSplit::GamesInOrder, seed).unwrap();
+        let mut want_in_order = Vec::new();
+        for (i, g) in all.iter().enumerate() {
+            if ValidationSplit::GamesInOrder.held_out(seed, i as u64) {
+                expand_packed(g, &mut want_in_order);
+            }
+        }
+        assert_eq!(in_order, want_in_order);
 
         // By position: the old split of the whole list, neighbours on both sides.
         let (all_positions, _) = load_packed(&[dir.join("games.bin")]).unwrap();

@@ -179,8 +179,9 @@ The schedule Luft's nets were trained with (nets/catalogue.toml gives each net's
   every run: AdamW (weight decay 0.01), batches of 16384, the learning rate falling from --lr
   to --lr x 0.3^5 on a cosine over the whole run, weights clipped to +-1.98, the target
   wdl x result + (1 - wdl) x sigmoid(score / 400) (--wdl 0.3 since gen2; gen1 used 0.0, as
-  its data came from a material-only net), and 1% held out for validation (whole games,
-  --validation-split games, since 2026-12-07; single positions before).
+  its data came from a material-only net), and 1% held out for validation (whole games by
+  their record, --validation-split games, since 2026-12-08; by their index in reading
+  order on 2026-12-07; single positions before).
   retraining the previous generation's net (--init) on the whole store, from gen10 on
   (16M positions): --lr 0.001 --wdl 0.3 --epochs 16 (gen10 gained +71 Elo over gen9, which
   had the short schedule below on nearly the same data; gen11, on 17.9M, +44 over gen10; gen12, on 30.2M, +117 over gen11).

@@ -63,16 +63,22 @@ pub struct TrainConfig {
 }
 
 /// How a run holds positions out of training to measure its validation loss: about 1 in
-/// 100, chosen by a hash of the run's seed and an index in reading order (files in the order
-/// given, a directory's files sorted). Stored in the checkpoint, so a resumed run holds out
-/// what it held out before.
+/// 100, chosen by a hash of the run's seed and the game's record (or an index in reading
+/// order: files in the order given, a directory's files sorted). Stored in the checkpoint,
+/// so a resumed run holds out what it held out before.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ValidationSplit {
-    /// Whole games, by the game's index; lone positions (text and bulletformat files, which
-    /// carry no games) in blocks of [`LONE_BLOCK`] consecutive positions, which files
-    /// written game by game keep mostly within one game. The default since checkpoint
-    /// version 9.
+    /// Whole games, by the game's record (`records::manifest::game_key`: start, moves,
+    /// scores, result), so a game is on the same side whatever else is read and in whatever
+    /// order (a `learn` run lists its newest segments first, so each candidate's data
+    /// shifted every index) and every copy of a game with it; lone positions (text and
+    /// bulletformat files, which carry no games) in blocks of [`LONE_BLOCK`] consecutive
+    /// positions, which files written game by game keep mostly within one game. The
+    /// default since 2026-12-08.
     Games,
+    /// Whole games, by the game's index in reading order, lone positions as for `Games`:
+    /// runs of 2026-12-07 (checkpoint code 1), which resume with it.
+    GamesInOrder,
     /// Single positions, by the position's index: every run before checkpoint version 9.
     /// The positions of one game fall on both sides, so the validation loss rewards a net
     /// that memorises games (records/2026-12-07-256-wide-from-scratch).
@@ -87,34 +93,44 @@ impl ValidationSplit {
     pub fn name(self) -> &'static str {
         match self {
             ValidationSplit::Games => "games",
+            ValidationSplit::GamesInOrder => "games-in-order",
             ValidationSplit::Positions => "positions",
         }
     }
 
-    /// The byte a checkpoint stores (0 positions, 1 games).
+    /// The byte a checkpoint stores (0 positions, 1 games in reading order, 2 games by
+    /// record).
     fn code(self) -> u8 {
         match self {
             ValidationSplit::Positions => 0,
-            ValidationSplit::Games => 1,
+            ValidationSplit::GamesInOrder => 1,
+            ValidationSplit::Games => 2,
         }
     }
 
     fn from_code(code: u8) -> Result<Self> {
         match code {
             0 => Ok(ValidationSplit::Positions),
-            1 => Ok(ValidationSplit::Games),
-            _ => bail!("checkpoint validation split {code} unknown (0 positions, 1 games)"),
+            1 => Ok(ValidationSplit::GamesInOrder),
+            2 => Ok(ValidationSplit::Games),
+            _ => bail!(
+                "checkpoint validation split {code} unknown (0 positions, 1 games in reading order, \
+                 2 games by record)"
+            ),
         }
     }
 
-    /// Whether the item with index `index` (a game's, a lone position's block, or a
-    /// position's, as the split says) is held out for validation in a run seeded `seed`.
-    pub fn held_out(self, seed: u64, index: u64) -> bool {
+    /// Whether the item `item` (a game's record key or index, a lone position's block, or a
+    /// position's index, as the split says) is held out for validation in a run seeded
+    /// `seed`.
+    pub fn held_out(self, seed: u64, item: u64) -> bool {
+        // The two splits by game keep the salt of the first: an index and a record key are
+        // different numbers anyway.
         let salt = match self {
             ValidationSplit::Positions => 0x5EED,
-            ValidationSplit::Games => 0x6A3E_5EED,
+            ValidationSplit::Games | ValidationSplit::GamesInOrder => 0x6A3E_5EED,
         };
-        mix(seed ^ salt ^ index).is_multiple_of(100)
+        mix(seed ^ salt ^ item).is_multiple_of(100)
     }
 }
 
@@ -124,8 +140,11 @@ impl std::str::FromStr for ValidationSplit {
     fn from_str(word: &str) -> std::result::Result<Self, String> {
         match word {
             "games" => Ok(ValidationSplit::Games),
+            "games-in-order" => Ok(ValidationSplit::GamesInOrder),
             "positions" => Ok(ValidationSplit::Positions),
-            _ => Err(format!("'{word}' is not a validation split (games or positions)")),
+            _ => Err(format!(
+                "'{word}' is not a validation split (games, games-in-order or positions)"
+            )),
         }
     }
 }
@@ -182,7 +201,7 @@ struct WireConfig {
     /// The WDL weight at the last step (new in version 8; `None`: `wdl` throughout).
     wdl_end: Option<f32>,
     /// The validation split, [`ValidationSplit`]'s code (new in version 9; 0, by position,
-    /// before it).
+    /// before it; 2, by record, since 2026-12-08).
     validation_split: u8,
 }
 

@@ -598,7 +598,7 @@ fn a_resume_refuses_settings_that_differ_from_its_checkpoint() {
     );
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("'halves' is not a validation split (games or positions)"),
+        err.contains("'halves' is not a validation split (games, games-in-order or positions)"),
         "{err}"
     );
     std::fs::remove_dir_all(&dir).ok();

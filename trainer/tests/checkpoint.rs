@@ -174,9 +174,18 @@ fn version_8_loads_as_split_by_position_and_version_9_keeps_the_split() {
     let back = Checkpoint::from_bytes(&bytes).unwrap();
     assert!(same(&back, &by_game));
     assert_eq!(back.config.split, ValidationSplit::Games);
+    // Each split keeps its code: a run of 2026-12-07 (code 1, games in reading order)
+    // resumes with its split, a run since with the split by record (code 2).
+    let code_at = split_byte(&bytes);
+    assert_eq!(bytes[code_at], 2);
+    let mut in_order = c.clone();
+    in_order.config.split = ValidationSplit::GamesInOrder;
+    let in_order_bytes = in_order.to_bytes().unwrap();
+    assert_eq!(in_order_bytes[code_at], 1);
+    let back = Checkpoint::from_bytes(&in_order_bytes).unwrap();
+    assert_eq!(back.config.split, ValidationSplit::GamesInOrder);
     // A split code this trainer does not know is an error naming it, not a default.
     let mut unknown = bytes.clone();
-    let code_at = split_byte(&unknown);
     unknown[code_at] = 7;
     let e = Checkpoint::from_bytes(&reseal(unknown)).unwrap_err();
     assert!(format!("{e:#}").contains("validation split 7"), "{e:#}");

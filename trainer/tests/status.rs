@@ -61,7 +61,7 @@ fn command(data: &Path, out: &Path) -> Vec<String> {
 fn a_whole_run_says_its_losses_checkpoint_net_and_resume_command() {
     let dir = temp_dir("status-whole");
     let data = dir.join("games.bin");
-    std::fs::write(&data, data_file(&playouts(40, 1).take(300).collect::<Vec<_>>())).unwrap();
+    std::fs::write(&data, data_file(&playouts(40, 1).take(1000).collect::<Vec<_>>())).unwrap();
     let out = dir.join("run");
     let (code, _, err) = trainer(&command(&data, &out));
     assert_eq!(code, 0, "{err}");
